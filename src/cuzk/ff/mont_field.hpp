@@ -1,0 +1,329 @@
+// A prime field in Montgomery form on N 64-bit limbs, parameterised by a config that names the modulus.
+// Every other constant (R, R^2, -p^-1 mod 2^64, the 2-adic decomposition, roots of unity) is derived from the
+// modulus in constant expressions below; tests/ff re-derive each with GMP.
+//
+// Representation invariant: `l` holds a*R mod p with 0 <= l < p (fully reduced), R = 2^(64N).
+#pragma once
+
+#include <cstring>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cuzk/ff/bigint.hpp"
+
+namespace cuzk {
+
+template <class Cfg>
+struct MontField {
+    static constexpr size_t N = Cfg::N;
+    using limbs = limbs_t<N>;
+
+    // p, the modulus.
+    static constexpr limbs P = Cfg::MODULUS;
+    // The no-carry Montgomery multiplication below needs p's top limb < 2^63 - 1: then every intermediate of the
+    // interleaved loop fits in N limbs plus the two running carries, and the result is < 2p.
+    static_assert(P[N - 1] < 0x7fffffffffffffffULL, "modulus needs a spare top bit");
+    static_assert((P[0] & 1) == 1, "modulus must be odd");
+    // -p^{-1} mod 2^64
+    static constexpr uint64_t INV = bigint::neg_inv64(P[0]);
+    // R = 2^(64N) mod p  (the Montgomery form of 1)
+    static constexpr limbs R = bigint::pow2_mod<N>(64 * N, P);
+    // R2 = 2^(128N) mod p  (multiplying by it converts into Montgomery form)
+    static constexpr limbs R2 = bigint::pow2_mod<N>(128 * N, P);
+    // Bit length of p.
+    static constexpr size_t BITS = bigint::num_bits(P);
+    static constexpr size_t BYTES = 8 * N;
+
+    static constexpr limbs sub_one(limbs a) {
+        limbs one{};
+        one[0] = 1;
+        bigint::sub(a, a, one);
+        return a;
+    }
+    static constexpr limbs add_one(limbs a) {
+        limbs one{};
+        one[0] = 1;
+        bigint::add(a, a, one);
+        return a;
+    }
+    // p - 1 = 2^S * T with T odd.
+    static constexpr size_t two_adicity() {
+        limbs t = sub_one(P);
+        size_t s = 0;
+        while ((t[0] & 1) == 0) t = bigint::shr1(t), s++;
+        return s;
+    }
+    static constexpr size_t S = two_adicity();
+    static constexpr limbs T = [] {
+        limbs t = sub_one(P);
+        for (size_t i = 0; i < S; i++) t = bigint::shr1(t);
+        return t;
+    }();
+    // (p - 1) / 2, the Legendre exponent; also the largest "lexicographically small" value.
+    static constexpr limbs P_MINUS_1_OVER_2 = bigint::shr1(sub_one(P));
+    // (T - 1) / 2, used by Tonelli-Shanks.
+    static constexpr limbs T_MINUS_1_OVER_2 = bigint::shr1(sub_one(T));
+    // (p + 1) / 4, the square-root exponent when p = 3 mod 4.
+    static constexpr limbs P_PLUS_1_OVER_4 = bigint::shr1(bigint::shr1(add_one(P)));
+    // p - 2, the Fermat inversion exponent.
+    static constexpr limbs P_MINUS_2 = sub_one(sub_one(P));
+
+    limbs l{};
+
+    // ---- construction -------------------------------------------------------------------------------------
+    constexpr MontField() = default;
+
+    static constexpr MontField zero() { return MontField{}; }
+    static constexpr MontField one() { return from_mont_limbs(R); }
+    // Wraps limbs that already are in Montgomery form and < p (unchecked).
+    static constexpr MontField from_mont_limbs(const limbs& m) {
+        MontField r;
+        r.l = m;
+        return r;
+    }
+    static constexpr MontField from_u64(uint64_t v) {
+        limbs a{};
+        a[0] = v;
+        if (bigint::cmp(a, P) >= 0) bigint::sub(a, a, P);  // only for N == 1 style tiny moduli
+        return from_canonical_unchecked(a);
+    }
+    // Converts a canonical integer < p into Montgomery form (to_mont). Unchecked: the caller guarantees a < p.
+    static constexpr MontField from_canonical_unchecked(const limbs& a) {
+        MontField r;
+        mont_mul(r.l, a, R2);
+        return r;
+    }
+    // Checked: nullopt when a >= p.
+    static constexpr std::optional<MontField> from_canonical(const limbs& a) {
+        if (bigint::cmp(a, P) >= 0) return std::nullopt;
+        return from_canonical_unchecked(a);
+    }
+    // Reduces an arbitrary N-limb integer mod p (EIP-2537 scalars, hashing). p has at most 3 spare top bits for
+    // the fields used here, so a few subtractions suffice: 2^(64N) / p < 2^(64N - BITS + 1).
+    static constexpr MontField from_limbs_reduce(limbs a) {
+        static_assert(64 * N - BITS <= 8, "use a real reduction for moduli with many spare bits");
+        while (bigint::cmp(a, P) >= 0) bigint::sub(a, a, P);
+        return from_canonical_unchecked(a);
+    }
+    constexpr limbs to_canonical() const {
+        limbs one{};
+        one[0] = 1;
+        limbs r{};
+        mont_mul(r, l, one);
+        return r;
+    }
+    constexpr const limbs& mont_limbs() const { return l; }
+
+    // ---- predicates ---------------------------------------------------------------------------------------
+    constexpr bool is_zero() const { return bigint::is_zero(l); }
+    constexpr bool is_one() const { return l == R; }
+    friend constexpr bool operator==(const MontField& a, const MontField& b) { return a.l == b.l; }
+    friend constexpr bool operator!=(const MontField& a, const MontField& b) { return !(a == b); }
+    // True when the canonical value is > (p-1)/2 (the zcash "lexicographically largest" flag).
+    constexpr bool lexicographically_largest() const {
+        return bigint::cmp(to_canonical(), P_MINUS_1_OVER_2) > 0;
+    }
+
+    // ---- arithmetic ---------------------------------------------------------------------------------------
+    // Montgomery product a*b*R^-1 mod p for a, b < p (CIOS, "no-carry" variant: valid because P's top limb is
+    // < 2^63 - 1, so the running value t stays < 2p < 2^(64N) and the two carries A, C never overflow a limb).
+    static constexpr void mont_mul(limbs& out, const limbs& a, const limbs& b) {
+        limbs t{};
+        for (size_t i = 0; i < N; i++) {
+            u128 x = (u128)a[0] * b[i] + t[0];
+            uint64_t A = (uint64_t)(x >> 64);
+            uint64_t t0 = (uint64_t)x;
+            uint64_t m = t0 * INV;
+            u128 y = (u128)m * P[0] + t0;
+            uint64_t C = (uint64_t)(y >> 64);
+            for (size_t j = 1; j < N; j++) {
+                x = (u128)a[j] * b[i] + t[j] + A;
+                A = (uint64_t)(x >> 64);
+                y = (u128)m * P[j] + (uint64_t)x + C;
+                C = (uint64_t)(y >> 64);
+                t[j - 1] = (uint64_t)y;
+            }
+            t[N - 1] = C + A;
+        }
+        reduce_once(t);
+        out = t;
+    }
+    // x < 2p  ->  x mod p
+    static constexpr void reduce_once(limbs& x) {
+        limbs d{};
+        uint64_t borrow = bigint::sub(d, x, P);
+        if (!borrow) x = d;
+    }
+
+    friend constexpr MontField operator*(const MontField& a, const MontField& b) {
+        MontField r;
+        mont_mul(r.l, a.l, b.l);
+        return r;
+    }
+    friend constexpr MontField operator+(const MontField& a, const MontField& b) {
+        MontField r;
+        // a + b < 2p < 2^(64N) because p has a spare top bit: no carry out.
+        bigint::add(r.l, a.l, b.l);
+        reduce_once(r.l);
+        return r;
+    }
+    friend constexpr MontField operator-(const MontField& a, const MontField& b) {
+        MontField r;
+        uint64_t borrow = bigint::sub(r.l, a.l, b.l);
+        if (borrow) bigint::add(r.l, r.l, P);
+        return r;
+    }
+    constexpr MontField operator-() const {
+        if (is_zero()) return *this;
+        MontField r;
+        bigint::sub(r.l, P, l);
+        return r;
+    }
+    constexpr MontField& operator+=(const MontField& b) { return *this = *this + b; }
+    constexpr MontField& operator-=(const MontField& b) { return *this = *this - b; }
+    constexpr MontField& operator*=(const MontField& b) { return *this = *this * b; }
+
+    constexpr MontField dbl() const { return *this + *this; }
+    constexpr MontField square() const { return *this * *this; }
+    constexpr MontField neg() const { return -*this; }
+
+    // this^e for an exponent given as little-endian limbs (any width), left to right.
+    template <size_t M>
+    constexpr MontField pow(const limbs_t<M>& e) const {
+        MontField r = one();
+        for (size_t i = bigint::num_bits(e); i-- > 0;) {
+            r = r.square();
+            if (bigint::bit(e, i)) r *= *this;
+        }
+        return r;
+    }
+    constexpr MontField pow(uint64_t e) const { return pow(limbs_t<1>{e}); }
+
+    // Inverse by Fermat's little theorem; the inverse of 0 is reported as nullopt.
+    constexpr std::optional<MontField> inverse() const {
+        if (is_zero()) return std::nullopt;
+        return pow(P_MINUS_2);
+    }
+    // Inverse that maps 0 to 0 (for batch code that has already excluded zero).
+    constexpr MontField inverse_or_zero() const { return is_zero() ? zero() : pow(P_MINUS_2); }
+
+    // Legendre symbol: 0 for 0, 1 for a nonzero square, -1 otherwise.
+    constexpr int legendre() const {
+        if (is_zero()) return 0;
+        MontField s = pow(P_MINUS_1_OVER_2);
+        return s.is_one() ? 1 : -1;
+    }
+
+    // Square root (either root), nullopt for a non-square.
+    constexpr std::optional<MontField> sqrt() const {
+        if (is_zero()) return zero();
+        if constexpr (S == 1) {
+            MontField r = pow(P_PLUS_1_OVER_4);
+            if (r.square() == *this) return r;
+            return std::nullopt;
+        } else {
+            // Tonelli-Shanks with z = the 2^S-th primitive root of unity.
+            MontField w = pow(T_MINUS_1_OVER_2);
+            MontField x = *this * w;       // a^((T+1)/2)
+            MontField b = x * w;           // a^T
+            MontField z = root_of_unity();
+            size_t v = S;
+            while (!b.is_one()) {
+                size_t k = 0;
+                MontField b2k = b;
+                while (!b2k.is_one()) {
+                    b2k = b2k.square();
+                    k++;
+                    if (k == v) return std::nullopt;  // not a square
+                }
+                MontField w2 = z;
+                for (size_t j = 0; j + 1 < v - k; j++) w2 = w2.square();
+                z = w2.square();
+                b *= z;
+                x *= w2;
+                v = k;
+            }
+            return x;
+        }
+    }
+
+    // The multiplicative generator g given by the config; g^T is a primitive 2^S-th root of unity.
+    static constexpr MontField generator() { return from_u64(Cfg::GENERATOR); }
+    static constexpr MontField root_of_unity() { return generator().pow(T); }
+
+    // Replaces each nonzero element by its inverse using one inversion (Montgomery's trick); zeros stay zero.
+    static void batch_inverse(std::span<MontField> v) {
+        std::vector<MontField> prefix(v.size());
+        MontField acc = one();
+        for (size_t i = 0; i < v.size(); i++) {
+            prefix[i] = acc;
+            if (!v[i].is_zero()) acc *= v[i];
+        }
+        MontField inv = acc.inverse_or_zero();
+        for (size_t i = v.size(); i-- > 0;) {
+            if (v[i].is_zero()) continue;
+            MontField t = inv * prefix[i];
+            inv *= v[i];
+            v[i] = t;
+        }
+    }
+
+    // ---- random -------------------------------------------------------------------------------------------
+    // Uniform in [0, p) by rejection; rng() returns uniformly random 64-bit words.
+    template <class Rng>
+    static MontField random(Rng& rng) {
+        for (;;) {
+            limbs a{};
+            for (auto& w : a) w = (uint64_t)rng();
+            if (BITS % 64) a[N - 1] &= (~0ULL) >> (64 - BITS % 64);
+            if (bigint::cmp(a, P) < 0) return from_canonical_unchecked(a);
+        }
+    }
+
+    // ---- bytes and text (canonical, i.e. not Montgomery) --------------------------------------------------
+    void to_bytes_be(uint8_t out[BYTES]) const {
+        limbs c = to_canonical();
+        for (size_t i = 0; i < N; i++)
+            for (size_t j = 0; j < 8; j++) out[BYTES - 1 - (8 * i + j)] = (uint8_t)(c[i] >> (8 * j));
+    }
+    void to_bytes_le(uint8_t out[BYTES]) const {
+        limbs c = to_canonical();
+        for (size_t i = 0; i < N; i++)
+            for (size_t j = 0; j < 8; j++) out[8 * i + j] = (uint8_t)(c[i] >> (8 * j));
+    }
+    static limbs limbs_from_bytes_be(const uint8_t in[BYTES]) {
+        limbs c{};
+        for (size_t i = 0; i < N; i++)
+            for (size_t j = 0; j < 8; j++) c[i] |= (uint64_t)in[BYTES - 1 - (8 * i + j)] << (8 * j);
+        return c;
+    }
+    static limbs limbs_from_bytes_le(const uint8_t in[BYTES]) {
+        limbs c{};
+        for (size_t i = 0; i < N; i++)
+            for (size_t j = 0; j < 8; j++) c[i] |= (uint64_t)in[8 * i + j] << (8 * j);
+        return c;
+    }
+    // nullopt when the encoded integer is >= p.
+    static std::optional<MontField> from_bytes_be(const uint8_t in[BYTES]) {
+        return from_canonical(limbs_from_bytes_be(in));
+    }
+    static std::optional<MontField> from_bytes_le(const uint8_t in[BYTES]) {
+        return from_canonical(limbs_from_bytes_le(in));
+    }
+    std::string to_decimal() const { return bigint::to_decimal(to_canonical()); }
+    std::string to_hex() const { return bigint::to_hex(to_canonical()); }
+    // nullopt for a malformed string or a value >= p.
+    static std::optional<MontField> from_decimal(std::string_view s) {
+        limbs a{};
+        if (!bigint::from_decimal(s, a)) return std::nullopt;
+        return from_canonical(a);
+    }
+    static constexpr MontField from_hex(std::string_view s) {
+        return from_canonical_unchecked(bigint::from_hex<N>(s));
+    }
+};
+
+}  // namespace cuzk

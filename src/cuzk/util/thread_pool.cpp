@@ -1,0 +1,114 @@
+#include "cuzk/util/thread_pool.hpp"
+
+#include <atomic>
+#include <exception>
+#include <memory>
+
+namespace cuzk {
+
+ThreadPool::ThreadPool(size_t threads) {
+    if (threads == 0) threads = 1;
+    for (size_t i = 0; i + 1 < threads; i++) workers_.emplace_back([this] { worker_loop(); });
+}
+
+ThreadPool::~ThreadPool() {
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        stop_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : workers_) t.join();
+}
+
+void ThreadPool::worker_loop() {
+    for (;;) {
+        std::function<void()> job;
+        {
+            std::unique_lock<std::mutex> lk(mu_);
+            cv_.wait(lk, [this] { return stop_ || !queue_.empty(); });
+            if (stop_ && queue_.empty()) return;
+            job = std::move(queue_.front());
+            queue_.pop_front();
+        }
+        job();
+    }
+}
+
+void ThreadPool::run_tasks(size_t tasks, const std::function<void(size_t)>& fn) {
+    if (tasks == 0) return;
+    if (tasks == 1 || workers_.empty()) {
+        for (size_t i = 0; i < tasks; i++) fn(i);
+        return;
+    }
+    // Tasks are claimed from a shared counter by the workers and by the caller, so a caller that is itself a
+    // pool worker (nested parallelism) still makes progress.
+    struct State {
+        std::atomic<size_t> next{0};
+        std::atomic<size_t> done{0};
+        std::mutex mu;
+        std::condition_variable cv;
+        std::exception_ptr error;
+    };
+    auto st = std::make_shared<State>();
+    auto drain = [st, tasks, &fn] {
+        for (;;) {
+            size_t i = st->next.fetch_add(1);
+            if (i >= tasks) return;
+            try {
+                fn(i);
+            } catch (...) {
+                std::lock_guard<std::mutex> lk(st->mu);
+                if (!st->error) st->error = std::current_exception();
+            }
+            if (st->done.fetch_add(1) + 1 == tasks) {
+                std::lock_guard<std::mutex> lk(st->mu);
+                st->cv.notify_all();
+            }
+        }
+    };
+    size_t helpers = std::min(workers_.size(), tasks - 1);
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        for (size_t i = 0; i < helpers; i++) queue_.emplace_back(drain);
+    }
+    cv_.notify_all();
+    drain();
+    std::unique_lock<std::mutex> lk(st->mu);
+    st->cv.wait(lk, [&] { return st->done.load() == tasks; });
+    if (st->error) std::rethrow_exception(st->error);
+}
+
+void ThreadPool::parallel_for(size_t n, const std::function<void(size_t, size_t)>& fn, size_t chunks) {
+    if (n == 0) return;
+    if (chunks == 0) chunks = size();
+    if (chunks > n) chunks = n;
+    size_t per = n / chunks, extra = n % chunks;
+    run_tasks(chunks, [&](size_t c) {
+        size_t begin = c * per + std::min(c, extra);
+        size_t end = begin + per + (c < extra ? 1 : 0);
+        fn(begin, end);
+    });
+}
+
+namespace {
+std::mutex g_pool_mu;
+size_t g_requested_threads = 0;
+std::unique_ptr<ThreadPool> g_pool;
+}  // namespace
+
+ThreadPool& ThreadPool::global() {
+    std::lock_guard<std::mutex> lk(g_pool_mu);
+    if (!g_pool) {
+        size_t t = g_requested_threads ? g_requested_threads : std::thread::hardware_concurrency();
+        g_pool = std::make_unique<ThreadPool>(t ? t : 1);
+    }
+    return *g_pool;
+}
+
+void ThreadPool::set_global_threads(size_t threads) {
+    std::lock_guard<std::mutex> lk(g_pool_mu);
+    g_requested_threads = threads;
+    g_pool.reset();  // the next global() builds a pool of the new size
+}
+
+}  // namespace cuzk

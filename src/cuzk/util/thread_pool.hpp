@@ -1,0 +1,52 @@
+// The one thread pool cuzk uses on the CPU. Its size is set once (`cuzk --threads`, or hardware concurrency by
+// default); parallel_for splits a range into contiguous chunks and runs them on the pool plus the caller.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace cuzk {
+
+class ThreadPool {
+public:
+    explicit ThreadPool(size_t threads);
+    ~ThreadPool();
+    ThreadPool(const ThreadPool&) = delete;
+    ThreadPool& operator=(const ThreadPool&) = delete;
+
+    // Total threads that work on a parallel_for (the workers plus the calling thread).
+    size_t size() const { return workers_.size() + 1; }
+
+    // Runs fn(chunk_begin, chunk_end) over [0, n) in at most `chunks` contiguous pieces (0: one per thread) and
+    // returns when all are done. Exceptions thrown by fn are rethrown here (the first one).
+    void parallel_for(size_t n, const std::function<void(size_t, size_t)>& fn, size_t chunks = 0);
+
+    // Runs fn(i) for i in [0, tasks), each as its own task (for a few uneven tasks such as MSM windows).
+    void run_tasks(size_t tasks, const std::function<void(size_t)>& fn);
+
+    // The process-wide pool. set_global_threads must be called before first use to take effect
+    // (0 = std::thread::hardware_concurrency()).
+    static ThreadPool& global();
+    static void set_global_threads(size_t threads);
+
+private:
+    void worker_loop();
+    std::vector<std::thread> workers_;
+    std::deque<std::function<void()>> queue_;
+    std::mutex mu_;
+    std::condition_variable cv_;
+    bool stop_ = false;
+};
+
+// Shorthands on the global pool.
+inline void parallel_for(size_t n, const std::function<void(size_t, size_t)>& fn, size_t chunks = 0) {
+    ThreadPool::global().parallel_for(n, fn, chunks);
+}
+inline size_t num_threads() { return ThreadPool::global().size(); }
+
+}  // namespace cuzk
