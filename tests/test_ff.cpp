@@ -1,0 +1,100 @@
+// Field properties that need no oracle: Fq2 arithmetic, square roots, Frobenius, constant-expression use.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "cuzk/ff/fq.hpp"
+#include "cuzk/ff/fq2.hpp"
+#include "cuzk/ff/fr.hpp"
+
+using namespace cuzk;
+
+namespace {
+std::mt19937_64 fresh_rng() { return std::mt19937_64(((uint64_t)std::random_device{}() << 32) | std::random_device{}()); }
+}  // namespace
+
+// The constants are usable at compile time (one source of truth for CPU and device code).
+static_assert(Fr::one().is_one());
+static_assert((Fr::from_u64(3) * Fr::from_u64(5)) == Fr::from_u64(15));
+static_assert(Fq::from_u64(7) - Fq::from_u64(9) == -Fq::from_u64(2));
+
+TEST(Field, Fq2Axioms) {
+    auto rng = fresh_rng();
+    for (int i = 0; i < 50; i++) {
+        Fq2 a = Fq2::random(rng), b = Fq2::random(rng), c = Fq2::random(rng);
+        EXPECT_EQ((a * b) * c, a * (b * c));
+        EXPECT_EQ(a * (b + c), a * b + a * c);
+        EXPECT_EQ(a.square(), a * a);
+        EXPECT_EQ(a.dbl(), a + a);
+        EXPECT_EQ(a - a, Fq2::zero());
+        EXPECT_TRUE((a * a.inverse().value()).is_one());
+        // u^2 = -1 and xi = u + 1
+        Fq2 u{Fq::zero(), Fq::one()};
+        EXPECT_EQ(u.square(), -Fq2::one());
+        EXPECT_EQ(a.mul_by_nonresidue(), a * (u + Fq2::one()));
+        // Frobenius is x -> x^p and has order 2
+        EXPECT_EQ(a.frobenius_map(1), a.pow(Fq::P));
+        EXPECT_EQ(a.frobenius_map(2), a);
+        // the norm is multiplicative
+        EXPECT_EQ((a * b).norm(), a.norm() * b.norm());
+    }
+    EXPECT_FALSE(Fq2::zero().inverse().has_value());
+}
+
+TEST(Field, Fq2Sqrt) {
+    auto rng = fresh_rng();
+    int non_squares = 0;
+    for (int i = 0; i < 40; i++) {
+        Fq2 a = Fq2::random(rng);
+        auto s = a.square().sqrt();
+        ASSERT_TRUE(s.has_value());
+        EXPECT_TRUE(*s == a || *s == -a);
+        Fq2 b = Fq2::random(rng);
+        auto t = b.sqrt();
+        EXPECT_EQ(t.has_value(), b.legendre() == 1);
+        if (t) EXPECT_EQ(t->square(), b);
+        else non_squares++;
+    }
+    EXPECT_GT(non_squares, 0) << "about half of random elements are non-squares";
+    // Pure-imaginary and pure-real inputs exercise both branches of the algorithm.
+    Fq2 minus_one = -Fq2::one();
+    EXPECT_EQ(minus_one.sqrt().value().square(), minus_one);
+    Fq2 u{Fq::zero(), Fq::one()};
+    EXPECT_EQ(u.sqrt().value().square(), u);
+    EXPECT_EQ(Fq2::zero().sqrt().value(), Fq2::zero());
+}
+
+TEST(Field, FrRootsOfUnity) {
+    Fr w = Fr::root_of_unity();
+    Fr x = w;
+    for (size_t i = 0; i < 32; i++) {
+        EXPECT_FALSE(x.is_one()) << "order is exactly 2^32, step " << i;
+        x = x.square();
+    }
+    EXPECT_TRUE(x.is_one());
+}
+
+TEST(Field, FrSqrtTonelliShanks) {
+    auto rng = fresh_rng();
+    for (int i = 0; i < 50; i++) {
+        Fr a = Fr::random(rng);
+        auto s = a.square().sqrt();
+        ASSERT_TRUE(s.has_value());
+        EXPECT_TRUE(*s == a || *s == -a);
+    }
+    // Elements of high 2-power order stress the Tonelli-Shanks loop.
+    Fr w = Fr::root_of_unity();
+    auto s = w.sqrt();
+    EXPECT_FALSE(s.has_value()) << "a primitive 2^32-th root of unity is not a square";
+    EXPECT_EQ(w.square().sqrt().value().square(), w.square());
+    EXPECT_FALSE(Fr::generator().sqrt().has_value());
+}
+
+TEST(Field, HexAndLexicographicOrder) {
+    EXPECT_EQ(Fq::from_hex("0x1234").to_hex(), "0x1234");
+    EXPECT_FALSE(Fq::zero().lexicographically_largest());
+    EXPECT_FALSE(Fq::one().lexicographically_largest());
+    EXPECT_TRUE((-Fq::one()).lexicographically_largest());
+    EXPECT_THROW(bigint::from_hex<1>("0x1ffffffffffffffff"), std::invalid_argument);
+    EXPECT_THROW(bigint::from_hex<1>("0xz"), std::invalid_argument);
+}
