@@ -47,6 +47,8 @@ struct Fq2 {
         return Fq2{c0 * *t, -(c1 * *t)};
     }
 
+    static void batch_inverse(std::span<Fq2> v) { batch_inverse_in_place(v); }
+
     template <size_t M>
     constexpr Fq2 pow(const limbs_t<M>& e) const {
         Fq2 r = one();

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cuzk/ff/batch_inverse.hpp"
 #include "cuzk/ff/bigint.hpp"
 
 // The hand-scheduled x86-64 multiplication needs BMI2 (mulx) and ADX (adcx/adox); device code and other
@@ -296,21 +297,7 @@ struct MontField {
     static constexpr MontField root_of_unity() { return generator().pow(T); }
 
     // Replaces each nonzero element by its inverse using one inversion (Montgomery's trick); zeros stay zero.
-    static void batch_inverse(std::span<MontField> v) {
-        std::vector<MontField> prefix(v.size());
-        MontField acc = one();
-        for (size_t i = 0; i < v.size(); i++) {
-            prefix[i] = acc;
-            if (!v[i].is_zero()) acc *= v[i];
-        }
-        MontField inv = acc.inverse_or_zero();
-        for (size_t i = v.size(); i-- > 0;) {
-            if (v[i].is_zero()) continue;
-            MontField t = inv * prefix[i];
-            inv *= v[i];
-            v[i] = t;
-        }
-    }
+    static void batch_inverse(std::span<MontField> v) { batch_inverse_in_place(v); }
 
     // ---- random -------------------------------------------------------------------------------------------
     // Uniform in [0, p) by rejection; rng() returns uniformly random 64-bit words.
