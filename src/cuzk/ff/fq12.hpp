@@ -4,17 +4,14 @@
 // i.e. the Fq2 coefficient of w^i v^j = w^(i + 2j).
 #pragma once
 
+#include "cuzk/ff/bls_param.hpp"
 #include <optional>
 
 #include "cuzk/ff/fq6.hpp"
 
 namespace cuzk {
 
-// The BLS parameter x = -0xd201000000010000 that generates BLS12-381 (p and r are polynomials in x; tests/test_tower
-// re-derives both from these two constants). The Miller loop runs over |x| and the hard part of the final
-// exponentiation exponentiates by x.
-inline constexpr uint64_t BLS_X_ABS = 0xd201000000010000ULL;
-inline constexpr bool BLS_X_IS_NEGATIVE = true;
+// BLS_X_ABS, BLS_X_IS_NEGATIVE: see cuzk/ff/bls_param.hpp.
 
 struct Fq12 {
     Fq6 c0, c1;  // c0 + c1*w
