@@ -31,7 +31,7 @@ struct Fq12 {
     friend constexpr Fq12 operator*(const Fq12& a, const Fq12& b) {
         Fq6 t0 = a.c0 * b.c0;
         Fq6 t1 = a.c1 * b.c1;
-        return {t0 + t1.mul_by_nonresidue(), (a.c0 + a.c1) * (b.c0 + b.c1) - t0 - t1};
+        return {t0 + t1.mul_by_nonresidue(), (a.c0 + a.c1) * (b.c0 + b.c1) - (t0 + t1)};
     }
     constexpr Fq12& operator+=(const Fq12& b) { return *this = *this + b; }
     constexpr Fq12& operator-=(const Fq12& b) { return *this = *this - b; }
@@ -67,7 +67,7 @@ struct Fq12 {
     constexpr Fq12 mul_by_014(const Fq2& b0, const Fq2& b1, const Fq2& b4) const {
         Fq6 t0 = c0.mul_by_01(b0, b1);
         Fq6 t1 = c1.mul_by_1(b4);
-        Fq6 s = (c0 + c1).mul_by_01(b0, b1 + b4);
+        Fq6 s = (c0 + c1).mul_by_01(b0, tower_detail::add2(b1, b4));
         return {t0 + t1.mul_by_nonresidue(), s - t0 - t1};
     }
 
@@ -76,14 +76,18 @@ struct Fq12 {
     //   f = A + B z + C z^2,  A = g0 + g3 s,  B = g1 + g4 s,  C = g2 + g5 s   (g_i = Fq2 coefficient of w^i).
     // Since f^(p^6) = conj(A) - conj(B) z + conj(C) z^2 is f^-1, f^2 = (3A^2 - 2 conj A) + (3 s C^2 + 2 conj B) z
     // + (3B^2 - 2 conj C) z^2: three Fq4 squarings, i.e. 9 Fq2 squarings.
-    constexpr Fq12 cyclotomic_square() const {
+    Fq12 cyclotomic_square() const {
+        using namespace tower_detail;
         // (a + b s)^2 = (a^2 + xi b^2) + ((a + b)^2 - a^2 - b^2) s
         auto fq4_square = [](const Fq2& a, const Fq2& b, Fq2& r0, Fq2& r1) {
-            Fq2 t0 = a.square();
-            Fq2 t1 = b.square();
-            r0 = t1.mul_by_nonresidue() + t0;
-            r1 = (a + b).square() - t0 - t1;
+            Fq2 t0 = sqr2(a);
+            Fq2 t1 = sqr2(b);
+            r0 = add2(nr2(t1), t0);
+            r1 = sub2(sub2(sqr2(add2(a, b)), t0), t1);
         };
+        // 3x - 2y and 3x + 2y
+        auto three_minus_two = [](const Fq2& x, const Fq2& y) { return add2(dbl2(sub2(x, y)), x); };
+        auto three_plus_two = [](const Fq2& x, const Fq2& y) { return add2(dbl2(add2(x, y)), x); };
         const Fq2 &g0 = c0.c0, &g1 = c1.c0, &g2 = c0.c1, &g3 = c1.c1, &g4 = c0.c2, &g5 = c1.c2;
         Fq2 a0, a1, b0, b1, d0, d1;
         fq4_square(g0, g3, a0, a1);  // A^2
@@ -91,15 +95,14 @@ struct Fq12 {
         fq4_square(g2, g5, d0, d1);  // C^2
         Fq12 r;
         // 3A^2 - 2 conj(A)
-        r.c0.c0 = (a0 - g0).dbl() + a0;
-        r.c1.c1 = (a1 + g3).dbl() + a1;
+        r.c0.c0 = three_minus_two(a0, g0);
+        r.c1.c1 = three_plus_two(a1, g3);
         // 3 s C^2 + 2 conj(B), with s (d0 + d1 s) = xi d1 + d0 s
-        Fq2 sd0 = d1.mul_by_nonresidue();
-        r.c1.c0 = (sd0 + g1).dbl() + sd0;
-        r.c0.c2 = (d0 - g4).dbl() + d0;
+        r.c1.c0 = three_plus_two(nr2(d1), g1);
+        r.c0.c2 = three_minus_two(d0, g4);
         // 3B^2 - 2 conj(C)
-        r.c0.c1 = (b0 - g2).dbl() + b0;
-        r.c1.c2 = (b1 + g5).dbl() + b1;
+        r.c0.c1 = three_minus_two(b0, g2);
+        r.c1.c2 = three_plus_two(b1, g5);
         return r;
     }
 

@@ -21,10 +21,17 @@ struct G2Projective {
     Fq2 X, Y, Z;
 };
 
+using tower_detail::add2;
+using tower_detail::dbl2;
+using tower_detail::mul2;
+using tower_detail::nr2;
+using tower_detail::sqr2;
+using tower_detail::sub2;
+
 // 12 xi a = 3 b' a
 Fq2 mul_by_3b(const Fq2& a) {
-    Fq2 t = a.mul_by_nonresidue().dbl().dbl();
-    return t.dbl() + t;
+    Fq2 t = dbl2(dbl2(nr2(a)));
+    return add2(dbl2(t), t);
 }
 
 // T <- 2T and the tangent line at T. With lambda' = 3x^2 / 2y, multiplying the line by 2YZ gives
@@ -32,18 +39,18 @@ Fq2 mul_by_3b(const Fq2& a) {
 // The point is Aranha et al. (2010/526, eq. 10) scaled by 4 to avoid halving:
 //   X3 = 2XY (Y^2 - 9b'Z^2),  Y3 = (Y^2 + 9b'Z^2)^2 - 108 b'^2 Z^4,  Z3 = 8 Y^3 Z.
 G2Prepared::Line doubling_step(G2Projective& t) {
-    Fq2 xx = t.X.square();
-    Fq2 b = t.Y.square();
-    Fq2 c = t.Z.square();
-    Fq2 e = mul_by_3b(c);  // 3b' Z^2
-    Fq2 f = e.dbl() + e;   // 9b' Z^2
-    Fq2 h = (t.Y + t.Z).square() - b - c;  // 2YZ
-    Fq2 e2 = e.square().dbl().dbl();      // 4 (3b'Z^2)^2
-    G2Prepared::Line l{b - e, xx.dbl() + xx, h};
-    Fq2 xy2 = (t.X * t.Y).dbl();
-    t.X = xy2 * (b - f);
-    t.Y = (b + f).square() - (e2.dbl() + e2);
-    t.Z = (b * h).dbl().dbl();
+    Fq2 xx = sqr2(t.X);
+    Fq2 b = sqr2(t.Y);
+    Fq2 c = sqr2(t.Z);
+    Fq2 e = mul_by_3b(c);                          // 3b' Z^2
+    Fq2 f = add2(dbl2(e), e);                      // 9b' Z^2
+    Fq2 h = sub2(sub2(sqr2(add2(t.Y, t.Z)), b), c);  // 2YZ
+    Fq2 e2 = dbl2(dbl2(sqr2(e)));                  // 4 (3b'Z^2)^2
+    G2Prepared::Line l{sub2(b, e), add2(dbl2(xx), xx), h};
+    Fq2 xy2 = dbl2(mul2(t.X, t.Y));
+    t.X = mul2(xy2, sub2(b, f));
+    t.Y = sub2(sqr2(add2(b, f)), add2(dbl2(e2), e2));
+    t.Z = dbl2(dbl2(mul2(b, h)));
     return l;
 }
 
@@ -56,17 +63,17 @@ G2Prepared::Line doubling_step(G2Projective& t) {
 //   X3 = lambda H, Y3 = theta (G - H) - E Y, Z3 = Z E.
 // The Miller loop only adds Q to T = [m]Q with 1 < m < |x| < r, so T != +-Q for Q of order r (lambda != 0).
 G2Prepared::Line addition_step(G2Projective& t, const G2Affine& q) {
-    Fq2 theta = t.Y - q.y * t.Z;
-    Fq2 lambda = t.X - q.x * t.Z;
-    G2Prepared::Line l{theta * q.x - lambda * q.y, theta, lambda};
-    Fq2 d = lambda.square();
-    Fq2 e = lambda * d;
-    Fq2 f = t.Z * theta.square();
-    Fq2 g = t.X * d;
-    Fq2 h = e + f - g.dbl();
-    t.X = lambda * h;
-    t.Y = theta * (g - h) - e * t.Y;
-    t.Z = t.Z * e;
+    Fq2 theta = sub2(t.Y, mul2(q.y, t.Z));
+    Fq2 lambda = sub2(t.X, mul2(q.x, t.Z));
+    G2Prepared::Line l{sub2(mul2(theta, q.x), mul2(lambda, q.y)), theta, lambda};
+    Fq2 d = sqr2(lambda);
+    Fq2 e = mul2(lambda, d);
+    Fq2 f = mul2(t.Z, sqr2(theta));
+    Fq2 g = mul2(t.X, d);
+    Fq2 h = sub2(add2(e, f), dbl2(g));
+    t.X = mul2(lambda, h);
+    t.Y = sub2(mul2(theta, sub2(g, h)), mul2(e, t.Y));
+    t.Z = mul2(t.Z, e);
     return l;
 }
 
