@@ -89,7 +89,12 @@ struct MontField {
     constexpr MontField() = default;
 
     static constexpr MontField zero() { return MontField{}; }
-    static constexpr MontField one() { return from_mont_limbs(R); }
+    // Device code note: a static constexpr array is host memory; functions that may run on the GPU read the
+    // constants through local constexpr copies (folded into immediates) instead of binding references to them.
+    static constexpr MontField one() {
+        constexpr limbs r = R;
+        return from_mont_limbs(r);
+    }
     // Wraps limbs that already are in Montgomery form and < p (unchecked).
     static constexpr MontField from_mont_limbs(const limbs& m) {
         MontField r;
@@ -99,13 +104,15 @@ struct MontField {
     static constexpr MontField from_u64(uint64_t v) {
         limbs a{};
         a[0] = v;
-        if (bigint::cmp(a, P) >= 0) bigint::sub(a, a, P);  // only for N == 1 style tiny moduli
+        constexpr limbs p = P;
+        if (bigint::cmp(a, p) >= 0) bigint::sub(a, a, p);  // only for N == 1 style tiny moduli
         return from_canonical_unchecked(a);
     }
     // Converts a canonical integer < p into Montgomery form (to_mont). Unchecked: the caller guarantees a < p.
     static constexpr MontField from_canonical_unchecked(const limbs& a) {
         MontField r;
-        mont_mul(r.l, a, R2);
+        constexpr limbs r2 = R2;
+        mont_mul(r.l, a, r2);
         return r;
     }
     // Checked: nullopt when a >= p.
@@ -131,7 +138,10 @@ struct MontField {
 
     // ---- predicates ---------------------------------------------------------------------------------------
     constexpr bool is_zero() const { return bigint::is_zero(l); }
-    constexpr bool is_one() const { return l == R; }
+    constexpr bool is_one() const {
+        constexpr limbs r = R;
+        return l == r;
+    }
     friend constexpr bool operator==(const MontField& a, const MontField& b) { return a.l == b.l; }
     friend constexpr bool operator!=(const MontField& a, const MontField& b) { return !(a == b); }
     // True when the canonical value is > (p-1)/2 (the zcash "lexicographically largest" flag).
@@ -173,18 +183,19 @@ struct MontField {
     }
 #endif
     static constexpr void mont_mul_portable(limbs& out, const limbs& a, const limbs& b) {
+        constexpr limbs p = P;
         limbs t{};
         for (size_t i = 0; i < N; i++) {
             u128 x = (u128)a[0] * b[i] + t[0];
             uint64_t A = (uint64_t)(x >> 64);
             uint64_t t0 = (uint64_t)x;
             uint64_t m = t0 * INV;
-            u128 y = (u128)m * P[0] + t0;
+            u128 y = (u128)m * p[0] + t0;
             uint64_t C = (uint64_t)(y >> 64);
             for (size_t j = 1; j < N; j++) {
                 x = (u128)a[j] * b[i] + t[j] + A;
                 A = (uint64_t)(x >> 64);
-                y = (u128)m * P[j] + (uint64_t)x + C;
+                y = (u128)m * p[j] + (uint64_t)x + C;
                 C = (uint64_t)(y >> 64);
                 t[j - 1] = (uint64_t)y;
             }
@@ -196,7 +207,8 @@ struct MontField {
     // x < 2p  ->  x mod p
     static constexpr void reduce_once(limbs& x) {
         limbs d{};
-        uint64_t borrow = bigint::sub(d, x, P);
+        constexpr limbs p = P;
+        uint64_t borrow = bigint::sub(d, x, p);
         if (!borrow) x = d;
     }
 
@@ -215,13 +227,15 @@ struct MontField {
     friend constexpr MontField operator-(const MontField& a, const MontField& b) {
         MontField r;
         uint64_t borrow = bigint::sub(r.l, a.l, b.l);
-        if (borrow) bigint::add(r.l, r.l, P);
+        constexpr limbs p = P;
+        if (borrow) bigint::add(r.l, r.l, p);
         return r;
     }
     constexpr MontField operator-() const {
         if (is_zero()) return *this;
         MontField r;
-        bigint::sub(r.l, P, l);
+        constexpr limbs p = P;
+        bigint::sub(r.l, p, l);
         return r;
     }
     constexpr MontField& operator+=(const MontField& b) { return *this = *this + b; }

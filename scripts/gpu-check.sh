@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# One call on a GPU machine: build with the CUDA toolkit for sm_90, check the GPU against the CPU on fresh random
+# inputs, then benchmark, and print a short table last. Writes logs and JSON under $OUT (default ./out).
+# The device machine has no GMP headers and no ../shared/vectors: those tests are simply not built there.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/out}
+mkdir -p "$OUT"
+BUILD_DIR=${BUILD_DIR:-build-gpu}
+export PATH=/usr/local/cuda/bin:$PATH
+
+status=0
+step() { echo "== $*"; }
+
+step "configure + build (sm_90 + compute_90 PTX)"
+if ! cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUZK_CUDA=ON \
+     -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" >"$OUT/configure.log" 2>&1; then
+  tail -30 "$OUT/configure.log"; exit 1
+fi
+if ! cmake --build "$BUILD_DIR" --parallel "$(nproc)" >"$OUT/build.log" 2>&1; then
+  grep -E "error|FAILED" "$OUT/build.log" | head -30; exit 1
+fi
+
+step "device"
+nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.max.sm --format=csv 2>&1 | tee "$OUT/gpu.txt"
+"$BUILD_DIR/cuzk" info | tee "$OUT/info.txt"
+
+step "GPU against CPU (gtest Gpu*) and the full CPU suite"
+"$BUILD_DIR/tests/cuzk_tests" --gtest_output=json:"$OUT/gtest.json" >"$OUT/gtest.log" 2>&1 || status=1
+tail -5 "$OUT/gtest.log"
+grep -E "^\[  (FAILED|SKIPPED) " "$OUT/gtest.log" | head -20
+
+step "selfcheck"
+"$BUILD_DIR/cuzk" selfcheck | tee "$OUT/selfcheck.txt" || status=1
+
+step "benchmarks (CPU side of this machine; GPU kernels arrive with issue 4)"
+"$BUILD_DIR/cuzk" bench all >"$OUT/bench.jsonl" 2>&1 || status=1
+
+step "summary"
+printf "%-14s %-8s %s\n" bench log_size median
+python3 - "$OUT/bench.jsonl" <<'PY' || cat "$OUT/bench.jsonl"
+import json, sys
+for line in open(sys.argv[1]):
+    line = line.strip()
+    if not line.startswith("{"): continue
+    j = json.loads(line)
+    med = [(k, v) for k, v in j.items() if k.startswith("median_")][0]
+    print(f"{j['bench']:<14} {str(j.get('log_size','-')):<8} {med[1]:.3f} {med[0][7:]}")
+PY
+grep -E "GPU field" "$OUT/selfcheck.txt"
+echo "gpu-check: $([ $status -eq 0 ] && echo PASSED || echo FAILED)"
+exit $status
