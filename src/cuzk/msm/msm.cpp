@@ -1,0 +1,526 @@
+#include "cuzk/msm/msm.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+namespace cuzk {
+namespace {
+
+using ScalarLimbs = limbs_t<4>;
+
+// Defaults that depend on the field of the curve (see MsmConfig). The break-even for a batch: one inversion by
+// Fermat costs ~570 base multiplications; a batched affine addition costs ~6 multiplications of F against ~10 for
+// an XYZZ mixed addition, so a batch must hold more than ~570 / 4 = 142 pairs in G1 to pay for its inversion. In G2
+// an F multiplication is 3 base ones while the Fq2 inversion is one Fq inversion plus a few multiplications, so the
+// break-even is ~570 / (4 * 3) = 48 pairs.
+template <class Cfg>
+struct MsmDefaults;
+template <>
+struct MsmDefaults<G1Config> {
+    static constexpr size_t batch_size = 2048;
+    static constexpr size_t min_batch_pairs = 128;
+};
+template <>
+struct MsmDefaults<G2Config> {
+    static constexpr size_t batch_size = 1024;
+    static constexpr size_t min_batch_pairs = 48;
+};
+
+constexpr size_t kDefaultChunkPoints = size_t(1) << 20;
+constexpr unsigned kMaxWindowBits = 20;
+// Indices and Pippenger's entries keep a sign bit beside a point index in 32 bits.
+constexpr size_t kMaxPoints = size_t(1) << 31;
+
+// ---- signed digits --------------------------------------------------------------------------------------------
+// Window j of a scalar s covers bits [j c, (j + 1) c). With raw_j those bits and hi_j = [raw_j >= 2^(c-1)], the
+// digit d_j = raw_j - 2^c hi_j + hi_{j-1} lies in [-2^(c-1), 2^(c-1)] and sum_j d_j 2^(j c) = s - hi_{W-1} 2^(W c).
+// With W = ceil(256 / c) windows, W c >= 256 and s < r < 2^255 make the top raw value < 2^(255 - (W-1) c) <= 2^(c-1),
+// so hi_{W-1} = 0 and the digits represent s exactly. Each digit needs only its own window and the one below, so a
+// window task computes its digits without a pass over all windows.
+unsigned num_windows(unsigned c) { return (256 + c - 1) / c; }
+
+inline uint64_t window_raw(const ScalarLimbs& s, unsigned bit, unsigned c) {
+    if (bit >= 256) return 0;
+    unsigned w = bit / 64, sh = bit % 64;
+    uint64_t v = s[w] >> sh;
+    if (sh != 0 && w + 1 < 4) v |= s[w + 1] << (64 - sh);
+    return v & ((uint64_t(1) << c) - 1);
+}
+
+inline int64_t signed_digit(const ScalarLimbs& s, unsigned window, unsigned c) {
+    const uint64_t half = uint64_t(1) << (c - 1);
+    uint64_t raw = window_raw(s, window * c, c);
+    int64_t d = raw >= half ? (int64_t)raw - (int64_t)(uint64_t(1) << c) : (int64_t)raw;
+    if (window > 0 && window_raw(s, (window - 1) * c, c) >= half) d += 1;
+    return d;
+}
+
+// ---- batched affine additions -----------------------------------------------------------------------------------
+// Collects independent additions *out = a + b and performs them in batches that share one inversion (Montgomery's
+// trick). Inputs are copied at push time, so an output may overwrite the input slot of a pair pushed earlier; the
+// tree layout below relies on this. Exceptional pairs (infinity, equal, opposite) are handled per pair.
+template <class Cfg>
+class BatchAdder {
+public:
+    using F = typename Cfg::F;
+    using Aff = Affine<Cfg>;
+
+    explicit BatchAdder(size_t cap) : cap_(cap), a_(cap), b_(cap), prefix_(cap), den_(cap), kind_(cap), out_(cap) {}
+
+    void push(const Aff& a, const Aff& b, Aff* out) {
+        a_[n_] = a;
+        b_[n_] = b;
+        out_[n_] = out;
+        if (++n_ == cap_) flush();
+    }
+
+    void flush() {
+        if (n_ == 0) return;
+        // Forward: prefix_[i] = product of the denominators before pair i.
+        F acc = F::one();
+        for (size_t i = 0; i < n_; i++) {
+            const Aff& a = a_[i];
+            const Aff& b = b_[i];
+            uint8_t k;
+            if (a.infinity) {
+                k = kCopyB;
+            } else if (b.infinity) {
+                k = kCopyA;
+            } else if (a.x != b.x) {
+                k = kAdd;
+                prefix_[i] = acc;
+                den_[i] = b.x - a.x;
+                acc *= den_[i];
+            } else if (a.y == b.y && !a.y.is_zero()) {
+                k = kDbl;
+                prefix_[i] = acc;
+                den_[i] = a.y.dbl();
+                acc *= den_[i];
+            } else {
+                k = kInf;  // b = -a (a point with y = 0 is its own negative)
+            }
+            kind_[i] = k;
+        }
+        // acc is a product of nonzero denominators, so it is invertible.
+        F inv = acc.inverse().value();
+        // Backward: inv = 1 / (product of the denominators up to pair i).
+        for (size_t i = n_; i-- > 0;) {
+            const Aff& a = a_[i];
+            const Aff& b = b_[i];
+            Aff& r = *out_[i];
+            switch (kind_[i]) {
+                case kAdd: {
+                    F lambda = (b.y - a.y) * (inv * prefix_[i]);
+                    inv *= den_[i];
+                    F x3 = lambda.square() - a.x - b.x;
+                    r.y = lambda * (a.x - x3) - a.y;
+                    r.x = x3;
+                    r.infinity = false;
+                    break;
+                }
+                case kDbl: {
+                    F xx = a.x.square();
+                    F lambda = (xx.dbl() + xx) * (inv * prefix_[i]);
+                    inv *= den_[i];
+                    F x3 = lambda.square() - a.x.dbl();
+                    r.y = lambda * (a.x - x3) - a.y;
+                    r.x = x3;
+                    r.infinity = false;
+                    break;
+                }
+                case kCopyA: r = a; break;
+                case kCopyB: r = b; break;
+                default: r = Aff::identity(); break;
+            }
+        }
+        n_ = 0;
+    }
+
+private:
+    enum : uint8_t { kAdd, kDbl, kCopyA, kCopyB, kInf };
+    size_t cap_, n_ = 0;
+    std::vector<Aff> a_, b_;
+    std::vector<F> prefix_, den_;  // den_ kept from the forward pass: a field subtraction is not free
+    std::vector<uint8_t> kind_;
+    std::vector<Aff*> out_;
+};
+
+// Scratch of one running task, reused by the next task through ScratchPool (first touch of ~60 MB per task would
+// otherwise cost page faults in every window).
+template <class Cfg>
+struct Scratch {
+    explicit Scratch(size_t batch) : adder(batch) {}
+    BatchAdder<Cfg> adder;
+    std::vector<uint32_t> codes;    // per chunk point: bucket << 1 | negate, or kNoBucket
+    std::vector<uint32_t> ebeg;     // bucket b owns entries [ebeg[b], ebeg[b + 1])
+    std::vector<uint32_t> pos;      // scatter cursors
+    std::vector<uint32_t> entries;  // base index << 1 | negate, grouped by bucket
+    std::vector<uint32_t> tstart, len, active;
+    std::vector<Affine<Cfg>> tree;
+    std::vector<XYZZ<Cfg>> buckets;
+};
+constexpr uint32_t kNoBucket = 0xffffffffu;
+
+template <class Cfg>
+class ScratchPool {
+public:
+    explicit ScratchPool(size_t batch) : batch_(batch) {}
+    std::unique_ptr<Scratch<Cfg>> take() {
+        std::lock_guard<std::mutex> lk(mu_);
+        if (free_.empty()) return std::make_unique<Scratch<Cfg>>(batch_);
+        auto s = std::move(free_.back());
+        free_.pop_back();
+        return s;
+    }
+    void give(std::unique_ptr<Scratch<Cfg>> s) {
+        std::lock_guard<std::mutex> lk(mu_);
+        free_.push_back(std::move(s));
+    }
+
+private:
+    size_t batch_;
+    std::mutex mu_;
+    std::vector<std::unique_ptr<Scratch<Cfg>>> free_;
+};
+
+template <class Cfg>
+inline Affine<Cfg> load_point(const Affine<Cfg>* bases, uint32_t code) {
+    const Affine<Cfg>& p = bases[code >> 1];
+    return (code & 1) ? -p : p;
+}
+
+template <class Cfg>
+inline void prefetch_point(const Affine<Cfg>* p) {
+    __builtin_prefetch(p);
+    __builtin_prefetch(reinterpret_cast<const char*>(p) + sizeof(*p) - 1);
+}
+
+// running + q for a bucket q: a mixed addition when q came straight from an affine point (ZZ = ZZZ = 1).
+template <class Cfg>
+inline XYZZ<Cfg> add_bucket(const XYZZ<Cfg>& running, const XYZZ<Cfg>& q) {
+    if (q.ZZ.is_one() && q.ZZZ.is_one()) return running.add_mixed(Affine<Cfg>::from_xy(q.X, q.Y));
+    return running + q;
+}
+
+// buckets[b] += sum of the points of bucket b (points bases[e >> 1], negated when e & 1, for the entries e in
+// [ebeg[b], ebeg[b+1])). A pairwise tree: each round adds disjoint pairs inside every bucket with batched affine
+// additions and halves the lists, until each bucket holds one point. Layout: bucket b's list lives in
+// tree[tstart[b] ..]; with o = len & 1, an odd list keeps its first point in place and pair i reads slots o + 2i,
+// o + 2i + 1 and writes slot o + i. An output slot lies below the input slots of every later pair, which is what
+// makes the in-place rounds safe (BatchAdder copies inputs when a pair is pushed).
+template <class Cfg>
+void reduce_buckets(size_t nb, const Affine<Cfg>* bases, Scratch<Cfg>& s, size_t min_pairs) {
+    using Aff = Affine<Cfg>;
+    const uint32_t* ebeg = s.ebeg.data();
+    const uint32_t* entries = s.entries.data();
+    XYZZ<Cfg>* buckets = s.buckets.data();
+
+    size_t pairs = 0, tsize = 0;
+    for (size_t b = 0; b < nb; b++) {
+        uint32_t len = ebeg[b + 1] - ebeg[b];
+        pairs += len / 2;
+        tsize += (len + 1) / 2;
+    }
+    if (pairs < min_pairs) {  // too few to repay an inversion
+        for (size_t b = 0; b < nb; b++)
+            for (uint32_t k = ebeg[b]; k < ebeg[b + 1]; k++)
+                buckets[b] = buckets[b].add_mixed(load_point(bases, entries[k]));
+        return;
+    }
+
+    if (s.tree.size() < tsize) s.tree.resize(tsize);
+    s.tstart.resize(nb);
+    s.len.resize(nb);
+    s.active.clear();
+    Aff* tree = s.tree.data();
+    const size_t total = ebeg[nb];
+    // Bases are read in bucket order, i.e. at random: prefetch a few pairs ahead (a batched addition is ~100 ns
+    // of arithmetic, a miss to DRAM about the same).
+    constexpr size_t kAhead = 16;
+    size_t t = 0;
+    for (size_t b = 0; b < nb; b++) {
+        uint32_t e = ebeg[b], len = ebeg[b + 1] - e;
+        s.tstart[b] = (uint32_t)t;
+        s.len[b] = (len + 1) / 2;
+        if (len == 0) continue;
+        Aff* dst = tree + t;
+        uint32_t o = len & 1;
+        if (o) dst[0] = load_point(bases, entries[e]);
+        for (uint32_t i = 0; i < len / 2; i++) {
+            size_t k = e + o + 2 * i;
+            if (k + kAhead + 1 < total) {
+                prefetch_point(bases + (entries[k + kAhead] >> 1));
+                prefetch_point(bases + (entries[k + kAhead + 1] >> 1));
+            }
+            s.adder.push(load_point(bases, entries[k]), load_point(bases, entries[k + 1]), dst + o + i);
+        }
+        t += (len + 1) / 2;
+        if (s.len[b] >= 2) s.active.push_back((uint32_t)b);
+    }
+    s.adder.flush();
+    for (size_t b = 0; b < nb; b++)
+        if (s.len[b] == 1) buckets[b] = buckets[b].add_mixed(tree[s.tstart[b]]);
+
+    while (!s.active.empty()) {
+        pairs = 0;
+        for (uint32_t b : s.active) pairs += s.len[b] / 2;
+        if (pairs < min_pairs) {
+            for (uint32_t b : s.active)
+                for (uint32_t k = 0; k < s.len[b]; k++) buckets[b] = buckets[b].add_mixed(tree[s.tstart[b] + k]);
+            return;
+        }
+        for (uint32_t b : s.active) {
+            Aff* list = tree + s.tstart[b];
+            uint32_t len = s.len[b], o = len & 1;
+            for (uint32_t i = 0; i < len / 2; i++) s.adder.push(list[o + 2 * i], list[o + 2 * i + 1], list + o + i);
+            s.len[b] = (len + 1) / 2;
+        }
+        s.adder.flush();
+        size_t kept = 0;
+        for (uint32_t b : s.active) {
+            if (s.len[b] >= 2) s.active[kept++] = b;
+            else buckets[b] = buckets[b].add_mixed(tree[s.tstart[b]]);
+        }
+        s.active.resize(kept);
+    }
+}
+
+// ---- planning -----------------------------------------------------------------------------------------------
+struct Plan {
+    unsigned c;      // window bits
+    size_t parts;    // point ranges per window; tasks = windows * parts
+};
+
+// Wall-clock model in units of one batched affine addition: a task over m points costs m additions plus the
+// running sum over its 2^(c-1) buckets, one mixed and one full XYZZ addition per bucket, ~24 multiplications
+// against ~6 for a batched addition, hence 4 units per bucket; tasks run ceil(tasks / threads) deep. Measured on
+// the 2-core Zen 4 with the G1 benchmark (see the commit message): the model's pick (c = 12 at 2^16, c = 16 at
+// 2^20) was within noise of the best of c - 1, c, c + 1.
+Plan choose_plan(size_t n, size_t threads, unsigned fixed_c) {
+    Plan best{fixed_c ? fixed_c : 1, 1};
+    double best_cost = std::numeric_limits<double>::infinity();
+    threads = std::max<size_t>(threads, 1);
+    unsigned c_lo = fixed_c ? fixed_c : 1, c_hi = fixed_c ? fixed_c : kMaxWindowBits;
+    for (unsigned c = c_lo; c <= c_hi; c++) {
+        size_t w = num_windows(c);
+        // More parts than needed to fill the threads twice only add running sums.
+        size_t max_parts = std::max<size_t>(1, std::min<size_t>(n, (2 * threads + w - 1) / w));
+        for (size_t p = 1; p <= max_parts; p++) {
+            double depth = (double)((w * p + threads - 1) / threads);
+            double cost = depth * ((double)((n + p - 1) / p) + 4.0 * (double)(size_t(1) << (c - 1)));
+            if (cost < best_cost) {
+                best_cost = cost;
+                best = {c, p};
+            }
+        }
+    }
+    return best;
+}
+
+template <class Cfg>
+XYZZ<Cfg> running_sum(const XYZZ<Cfg>* buckets, size_t nb) {
+    // sum_b (b + 1) * buckets[b] = sum over k of (sum of the buckets >= k).
+    XYZZ<Cfg> running = XYZZ<Cfg>::identity(), total = XYZZ<Cfg>::identity();
+    for (size_t b = nb; b-- > 0;) {
+        if (!buckets[b].is_identity()) running = add_bucket(running, buckets[b]);
+        total += running;
+    }
+    return total;
+}
+
+// One Pippenger task: the sum over points [lo, hi) of the others of digit_window * point.
+template <class Cfg>
+XYZZ<Cfg> window_part(std::span<const Affine<Cfg>> bases, const ScalarSplit& split, unsigned window, unsigned c,
+                      size_t lo, size_t hi, size_t chunk, size_t min_pairs, Scratch<Cfg>& s) {
+    const size_t nb = size_t(1) << (c - 1);
+    s.buckets.assign(nb, XYZZ<Cfg>::identity());
+    s.ebeg.resize(nb + 1);
+    s.pos.resize(nb);
+    const ScalarLimbs* scalars = split.other_scalars.data();
+    const uint32_t* index = split.other_indices.data();
+    for (size_t cl = lo; cl < hi; cl += chunk) {
+        size_t ch = std::min(hi, cl + chunk), m = ch - cl;
+        if (s.codes.size() < m) s.codes.resize(m);
+        std::fill(s.ebeg.begin(), s.ebeg.end(), 0u);
+        size_t nonzero = 0;
+        for (size_t i = 0; i < m; i++) {
+            int64_t d = signed_digit(scalars[cl + i], window, c);
+            if (d == 0) {
+                s.codes[i] = kNoBucket;
+                continue;
+            }
+            uint32_t neg = d < 0, bucket = (uint32_t)((neg ? -d : d) - 1);
+            s.codes[i] = bucket << 1 | neg;
+            s.ebeg[bucket + 1]++;
+            nonzero++;
+        }
+        if (nonzero == 0) continue;
+        for (size_t b = 0; b < nb; b++) s.ebeg[b + 1] += s.ebeg[b];
+        std::copy(s.ebeg.begin(), s.ebeg.begin() + (ptrdiff_t)nb, s.pos.begin());
+        if (s.entries.size() < nonzero) s.entries.resize(nonzero);
+        for (size_t i = 0; i < m; i++) {
+            uint32_t code = s.codes[i];
+            if (code == kNoBucket) continue;
+            s.entries[s.pos[code >> 1]++] = index[cl + i] << 1 | (code & 1);
+        }
+        reduce_buckets(nb, bases.data(), s, min_pairs);
+    }
+    return running_sum(s.buckets.data(), nb);
+}
+
+template <class Cfg>
+Jacobian<Cfg> pippenger(std::span<const Affine<Cfg>> bases, const ScalarSplit& split, const MsmConfig& cfg,
+                        ThreadPool& pool, ScratchPool<Cfg>& scratch, size_t chunk, size_t min_pairs) {
+    const size_t n = split.other_indices.size();
+    Plan plan = choose_plan(n, pool.size(), cfg.window_bits);
+    const unsigned c = plan.c, w = num_windows(c);
+    const size_t parts = plan.parts;
+    std::vector<XYZZ<Cfg>> sums(w * parts);
+    // Tasks are claimed in order, so the top window, the cheapest (its digits use few buckets), runs last and
+    // fills the gaps of the others.
+    pool.run_tasks(w * parts, [&](size_t t) {
+        unsigned window = (unsigned)(t % w);
+        size_t part = t / w;
+        size_t lo = n * part / parts, hi = n * (part + 1) / parts;
+        auto s = scratch.take();
+        sums[t] = window_part<Cfg>(bases, split, window, c, lo, hi, chunk, min_pairs, *s);
+        scratch.give(std::move(s));
+    });
+    // sum_j 2^(j c) W_j by Horner's rule from the top window.
+    Jacobian<Cfg> acc = Jacobian<Cfg>::identity();
+    for (size_t j = w; j-- > 0;) {
+        for (unsigned k = 0; k < c; k++) acc = acc.dbl();
+        XYZZ<Cfg> wj = XYZZ<Cfg>::identity();
+        for (size_t p = 0; p < parts; p++) wj += sums[p * w + j];
+        acc += wj.to_jacobian();
+    }
+    return acc;
+}
+
+// Sum of the bases whose scalar is 1: one bucket reduced by the same batched-affine tree, split over the threads.
+template <class Cfg>
+Jacobian<Cfg> sum_ones(std::span<const Affine<Cfg>> bases, const std::vector<uint32_t>& ones, ThreadPool& pool,
+                       ScratchPool<Cfg>& scratch, size_t chunk, size_t min_pairs) {
+    const size_t m = ones.size();
+    // Each part pays ~log2(m / parts) inversions; below a few batches per thread one part is cheaper.
+    size_t parts = std::max<size_t>(1, std::min(pool.size(), m / (8 * min_pairs)));
+    std::vector<XYZZ<Cfg>> sums(parts);
+    pool.run_tasks(parts, [&](size_t p) {
+        auto s = scratch.take();
+        s->buckets.assign(1, XYZZ<Cfg>::identity());
+        s->ebeg.resize(2);
+        size_t lo = m * p / parts, hi = m * (p + 1) / parts;
+        for (size_t cl = lo; cl < hi; cl += chunk) {
+            size_t ch = std::min(hi, cl + chunk);
+            if (s->entries.size() < ch - cl) s->entries.resize(ch - cl);
+            for (size_t i = cl; i < ch; i++) s->entries[i - cl] = ones[i] << 1;
+            s->ebeg[0] = 0;
+            s->ebeg[1] = (uint32_t)(ch - cl);
+            reduce_buckets(1, bases.data(), *s, min_pairs);
+        }
+        sums[p] = s->buckets[0];
+        scratch.give(std::move(s));
+    });
+    XYZZ<Cfg> total = XYZZ<Cfg>::identity();
+    for (auto& x : sums) total += x;
+    return total.to_jacobian();
+}
+
+}  // namespace
+
+ScalarSplit split_scalars(std::span<const Fr> scalars, ThreadPool* pool_arg) {
+    const size_t n = scalars.size();
+    if (n >= kMaxPoints) throw std::invalid_argument("split_scalars: at most 2^31 - 1 scalars");
+    ThreadPool& pool = pool_arg ? *pool_arg : ThreadPool::global();
+    ScalarSplit out;
+    out.size = n;
+    if (n == 0) return out;
+    // Pieces are classified in parallel into their own lists, then concatenated in order so indices increase.
+    const size_t pieces = std::min(n, 4 * pool.size());
+    struct Piece {
+        std::vector<uint32_t> ones, others;
+        std::vector<ScalarLimbs> values;
+    };
+    std::vector<Piece> piece(pieces);
+    pool.run_tasks(pieces, [&](size_t p) {
+        size_t lo = n * p / pieces, hi = n * (p + 1) / pieces;
+        Piece& pc = piece[p];
+        for (size_t i = lo; i < hi; i++) {
+            const Fr& s = scalars[i];
+            if (s.is_zero()) continue;
+            if (s.is_one()) {
+                pc.ones.push_back((uint32_t)i);
+                continue;
+            }
+            pc.others.push_back((uint32_t)i);
+            pc.values.push_back(s.to_canonical());
+        }
+    });
+    size_t n1 = 0, no = 0;
+    for (auto& pc : piece) n1 += pc.ones.size(), no += pc.others.size();
+    out.one_indices.reserve(n1);
+    out.other_indices.reserve(no);
+    out.other_scalars.reserve(no);
+    for (auto& pc : piece) {
+        out.one_indices.insert(out.one_indices.end(), pc.ones.begin(), pc.ones.end());
+        out.other_indices.insert(out.other_indices.end(), pc.others.begin(), pc.others.end());
+        out.other_scalars.insert(out.other_scalars.end(), pc.values.begin(), pc.values.end());
+    }
+    return out;
+}
+
+unsigned msm_window_bits(size_t n, size_t threads) { return choose_plan(n, threads, 0).c; }
+
+template <class Cfg>
+Jacobian<Cfg> msm_split(std::span<const Affine<Cfg>> bases, const ScalarSplit& split, const MsmConfig& cfg) {
+    if (split.size != bases.size())
+        throw std::invalid_argument("msm: " + std::to_string(bases.size()) + " bases for a split of " +
+                                    std::to_string(split.size) + " scalars");
+    if (split.other_indices.size() != split.other_scalars.size())
+        throw std::invalid_argument("msm: split has mismatched other_indices / other_scalars");
+    if (cfg.window_bits > kMaxWindowBits)
+        throw std::invalid_argument("msm: window_bits must be at most " + std::to_string(kMaxWindowBits));
+    if (bases.size() >= kMaxPoints) throw std::invalid_argument("msm: at most 2^31 - 1 points");
+    ThreadPool& pool = cfg.pool ? *cfg.pool : ThreadPool::global();
+    const size_t batch = cfg.batch_size ? cfg.batch_size : MsmDefaults<Cfg>::batch_size;
+    const size_t min_pairs = cfg.min_batch_pairs ? cfg.min_batch_pairs : MsmDefaults<Cfg>::min_batch_pairs;
+    const size_t chunk = cfg.chunk_points ? cfg.chunk_points : kDefaultChunkPoints;
+    ScratchPool<Cfg> scratch(batch);
+
+    Jacobian<Cfg> result = Jacobian<Cfg>::identity();
+    if (!split.one_indices.empty()) result += sum_ones<Cfg>(bases, split.one_indices, pool, scratch, chunk, min_pairs);
+    if (!split.other_indices.empty()) result += pippenger<Cfg>(bases, split, cfg, pool, scratch, chunk, min_pairs);
+    return result;
+}
+
+template <class Cfg>
+Jacobian<Cfg> msm(std::span<const Affine<Cfg>> bases, std::span<const Fr> scalars, const MsmConfig& cfg) {
+    if (bases.size() != scalars.size())
+        throw std::invalid_argument("msm: " + std::to_string(bases.size()) + " bases but " +
+                                    std::to_string(scalars.size()) + " scalars");
+    if (cfg.split_zero_one) return msm_split<Cfg>(bases, split_scalars(scalars, cfg.pool), cfg);
+    if (scalars.size() >= kMaxPoints) throw std::invalid_argument("msm: at most 2^31 - 1 points");
+    ScalarSplit all;
+    all.size = scalars.size();
+    all.other_indices.resize(scalars.size());
+    all.other_scalars.resize(scalars.size());
+    ThreadPool& pool = cfg.pool ? *cfg.pool : ThreadPool::global();
+    pool.parallel_for(scalars.size(), [&](size_t lo, size_t hi) {
+        for (size_t i = lo; i < hi; i++) {
+            all.other_indices[i] = (uint32_t)i;
+            all.other_scalars[i] = scalars[i].to_canonical();
+        }
+    });
+    return msm_split<Cfg>(bases, all, cfg);
+}
+
+template Jacobian<G1Config> msm<G1Config>(std::span<const G1Affine>, std::span<const Fr>, const MsmConfig&);
+template Jacobian<G2Config> msm<G2Config>(std::span<const G2Affine>, std::span<const Fr>, const MsmConfig&);
+template Jacobian<G1Config> msm_split<G1Config>(std::span<const G1Affine>, const ScalarSplit&, const MsmConfig&);
+template Jacobian<G2Config> msm_split<G2Config>(std::span<const G2Affine>, const ScalarSplit&, const MsmConfig&);
+
+}  // namespace cuzk

@@ -1,0 +1,94 @@
+// Multi-scalar multiplication on the CPU: sum_i scalars[i] * bases[i] for G1 and G2.
+//
+// Pipeline (msm.cpp has the details and the reasons):
+//   1. split_scalars: scalars 0 are dropped, scalars 1 are listed apart, the rest are converted out of Montgomery
+//      form. Groth16 witnesses are mostly 0 and 1 (bits, booleans), so this split alone removes most of the work.
+//   2. The ones are summed by plain point additions (batched affine additions, one inversion per batch).
+//   3. The rest go to Pippenger's bucket method with signed c-bit digits in [-2^(c-1), 2^(c-1)] (half the buckets
+//      of unsigned digits), buckets accumulated by batched affine additions (Montgomery's trick: a batch of
+//      independent additions shares one field inversion, about 6 multiplications per addition instead of the 10
+//      of an XYZZ mixed addition), windows and point ranges spread over the thread pool.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "cuzk/ec/g1.hpp"
+#include "cuzk/ec/g2.hpp"
+#include "cuzk/ff/fr.hpp"
+#include "cuzk/util/thread_pool.hpp"
+
+namespace cuzk {
+
+// The scalars of one MSM sorted by how they are handled. It depends on the scalars only, so one split serves every
+// MSM over the same assignment (in Groth16 the aux assignment feeds the A, B_G1 and B_G2 queries).
+struct ScalarSplit {
+    size_t size = 0;                        // number of scalars, i.e. the number of bases the split applies to
+    std::vector<uint32_t> one_indices;      // i with scalars[i] == 1, increasing
+    std::vector<uint32_t> other_indices;    // i with scalars[i] not in {0, 1}, increasing
+    std::vector<limbs_t<4>> other_scalars;  // canonical (not Montgomery) values of those scalars, same order
+
+    size_t zero_count() const { return size - one_indices.size() - other_indices.size(); }
+};
+
+// Tuning of one MSM; every default is what the measurements in msm.cpp chose.
+struct MsmConfig {
+    // Pippenger window width c in bits (1..20). 0: msm_window_bits(number of Pippenger scalars, pool threads).
+    unsigned window_bits = 0;
+    // Route scalars 0 and 1 around Pippenger (default). false: every scalar goes through Pippenger (zero digits
+    // still cost nothing there); meant for comparisons and tests.
+    bool split_zero_one = true;
+    // Pippenger processes a task's points in chunks of this many, carrying the buckets over between chunks; the
+    // scratch of one running task is about 60 bytes (G1) or 110 bytes (G2) per chunk point. 0: 2^20.
+    size_t chunk_points = 0;
+    // Independent affine additions that share one inversion. 0: 2048 for G1, 1024 for G2 (the gathered inputs of
+    // one batch then stay within the 1 MiB L2 cache, and the inversion costs < 5% of the batch).
+    size_t batch_size = 0;
+    // A round of bucket additions with fewer independent pairs than this finishes with XYZZ additions instead (one
+    // inversion costs ~570 field multiplications, which fewer pairs do not repay). 0: 128 for G1, 48 for G2.
+    size_t min_batch_pairs = 0;
+    // The pool that runs the MSM; nullptr: ThreadPool::global().
+    ThreadPool* pool = nullptr;
+};
+
+// Sorts scalars into zeros, ones and the rest (see ScalarSplit). Throws std::invalid_argument when there are
+// 2^31 or more scalars (indices are 32-bit and Pippenger keeps a sign bit next to them).
+ScalarSplit split_scalars(std::span<const Fr> scalars, ThreadPool* pool = nullptr);
+
+// The window width the cost model picks for n Pippenger points on `threads` threads (see msm.cpp).
+unsigned msm_window_bits(size_t n, size_t threads);
+
+// sum_i scalars[i] * bases[i]. Throws std::invalid_argument when the spans differ in length. Bases may be the
+// point at infinity, repeat or be opposite to one another; every scalar is a valid Fr (reduced), so any value works.
+template <class Cfg>
+Jacobian<Cfg> msm(std::span<const Affine<Cfg>> bases, std::span<const Fr> scalars, const MsmConfig& cfg = {});
+
+// The same with the scalars already split; throws std::invalid_argument when split.size != bases.size().
+template <class Cfg>
+Jacobian<Cfg> msm_split(std::span<const Affine<Cfg>> bases, const ScalarSplit& split, const MsmConfig& cfg = {});
+
+extern template Jacobian<G1Config> msm<G1Config>(std::span<const G1Affine>, std::span<const Fr>, const MsmConfig&);
+extern template Jacobian<G2Config> msm<G2Config>(std::span<const G2Affine>, std::span<const Fr>, const MsmConfig&);
+extern template Jacobian<G1Config> msm_split<G1Config>(std::span<const G1Affine>, const ScalarSplit&,
+                                                       const MsmConfig&);
+extern template Jacobian<G2Config> msm_split<G2Config>(std::span<const G2Affine>, const ScalarSplit&,
+                                                       const MsmConfig&);
+
+inline G1Jacobian msm_g1(std::span<const G1Affine> bases, std::span<const Fr> scalars, const MsmConfig& cfg = {}) {
+    return msm<G1Config>(bases, scalars, cfg);
+}
+inline G2Jacobian msm_g2(std::span<const G2Affine> bases, std::span<const Fr> scalars, const MsmConfig& cfg = {}) {
+    return msm<G2Config>(bases, scalars, cfg);
+}
+inline G1Jacobian msm_g1_split(std::span<const G1Affine> bases, const ScalarSplit& split,
+                               const MsmConfig& cfg = {}) {
+    return msm_split<G1Config>(bases, split, cfg);
+}
+inline G2Jacobian msm_g2_split(std::span<const G2Affine> bases, const ScalarSplit& split,
+                               const MsmConfig& cfg = {}) {
+    return msm_split<G2Config>(bases, split, cfg);
+}
+
+}  // namespace cuzk

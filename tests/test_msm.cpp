@@ -1,0 +1,331 @@
+#include <gtest/gtest.h>
+
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include "cuzk/msm/msm.hpp"
+
+using namespace cuzk;
+
+namespace {
+
+using Rng = std::mt19937_64;
+
+// Bases with known discrete logarithms: B_i = k_i G, built by a random walk (B_i = B_{i-1} + r_j G for a random
+// entry of a small table) so that thousands of bases cost additions, not scalar multiplications. Then
+// sum_i s_i B_i = (sum_i s_i k_i) G, a reference that costs one scalar multiplication.
+template <class Cfg>
+struct DlogBases {
+    std::vector<Affine<Cfg>> points;
+    std::vector<Fr> logs;
+
+    DlogBases(size_t n, Rng& rng) {
+        constexpr size_t kTable = 16;
+        auto g = Jacobian<Cfg>::generator();
+        std::vector<Fr> r(kTable);
+        std::vector<Jacobian<Cfg>> rg(kTable);
+        for (size_t j = 0; j < kTable; j++) {
+            r[j] = Fr::random(rng);
+            rg[j] = g.mul(r[j].to_canonical());
+        }
+        Fr k = Fr::random(rng);
+        Jacobian<Cfg> p = g.mul(k.to_canonical());
+        std::vector<Jacobian<Cfg>> jac(n);
+        logs.resize(n);
+        for (size_t i = 0; i < n; i++) {
+            size_t j = rng() % kTable;
+            k += r[j];
+            p += rg[j];
+            jac[i] = p;
+            logs[i] = k;
+        }
+        points = Jacobian<Cfg>::batch_to_affine(jac);
+    }
+    // Makes base i the point at infinity (log 0).
+    void set_infinity(size_t i) {
+        points[i] = Affine<Cfg>::identity();
+        logs[i] = Fr::zero();
+    }
+    Jacobian<Cfg> reference(std::span<const Fr> scalars) const {
+        Fr acc = Fr::zero();
+        for (size_t i = 0; i < scalars.size(); i++) acc += scalars[i] * logs[i];
+        return Jacobian<Cfg>::generator().mul(acc.to_canonical());
+    }
+};
+
+template <class Cfg>
+Jacobian<Cfg> naive_msm(std::span<const Affine<Cfg>> bases, std::span<const Fr> scalars) {
+    Jacobian<Cfg> acc = Jacobian<Cfg>::identity();
+    for (size_t i = 0; i < bases.size(); i++) acc += bases[i].to_jacobian().mul(scalars[i].to_canonical());
+    return acc;
+}
+
+template <class Cfg>
+std::vector<Affine<Cfg>> random_bases(size_t n, Rng& rng) {
+    std::vector<Jacobian<Cfg>> jac(n);
+    for (auto& p : jac) p = Jacobian<Cfg>::generator().mul(Fr::random(rng).to_canonical());
+    return Jacobian<Cfg>::batch_to_affine(jac);
+}
+
+std::vector<Fr> random_scalars(size_t n, Rng& rng) {
+    std::vector<Fr> s(n);
+    for (auto& x : s) x = Fr::random(rng);
+    return s;
+}
+
+// r - 1, (r - 1) / 2, (r + 1) / 2, 2^k and 2^k - 1, and values whose every window is all ones or exactly 2^(c-1)
+// (the digit boundary, where the carry of one window into the next decides the digit) for small c.
+std::vector<Fr> edge_scalars() {
+    std::vector<Fr> v;
+    const Fr one = Fr::one();
+    Fr minus_one = Fr::zero() - one;
+    v.push_back(minus_one);
+    v.push_back(minus_one - one);
+    v.push_back(Fr::from_canonical_unchecked(Fr::P_MINUS_1_OVER_2));
+    v.push_back(Fr::from_canonical_unchecked(Fr::P_MINUS_1_OVER_2) + one);
+    v.push_back(Fr::from_u64(2));
+    v.push_back(Fr::from_u64(3));
+    Fr pow2 = one;
+    for (int k = 0; k < 255; k++) {
+        if (k % 7 == 0 || k > 240) {
+            v.push_back(pow2);
+            v.push_back(pow2 - one);
+            v.push_back(minus_one - pow2);
+        }
+        pow2 = pow2.dbl();
+    }
+    for (unsigned c = 1; c <= 16; c++) {
+        limbs_t<4> pattern{};
+        for (unsigned bit = c - 1; bit < 254; bit += c) pattern[bit / 64] |= uint64_t(1) << (bit % 64);
+        v.push_back(Fr::from_canonical_unchecked(pattern));
+    }
+    // 2^254 - 1: every window all ones (254 bits keep it below r).
+    limbs_t<4> ones{~0ull, ~0ull, ~0ull, (~0ull) >> 2};
+    v.push_back(Fr::from_canonical_unchecked(ones));
+    return v;
+}
+
+MsmConfig batched_everywhere(ThreadPool* pool = nullptr) {
+    // Forces the batched-affine path even for tiny inputs, with batches small enough to flush mid-round.
+    MsmConfig cfg;
+    cfg.min_batch_pairs = 1;
+    cfg.batch_size = 3;
+    cfg.pool = pool;
+    return cfg;
+}
+
+}  // namespace
+
+TEST(MsmG1, MatchesNaiveOnSmallSizes) {
+    Rng rng(1);
+    ThreadPool pool(2);
+    for (size_t n : {0u, 1u, 2u, 3u, 7u, 64u}) {
+        auto bases = random_bases<G1Config>(n, rng);
+        auto scalars = random_scalars(n, rng);
+        auto expect = naive_msm<G1Config>(bases, scalars);
+        EXPECT_EQ(msm_g1(bases, scalars), expect) << "n=" << n;
+        EXPECT_EQ(msm_g1(bases, scalars, batched_everywhere(&pool)), expect) << "batched n=" << n;
+        MsmConfig no_split;
+        no_split.split_zero_one = false;
+        EXPECT_EQ(msm_g1(bases, scalars, no_split), expect) << "no split n=" << n;
+    }
+    EXPECT_TRUE(msm_g1({}, {}).is_identity());
+}
+
+TEST(MsmG1, MatchesDlogReferenceOnLargerSizes) {
+    Rng rng(2);
+    ThreadPool pool(4);
+    for (size_t n : {1000u, 4096u}) {
+        DlogBases<G1Config> b(n, rng);
+        auto scalars = random_scalars(n, rng);
+        auto expect = b.reference(scalars);
+        MsmConfig cfg;
+        cfg.pool = &pool;
+        EXPECT_EQ(msm_g1(b.points, scalars, cfg), expect) << "n=" << n;
+        // The window the chooser picks for n on 4 threads, one wider (more buckets than points per window) and a
+        // small one, each with chunks that carry the buckets over.
+        unsigned c = msm_window_bits(n, pool.size());
+        for (unsigned cw : {c, c + 1, 4u}) {
+            cfg.window_bits = cw;
+            cfg.chunk_points = 777;
+            EXPECT_EQ(msm_g1(b.points, scalars, cfg), expect) << "n=" << n << " c=" << cw;
+        }
+    }
+}
+
+TEST(MsmG1, AllZeroScalarsGiveIdentity) {
+    Rng rng(3);
+    DlogBases<G1Config> b(500, rng);
+    std::vector<Fr> zeros(500, Fr::zero());
+    EXPECT_TRUE(msm_g1(b.points, zeros).is_identity());
+    MsmConfig no_split;
+    no_split.split_zero_one = false;
+    EXPECT_TRUE(msm_g1(b.points, zeros, no_split).is_identity());
+    auto split = split_scalars(zeros);
+    EXPECT_EQ(split.zero_count(), 500u);
+}
+
+TEST(MsmG1, AllOneScalarsGivePlainSum) {
+    Rng rng(4);
+    ThreadPool pool(2);
+    for (size_t n : {1u, 2u, 5u, 2000u}) {
+        DlogBases<G1Config> b(n, rng);
+        b.set_infinity(n / 2);
+        std::vector<Fr> ones(n, Fr::one());
+        G1Jacobian expect = G1Jacobian::identity();
+        for (auto& p : b.points) expect = expect.add_mixed(p);
+        MsmConfig cfg;
+        cfg.pool = &pool;
+        EXPECT_EQ(msm_g1(b.points, ones, cfg), expect) << "n=" << n;
+        EXPECT_EQ(msm_g1(b.points, ones, batched_everywhere(&pool)), expect) << "batched n=" << n;
+        EXPECT_EQ(split_scalars(ones).one_indices.size(), n);
+    }
+}
+
+TEST(MsmG1, MixedZeroOneRandomScalars) {
+    Rng rng(5);
+    const size_t n = 3000;
+    DlogBases<G1Config> b(n, rng);
+    for (size_t i = 0; i < n; i += 97) b.set_infinity(i);
+    std::vector<Fr> scalars(n);
+    size_t zeros = 0, ones = 0;
+    for (auto& s : scalars) {
+        unsigned u = (unsigned)(rng() % 10);
+        if (u < 6) s = Fr::zero(), zeros++;
+        else if (u < 9) s = Fr::one(), ones++;
+        else s = Fr::random(rng);
+    }
+    auto expect = b.reference(scalars);
+    auto split = split_scalars(scalars);
+    EXPECT_EQ(split.zero_count(), zeros);
+    EXPECT_EQ(split.one_indices.size(), ones);
+    EXPECT_EQ(split.other_scalars.size(), n - zeros - ones);
+    for (size_t k = 0; k < split.other_indices.size(); k++)
+        ASSERT_EQ(Fr::from_canonical_unchecked(split.other_scalars[k]), scalars[split.other_indices[k]]);
+    EXPECT_EQ(msm_g1(b.points, scalars), expect);
+    EXPECT_EQ(msm_g1_split(b.points, split), expect);
+    EXPECT_EQ(msm_g1_split(b.points, split, batched_everywhere()), expect);
+    MsmConfig no_split;
+    no_split.split_zero_one = false;
+    EXPECT_EQ(msm_g1(b.points, scalars, no_split), expect);
+}
+
+TEST(MsmG1, EdgeScalarsAtEveryWindowWidth) {
+    Rng rng(6);
+    auto scalars = edge_scalars();
+    DlogBases<G1Config> b(scalars.size(), rng);
+    auto expect = b.reference(scalars);
+    ThreadPool pool(2);
+    for (unsigned c = 1; c <= 16; c++) {
+        MsmConfig cfg = batched_everywhere(&pool);
+        cfg.window_bits = c;
+        cfg.batch_size = 64;
+        ASSERT_EQ(msm_g1(b.points, scalars, cfg), expect) << "c=" << c;
+        cfg.min_batch_pairs = 1u << 30;  // the XYZZ bucket path
+        ASSERT_EQ(msm_g1(b.points, scalars, cfg), expect) << "xyzz c=" << c;
+    }
+    // One edge scalar alone: r - 1 times a base is its negation.
+    std::vector<Fr> minus_one{Fr::zero() - Fr::one()};
+    std::vector<G1Affine> g{G1Affine::generator()};
+    EXPECT_EQ(msm_g1(g, minus_one), -G1Jacobian::generator());
+}
+
+TEST(MsmG1, InfinityRepeatedAndOppositeBases) {
+    Rng rng(7);
+    // Equal scalars put equal or opposite points into the same bucket, so the batch meets P + P and P + (-P);
+    // a few random bases and scalars around them keep the batches mixed.
+    auto base = random_bases<G1Config>(4, rng);
+    Fr s = Fr::random(rng), t = Fr::random(rng);
+    std::vector<G1Affine> bases;
+    std::vector<Fr> scalars;
+    auto put = [&](const G1Affine& p, const Fr& x) {
+        bases.push_back(p);
+        scalars.push_back(x);
+    };
+    for (int rep = 0; rep < 6; rep++) {
+        put(base[0], s);                  // repeated: doublings
+        put(-base[1], s);                 // with the next, opposite: cancel
+        put(base[1], s);
+        put(G1Affine::identity(), t);     // infinity with a nonzero scalar
+        put(base[2], -s);                 // opposite scalars on one base
+        put(base[2], s);
+        put(base[3], Fr::random(rng));
+        put(base[0], Fr::one());
+        put(-base[0], Fr::one());
+    }
+    auto expect = naive_msm<G1Config>(bases, scalars);
+    ThreadPool pool(2);
+    EXPECT_EQ(msm_g1(bases, scalars), expect);
+    for (unsigned c : {2u, 5u, 8u}) {
+        MsmConfig cfg = batched_everywhere(&pool);
+        cfg.window_bits = c;
+        EXPECT_EQ(msm_g1(bases, scalars, cfg), expect) << "c=" << c;
+    }
+    // All bases at infinity.
+    std::vector<G1Affine> inf(10, G1Affine::identity());
+    auto sc = random_scalars(10, rng);
+    EXPECT_TRUE(msm_g1(inf, sc, batched_everywhere(&pool)).is_identity());
+}
+
+TEST(MsmG1, RejectsLengthMismatch) {
+    Rng rng(8);
+    auto bases = random_bases<G1Config>(3, rng);
+    auto scalars = random_scalars(2, rng);
+    EXPECT_THROW(msm_g1(bases, scalars), std::invalid_argument);
+    auto split = split_scalars(scalars);
+    EXPECT_THROW(msm_g1_split(bases, split), std::invalid_argument);
+    MsmConfig cfg;
+    cfg.window_bits = 40;
+    EXPECT_THROW(msm_g1(std::span(bases).first(2), scalars, cfg), std::invalid_argument);
+}
+
+TEST(MsmG1, WindowChooserGrowsWithSize) {
+    // The cost model must widen windows as n grows (the bucket sums amortize over more points), and stay in range.
+    unsigned prev = 0;
+    for (size_t logn = 0; logn <= 26; logn++) {
+        unsigned c = msm_window_bits(size_t(1) << logn, 2);
+        EXPECT_GE(c, prev) << "logn=" << logn;
+        EXPECT_GE(c, 1u);
+        EXPECT_LE(c, 20u);
+        prev = c;
+    }
+    EXPECT_GE(msm_window_bits(size_t(1) << 20, 2), 14u);
+}
+
+TEST(MsmG2, MatchesNaiveAndDlogReference) {
+    Rng rng(9);
+    ThreadPool pool(2);
+    {
+        auto bases = random_bases<G2Config>(9, rng);
+        bases[4] = G2Affine::identity();
+        bases[5] = bases[3];
+        bases[6] = -bases[2];
+        auto scalars = random_scalars(9, rng);
+        scalars[1] = Fr::one();
+        scalars[7] = Fr::zero();
+        scalars[6] = scalars[2];
+        scalars[5] = scalars[3];
+        auto expect = naive_msm<G2Config>(bases, scalars);
+        EXPECT_EQ(msm_g2(bases, scalars), expect);
+        EXPECT_EQ(msm_g2(bases, scalars, batched_everywhere(&pool)), expect);
+    }
+    {
+        auto scalars = edge_scalars();
+        const size_t edges = scalars.size();
+        for (size_t i = 0; i < 300; i++) scalars.push_back(i % 3 == 0 ? Fr::one() : Fr::random(rng));
+        DlogBases<G2Config> b(scalars.size(), rng);
+        b.set_infinity(edges + 1);
+        auto expect = b.reference(scalars);
+        MsmConfig cfg;
+        cfg.pool = &pool;
+        EXPECT_EQ(msm_g2(b.points, scalars, cfg), expect);
+        cfg = batched_everywhere(&pool);
+        cfg.window_bits = 7;
+        EXPECT_EQ(msm_g2(b.points, scalars, cfg), expect);
+        EXPECT_EQ(msm_g2_split(b.points, split_scalars(scalars), cfg), expect);
+    }
+    std::vector<G2Affine> two(2);
+    std::vector<Fr> one(1);
+    EXPECT_THROW(msm_g2(two, one), std::invalid_argument);
+}
