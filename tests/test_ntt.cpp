@@ -283,3 +283,19 @@ TEST(Ntt, SizeMismatchThrows) {
     EXPECT_THROW(ntt(d, v), std::invalid_argument);
     for (auto& x : v) EXPECT_EQ(x, Fr::one());
 }
+
+TEST(Ntt, TwiddlesMatchDefinitionAcrossTheTableCap) {
+    // Transforms above 2^21 take twiddles beyond the 2^20-entry table as a product of two entries; the tests
+    // cannot afford such a transform, so check W[b] = w32^bitrev_31(b) directly on both sides of the cap.
+    const Fr w32 = Fr::root_of_unity();
+    auto bitrev31 = [](uint64_t b) {
+        uint64_t r = 0;
+        for (unsigned i = 0; i < 31; i++) r |= ((b >> i) & 1) << (30 - i);
+        return r;
+    };
+    for (uint64_t b : {0ull, 1ull, 2ull, 3ull, 12345ull, (1ull << 20) - 1, 1ull << 20, (1ull << 20) + 1,
+                       (1ull << 20) + 777777ull, 3ull << 25, (1ull << 31) - 1}) {
+        EXPECT_EQ(ntt_detail::twiddle(b), w32.pow(bitrev31(b))) << "b=" << b;
+    }
+    EXPECT_THROW(ntt_detail::twiddle(1ull << 31), std::invalid_argument);
+}

@@ -23,8 +23,9 @@
 // because the bits of 2^j and i are disjoint) and cached process-wide, grown on demand; beyond the cap
 // (n > 2^21) a block's twiddle is W[b mod 2^cap] * HI[b >> cap], one extra multiplication per *block*, which only
 // the last few stages notice. The cap bounds the table at 32 MiB, against 4 GiB for a full table at 2^28.
-// Building the table costs one multiplication per entry, i.e. 2/k of the transform itself; cached, it costs
-// nothing after the first call (measured by bench_ntt: see the report in the commit).
+// Building it per call would cost one multiplication per entry: 2^19 of them take ~20 ms against ~540 ms (CPU)
+// for a 2^20 transform (bench_ntt, BM_twiddle_equivalent_cost vs BM_ntt/20/1), i.e. ~4%; cached, it is paid
+// once per process and never again.
 //
 // Threading: the streaming passes split the butterflies of a pass into contiguous ranges; the in-cache phase
 // splits the blocks. Below a measured size everything runs on the calling thread.
@@ -48,7 +49,11 @@ constexpr unsigned BLOCK_LOG = 14;
 constexpr unsigned TWIDDLE_CAP_LOG = 20;
 constexpr unsigned TILE_LOG = 4;  // bit-reversal tiles of 16 x 16 elements (8 KiB)
 
-// Measured on 2 cores (bench_ntt, BM_ntt_threshold): below 2^11 a parallel_for costs more than it saves.
+// Below this size a transform stays on the calling thread. bench_ntt's BM_ntt_threshold (serial vs parallel,
+// 2 threads) shows the caller's own CPU time halving from 2^9 up (2^10: 253 us serial, 141 us parallel), while a
+// transform makes ~5 parallel_for round trips of some 10 us each; 2^11 leaves margin for that. On the loaded
+// shared 2-core machine the parallel wall time never won below 2^13 (the second core was busy elsewhere), so
+// this is a conservative estimate, settable through ntt_detail::set_parallel_threshold.
 std::atomic<size_t> g_parallel_threshold{size_t{1} << 11};
 
 uint64_t bitrev(uint64_t v, unsigned bits) {
@@ -370,6 +375,10 @@ void bit_reverse_permute(std::span<Fr> values) {
 namespace ntt_detail {
 size_t parallel_threshold() { return g_parallel_threshold.load(); }
 void set_parallel_threshold(size_t n) { g_parallel_threshold.store(n); }
+Fr twiddle(uint64_t b) {
+    if (b >= (uint64_t{1} << 31)) throw std::invalid_argument("twiddle: index beyond 2^31");
+    return twiddles_for(32)->at(b);
+}
 }  // namespace ntt_detail
 
 }  // namespace cuzk

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 
 #include "cuzk/ff/fr.hpp"
@@ -32,6 +33,9 @@ namespace ntt_detail {
 // Transforms with n < parallel_threshold() run single-threaded (measured, see ntt.cpp).
 size_t parallel_threshold();
 void set_parallel_threshold(size_t n);
+// The twiddle W[b] = w32^bitrev_31(b) exactly as the kernels obtain it (table entry, or the product of two table
+// entries for b >= 2^20); b < 2^31. Builds the full-size table on first use.
+Fr twiddle(uint64_t b);
 }  // namespace ntt_detail
 
 }  // namespace cuzk
