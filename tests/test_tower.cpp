@@ -121,23 +121,6 @@ TEST(TowerConstants, BlsParameterGeneratesPAndR) {
     EXPECT_EQ(p, widen(Fq::P));
 }
 
-TEST(TowerFq, CarryFlagAddSubMatchMontField) {
-    // The tower's own Fq addition and subtraction (fq6.hpp) against MontField's, on edge and random values.
-    std::vector<Fq> v{Fq::zero(), Fq::one(), -Fq::one(), Fq::from_canonical_unchecked(Fq::P_MINUS_1_OVER_2),
-                      Fq::from_mont_limbs(Fq::sub_one(Fq::P))};
-    while (v.size() < 40) v.push_back(Fq::random(rng()));
-    for (const Fq& a : v)
-        for (const Fq& b : v) {
-            ASSERT_EQ(tower_detail::fq_add(a, b), a + b);
-            ASSERT_EQ(tower_detail::fq_sub(a, b), a - b);
-        }
-    Fq2 x = Fq2::random(rng()), y = Fq2::random(rng());
-    EXPECT_EQ(tower_detail::mul2(x, y), x * y);
-    EXPECT_EQ(tower_detail::sqr2(x), x.square());
-    EXPECT_EQ(tower_detail::nr2(x), x.mul_by_nonresidue());
-    EXPECT_EQ(tower_detail::neg2(x), -x);
-}
-
 TEST(TowerFq6, FieldAxioms) {
     auto s = fq6_samples(12);
     for (size_t i = 0; i < s.size(); i++) {

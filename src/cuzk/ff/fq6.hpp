@@ -12,54 +12,11 @@
 #include <array>
 #include <optional>
 
-#include <type_traits>
-#if defined(__x86_64__) && !defined(__CUDA_ARCH__)
-#include <immintrin.h>
-#endif
-
 #include "cuzk/ff/fq2.hpp"
 
 namespace cuzk {
 
 namespace tower_detail {
-
-// Fq additions for the tower's inner loops. MontField's operator+ goes through generic 128-bit limb arithmetic
-// that GCC 12 compiles into a non-inlined call with vector-lane shuffles; additions are about half of the
-// instructions of an Fq12 product, so the tower uses these carry-flag versions instead (same results: fully
-// reduced inputs give fully reduced outputs, checked against MontField by tests/test_tower.cpp).
-constexpr Fq fq_add(const Fq& a, const Fq& b) {
-#if defined(__x86_64__) && !defined(__CUDA_ARCH__)
-    if (!std::is_constant_evaluated()) {
-        unsigned long long s[6], d[6];
-        unsigned char c = 0, br = 0;
-        // a + b < 2p < 2^384 (p has a spare top bit): no carry out of the top limb.
-        for (int i = 0; i < 6; i++) c = _addcarry_u64(c, a.l[i], b.l[i], &s[i]);
-        for (int i = 0; i < 6; i++) br = _subborrow_u64(br, s[i], Fq::P[i], &d[i]);
-        // borrow: a + b < p, keep the sum.
-        uint64_t keep = 0 - (uint64_t)br;
-        Fq r;
-        for (int i = 0; i < 6; i++) r.l[i] = (s[i] & keep) | (d[i] & ~keep);
-        return r;
-    }
-#endif
-    return a + b;
-}
-constexpr Fq fq_sub(const Fq& a, const Fq& b) {
-#if defined(__x86_64__) && !defined(__CUDA_ARCH__)
-    if (!std::is_constant_evaluated()) {
-        unsigned long long d[6], s[6];
-        unsigned char c = 0, br = 0;
-        for (int i = 0; i < 6; i++) br = _subborrow_u64(br, a.l[i], b.l[i], &d[i]);
-        // borrow: a < b, add p back (the result a - b + p lies in [0, p)).
-        uint64_t m = 0 - (uint64_t)br;
-        for (int i = 0; i < 6; i++) c = _addcarry_u64(c, d[i], Fq::P[i] & m, &s[i]);
-        Fq r;
-        for (int i = 0; i < 6; i++) r.l[i] = s[i];
-        return r;
-    }
-#endif
-    return a - b;
-}
 
 // a / d for a small divisor d; only for constant evaluation. Reports the remainder through `rem`.
 template <size_t N>
@@ -83,23 +40,14 @@ inline constexpr limbs_t<6> P_MINUS_1_OVER_6 = [] {
 }();
 static_assert(!bigint::is_zero(P_MINUS_1_OVER_6), "p - 1 must be divisible by 6");
 
-// Fq2 operations built on them (the formulas of fq2.hpp).
-constexpr Fq2 add2(const Fq2& a, const Fq2& b) { return {fq_add(a.c0, b.c0), fq_add(a.c1, b.c1)}; }
-constexpr Fq2 sub2(const Fq2& a, const Fq2& b) { return {fq_sub(a.c0, b.c0), fq_sub(a.c1, b.c1)}; }
-constexpr Fq2 dbl2(const Fq2& a) { return add2(a, a); }
-constexpr Fq2 neg2(const Fq2& a) { return sub2(Fq2::zero(), a); }
-// times xi = 1 + u
-constexpr Fq2 nr2(const Fq2& a) { return {fq_sub(a.c0, a.c1), fq_add(a.c0, a.c1)}; }
-constexpr Fq2 mul2(const Fq2& a, const Fq2& b) {
-    Fq t0 = a.c0 * b.c0;
-    Fq t1 = a.c1 * b.c1;
-    Fq t2 = fq_add(a.c0, a.c1) * fq_add(b.c0, b.c1);
-    return {fq_sub(t0, t1), fq_sub(fq_sub(t2, t0), t1)};
-}
-constexpr Fq2 sqr2(const Fq2& a) {
-    Fq t = a.c0 * a.c1;
-    return {fq_add(a.c0, a.c1) * fq_sub(a.c0, a.c1), fq_add(t, t)};
-}
+// Short names for the Fq2 operations the tower formulas are written in.
+constexpr Fq2 add2(const Fq2& a, const Fq2& b) { return a + b; }
+constexpr Fq2 sub2(const Fq2& a, const Fq2& b) { return a - b; }
+constexpr Fq2 dbl2(const Fq2& a) { return a.dbl(); }
+constexpr Fq2 neg2(const Fq2& a) { return -a; }
+constexpr Fq2 nr2(const Fq2& a) { return a.mul_by_nonresidue(); }  // times xi = 1 + u
+constexpr Fq2 mul2(const Fq2& a, const Fq2& b) { return a * b; }
+constexpr Fq2 sqr2(const Fq2& a) { return a.square(); }
 
 struct FrobeniusTable {
     std::array<Fq2, 12> w;   // gamma_k
