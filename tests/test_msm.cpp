@@ -179,6 +179,9 @@ TEST(MsmG1, AllOneScalarsGivePlainSum) {
         cfg.pool = &pool;
         EXPECT_EQ(msm_g1(b.points, ones, cfg), expect) << "n=" << n;
         EXPECT_EQ(msm_g1(b.points, ones, batched_everywhere(&pool)), expect) << "batched n=" << n;
+        MsmConfig chunked = batched_everywhere(&pool);
+        chunked.chunk_points = 100;  // the running sum crosses chunks as a carried point
+        EXPECT_EQ(msm_g1(b.points, ones, chunked), expect) << "chunked n=" << n;
         EXPECT_EQ(split_scalars(ones).one_indices.size(), n);
     }
 }
@@ -206,6 +209,12 @@ TEST(MsmG1, MixedZeroOneRandomScalars) {
     EXPECT_EQ(msm_g1(b.points, scalars), expect);
     EXPECT_EQ(msm_g1_split(b.points, split), expect);
     EXPECT_EQ(msm_g1_split(b.points, split, batched_everywhere()), expect);
+    MsmConfig chunked = batched_everywhere();
+    chunked.chunk_points = 101;  // buckets carried across many chunks
+    chunked.window_bits = 6;
+    EXPECT_EQ(msm_g1_split(b.points, split, chunked), expect);
+    chunked.min_batch_pairs = 40;  // some chunks batched, some summed in XYZZ, with carries between them
+    EXPECT_EQ(msm_g1_split(b.points, split, chunked), expect);
     MsmConfig no_split;
     no_split.split_zero_one = false;
     EXPECT_EQ(msm_g1(b.points, scalars, no_split), expect);
@@ -275,6 +284,13 @@ TEST(MsmG1, RejectsLengthMismatch) {
     EXPECT_THROW(msm_g1(bases, scalars), std::invalid_argument);
     auto split = split_scalars(scalars);
     EXPECT_THROW(msm_g1_split(bases, split), std::invalid_argument);
+    ScalarSplit bad;
+    bad.size = 3;
+    bad.other_indices = {3};  // out of range
+    bad.other_scalars = {limbs_t<4>{5, 0, 0, 0}};
+    EXPECT_THROW(msm_g1_split(bases, bad), std::invalid_argument);
+    bad.other_indices = {2};
+    EXPECT_EQ(msm_g1_split(bases, bad), bases[2].to_jacobian().mul(5));
     MsmConfig cfg;
     cfg.window_bits = 40;
     EXPECT_THROW(msm_g1(std::span(bases).first(2), scalars, cfg), std::invalid_argument);

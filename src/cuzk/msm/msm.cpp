@@ -30,7 +30,9 @@ struct MsmDefaults<G2Config> {
     static constexpr size_t min_batch_pairs = 48;
 };
 
-constexpr size_t kDefaultChunkPoints = size_t(1) << 20;
+// G1 2^20 single-threaded CPU time with c = 16 and chunks of 2^16, 2^18, 2^20 points: 5.23, 5.07, 5.06 s (a
+// chunk's tree does not fit the caches either way); 2^18 keeps a task's scratch near 16 MB.
+constexpr size_t kDefaultChunkPoints = size_t(1) << 18;
 constexpr unsigned kMaxWindowBits = 20;
 // Indices and Pippenger's entries keep a sign bit beside a point index in 32 bits.
 constexpr size_t kMaxPoints = size_t(1) << 31;
@@ -161,7 +163,8 @@ struct Scratch {
     std::vector<uint32_t> entries;  // base index << 1 | negate, grouped by bucket
     std::vector<uint32_t> tstart, len, active;
     std::vector<Affine<Cfg>> tree;
-    std::vector<XYZZ<Cfg>> buckets;
+    std::vector<Affine<Cfg>> carry;  // bucket sums carried between chunks (affine, infinity when empty)
+    std::vector<XYZZ<Cfg>> buckets;  // bucket sums from rounds too small to batch
 };
 constexpr uint32_t kNoBucket = 0xffffffffu;
 
@@ -206,26 +209,31 @@ inline XYZZ<Cfg> add_bucket(const XYZZ<Cfg>& running, const XYZZ<Cfg>& q) {
     return running + q;
 }
 
-// buckets[b] += sum of the points of bucket b (points bases[e >> 1], negated when e & 1, for the entries e in
-// [ebeg[b], ebeg[b+1])). A pairwise tree: each round adds disjoint pairs inside every bucket with batched affine
-// additions and halves the lists, until each bucket holds one point. Layout: bucket b's list lives in
-// tree[tstart[b] ..]; with o = len & 1, an odd list keeps its first point in place and pair i reads slots o + 2i,
-// o + 2i + 1 and writes slot o + i. An output slot lies below the input slots of every later pair, which is what
-// makes the in-place rounds safe (BatchAdder copies inputs when a pair is pushed).
+// Adds the points of every bucket b (bases[e >> 1], negated when e & 1, for the entries e in [ebeg[b], ebeg[b+1]))
+// into the bucket's value carry[b] + buckets[b]. The affine carry[b] enters the bucket's list as one more point, so
+// the buckets pass from one chunk to the next at no extra addition; buckets[b] (XYZZ) only receives the points of
+// rounds too small to batch.
+//
+// A pairwise tree: each round adds disjoint pairs inside every bucket with batched affine additions and halves the
+// lists, until each bucket holds one point, its new carry. Layout: bucket b's list lives in tree[tstart[b] ..];
+// with o = len & 1, an odd list keeps its first point in place and pair i reads slots o + 2i, o + 2i + 1 and writes
+// slot o + i. An output slot lies below the input slots of every later pair, which is what makes the in-place rounds
+// safe (BatchAdder copies inputs when a pair is pushed, and batches are flushed in push order).
 template <class Cfg>
 void reduce_buckets(size_t nb, const Affine<Cfg>* bases, Scratch<Cfg>& s, size_t min_pairs) {
     using Aff = Affine<Cfg>;
     const uint32_t* ebeg = s.ebeg.data();
     const uint32_t* entries = s.entries.data();
     XYZZ<Cfg>* buckets = s.buckets.data();
+    Aff* carry = s.carry.data();
 
     size_t pairs = 0, tsize = 0;
     for (size_t b = 0; b < nb; b++) {
-        uint32_t len = ebeg[b + 1] - ebeg[b];
+        uint32_t len = ebeg[b + 1] - ebeg[b] + (carry[b].infinity ? 0 : 1);
         pairs += len / 2;
         tsize += (len + 1) / 2;
     }
-    if (pairs < min_pairs) {  // too few to repay an inversion
+    if (pairs < min_pairs) {  // too few to repay an inversion; the carries stay as they are
         for (size_t b = 0; b < nb; b++)
             for (uint32_t k = ebeg[b]; k < ebeg[b + 1]; k++)
                 buckets[b] = buckets[b].add_mixed(load_point(bases, entries[k]));
@@ -243,34 +251,42 @@ void reduce_buckets(size_t nb, const Affine<Cfg>* bases, Scratch<Cfg>& s, size_t
     constexpr size_t kAhead = 16;
     size_t t = 0;
     for (size_t b = 0; b < nb; b++) {
-        uint32_t e = ebeg[b], len = ebeg[b + 1] - e;
+        const uint32_t has_carry = carry[b].infinity ? 0 : 1;
+        // List element j is the carry when j < has_carry, else entry ebeg[b] + j - has_carry.
+        const uint32_t first = ebeg[b], len = ebeg[b + 1] - first + has_carry;
+        auto element = [&](uint32_t j) {
+            return j < has_carry ? carry[b] : load_point(bases, entries[first + j - has_carry]);
+        };
         s.tstart[b] = (uint32_t)t;
         s.len[b] = (len + 1) / 2;
         if (len == 0) continue;
         Aff* dst = tree + t;
-        uint32_t o = len & 1;
-        if (o) dst[0] = load_point(bases, entries[e]);
+        const uint32_t o = len & 1;
+        if (o) dst[0] = element(0);
         for (uint32_t i = 0; i < len / 2; i++) {
-            size_t k = e + o + 2 * i;
+            uint32_t j = o + 2 * i;
+            size_t k = (size_t)first + j - has_carry;  // entry index of element j (of j + 1: k + 1)
             if (k + kAhead + 1 < total) {
                 prefetch_point(bases + (entries[k + kAhead] >> 1));
                 prefetch_point(bases + (entries[k + kAhead + 1] >> 1));
             }
-            s.adder.push(load_point(bases, entries[k]), load_point(bases, entries[k + 1]), dst + o + i);
+            s.adder.push(element(j), element(j + 1), dst + o + i);
         }
         t += (len + 1) / 2;
         if (s.len[b] >= 2) s.active.push_back((uint32_t)b);
     }
     s.adder.flush();
     for (size_t b = 0; b < nb; b++)
-        if (s.len[b] == 1) buckets[b] = buckets[b].add_mixed(tree[s.tstart[b]]);
+        if (s.len[b] == 1) carry[b] = tree[s.tstart[b]];
 
     while (!s.active.empty()) {
         pairs = 0;
         for (uint32_t b : s.active) pairs += s.len[b] / 2;
         if (pairs < min_pairs) {
-            for (uint32_t b : s.active)
+            for (uint32_t b : s.active) {
                 for (uint32_t k = 0; k < s.len[b]; k++) buckets[b] = buckets[b].add_mixed(tree[s.tstart[b] + k]);
+                carry[b] = Aff::identity();  // it was in the list just summed
+            }
             return;
         }
         for (uint32_t b : s.active) {
@@ -283,10 +299,24 @@ void reduce_buckets(size_t nb, const Affine<Cfg>* bases, Scratch<Cfg>& s, size_t
         size_t kept = 0;
         for (uint32_t b : s.active) {
             if (s.len[b] >= 2) s.active[kept++] = b;
-            else buckets[b] = buckets[b].add_mixed(tree[s.tstart[b]]);
+            else carry[b] = tree[s.tstart[b]];
         }
         s.active.resize(kept);
     }
+}
+
+// Starts nb empty buckets.
+template <class Cfg>
+void reset_buckets(Scratch<Cfg>& s, size_t nb) {
+    s.buckets.assign(nb, XYZZ<Cfg>::identity());
+    s.carry.assign(nb, Affine<Cfg>::identity());
+    s.ebeg.resize(nb + 1);
+}
+
+// The value of bucket b: buckets[b] + carry[b] (usually just the carry, which makes it a free conversion).
+template <class Cfg>
+XYZZ<Cfg> bucket_value(const Scratch<Cfg>& s, size_t b) {
+    return s.buckets[b].add_mixed(s.carry[b]);
 }
 
 // ---- planning -----------------------------------------------------------------------------------------------
@@ -295,11 +325,13 @@ struct Plan {
     size_t parts;    // point ranges per window; tasks = windows * parts
 };
 
-// Wall-clock model in units of one batched affine addition: a task over m points costs m additions plus the
-// running sum over its 2^(c-1) buckets, one mixed and one full XYZZ addition per bucket, ~24 multiplications
-// against ~6 for a batched addition, hence 4 units per bucket; tasks run ceil(tasks / threads) deep. Measured on
-// the 2-core Zen 4 with the G1 benchmark (see the commit message): the model's pick (c = 12 at 2^16, c = 16 at
-// 2^20) was within noise of the best of c - 1, c, c + 1.
+// Wall-clock model in units of one batched affine addition (~0.29 us in G1 with the 29 ns Fq multiplication): a
+// task over m points costs m additions plus 2 units per bucket. The bucket's share: its running-sum step, one
+// mixed and one full XYZZ addition (~0.83 us, ~2.9 units), less the one tree addition it saves (a bucket of k
+// points needs k - 1 additions). Tasks run ceil(tasks / threads) deep. Measured single-threaded G1 CPU time on the
+// Zen 4 (under load from other builds): 2^16 with c = 11, 12, 13: 461, 440, 422 ms; 2^20 with c = 15, 16, 17: 5.42,
+// 5.14, 5.37 s; G2 2^16 with c = 11..14: 1.51, 1.43, 1.40, 1.52 s. The model picks c = 13 and c = 16, the measured
+// best (a bucket weight of 4 picked c = 12 at 2^16, 4% slower).
 Plan choose_plan(size_t n, size_t threads, unsigned fixed_c) {
     Plan best{fixed_c ? fixed_c : 1, 1};
     double best_cost = std::numeric_limits<double>::infinity();
@@ -311,7 +343,7 @@ Plan choose_plan(size_t n, size_t threads, unsigned fixed_c) {
         size_t max_parts = std::max<size_t>(1, std::min<size_t>(n, (2 * threads + w - 1) / w));
         for (size_t p = 1; p <= max_parts; p++) {
             double depth = (double)((w * p + threads - 1) / threads);
-            double cost = depth * ((double)((n + p - 1) / p) + 4.0 * (double)(size_t(1) << (c - 1)));
+            double cost = depth * ((double)((n + p - 1) / p) + 2.0 * (double)(size_t(1) << (c - 1)));
             if (cost < best_cost) {
                 best_cost = cost;
                 best = {c, p};
@@ -322,11 +354,12 @@ Plan choose_plan(size_t n, size_t threads, unsigned fixed_c) {
 }
 
 template <class Cfg>
-XYZZ<Cfg> running_sum(const XYZZ<Cfg>* buckets, size_t nb) {
-    // sum_b (b + 1) * buckets[b] = sum over k of (sum of the buckets >= k).
+XYZZ<Cfg> running_sum(const Scratch<Cfg>& s, size_t nb) {
+    // sum_b (b + 1) * bucket_b = sum over k of (sum of the buckets >= k).
     XYZZ<Cfg> running = XYZZ<Cfg>::identity(), total = XYZZ<Cfg>::identity();
     for (size_t b = nb; b-- > 0;) {
-        if (!buckets[b].is_identity()) running = add_bucket(running, buckets[b]);
+        XYZZ<Cfg> v = bucket_value(s, b);
+        if (!v.is_identity()) running = add_bucket(running, v);
         total += running;
     }
     return total;
@@ -337,8 +370,7 @@ template <class Cfg>
 XYZZ<Cfg> window_part(std::span<const Affine<Cfg>> bases, const ScalarSplit& split, unsigned window, unsigned c,
                       size_t lo, size_t hi, size_t chunk, size_t min_pairs, Scratch<Cfg>& s) {
     const size_t nb = size_t(1) << (c - 1);
-    s.buckets.assign(nb, XYZZ<Cfg>::identity());
-    s.ebeg.resize(nb + 1);
+    reset_buckets(s, nb);
     s.pos.resize(nb);
     const ScalarLimbs* scalars = split.other_scalars.data();
     const uint32_t* index = split.other_indices.data();
@@ -369,7 +401,7 @@ XYZZ<Cfg> window_part(std::span<const Affine<Cfg>> bases, const ScalarSplit& spl
         }
         reduce_buckets(nb, bases.data(), s, min_pairs);
     }
-    return running_sum(s.buckets.data(), nb);
+    return running_sum(s, nb);
 }
 
 template <class Cfg>
@@ -411,8 +443,7 @@ Jacobian<Cfg> sum_ones(std::span<const Affine<Cfg>> bases, const std::vector<uin
     std::vector<XYZZ<Cfg>> sums(parts);
     pool.run_tasks(parts, [&](size_t p) {
         auto s = scratch.take();
-        s->buckets.assign(1, XYZZ<Cfg>::identity());
-        s->ebeg.resize(2);
+        reset_buckets(*s, 1);
         size_t lo = m * p / parts, hi = m * (p + 1) / parts;
         for (size_t cl = lo; cl < hi; cl += chunk) {
             size_t ch = std::min(hi, cl + chunk);
@@ -422,7 +453,7 @@ Jacobian<Cfg> sum_ones(std::span<const Affine<Cfg>> bases, const std::vector<uin
             s->ebeg[1] = (uint32_t)(ch - cl);
             reduce_buckets(1, bases.data(), *s, min_pairs);
         }
-        sums[p] = s->buckets[0];
+        sums[p] = bucket_value(*s, 0);
         scratch.give(std::move(s));
     });
     XYZZ<Cfg> total = XYZZ<Cfg>::identity();
@@ -485,6 +516,10 @@ Jacobian<Cfg> msm_split(std::span<const Affine<Cfg>> bases, const ScalarSplit& s
     if (cfg.window_bits > kMaxWindowBits)
         throw std::invalid_argument("msm: window_bits must be at most " + std::to_string(kMaxWindowBits));
     if (bases.size() >= kMaxPoints) throw std::invalid_argument("msm: at most 2^31 - 1 points");
+    // A split built by hand could index past the bases; checking costs one pass over the indices.
+    for (const auto* list : {&split.one_indices, &split.other_indices})
+        for (uint32_t i : *list)
+            if (i >= split.size) throw std::invalid_argument("msm: split index " + std::to_string(i) + " out of range");
     ThreadPool& pool = cfg.pool ? *cfg.pool : ThreadPool::global();
     const size_t batch = cfg.batch_size ? cfg.batch_size : MsmDefaults<Cfg>::batch_size;
     const size_t min_pairs = cfg.min_batch_pairs ? cfg.min_batch_pairs : MsmDefaults<Cfg>::min_batch_pairs;
