@@ -331,7 +331,8 @@ struct Plan {
 // points needs k - 1 additions). Tasks run ceil(tasks / threads) deep. Measured single-threaded G1 CPU time on the
 // Zen 4 (under load from other builds): 2^16 with c = 11, 12, 13: 461, 440, 422 ms; 2^20 with c = 15, 16, 17: 5.42,
 // 5.14, 5.37 s; G2 2^16 with c = 11..14: 1.51, 1.43, 1.40, 1.52 s. The model picks c = 13 and c = 16, the measured
-// best (a bucket weight of 4 picked c = 12 at 2^16, 4% slower).
+// best (a bucket weight of 4 picked c = 12 at 2^16, 4% slower). On 2 threads (bench BM_MsmG1Window, wall
+// medians): 2^16 with c = 12, 13, 14: 220, 200, 212 ms; 2^20 with c = 15, 16, 17: 2.71, 2.58, 2.76 s.
 Plan choose_plan(size_t n, size_t threads, unsigned fixed_c) {
     Plan best{fixed_c ? fixed_c : 1, 1};
     double best_cost = std::numeric_limits<double>::infinity();

@@ -45,7 +45,8 @@ struct MsmConfig {
     // 110 bytes (G2) per chunk point plus 300 (G1) or 580 (G2) bytes per bucket. 0: 2^18.
     size_t chunk_points = 0;
     // Independent affine additions that share one inversion. 0: 2048 for G1, 1024 for G2 (the gathered inputs of
-    // one batch then stay within the 1 MiB L2 cache, and the inversion costs < 5% of the batch).
+    // one batch then stay within the 1 MiB L2 cache, and the inversion costs ~3% of the batch). G1 2^16 single-thread
+    // CPU time with batches of 512 .. 8192: 411, 390, 382, 382, 379 ms.
     size_t batch_size = 0;
     // A round of bucket additions with fewer independent pairs than this finishes with XYZZ additions instead (one
     // inversion costs ~570 field multiplications, which fewer pairs do not repay). 0: 128 for G1, 48 for G2.
