@@ -522,7 +522,9 @@ Jacobian<Cfg> msm_split(std::span<const Affine<Cfg>> bases, const ScalarSplit& s
         for (uint32_t i : *list)
             if (i >= split.size) throw std::invalid_argument("msm: split index " + std::to_string(i) + " out of range");
     ThreadPool& pool = cfg.pool ? *cfg.pool : ThreadPool::global();
-    const size_t batch = cfg.batch_size ? cfg.batch_size : MsmDefaults<Cfg>::batch_size;
+    // A batch never holds more pairs than there are points: small MSMs do not allocate full-size batches.
+    const size_t batch = std::min(cfg.batch_size ? cfg.batch_size : MsmDefaults<Cfg>::batch_size,
+                                  std::max<size_t>(1, bases.size()));
     const size_t min_pairs = cfg.min_batch_pairs ? cfg.min_batch_pairs : MsmDefaults<Cfg>::min_batch_pairs;
     const size_t chunk = cfg.chunk_points ? cfg.chunk_points : kDefaultChunkPoints;
     ScratchPool<Cfg> scratch(batch);
