@@ -242,13 +242,26 @@ struct MontField {
         MontField r;
 #if CUZK_X86_CARRY
         if (!std::is_constant_evaluated()) {
+            // s = a + b, d = s - p; the result is s where that borrows (a + b < p), else d.
             unsigned long long s[N], d[N];
             unsigned char c = 0, br = 0;
             // a + b < 2p < 2^(64N) because p has a spare top bit: no carry out of the top limb.
             for (size_t i = 0; i < N; i++) c = _addcarry_u64(c, a.l[i], b.l[i], &s[i]);
             for (size_t i = 0; i < N; i++) br = _subborrow_u64(br, s[i], P[i], &d[i]);
-            uint64_t keep = 0 - (uint64_t)br;  // borrow: a + b < p, keep the sum
-            for (size_t i = 0; i < N; i++) r.l[i] = (s[i] & keep) | (d[i] & ~keep);
+            if constexpr (N == 4) {
+                // For 4 limbs the select is one 256-bit operation and is faster (NTT 2^20: 265 vs 357 ms).
+                uint64_t keep = 0 - (uint64_t)br;
+                for (size_t i = 0; i < N; i++) r.l[i] = (s[i] & keep) | (d[i] & ~keep);
+            } else {
+                // For 6 limbs it stalled (pairing: 848 vs 673 us, MSM G1 2^16 unchanged).
+                uint64_t m = 0 - (uint64_t)br;
+                c = 0;
+                for (size_t i = 0; i < N; i++) {
+                    unsigned long long t;
+                    c = _addcarry_u64(c, d[i], P[i] & m, &t);
+                    r.l[i] = t;
+                }
+            }
             return r;
         }
 #endif
@@ -261,12 +274,17 @@ struct MontField {
         MontField r;
 #if CUZK_X86_CARRY
         if (!std::is_constant_evaluated()) {
-            unsigned long long d[N], s[N];
+            // Each limb goes straight to r.l: building the result in a temporary made GCC 12 copy it with one
+            // 256-bit load right after scalar stores, a store-forwarding stall worth ~20% of an MSM.
+            unsigned long long d[N];
             unsigned char c = 0, br = 0;
             for (size_t i = 0; i < N; i++) br = _subborrow_u64(br, a.l[i], b.l[i], &d[i]);
             uint64_t m = 0 - (uint64_t)br;  // borrow: a < b, add p back (a - b + p lies in [0, p))
-            for (size_t i = 0; i < N; i++) c = _addcarry_u64(c, d[i], P[i] & m, &s[i]);
-            for (size_t i = 0; i < N; i++) r.l[i] = s[i];
+            for (size_t i = 0; i < N; i++) {
+                unsigned long long t;
+                c = _addcarry_u64(c, d[i], P[i] & m, &t);
+                r.l[i] = t;
+            }
             return r;
         }
 #endif
