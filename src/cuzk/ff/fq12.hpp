@@ -119,14 +119,7 @@ struct Fq12 {
     }
 
     template <size_t M>
-    constexpr Fq12 pow(const limbs_t<M>& e) const {
-        Fq12 r = one();
-        for (size_t i = bigint::num_bits(e); i-- > 0;) {
-            r = r.square();
-            if (bigint::bit(e, i)) r *= *this;
-        }
-        return r;
-    }
+    constexpr Fq12 pow(const limbs_t<M>& e) const { return pow_vartime(*this, e); }
 
     template <class Rng>
     static Fq12 random(Rng& rng) {

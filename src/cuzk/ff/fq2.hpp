@@ -50,14 +50,7 @@ struct Fq2 {
     static void batch_inverse(std::span<Fq2> v) { batch_inverse_in_place(v); }
 
     template <size_t M>
-    constexpr Fq2 pow(const limbs_t<M>& e) const {
-        Fq2 r = one();
-        for (size_t i = bigint::num_bits(e); i-- > 0;) {
-            r = r.square();
-            if (bigint::bit(e, i)) r *= *this;
-        }
-        return r;
-    }
+    constexpr Fq2 pow(const limbs_t<M>& e) const { return pow_vartime(*this, e); }
 
     // 0 for 0, 1 for a nonzero square, -1 otherwise: x is a square in Fq2 iff its norm is a square in Fq.
     constexpr int legendre() const { return norm().legendre(); }

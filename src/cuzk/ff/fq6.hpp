@@ -179,14 +179,7 @@ struct Fq6 {
     }
 
     template <size_t M>
-    constexpr Fq6 pow(const limbs_t<M>& e) const {
-        Fq6 r = one();
-        for (size_t i = bigint::num_bits(e); i-- > 0;) {
-            r = r.square();
-            if (bigint::bit(e, i)) r *= *this;
-        }
-        return r;
-    }
+    constexpr Fq6 pow(const limbs_t<M>& e) const { return pow_vartime(*this, e); }
 
     template <class Rng>
     static Fq6 random(Rng& rng) {

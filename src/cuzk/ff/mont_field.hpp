@@ -15,6 +15,7 @@
 
 #include "cuzk/ff/batch_inverse.hpp"
 #include "cuzk/ff/bigint.hpp"
+#include "cuzk/ff/pow.hpp"
 
 // The hand-scheduled x86-64 multiplication needs BMI2 (mulx) and ADX (adcx/adox); device code and other
 // targets use the portable loop. CUZK_MONT_ASM=0 forces the portable loop (for comparison benchmarks).
@@ -310,14 +311,7 @@ struct MontField {
 
     // this^e for an exponent given as little-endian limbs (any width), left to right.
     template <size_t M>
-    constexpr MontField pow(const limbs_t<M>& e) const {
-        MontField r = one();
-        for (size_t i = bigint::num_bits(e); i-- > 0;) {
-            r = r.square();
-            if (bigint::bit(e, i)) r *= *this;
-        }
-        return r;
-    }
+    constexpr MontField pow(const limbs_t<M>& e) const { return pow_vartime(*this, e); }
     constexpr MontField pow(uint64_t e) const { return pow(limbs_t<1>{e}); }
 
     // Inverse by Fermat's little theorem; the inverse of 0 is reported as nullopt.
