@@ -1,0 +1,50 @@
+// Groth16 keys and proofs over BLS12-381, laid out as bellman/bellperson lay them out (formats/ reads and writes
+// their files). Points are affine; the queries hold exactly the points the files hold.
+#pragma once
+
+#include <vector>
+
+#include "cuzk/ec/g1.hpp"
+#include "cuzk/ec/g2.hpp"
+
+namespace cuzk::groth16 {
+
+struct VerifyingKey {
+    G1Affine alpha_g1;
+    G1Affine beta_g1;
+    G2Affine beta_g2;
+    G2Affine gamma_g2;
+    G1Affine delta_g1;
+    G2Affine delta_g2;
+    // [(beta*u_i(tau) + alpha*v_i(tau) + w_i(tau)) / gamma]_1 for every public input i, ic[0] for the constant one.
+    std::vector<G1Affine> ic;
+
+    size_t num_public_inputs() const { return ic.empty() ? 0 : ic.size() - 1; }  // not counting the constant one
+    friend bool operator==(const VerifyingKey&, const VerifyingKey&) = default;
+};
+
+struct Parameters {
+    VerifyingKey vk;
+    // [tau^i * Z(tau) / delta]_1 for i in [0, n - 1), n the evaluation domain size.
+    std::vector<G1Affine> h;
+    // [(beta*u_j(tau) + alpha*v_j(tau) + w_j(tau)) / delta]_1 for every auxiliary (private) variable j.
+    std::vector<G1Affine> l;
+    // [u_i(tau)]_1 for the inputs, then the aux variables, skipping those whose u_i is zero (bellman drops the points
+    // at infinity; the prover's density tracker says which variables have a point).
+    std::vector<G1Affine> a;
+    // [v_i(tau)]_1 and [v_i(tau)]_2, inputs then aux, likewise without points at infinity.
+    std::vector<G1Affine> b_g1;
+    std::vector<G2Affine> b_g2;
+
+    friend bool operator==(const Parameters&, const Parameters&) = default;
+};
+
+struct Proof {
+    G1Affine a;
+    G2Affine b;
+    G1Affine c;
+
+    friend bool operator==(const Proof&, const Proof&) = default;
+};
+
+}  // namespace cuzk::groth16

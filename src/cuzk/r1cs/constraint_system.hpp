@@ -1,0 +1,88 @@
+// The constraint-system interface every circuit is written against, served by three implementations:
+//   KeygenAssembly      records the constraints (setup; values are never asked for),
+//   ProvingAssignment   evaluates a, b, c per constraint and keeps the assignment and density (the prover),
+//   TestConstraintSystem keeps names and values, says which constraint fails, and hashes the circuit's shape.
+// A circuit's synthesis is a template over the system (static dispatch: no virtual call per constraint), and
+// `Circuit` erases the type once per circuit so a circuit can be passed around and synthesized by any of the three.
+//
+// Names are built only when a system asks for them: pass a string literal, or a callable returning a string
+// (`[&] { return "bit " + std::to_string(i); }`), which the key generator and the prover never call.
+// Values likewise: `alloc(name, [&] { return value; })`; the key generator never calls the value function, so
+// circuits can be synthesized for setup without a witness. A value function that has no value throws
+// SynthesisError(AssignmentMissing).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "cuzk/r1cs/linear_combination.hpp"
+
+namespace cuzk::r1cs {
+
+enum class SynthesisErrorKind { AssignmentMissing, DivisionByZero, Unsatisfiable, Polynomial, Other };
+const char* synthesis_error_name(SynthesisErrorKind kind);
+
+class SynthesisError : public std::runtime_error {
+public:
+    SynthesisError(SynthesisErrorKind kind, const std::string& what)
+        : std::runtime_error(std::string(synthesis_error_name(kind)) + ": " + what), kind_(kind) {}
+    SynthesisErrorKind kind() const { return kind_; }
+
+private:
+    SynthesisErrorKind kind_;
+};
+
+// Turns a name argument (string-like or a callable returning one) into a string.
+template <class N>
+std::string make_name(N&& name) {
+    if constexpr (std::is_invocable_v<N>) return std::string(name());
+    else return std::string(std::forward<N>(name));
+}
+
+// What a constraint system must offer (checked at compile time where circuits are instantiated).
+template <class CS>
+concept ConstraintSystem = requires(CS& cs, const LC& lc) {
+    { cs.alloc("x", [] { return Fr::zero(); }) } -> std::same_as<Variable>;
+    { cs.alloc_input("x", [] { return Fr::zero(); }) } -> std::same_as<Variable>;
+    cs.enforce("c", lc, lc, lc);
+    cs.push_namespace("ns");
+    cs.pop_namespace();
+};
+
+// RAII namespace scope: `Namespace ns(cs, "sha256");`
+template <class CS>
+class Namespace {
+public:
+    template <class N>
+    Namespace(CS& cs, N&& name) : cs_(cs) {
+        cs_.push_namespace(std::forward<N>(name));
+    }
+    ~Namespace() { cs_.pop_namespace(); }
+    Namespace(const Namespace&) = delete;
+    Namespace& operator=(const Namespace&) = delete;
+
+private:
+    CS& cs_;
+};
+
+class KeygenAssembly;
+class ProvingAssignment;
+class TestConstraintSystem;
+
+// A circuit, type-erased over the three systems. Circuits derive from CircuitImpl<Derived> (circuit.hpp) and
+// implement
+//   template <class CS> void synthesize(CS& cs) const;
+// allocating their public inputs with alloc_input (the constant one is already input 0) and everything else with
+// alloc. The Groth16 driver (synthesize_groth16 in circuit.hpp) adds the constant one before and the input
+// constraints after.
+class Circuit {
+public:
+    virtual ~Circuit() = default;
+    virtual void synthesize_into(KeygenAssembly& cs) const = 0;
+    virtual void synthesize_into(ProvingAssignment& cs) const = 0;
+    virtual void synthesize_into(TestConstraintSystem& cs) const = 0;
+};
+
+}  // namespace cuzk::r1cs

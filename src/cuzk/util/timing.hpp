@@ -1,0 +1,66 @@
+// One timing sink for every layer. A span names its layer — pipeline (engine), prover (the seam call and its
+// stages), kernel (device work) — so the gap between a layer and the sum of the layer below can be printed.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace cuzk {
+
+enum class TimingLayer : uint8_t { Pipeline, Prover, Kernel };
+const char* timing_layer_name(TimingLayer layer);
+
+struct TimingSpan {
+    TimingLayer layer = TimingLayer::Prover;
+    std::string name;     // e.g. "msm.a", "ntt.coset", "synthesis"
+    int64_t item = -1;    // circuit / partition index within a batch, -1 when the span covers the whole call
+    double start_s = 0;   // seconds since the sink's epoch
+    double duration_s = 0;
+};
+
+// Thread-safe recorder of spans.
+class TimingSink {
+public:
+    TimingSink() : epoch_(std::chrono::steady_clock::now()) {}
+    void record(TimingSpan span);
+    std::vector<TimingSpan> spans() const;
+    double seconds_since_epoch(std::chrono::steady_clock::time_point t) const {
+        return std::chrono::duration<double>(t - epoch_).count();
+    }
+    // Sum of the durations of the spans with this layer and name (any item).
+    double total(TimingLayer layer, const std::string& name) const;
+    // JSON array of {layer, name, item, start_s, duration_s}.
+    std::string to_json() const;
+
+private:
+    std::chrono::steady_clock::time_point epoch_;
+    mutable std::mutex mu_;
+    std::vector<TimingSpan> spans_;
+};
+
+// Records [construction, destruction) into the sink; a null sink records nothing.
+class ScopedTiming {
+public:
+    ScopedTiming(TimingSink* sink, TimingLayer layer, std::string name, int64_t item = -1)
+        : sink_(sink), layer_(layer), name_(std::move(name)), item_(item), t0_(std::chrono::steady_clock::now()) {}
+    ~ScopedTiming() {
+        if (!sink_) return;
+        auto t1 = std::chrono::steady_clock::now();
+        sink_->record({layer_, std::move(name_), item_, sink_->seconds_since_epoch(t0_),
+                       std::chrono::duration<double>(t1 - t0_).count()});
+    }
+    ScopedTiming(const ScopedTiming&) = delete;
+    ScopedTiming& operator=(const ScopedTiming&) = delete;
+
+private:
+    TimingSink* sink_;
+    TimingLayer layer_;
+    std::string name_;
+    int64_t item_;
+    std::chrono::steady_clock::time_point t0_;
+};
+
+}  // namespace cuzk
