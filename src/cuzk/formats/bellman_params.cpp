@@ -1,0 +1,512 @@
+#include "cuzk/formats/bellman_params.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <ostream>
+#include <system_error>
+
+#include "cuzk/util/thread_pool.hpp"
+
+namespace cuzk::formats {
+
+static_assert(sizeof(size_t) >= 8, "count * point size (< 2^40) must not overflow size_t");
+
+// ---- errors -------------------------------------------------------------------------------------------------------
+
+std::string_view format_error_kind_name(FormatErrorKind kind) {
+    switch (kind) {
+        case FormatErrorKind::Io:
+            return "io";
+        case FormatErrorKind::Truncated:
+            return "truncated";
+        case FormatErrorKind::CountTooLarge:
+            return "count-too-large";
+        case FormatErrorKind::BadPoint:
+            return "bad-point";
+        case FormatErrorKind::PointAtInfinity:
+            return "point-at-infinity";
+        case FormatErrorKind::TrailingBytes:
+            return "trailing-bytes";
+        case FormatErrorKind::BadLength:
+            return "bad-length";
+        case FormatErrorKind::BadJson:
+            return "bad-json";
+        case FormatErrorKind::BadValue:
+            return "bad-value";
+        case FormatErrorKind::TooLarge:
+            return "too-large";
+    }
+    return "unknown";
+}
+
+FormatError::FormatError(FormatErrorKind kind, const std::string& message, std::string section,
+                         std::optional<size_t> index, std::optional<DecodeError> decode)
+    : std::runtime_error(message), kind_(kind), section_(std::move(section)), index_(index), decode_(decode) {}
+
+namespace {
+
+std::string os_reason(int err) { return std::generic_category().message(err); }
+
+[[noreturn]] void throw_io(const std::filesystem::path& path, std::string_view what, int err) {
+    std::string msg = path.string() + ": " + std::string(what);
+    if (err != 0) msg += ": " + os_reason(err);
+    throw FormatError(FormatErrorKind::Io, msg);
+}
+
+}  // namespace
+
+// ---- MappedFile ---------------------------------------------------------------------------------------------------
+
+MappedFile::MappedFile(const std::filesystem::path& path) : path_(path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw_io(path, "cannot open", errno);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        int err = errno;
+        ::close(fd);
+        throw_io(path, "cannot stat", err);
+    }
+    // A directory opens read-only without error and a pipe has no size to map: say what is wrong instead.
+    if (!S_ISREG(st.st_mode)) {
+        ::close(fd);
+        throw_io(path, "not a regular file", 0);
+    }
+    size_ = (size_t)st.st_size;
+    if (size_ > 0) {  // mmap rejects a zero length; an empty file is an empty span
+        void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p == MAP_FAILED) {
+            int err = errno;
+            ::close(fd);
+            size_ = 0;
+            throw_io(path, "cannot map", err);
+        }
+        // The decoder touches every page once, from a few threads each walking a contiguous range.
+        ::madvise(p, size_, MADV_WILLNEED);
+        data_ = static_cast<const uint8_t*>(p);
+    }
+    ::close(fd);  // the mapping keeps the file referenced
+}
+
+void MappedFile::release() noexcept {
+    if (data_ != nullptr) ::munmap(const_cast<uint8_t*>(data_), size_);
+    data_ = nullptr;
+    size_ = 0;
+}
+
+MappedFile::~MappedFile() { release(); }
+
+MappedFile::MappedFile(MappedFile&& other) noexcept
+    : path_(std::move(other.path_)), data_(other.data_), size_(other.size_) {
+    other.data_ = nullptr;
+    other.size_ = 0;
+}
+
+MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
+    if (this != &other) {
+        release();
+        path_ = std::move(other.path_);
+        data_ = other.data_;
+        size_ = other.size_;
+        other.data_ = nullptr;
+        other.size_ = 0;
+    }
+    return *this;
+}
+
+// ---- layout -------------------------------------------------------------------------------------------------------
+
+std::span<const uint8_t> SectionView::point(size_t i) const {
+    if (i >= count)
+        throw std::out_of_range("SectionView::point: index " + std::to_string(i) + " of section " + std::string(name) +
+                                " with " + std::to_string(count) + " points");
+    return data.subspan(i * point_bytes(), point_bytes());
+}
+
+const SectionView& FileLayout::section(std::string_view name) const {
+    for (const auto& s : sections)
+        if (s.name == name) return s;
+    throw std::out_of_range("FileLayout::section: no section " + std::string(name));
+}
+
+namespace {
+
+struct SectionSpec {
+    std::string_view name;
+    PointGroup group;
+    bool has_count;
+};
+
+// bellman VerifyingKey::write, then the rest of Parameters::write.
+constexpr std::array<SectionSpec, 7> VK_SECTIONS = {{
+    {"alpha_g1", PointGroup::G1, false},
+    {"beta_g1", PointGroup::G1, false},
+    {"beta_g2", PointGroup::G2, false},
+    {"gamma_g2", PointGroup::G2, false},
+    {"delta_g1", PointGroup::G1, false},
+    {"delta_g2", PointGroup::G2, false},
+    {"ic", PointGroup::G1, true},
+}};
+constexpr std::array<SectionSpec, 5> QUERY_SECTIONS = {{
+    {"h", PointGroup::G1, true},
+    {"l", PointGroup::G1, true},
+    {"a", PointGroup::G1, true},
+    {"b_g1", PointGroup::G1, true},
+    {"b_g2", PointGroup::G2, true},
+}};
+
+std::string where(std::string_view source, std::string_view section) {
+    return std::string(source) + ": section " + std::string(section);
+}
+
+void append_sections(FileLayout& layout, std::span<const uint8_t> data, std::string_view source,
+                     std::span<const SectionSpec> specs) {
+    size_t pos = layout.used_bytes;
+    for (const SectionSpec& spec : specs) {
+        SectionView v;
+        v.name = spec.name;
+        v.group = spec.group;
+        v.has_count = spec.has_count;
+        v.count = 1;
+        if (spec.has_count) {
+            size_t left = data.size() - pos;
+            if (left < 4)
+                throw FormatError(FormatErrorKind::Truncated,
+                                  where(source, spec.name) + ": the data ends inside the point count at offset " +
+                                      std::to_string(pos) + " (" + std::to_string(left) + " of 4 bytes)",
+                                  std::string(spec.name));
+            v.count = (size_t(data[pos]) << 24) | (size_t(data[pos + 1]) << 16) | (size_t(data[pos + 2]) << 8) |
+                      size_t(data[pos + 3]);
+            pos += 4;
+        }
+        // count < 2^32 and point_bytes <= 192, so the product cannot overflow (static_assert above).
+        size_t need = v.count * v.point_bytes();
+        size_t left = data.size() - pos;
+        if (need > left) {
+            if (!spec.has_count)
+                throw FormatError(FormatErrorKind::Truncated,
+                                  where(source, spec.name) + ": the data ends inside the point at offset " +
+                                      std::to_string(pos) + " (" + std::to_string(left) + " of " +
+                                      std::to_string(need) + " bytes)",
+                                  std::string(spec.name), 0);
+            throw FormatError(FormatErrorKind::CountTooLarge,
+                              where(source, spec.name) + ": count " + std::to_string(v.count) + " needs " +
+                                  std::to_string(need) + " bytes at offset " + std::to_string(pos) + " but only " +
+                                  std::to_string(left) + " remain (truncated data or corrupt count)",
+                              std::string(spec.name));
+        }
+        v.offset = pos;
+        v.data = data.subspan(pos, need);
+        pos += need;
+        layout.sections.push_back(v);
+    }
+    layout.used_bytes = pos;
+    layout.trailing_bytes = data.size() - pos;
+}
+
+}  // namespace
+
+FileLayout parse_verifying_key_layout(std::span<const uint8_t> data, std::string_view source) {
+    FileLayout layout;
+    layout.sections.reserve(VK_SECTIONS.size());
+    append_sections(layout, data, source, VK_SECTIONS);
+    return layout;
+}
+
+FileLayout parse_parameters_layout(std::span<const uint8_t> data, std::string_view source) {
+    FileLayout layout;
+    layout.sections.reserve(VK_SECTIONS.size() + QUERY_SECTIONS.size());
+    append_sections(layout, data, source, VK_SECTIONS);
+    append_sections(layout, data, source, QUERY_SECTIONS);
+    return layout;
+}
+
+// ---- decoding -----------------------------------------------------------------------------------------------------
+
+namespace {
+
+template <class A>
+using Decoder = Decoded<A> (*)(std::span<const uint8_t>);
+
+template <class A>
+[[noreturn]] void throw_bad_point(const SectionView& s, size_t i, const Decoded<A>& d, std::string_view source) {
+    std::string at = where(source, s.name);
+    if (s.has_count) at += ", point " + std::to_string(i);
+    if (!d)
+        throw FormatError(FormatErrorKind::BadPoint, at + ": " + std::string(decode_error_message(*d.error())),
+                          std::string(s.name), i, d.error());
+    throw FormatError(FormatErrorKind::PointAtInfinity,
+                      at + ": the point at infinity, which bellman parameters never hold here", std::string(s.name), i);
+}
+
+// Decodes every point of the section in parallel. When some are bad, the one reported is the lowest index, so the
+// message does not depend on the thread count or timing.
+template <class A>
+std::vector<A> decode_section(const SectionView& s, Decoder<A> decode, bool allow_infinity, std::string_view source) {
+    std::vector<A> out(s.count);
+    constexpr size_t NONE = std::numeric_limits<size_t>::max();
+    std::atomic<size_t> first_bad{NONE};
+    auto work = [&](size_t begin, size_t end) {
+        for (size_t i = begin; i < end; i++) {
+            // Nothing above an already-found bad point can change the report.
+            if (i > first_bad.load(std::memory_order_relaxed)) return;
+            Decoded<A> d = decode(s.point(i));
+            if (!d || (!allow_infinity && d->is_identity())) {
+                size_t cur = first_bad.load(std::memory_order_relaxed);
+                while (i < cur && !first_bad.compare_exchange_weak(cur, i, std::memory_order_relaxed)) {
+                }
+                return;
+            }
+            out[i] = *d;
+        }
+    };
+    // A subgroup check costs tens of microseconds; below a few dozen points the pool's hand-off costs more.
+    if (s.count < 32)
+        work(0, s.count);
+    else
+        parallel_for(s.count, work);
+    size_t bad = first_bad.load();
+    if (bad != NONE) throw_bad_point(s, bad, decode(s.point(bad)), source);
+    return out;
+}
+
+G1Affine decode_single_g1(const SectionView& s, std::string_view source) {
+    return decode_section<G1Affine>(s, g1_from_uncompressed, true, source).at(0);
+}
+G2Affine decode_single_g2(const SectionView& s, std::string_view source) {
+    return decode_section<G2Affine>(s, g2_from_uncompressed, true, source).at(0);
+}
+
+// bellman's VerifyingKey::read: the six points fully checked (infinity allowed), ic fully checked and finite.
+groth16::VerifyingKey decode_verifying_key(const FileLayout& layout, std::string_view source,
+                                           const ParamsReadOptions& options) {
+    groth16::VerifyingKey vk;
+    vk.alpha_g1 = decode_single_g1(layout.section("alpha_g1"), source);
+    vk.beta_g1 = decode_single_g1(layout.section("beta_g1"), source);
+    vk.beta_g2 = decode_single_g2(layout.section("beta_g2"), source);
+    vk.gamma_g2 = decode_single_g2(layout.section("gamma_g2"), source);
+    vk.delta_g1 = decode_single_g1(layout.section("delta_g1"), source);
+    vk.delta_g2 = decode_single_g2(layout.section("delta_g2"), source);
+    vk.ic = decode_section<G1Affine>(layout.section("ic"), g1_from_uncompressed, options.allow_infinity, source);
+    return vk;
+}
+
+void check_trailing(const FileLayout& layout, std::string_view source, std::string_view what,
+                    const ParamsReadOptions& options) {
+    if (options.reject_trailing_bytes && layout.trailing_bytes != 0)
+        throw FormatError(FormatErrorKind::TrailingBytes,
+                          std::string(source) + ": " + std::to_string(layout.trailing_bytes) + " bytes follow the " +
+                              std::string(what) + " (from offset " + std::to_string(layout.used_bytes) +
+                              "; a phase-2 MPC transcript?) and trailing bytes were to be rejected");
+}
+
+}  // namespace
+
+VerifyingKeyReadResult read_verifying_key(std::span<const uint8_t> data, std::string_view source,
+                                          const ParamsReadOptions& options) {
+    FileLayout layout = parse_verifying_key_layout(data, source);
+    check_trailing(layout, source, "verifying key", options);
+    VerifyingKeyReadResult r;
+    r.vk = decode_verifying_key(layout, source, options);
+    r.verifying_key_bytes = layout.used_bytes;
+    r.trailing_bytes = layout.trailing_bytes;
+    return r;
+}
+
+VerifyingKeyReadResult read_verifying_key(const std::filesystem::path& path, const ParamsReadOptions& options) {
+    MappedFile file(path);
+    return read_verifying_key(file.bytes(), path.string(), options);
+}
+
+ParamsReadResult read_parameters(std::span<const uint8_t> data, std::string_view source,
+                                 const ParamsReadOptions& options) {
+    // Structure first: a bad count or a truncation is reported before any point is decoded or any vector sized.
+    FileLayout layout = parse_parameters_layout(data, source);
+    check_trailing(layout, source, "parameters", options);
+
+    ParamsReadResult r;
+    r.params.vk = decode_verifying_key(layout, source, options);
+    Decoder<G1Affine> g1 = options.check_subgroup ? g1_from_uncompressed : g1_from_uncompressed_unchecked;
+    Decoder<G2Affine> g2 = options.check_subgroup ? g2_from_uncompressed : g2_from_uncompressed_unchecked;
+    r.params.h = decode_section<G1Affine>(layout.section("h"), g1, options.allow_infinity, source);
+    r.params.l = decode_section<G1Affine>(layout.section("l"), g1, options.allow_infinity, source);
+    r.params.a = decode_section<G1Affine>(layout.section("a"), g1, options.allow_infinity, source);
+    r.params.b_g1 = decode_section<G1Affine>(layout.section("b_g1"), g1, options.allow_infinity, source);
+    r.params.b_g2 = decode_section<G2Affine>(layout.section("b_g2"), g2, options.allow_infinity, source);
+    r.parameters_bytes = layout.used_bytes;
+    r.trailing_bytes = layout.trailing_bytes;
+    return r;
+}
+
+ParamsReadResult read_parameters(const std::filesystem::path& path, const ParamsReadOptions& options) {
+    MappedFile file(path);
+    return read_parameters(file.bytes(), path.string(), options);
+}
+
+// ---- writing ------------------------------------------------------------------------------------------------------
+
+namespace {
+
+using Sink = std::function<void(std::span<const uint8_t>)>;
+
+void check_count(size_t n, std::string_view section) {
+    if (n > std::numeric_limits<uint32_t>::max())
+        throw FormatError(
+            FormatErrorKind::TooLarge,
+            "section " + std::string(section) + ": " + std::to_string(n) + " points do not fit the format's u32 count",
+            std::string(section));
+}
+
+void emit_count(size_t n, const Sink& sink) {
+    std::array<uint8_t, 4> b = {uint8_t(n >> 24), uint8_t(n >> 16), uint8_t(n >> 8), uint8_t(n)};
+    sink(b);
+}
+
+// Encodes in bounded chunks (in parallel), so writing a multi-gigabyte key needs only a chunk of extra memory.
+template <class A, size_t B>
+void emit_points(std::span<const A> pts, std::array<uint8_t, B> (*encode)(const A&), const Sink& sink) {
+    constexpr size_t CHUNK = size_t(1) << 14;
+    std::vector<uint8_t> buf(std::min(pts.size(), CHUNK) * B);
+    for (size_t start = 0; start < pts.size(); start += CHUNK) {
+        size_t m = std::min(CHUNK, pts.size() - start);
+        auto work = [&](size_t begin, size_t end) {
+            for (size_t i = begin; i < end; i++) {
+                auto e = encode(pts[start + i]);
+                std::copy(e.begin(), e.end(), buf.begin() + (ptrdiff_t)(i * B));
+            }
+        };
+        if (m < 256)
+            work(0, m);
+        else
+            parallel_for(m, work);
+        sink(std::span<const uint8_t>(buf.data(), m * B));
+    }
+}
+
+void emit_single(const G1Affine& p, const Sink& sink) { sink(g1_to_uncompressed(p)); }
+void emit_single(const G2Affine& p, const Sink& sink) { sink(g2_to_uncompressed(p)); }
+
+void emit_verifying_key(const groth16::VerifyingKey& vk, const Sink& sink) {
+    emit_single(vk.alpha_g1, sink);
+    emit_single(vk.beta_g1, sink);
+    emit_single(vk.beta_g2, sink);
+    emit_single(vk.gamma_g2, sink);
+    emit_single(vk.delta_g1, sink);
+    emit_single(vk.delta_g2, sink);
+    emit_count(vk.ic.size(), sink);
+    emit_points<G1Affine, G1_UNCOMPRESSED_BYTES>(vk.ic, g1_to_uncompressed, sink);
+}
+
+void emit_parameters(const groth16::Parameters& p, const Sink& sink) {
+    emit_verifying_key(p.vk, sink);
+    emit_count(p.h.size(), sink);
+    emit_points<G1Affine, G1_UNCOMPRESSED_BYTES>(p.h, g1_to_uncompressed, sink);
+    emit_count(p.l.size(), sink);
+    emit_points<G1Affine, G1_UNCOMPRESSED_BYTES>(p.l, g1_to_uncompressed, sink);
+    emit_count(p.a.size(), sink);
+    emit_points<G1Affine, G1_UNCOMPRESSED_BYTES>(p.a, g1_to_uncompressed, sink);
+    emit_count(p.b_g1.size(), sink);
+    emit_points<G1Affine, G1_UNCOMPRESSED_BYTES>(p.b_g1, g1_to_uncompressed, sink);
+    emit_count(p.b_g2.size(), sink);
+    emit_points<G2Affine, G2_UNCOMPRESSED_BYTES>(p.b_g2, g2_to_uncompressed, sink);
+}
+
+Sink ostream_sink(std::ostream& out, std::string what) {
+    return [&out, what = std::move(what)](std::span<const uint8_t> b) {
+        out.write(reinterpret_cast<const char*>(b.data()), (std::streamsize)b.size());
+        if (!out) throw FormatError(FormatErrorKind::Io, "writing " + what + ": the stream failed");
+    };
+}
+
+// Writes through `fill` into a temporary file beside `path`, then renames it into place.
+void write_via_temp(const std::filesystem::path& path, const std::function<void(std::ostream&)>& fill) {
+    std::filesystem::path tmp = path;
+    tmp += ".tmp-" + std::to_string(::getpid());
+    try {
+        {
+            std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+            if (!out) throw_io(tmp, "cannot create", errno);
+            fill(out);
+            out.flush();
+            if (!out) throw_io(tmp, "write failed", errno);
+            out.close();
+            if (out.fail()) throw_io(tmp, "close failed", errno);
+        }
+        std::error_code ec;
+        std::filesystem::rename(tmp, path, ec);
+        if (ec) throw FormatError(FormatErrorKind::Io, path.string() + ": cannot rename into place: " + ec.message());
+    } catch (...) {
+        std::error_code ignored;
+        std::filesystem::remove(tmp, ignored);
+        throw;
+    }
+}
+
+}  // namespace
+
+size_t verifying_key_size(const groth16::VerifyingKey& vk) {
+    check_count(vk.ic.size(), "ic");
+    return 3 * G1_UNCOMPRESSED_BYTES + 3 * G2_UNCOMPRESSED_BYTES + 4 + vk.ic.size() * G1_UNCOMPRESSED_BYTES;
+}
+
+size_t parameters_size(const groth16::Parameters& p) {
+    check_count(p.h.size(), "h");
+    check_count(p.l.size(), "l");
+    check_count(p.a.size(), "a");
+    check_count(p.b_g1.size(), "b_g1");
+    check_count(p.b_g2.size(), "b_g2");
+    return verifying_key_size(p.vk) + 5 * 4 +
+           (p.h.size() + p.l.size() + p.a.size() + p.b_g1.size()) * G1_UNCOMPRESSED_BYTES +
+           p.b_g2.size() * G2_UNCOMPRESSED_BYTES;
+}
+
+std::vector<uint8_t> parameters_to_bytes(const groth16::Parameters& params) {
+    std::vector<uint8_t> out;
+    out.reserve(parameters_size(params));  // also rejects oversized sections before anything is written
+    emit_parameters(params, [&](std::span<const uint8_t> b) { out.insert(out.end(), b.begin(), b.end()); });
+    return out;
+}
+
+std::vector<uint8_t> verifying_key_to_bytes(const groth16::VerifyingKey& vk) {
+    std::vector<uint8_t> out;
+    out.reserve(verifying_key_size(vk));
+    emit_verifying_key(vk, [&](std::span<const uint8_t> b) { out.insert(out.end(), b.begin(), b.end()); });
+    return out;
+}
+
+void write_parameters(std::ostream& out, const groth16::Parameters& params) {
+    parameters_size(params);  // validate the counts before the first byte goes out
+    emit_parameters(params, ostream_sink(out, "parameters"));
+}
+
+void write_verifying_key(std::ostream& out, const groth16::VerifyingKey& vk) {
+    verifying_key_size(vk);
+    emit_verifying_key(vk, ostream_sink(out, "verifying key"));
+}
+
+void write_parameters(const std::filesystem::path& path, const groth16::Parameters& params) {
+    parameters_size(params);
+    write_via_temp(path, [&](std::ostream& out) { emit_parameters(params, ostream_sink(out, path.string())); });
+}
+
+void write_verifying_key(const std::filesystem::path& path, const groth16::VerifyingKey& vk) {
+    verifying_key_size(vk);
+    write_via_temp(path, [&](std::ostream& out) { emit_verifying_key(vk, ostream_sink(out, path.string())); });
+}
+
+namespace detail {
+void write_file_atomically(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
+    write_via_temp(path, [&](std::ostream& out) { ostream_sink(out, path.string())(bytes); });
+}
+}  // namespace detail
+
+}  // namespace cuzk::formats
