@@ -1,0 +1,257 @@
+#include "cuzk/groth16/prover.hpp"
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "cuzk/msm/msm.hpp"
+#include "cuzk/poly/ntt.hpp"
+#include "cuzk/r1cs/circuit.hpp"
+#include "cuzk/util/random.hpp"
+#include "cuzk/util/thread_pool.hpp"
+
+namespace cuzk::groth16 {
+
+namespace {
+
+constexpr TimingLayer kLayer = TimingLayer::Prover;
+
+// Frees a vector's block now (clear() alone keeps the capacity).
+template <class T>
+void release(std::vector<T>& v) {
+    std::vector<T>().swap(v);
+}
+
+// r, s (or anything derived from them) wiped when the holder goes away, also on an exception.
+struct SecretFrs {
+    std::vector<Fr> v;
+    ~SecretFrs() {
+        if (!v.empty()) secure_wipe(v.data(), v.size() * sizeof(Fr));
+    }
+};
+
+[[noreturn]] void mismatch(size_t circuit, const std::string& what) {
+    throw std::invalid_argument("prove: circuit " + std::to_string(circuit) + ": " + what);
+}
+
+// Checks one assignment against the parameters (everything the proof computation indexes), so nothing below reads
+// out of bounds; returns the evaluation domain of its constraints.
+EvaluationDomain check_assignment(const Parameters& p, const r1cs::ProvingAssignment& asg, size_t i) {
+    const size_t ni = asg.inputs().size(), na = asg.aux().size();
+    auto str = [](size_t x) { return std::to_string(x); };
+    if (ni == 0) mismatch(i, "the assignment has no inputs (input 0 must be the constant one)");
+    if (p.vk.ic.size() != ni)
+        mismatch(i, str(ni) + " inputs (the constant one included) but the verifying key has " + str(p.vk.ic.size()) +
+                        " IC points");
+    if (p.l.size() != na) mismatch(i, str(na) + " aux variables but the L query has " + str(p.l.size()) + " points");
+    if (asg.a_aux_density().size() != na)
+        mismatch(i, "a_aux_density tracks " + str(asg.a_aux_density().size()) + " variables, the aux assignment has " +
+                        str(na));
+    if (asg.b_aux_density().size() != na)
+        mismatch(i, "b_aux_density tracks " + str(asg.b_aux_density().size()) + " variables, the aux assignment has " +
+                        str(na));
+    if (asg.b_input_density().size() != ni)
+        mismatch(i, "b_input_density tracks " + str(asg.b_input_density().size()) + " variables, the input assignment has " +
+                        str(ni));
+    const size_t a_aux = asg.a_aux_density().count();
+    if (p.a.size() != ni + a_aux)
+        mismatch(i, "the A query has " + str(p.a.size()) + " points but the assignment selects " + str(ni) +
+                        " inputs + " + str(a_aux) + " aux (a_aux_density)");
+    const size_t b_in = asg.b_input_density().count(), b_aux = asg.b_aux_density().count();
+    if (p.b_g1.size() != b_in + b_aux)
+        mismatch(i, "the B_G1 query has " + str(p.b_g1.size()) + " points but the assignment selects " + str(b_in) +
+                        " inputs (b_input_density) + " + str(b_aux) + " aux (b_aux_density)");
+    if (p.b_g2.size() != b_in + b_aux)
+        mismatch(i, "the B_G2 query has " + str(p.b_g2.size()) + " points but the assignment selects " + str(b_in) +
+                        " inputs (b_input_density) + " + str(b_aux) + " aux (b_aux_density)");
+    const size_t m = asg.a().size();
+    if (asg.b().size() != m || asg.c().size() != m)
+        mismatch(i, "a, b, c have " + str(m) + ", " + str(asg.b().size()) + ", " + str(asg.c().size()) +
+                        " evaluations (one per constraint each)");
+    // bellman's domain stops at 2^31 (EvaluationDomain::from_coeffs refuses exponent Fr::S = 32).
+    if (m > (size_t{1} << (Fr::S - 1))) mismatch(i, str(m) + " constraints need an evaluation domain of 2^32 or more");
+    EvaluationDomain domain = EvaluationDomain::for_size(m);
+    if (p.h.size() != domain.size() - 1)
+        mismatch(i, "the H query has " + str(p.h.size()) + " points but " + str(m) + " constraints give a domain of " +
+                        str(domain.size()) + ", which needs " + str(domain.size() - 1));
+    // bellman / bellperson refuse these (SynthesisError::UnexpectedIdentity): a delta at infinity is a subversion
+    // of the parameters and would make every proof trivially forgeable.
+    if (p.vk.delta_g1.is_identity() || p.vk.delta_g2.is_identity())
+        throw std::invalid_argument("prove: the verifying key's delta is the point at infinity");
+    return domain;
+}
+
+Proof prove_one(const Parameters& p, r1cs::ProvingAssignment& asg, const EvaluationDomain& domain, const Fr& r,
+                const Fr& s, TimingSink* timing, int64_t item) {
+    G1Jacobian h_sum;
+    {
+        std::vector<Fr> h = compute_h(domain, std::move(asg.a()), std::move(asg.b()), std::move(asg.c()), timing, item);
+        release(asg.a());
+        release(asg.b());
+        release(asg.c());
+        ScopedTiming t(timing, kLayer, "msm.h", item);
+        h_sum = msm_g1(p.h, std::span<const Fr>(h.data(), p.h.size()));
+    }
+
+    // One split per scalar vector: A (all inputs, then aux in a_aux_density), B (inputs in b_input_density, then
+    // aux in b_aux_density; shared by B_G1 and B_G2), L (all aux). The gathered order is the order of the query
+    // points setup kept.
+    const auto& inputs = asg.inputs();
+    const auto& aux = asg.aux();
+    ScalarSplit split_a, split_b, split_l;
+    {
+        ScopedTiming t(timing, kLayer, "msm.split", item);
+        std::vector<Fr> g;
+        g.reserve(std::max(p.a.size(), p.b_g1.size()));
+        g.insert(g.end(), inputs.begin(), inputs.end());
+        const auto& a_aux = asg.a_aux_density();
+        for (size_t j = 0; j < aux.size(); j++)
+            if (a_aux.get(j)) g.push_back(aux[j]);
+        split_a = split_scalars(g);
+        g.clear();
+        const auto& b_in = asg.b_input_density();
+        const auto& b_aux = asg.b_aux_density();
+        for (size_t j = 0; j < inputs.size(); j++)
+            if (b_in.get(j)) g.push_back(inputs[j]);
+        for (size_t j = 0; j < aux.size(); j++)
+            if (b_aux.get(j)) g.push_back(aux[j]);
+        split_b = split_scalars(g);
+        release(g);
+        split_l = split_scalars(aux);
+    }
+    G1Jacobian a_sum, b1_sum, l_sum;
+    G2Jacobian b2_sum;
+    {
+        ScopedTiming t(timing, kLayer, "msm.a", item);
+        a_sum = msm_g1_split(p.a, split_a);
+        split_a = {};
+    }
+    {
+        ScopedTiming t(timing, kLayer, "msm.b_g1", item);
+        b1_sum = msm_g1_split(p.b_g1, split_b);
+    }
+    {
+        ScopedTiming t(timing, kLayer, "msm.b_g2", item);
+        b2_sum = msm_g2_split(p.b_g2, split_b);
+        split_b = {};
+    }
+    {
+        ScopedTiming t(timing, kLayer, "msm.l", item);
+        l_sum = msm_g1_split(p.l, split_l);
+        split_l = {};
+    }
+
+    ScopedTiming t(timing, kLayer, "assembly", item);
+    const VerifyingKey& vk = p.vk;
+    limbs_t<4> rc = r.to_canonical(), sc = s.to_canonical();
+    Fr rs = r * s;
+    limbs_t<4> rsc = rs.to_canonical();
+    const G1Jacobian delta1 = G1Jacobian::from_affine(vk.delta_g1);
+    const G2Jacobian delta2 = G2Jacobian::from_affine(vk.delta_g2);
+    G1Jacobian A = G1Jacobian::from_affine(vk.alpha_g1) + a_sum + delta1.mul(rc);
+    G2Jacobian B = G2Jacobian::from_affine(vk.beta_g2) + b2_sum + delta2.mul(sc);
+    G1Jacobian B1 = G1Jacobian::from_affine(vk.beta_g1) + b1_sum + delta1.mul(sc);
+    G1Jacobian C = h_sum + l_sum + A.mul(sc) + B1.mul(rc) - delta1.mul(rsc);
+    secure_wipe_object(rc);
+    secure_wipe_object(sc);
+    secure_wipe_object(rs);
+    secure_wipe_object(rsc);
+    return Proof{A.to_affine(), B.to_affine(), C.to_affine()};
+}
+
+void check_randomness(size_t n, std::span<const Fr> r, std::span<const Fr> s) {
+    if (r.size() != n || s.size() != n)
+        throw std::invalid_argument("prove: " + std::to_string(n) + " circuits but " + std::to_string(r.size()) +
+                                    " values of r and " + std::to_string(s.size()) + " of s");
+}
+
+}  // namespace
+
+std::vector<Fr> compute_h(const EvaluationDomain& domain, std::vector<Fr> a, std::vector<Fr> b, std::vector<Fr> c,
+                          TimingSink* timing, int64_t item) {
+    const size_t n = domain.size();
+    if (a.size() != b.size() || a.size() != c.size() || a.size() > n)
+        throw std::invalid_argument("compute_h: a, b, c have " + std::to_string(a.size()) + ", " +
+                                    std::to_string(b.size()) + ", " + std::to_string(c.size()) +
+                                    " evaluations for a domain of " + std::to_string(n));
+    // Constraints beyond the last one are 0 * 0 = 0: zero padding keeps A*B - C zero on the whole domain.
+    a.resize(n);
+    b.resize(n);
+    c.resize(n);
+    {
+        ScopedTiming t(timing, kLayer, "ntt.intt", item);
+        intt(domain, a);
+        intt(domain, b);
+        intt(domain, c);
+    }
+    {
+        // A*B has degree up to 2n - 2, so it cannot be taken on the domain itself (where Z vanishes); on the coset
+        // g<omega> Z(x) = g^n - 1 is a nonzero constant and the division is pointwise.
+        ScopedTiming t(timing, kLayer, "ntt.coset", item);
+        coset_ntt(domain, a);
+        coset_ntt(domain, b);
+        coset_ntt(domain, c);
+    }
+    {
+        ScopedTiming t(timing, kLayer, "ntt.h", item);
+        const Fr z_inv = domain.z_on_coset().inverse().value();  // g^n != 1 since g = 7 generates Fr^*
+        parallel_for(n, [&](size_t begin, size_t end) {
+            for (size_t i = begin; i < end; i++) a[i] = (a[i] * b[i] - c[i]) * z_inv;
+        });
+        release(b);
+        release(c);
+        coset_intt(domain, a);
+        // deg H <= n - 2, so the top coefficient is zero for a satisfied assignment; bellman drops it either way.
+        a.resize(n - 1);
+    }
+    return a;
+}
+
+std::vector<Proof> prove_from_assignments(const Parameters& params, std::span<r1cs::ProvingAssignment> assignments,
+                                          std::span<const Fr> r, std::span<const Fr> s, TimingSink* timing) {
+    ScopedTiming total(timing, kLayer, "prove");
+    check_randomness(assignments.size(), r, s);
+    std::vector<EvaluationDomain> domains;
+    domains.reserve(assignments.size());
+    for (size_t i = 0; i < assignments.size(); i++) domains.push_back(check_assignment(params, assignments[i], i));
+    std::vector<Proof> proofs;
+    proofs.reserve(assignments.size());
+    for (size_t i = 0; i < assignments.size(); i++)
+        proofs.push_back(prove_one(params, assignments[i], domains[i], r[i], s[i], timing, (int64_t)i));
+    return proofs;
+}
+
+std::vector<Proof> prove(const Parameters& params, std::span<const r1cs::Circuit* const> circuits,
+                         std::span<const Fr> r, std::span<const Fr> s, TimingSink* timing) {
+    ScopedTiming total(timing, kLayer, "prove");
+    check_randomness(circuits.size(), r, s);
+    for (size_t i = 0; i < circuits.size(); i++)
+        if (!circuits[i]) throw std::invalid_argument("prove: circuit " + std::to_string(i) + " is null");
+    std::vector<Proof> proofs;
+    proofs.reserve(circuits.size());
+    for (size_t i = 0; i < circuits.size(); i++) {
+        r1cs::ProvingAssignment asg;
+        {
+            ScopedTiming t(timing, kLayer, "synthesis", (int64_t)i);
+            r1cs::synthesize_groth16(asg, *circuits[i]);
+        }
+        EvaluationDomain domain = check_assignment(params, asg, i);
+        proofs.push_back(prove_one(params, asg, domain, r[i], s[i], timing, (int64_t)i));
+    }
+    return proofs;
+}
+
+std::vector<Proof> prove(const Parameters& params, std::span<const r1cs::Circuit* const> circuits,
+                         TimingSink* timing) {
+    SecretFrs r, s;
+    r.v.reserve(circuits.size());
+    s.v.reserve(circuits.size());
+    OsRng rng;
+    for (size_t i = 0; i < circuits.size(); i++) {
+        r.v.push_back(Fr::random(rng));
+        s.v.push_back(Fr::random(rng));
+    }
+    return prove(params, circuits, r.v, s.v, timing);
+}
+
+}  // namespace cuzk::groth16

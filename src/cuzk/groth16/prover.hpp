@@ -1,0 +1,55 @@
+// The Groth16 prover on the CPU: the seam (a batch of synthesized assignments plus one parameter set in, proofs
+// out) and the convenience entry points that synthesize circuits first. For the same parameters, assignment and
+// r, s the proof is the same group elements bellman / bellperson compute:
+//   H:  a, b, c padded to the domain size n, inverse NTT, coset NTT, (a*b - c) / Z on the coset, inverse coset NTT;
+//       the first n - 1 coefficients against params.h (the top one is zero for a satisfied assignment);
+//   A = alpha_1 + sum_{inputs} x_i A_i + sum_{aux in a_aux_density} w_j A_j + r delta_1
+//   B = beta_2  + sum_{inputs in b_input_density} ... + sum_{aux in b_aux_density} ...   + s delta_2   (and in G1)
+//   C = sum h_i H_i + sum_aux w_j L_j + s A + r B_1 - r s delta_1
+// where the A / B sums run over the density-selected variables in order, matching the query points that setup kept
+// (bellman drops the points at infinity, i.e. the variables that occur in no A resp. B combination).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "cuzk/ff/fr.hpp"
+#include "cuzk/groth16/types.hpp"
+#include "cuzk/poly/domain.hpp"
+#include "cuzk/r1cs/constraint_system.hpp"
+#include "cuzk/r1cs/proving_assignment.hpp"
+#include "cuzk/util/timing.hpp"
+
+namespace cuzk::groth16 {
+
+// The seam. Proves N = assignments.size() circuits that share `params`, with randomness r[i], s[i] for circuit i.
+// Every assignment is checked against the parameters before any work starts; a mismatch throws
+// std::invalid_argument naming the circuit and what does not match (inputs vs IC points, aux vs L points, density
+// sizes and counts vs the A / B query lengths, the domain of the constraint count vs the H query length, r / s
+// counts). The a, b, c vectors of each assignment are consumed (left empty) as the proof of that circuit is
+// computed, so peak memory holds one circuit's H working set at a time; inputs, aux and densities are only read.
+// Timing spans (layer Prover, item = index in the batch): "ntt.intt", "ntt.coset", "ntt.h", "msm.h", "msm.split",
+// "msm.a", "msm.b_g1", "msm.b_g2", "msm.l", "assembly"; and "prove" (item -1) over the whole call.
+std::vector<Proof> prove_from_assignments(const Parameters& params, std::span<r1cs::ProvingAssignment> assignments,
+                                          std::span<const Fr> r, std::span<const Fr> s, TimingSink* timing = nullptr);
+
+// Synthesizes every circuit (span "synthesis", item = index) with a ProvingAssignment and proves it with r, s drawn
+// from the OS CSPRNG (wiped after use). Circuits are synthesized and proven one at a time, so only one assignment
+// is alive at once. Throws std::invalid_argument for a null circuit, SynthesisError from synthesis.
+std::vector<Proof> prove(const Parameters& params, std::span<const r1cs::Circuit* const> circuits,
+                         TimingSink* timing = nullptr);
+
+// The same with explicit r, s (r.size() == s.size() == circuits.size()): deterministic proofs for tests and for
+// checking backends against each other.
+std::vector<Proof> prove(const Parameters& params, std::span<const r1cs::Circuit* const> circuits,
+                         std::span<const Fr> r, std::span<const Fr> s, TimingSink* timing = nullptr);
+
+// The H polynomial's coefficients (the first n - 1 of them, n = domain.size()) from the constraint evaluations
+// a, b, c (each of size <= n; padded with zeros here). Exposed as the CPU reference for other backends and for the
+// test against schoolbook polynomial division. Throws std::invalid_argument when a, b, c differ in size or exceed
+// n. Spans "ntt.intt", "ntt.coset", "ntt.h" with the given item.
+std::vector<Fr> compute_h(const EvaluationDomain& domain, std::vector<Fr> a, std::vector<Fr> b, std::vector<Fr> c,
+                          TimingSink* timing = nullptr, int64_t item = -1);
+
+}  // namespace cuzk::groth16
