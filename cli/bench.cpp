@@ -131,7 +131,7 @@ void bench_msm(const std::string& name, int log_size, int reps) {
 }  // namespace
 
 std::vector<std::string> bench_names() {
-    return {"all", "fq-mul", "fr-mul", "g1-add", "pairing", "ntt", "msm-g1", "msm-g2"};
+    return {"all", "fq-mul", "fr-mul", "g1-add", "pairing", "ntt", "msm-g1", "msm-g2", "groth16"};
 }
 
 int run_bench(const BenchOptions& opt) {
@@ -145,6 +145,7 @@ int run_bench(const BenchOptions& opt) {
     if (all || opt.what == "ntt") bench_ntt(size_or(20, 16), reps);
     if (all || opt.what == "msm-g1") bench_msm<G1Config>("msm-g1", size_or(16, 12), reps);
     if (all || opt.what == "msm-g2") bench_msm<G2Config>("msm-g2", size_or(16, 10), reps);
+    if (all || opt.what == "groth16") run_bench_groth16(size_or(16, 10), reps);
     return 0;
 }
 

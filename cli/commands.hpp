@@ -1,17 +1,52 @@
 // The subcommands of the `cuzk` program.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace cuzk::cli {
 
 struct BenchOptions {
-    std::string what = "all";  // fq-mul, fr-mul, g1-add, pairing, ntt, msm-g1, msm-g2, all
+    std::string what = "all";  // fq-mul, fr-mul, g1-add, pairing, ntt, msm-g1, msm-g2, groth16, all
     int log_size = -1;         // problem size 2^log_size for ntt/msm (-1: the default of each benchmark)
     int repetitions = 5;       // timed runs; the median is reported
     bool quick = false;        // smaller sizes and 3 repetitions (the demo)
 };
+
+// A built-in circuit and how to build its witness.
+struct CircuitOptions {
+    std::string name = "mulchain";               // cubic | mulchain
+    unsigned log_size = 10;                      // mulchain: 2^log_size constraints
+    size_t publics = 1;                          // mulchain: public values
+    std::optional<uint64_t> witness_seed;        // mulchain: proof i uses seed + i (default: random)
+    std::string x;                               // cubic: x for proof 0 (proof i uses x + i; default: random)
+};
+
+struct SetupOptions {
+    CircuitOptions circuit;
+    std::string params_path, vk_path;
+    std::optional<uint64_t> seed;  // deterministic toxic waste (tests, benchmarks); default: OS CSPRNG
+    bool json = false;
+};
+
+struct ProveOptions {
+    CircuitOptions circuit;
+    std::string params_path, proof_path, public_path;
+    size_t batch = 1;
+    bool json = false;
+};
+
+struct VerifyOptions {
+    std::string vk_path, params_path, proof_path, public_path;
+    bool json = false;
+};
+
+int run_setup(const SetupOptions& opt);
+int run_prove(const ProveOptions& opt);
+int run_verify(const VerifyOptions& opt);
+int run_bench_groth16(int log_size, int reps);
 
 // Prints one JSON object per benchmark on stdout; returns the process exit code.
 int run_bench(const BenchOptions& opt);

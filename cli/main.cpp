@@ -16,17 +16,57 @@ int main(int argc, char** argv) {
     auto* info = app.add_subcommand("info", "print the machine, thread and GPU summary");
     auto* selfcheck = app.add_subcommand("selfcheck", "check the arithmetic (and GPU against CPU when present)");
 
+    auto add_circuit = [](CLI::App* cmd, cuzk::cli::CircuitOptions& c) {
+        cmd->add_option("--circuit", c.name, "built-in circuit: cubic (x^3 + x + 5 = y) or mulchain")
+            ->check(CLI::IsMember({"cubic", "mulchain"}));
+        cmd->add_option("--log-size", c.log_size, "mulchain: 2^k constraints")->check(CLI::Range(2, 27));
+        cmd->add_option("--publics", c.publics, "mulchain: number of public values")->check(CLI::Range(1, 1 << 20));
+        cmd->add_option("--witness-seed", c.witness_seed, "mulchain: witness seed (proof i uses seed + i)");
+        cmd->add_option("--x", c.x, "cubic: the private x (decimal; proof i uses x + i)");
+    };
+
+    cuzk::cli::SetupOptions setup_opt;
+    auto* setup = app.add_subcommand("setup", "generate Groth16 parameters for a built-in circuit (bellman format)");
+    add_circuit(setup, setup_opt.circuit);
+    setup->add_option("--params", setup_opt.params_path, "output parameter file")->required();
+    setup->add_option("--vk", setup_opt.vk_path, "also write the verifying key alone");
+    setup->add_option("--seed", setup_opt.seed, "derive the toxic waste from this seed (tests only!)");
+    setup->add_flag("--json", setup_opt.json, "machine-readable output with timings");
+
+    cuzk::cli::ProveOptions prove_opt;
+    auto* prove = app.add_subcommand("prove", "prove a batch of built-in circuits");
+    add_circuit(prove, prove_opt.circuit);
+    prove->add_option("--params", prove_opt.params_path, "parameter file")->required()->check(CLI::ExistingFile);
+    prove->add_option("--proof", prove_opt.proof_path, "output: proofs, 192 bytes each")->required();
+    prove->add_option("--public", prove_opt.public_path, "output: public inputs (.json, or .bin raw)")->required();
+    prove->add_option("--batch", prove_opt.batch, "proofs in the batch")->check(CLI::Range(1, 1024));
+    prove->add_flag("--json", prove_opt.json, "machine-readable output with timings");
+
+    cuzk::cli::VerifyOptions verify_opt;
+    auto* verify = app.add_subcommand("verify", "verify proofs (exit 0 valid, 1 invalid, 2 error)");
+    auto* vk_opt = verify->add_option("--vk", verify_opt.vk_path, "verifying key file")->check(CLI::ExistingFile);
+    auto* params_opt =
+        verify->add_option("--params", verify_opt.params_path, "or: parameter file")->check(CLI::ExistingFile);
+    vk_opt->excludes(params_opt);
+    verify->add_option("--proof", verify_opt.proof_path, "proofs file")->required()->check(CLI::ExistingFile);
+    verify->add_option("--public", verify_opt.public_path, "public inputs file")->required()->check(CLI::ExistingFile);
+    verify->add_flag("--json", verify_opt.json, "machine-readable output with timings");
+
     cuzk::cli::BenchOptions bench_opt;
     auto* bench = app.add_subcommand("bench", "run benchmarks, one JSON object per line on stdout");
     bench->add_option("what", bench_opt.what, "benchmark to run")
         ->check(CLI::IsMember(cuzk::cli::bench_names()));
-    bench->add_option("--log-size", bench_opt.log_size, "problem size 2^k for ntt and msm")
+    bench->add_option("--log-size,--log-constraints", bench_opt.log_size, "problem size 2^k for ntt, msm, groth16")
         ->check(CLI::Range(0, 26));
     bench->add_option("--reps", bench_opt.repetitions, "timed repetitions (median reported)")
         ->check(CLI::Range(1, 1000));
     bench->add_flag("--quick", bench_opt.quick, "small sizes and 3 repetitions");
 
     CLI11_PARSE(app, argc, argv);
+    if (*verify && verify_opt.vk_path.empty() && verify_opt.params_path.empty()) {
+        std::fprintf(stderr, "cuzk verify: give --vk or --params\n");
+        return 2;
+    }
     cuzk::ThreadPool::set_global_threads(threads);
     try {
         if (*version) {
@@ -36,9 +76,12 @@ int main(int argc, char** argv) {
         if (*info) return cuzk::cli::run_info();
         if (*selfcheck) return cuzk::cli::run_selfcheck();
         if (*bench) return cuzk::cli::run_bench(bench_opt);
+        if (*setup) return cuzk::cli::run_setup(setup_opt);
+        if (*prove) return cuzk::cli::run_prove(prove_opt);
+        if (*verify) return cuzk::cli::run_verify(verify_opt);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "cuzk: error: %s\n", e.what());
-        return 1;
+        return 2;
     }
     return 0;
 }

@@ -1,0 +1,259 @@
+// `cuzk setup`, `cuzk prove`, `cuzk verify` and `cuzk bench groth16` on the built-in circuits.
+//
+// Exit codes: 0 success (for verify: every proof valid), 1 a proof did not verify, 2 bad input or an error.
+// Public inputs file (--public): JSON, an array of decimal strings for one proof, or an array of such arrays for a
+// batch (one per proof, in proof order); a file ending in .bin holds raw 32-byte little-endian values instead (one
+// proof only). The constant one is not listed.
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <algorithm>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "cuzk/circuits/builtin.hpp"
+#include "cuzk/formats/bellman_params.hpp"
+#include "cuzk/formats/proof_io.hpp"
+#include "cuzk/groth16/prover.hpp"
+#include "cuzk/groth16/setup.hpp"
+#include "cuzk/groth16/verifier.hpp"
+#include "cuzk/r1cs/circuit.hpp"
+#include "cuzk/util/random.hpp"
+#include "cuzk/util/thread_pool.hpp"
+#include "cuzk/util/timing.hpp"
+
+namespace cuzk::cli {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+double seconds_since(clock_type::time_point t0) {
+    return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+// The circuit of proof i; seed-less (setup) when witness is false.
+std::unique_ptr<r1cs::Circuit> make_circuit(const CircuitOptions& c, bool witness, size_t i,
+                                            std::vector<Fr>* publics) {
+    if (c.name == "cubic") {
+        if (!witness) return std::make_unique<circuits::CubicCircuit>();
+        Fr x;
+        if (!c.x.empty()) {
+            auto v = Fr::from_decimal(c.x);
+            if (!v) throw std::invalid_argument("--x must be a decimal number below r");
+            x = *v + Fr::from_u64(i);
+        } else {
+            OsRng rng;
+            x = Fr::random(rng);
+        }
+        if (publics) *publics = {circuits::CubicCircuit::output_for(x)};
+        return std::make_unique<circuits::CubicCircuit>(x);
+    }
+    if (c.name == "mulchain") {
+        if (!witness)
+            return std::make_unique<circuits::MulChainCircuit>(c.log_size, c.publics, std::nullopt);
+        uint64_t seed = c.witness_seed.has_value() ? *c.witness_seed + i : OsRng()();
+        auto m = std::make_unique<circuits::MulChainCircuit>(c.log_size, c.publics, seed);
+        if (publics) *publics = m->public_values();
+        return m;
+    }
+    throw std::invalid_argument("unknown circuit '" + c.name + "' (cubic, mulchain)");
+}
+
+void print_timing_json(const char* command, const TimingSink& sink, double total_s, nlohmann::json extra) {
+    nlohmann::json j = std::move(extra);
+    j["command"] = command;
+    j["total_s"] = total_s;
+    j["threads"] = num_threads();
+    j["timings"] = nlohmann::json::parse(sink.to_json());
+    std::printf("%s\n", j.dump().c_str());
+}
+
+void write_publics(const std::string& path, const std::vector<std::vector<Fr>>& publics) {
+    if (formats::public_inputs_format_for(path) == formats::PublicInputsFormat::RawLe) {
+        if (publics.size() != 1) throw std::invalid_argument("raw .bin public inputs hold one proof; use JSON for a batch");
+        formats::write_public_inputs(path, publics[0], formats::PublicInputsFormat::RawLe);
+        return;
+    }
+    std::string text;
+    if (publics.size() == 1) {
+        text = formats::public_inputs_to_json(publics[0]);
+    } else {
+        text = "[";
+        for (size_t i = 0; i < publics.size(); i++) text += (i ? "," : "") + formats::public_inputs_to_json(publics[i]);
+        text += "]";
+    }
+    std::ofstream f(path);
+    if (!(f << text << "\n")) throw std::runtime_error("cannot write " + path);
+}
+
+std::vector<std::vector<Fr>> read_publics(const std::string& path, size_t proofs) {
+    if (formats::public_inputs_format_for(path) == formats::PublicInputsFormat::RawLe)
+        return {formats::read_public_inputs(path, formats::PublicInputsFormat::RawLe)};
+    std::ifstream f(path);
+    if (!f) throw std::runtime_error("cannot read " + path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(ss.str());
+    } catch (const std::exception& e) {
+        throw std::invalid_argument(path + ": not JSON: " + e.what());
+    }
+    if (!j.is_array()) throw std::invalid_argument(path + ": expected a JSON array");
+    bool nested = !j.empty() && j[0].is_array();
+    if (!nested) return {formats::parse_public_inputs_json(ss.str(), path)};
+    std::vector<std::vector<Fr>> out;
+    for (size_t i = 0; i < j.size(); i++)
+        out.push_back(formats::parse_public_inputs_json(j[i].dump(), path + " [proof " + std::to_string(i) + "]"));
+    if (out.size() != proofs)
+        throw std::invalid_argument(path + ": " + std::to_string(out.size()) + " input lists for " +
+                                    std::to_string(proofs) + " proofs");
+    return out;
+}
+
+}  // namespace
+
+int run_setup(const SetupOptions& opt) {
+    auto t0 = clock_type::now();
+    TimingSink sink;
+    auto circuit = make_circuit(opt.circuit, false, 0, nullptr);
+    auto tw = opt.seed ? groth16::ToxicWaste::from_seed(*opt.seed) : groth16::ToxicWaste::random();
+    size_t last_pct = 101;
+    auto progress = [&](const char* stage, size_t done, size_t total) {
+        if (opt.json || total < 4096) return;
+        size_t pct = total ? done * 100 / total : 100;
+        if (pct / 10 != last_pct / 10 || done == total) {
+            std::fprintf(stderr, "setup: %s %zu%%\n", stage, pct);
+            last_pct = pct;
+        }
+    };
+    groth16::Parameters params = groth16::generate_parameters(*circuit, tw, &sink, progress);
+    formats::write_parameters(opt.params_path, params);
+    if (!opt.vk_path.empty()) formats::write_verifying_key(opt.vk_path, params.vk);
+    double total = seconds_since(t0);
+    if (opt.json) {
+        print_timing_json("setup", sink, total,
+                          {{"params", opt.params_path}, {"h", params.h.size()}, {"l", params.l.size()},
+                           {"a", params.a.size()}, {"b_g1", params.b_g1.size()}, {"public_inputs", params.vk.num_public_inputs()}});
+    } else {
+        std::printf("wrote %s (%zu public inputs, %zu h, %zu l, %zu a, %zu b points) in %.2f s\n",
+                    opt.params_path.c_str(), params.vk.num_public_inputs(), params.h.size(), params.l.size(),
+                    params.a.size(), params.b_g1.size(), total);
+        if (!opt.seed) std::printf("toxic waste drawn from the OS CSPRNG and wiped\n");
+        else std::printf("WARNING: toxic waste derived from --seed %llu: for tests and benchmarks only\n",
+                         (unsigned long long)*opt.seed);
+    }
+    return 0;
+}
+
+int run_prove(const ProveOptions& opt) {
+    auto t0 = clock_type::now();
+    TimingSink sink;
+    auto loaded = formats::read_parameters(opt.params_path);
+    if (loaded.trailing_bytes && !opt.json)
+        std::fprintf(stderr, "note: %s has %zu bytes after the parameters (ignored)\n", opt.params_path.c_str(),
+                     loaded.trailing_bytes);
+    double load_s = seconds_since(t0);
+    std::vector<std::unique_ptr<r1cs::Circuit>> owned;
+    std::vector<const r1cs::Circuit*> circuits;
+    std::vector<std::vector<Fr>> publics(opt.batch);
+    for (size_t i = 0; i < opt.batch; i++) {
+        owned.push_back(make_circuit(opt.circuit, true, i, &publics[i]));
+        circuits.push_back(owned.back().get());
+    }
+    auto proofs = groth16::prove(loaded.params, circuits, &sink);
+    formats::write_proofs(opt.proof_path, proofs);
+    write_publics(opt.public_path, publics);
+    double total = seconds_since(t0);
+    if (opt.json) {
+        print_timing_json("prove", sink, total, {{"proofs", proofs.size()}, {"load_params_s", load_s}});
+    } else {
+        std::printf("wrote %zu proof%s to %s and public inputs to %s in %.2f s (parameters loaded in %.2f s)\n",
+                    proofs.size(), proofs.size() == 1 ? "" : "s", opt.proof_path.c_str(), opt.public_path.c_str(),
+                    total, load_s);
+    }
+    return 0;
+}
+
+int run_verify(const VerifyOptions& opt) {
+    auto t0 = clock_type::now();
+    TimingSink sink;
+    groth16::VerifyingKey vk;
+    if (!opt.vk_path.empty()) vk = formats::read_verifying_key(opt.vk_path).vk;
+    else vk = formats::read_parameters(opt.params_path).params.vk;
+    auto proofs = formats::read_proofs(opt.proof_path);
+    auto publics = read_publics(opt.public_path, proofs.size());
+    if (publics.size() != proofs.size())
+        throw std::invalid_argument(std::to_string(proofs.size()) + " proofs but public inputs for " +
+                                    std::to_string(publics.size()));
+    auto pvk = groth16::prepare_verifying_key(vk);
+    bool ok;
+    {
+        ScopedTiming t(&sink, TimingLayer::Prover, "verify");
+        ok = proofs.size() == 1 ? groth16::verify_proof(pvk, proofs[0], publics[0])
+                                : groth16::verify_proofs_batch(pvk, proofs, publics);
+    }
+    double total = seconds_since(t0);
+    if (opt.json) print_timing_json("verify", sink, total, {{"proofs", proofs.size()}, {"valid", ok}});
+    else std::printf("%s: %zu proof%s %s\n", ok ? "valid" : "INVALID", proofs.size(), proofs.size() == 1 ? "" : "s",
+                     ok ? "verified" : "did not verify");
+    return ok ? 0 : 1;
+}
+
+int run_bench_groth16(int log_size, int reps) {
+    // setup once, then `reps` proofs of a dense random witness; reports the median of each stage.
+    CircuitOptions c;
+    c.name = "mulchain";
+    c.log_size = (unsigned)log_size;
+    c.publics = 1;
+    auto t0 = clock_type::now();
+    TimingSink setup_sink;
+    auto params = groth16::generate_parameters(*make_circuit(c, false, 0, nullptr),
+                                               groth16::ToxicWaste::from_seed(1), &setup_sink);
+    double setup_s = seconds_since(t0);
+    auto pvk = groth16::prepare_verifying_key(params.vk);
+    std::map<std::string, std::vector<double>> stages;
+    std::vector<double> prove_s, verify_s;
+    for (int rep = 0; rep < reps; rep++) {
+        c.witness_seed = 1000 + (uint64_t)rep;
+        std::vector<Fr> pub;
+        auto circuit = make_circuit(c, true, 0, &pub);
+        const r1cs::Circuit* ptr = circuit.get();
+        TimingSink sink;
+        auto p0 = clock_type::now();
+        auto proofs = groth16::prove(params, std::span<const r1cs::Circuit* const>(&ptr, 1), &sink);
+        prove_s.push_back(seconds_since(p0));
+        auto v0 = clock_type::now();
+        bool ok = groth16::verify_proof(pvk, proofs[0], pub);
+        verify_s.push_back(seconds_since(v0));
+        if (!ok) throw std::runtime_error("bench groth16: a proof did not verify");
+        std::map<std::string, double> per_proof;  // a stage may run several times per proof (three intts)
+        for (const auto& span : sink.spans()) per_proof[span.name] += span.duration_s;
+        for (auto& [name, t] : per_proof) stages[name].push_back(t);
+    }
+    auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+    };
+    nlohmann::json j;
+    j["bench"] = "groth16";
+    j["log_constraints"] = log_size;
+    j["threads"] = num_threads();
+    j["setup_s"] = setup_s;
+    j["median_prove_s"] = median(prove_s);
+    j["median_verify_ms"] = median(verify_s) * 1e3;
+    nlohmann::json st;
+    for (auto& [name, v] : stages) st[name] = median(v);
+    j["median_stage_s"] = st;
+    j["samples_prove_s"] = prove_s;
+    std::printf("%s\n", j.dump().c_str());
+    return 0;
+}
+
+}  // namespace cuzk::cli

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# End to end through the `cuzk` program: setup -> prove (a batch) -> verify, then the failures a user must see:
+# a wrong public input and a corrupted proof are rejected (exit 1), a truncated parameter file is an error (exit 2).
+set -u
+CUZK=$1
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$CUZK" setup --circuit mulchain --log-size 8 --publics 2 --seed 7 --params "$dir/p.params" --vk "$dir/p.vk" \
+  || fail "setup"
+"$CUZK" prove --circuit mulchain --log-size 8 --publics 2 --params "$dir/p.params" --batch 3 \
+  --proof "$dir/proofs.bin" --public "$dir/public.json" || fail "prove"
+[ "$(stat -c %s "$dir/proofs.bin")" -eq 576 ] || fail "3 proofs must be 576 bytes"
+"$CUZK" verify --vk "$dir/p.vk" --proof "$dir/proofs.bin" --public "$dir/public.json" || fail "verify valid batch"
+"$CUZK" verify --params "$dir/p.params" --proof "$dir/proofs.bin" --public "$dir/public.json" --json \
+  | grep -q '"valid":true' || fail "verify --json"
+
+# a wrong public input: change the first decimal digit string's last digit
+python3 - "$dir/public.json" "$dir/bad.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+v = int(j[1][0]); j[1][0] = str(v + 1 if v + 1 < 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001 else 0)
+json.dump(j, open(sys.argv[2], "w"))
+PY
+"$CUZK" verify --vk "$dir/p.vk" --proof "$dir/proofs.bin" --public "$dir/bad.json"
+[ $? -eq 1 ] || fail "a wrong public input must give exit 1"
+
+# a proof with a different but valid point: swap the first two proofs
+python3 - "$dir/proofs.bin" "$dir/swapped.bin" <<'PY'
+import sys
+b = open(sys.argv[1], "rb").read()
+open(sys.argv[2], "wb").write(b[192:384] + b[0:192] + b[384:])
+PY
+"$CUZK" verify --vk "$dir/p.vk" --proof "$dir/swapped.bin" --public "$dir/public.json"
+[ $? -eq 1 ] || fail "swapped proofs must give exit 1"
+
+# a corrupted point encoding is an error that names the proof
+python3 - "$dir/proofs.bin" "$dir/corrupt.bin" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+b[200] ^= 0xff
+open(sys.argv[2], "wb").write(bytes(b))
+PY
+out=$("$CUZK" verify --vk "$dir/p.vk" --proof "$dir/corrupt.bin" --public "$dir/public.json" 2>&1)
+rc=$?
+[ $rc -eq 2 ] || [ $rc -eq 1 ] || fail "corrupt proof: exit $rc"
+echo "$out" | grep -qi "proof" || fail "corrupt proof: message should name the proof: $out"
+
+# a truncated parameter file
+head -c 1000 "$dir/p.params" > "$dir/short.params"
+"$CUZK" prove --circuit mulchain --log-size 8 --publics 2 --params "$dir/short.params" \
+  --proof "$dir/x.bin" --public "$dir/x.json" 2> "$dir/err.txt"
+[ $? -eq 2 ] || fail "truncated params must give exit 2"
+grep -qi "short.params" "$dir/err.txt" || fail "the error must name the file: $(cat "$dir/err.txt")"
+
+# the cubic circuit with a raw public-input file
+"$CUZK" setup --circuit cubic --params "$dir/c.params" || fail "cubic setup"
+"$CUZK" prove --circuit cubic --x 3 --params "$dir/c.params" --proof "$dir/c.proof" --public "$dir/c.bin" || fail "cubic prove"
+"$CUZK" verify --params "$dir/c.params" --proof "$dir/c.proof" --public "$dir/c.bin" || fail "cubic verify"
+echo "cli round trip: all checks passed"
