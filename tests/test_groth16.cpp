@@ -360,7 +360,8 @@ TEST(Groth16Setup, ReportsProgressAndTiming) {
 TEST(Groth16, CubicProvesAndVerifiesInBatches) {
     Parameters p = generate_parameters(Cubic(fr(0)), ToxicWaste::from_seed(11));
     prove_verify_batches(
-        p, [](size_t i) { return Cubic(fr(i + 2)); }, [](const Cubic& c) { return std::vector<Fr>{cubic_output(c.x)}; });
+        p, [](size_t i) { return Cubic(fr(i + 2)); },
+        [](const Cubic& c) { return std::vector<Fr>{cubic_output(c.x)}; });
 }
 
 TEST(Groth16, ChainWithSeveralInputsProvesAndVerifiesInBatches) {
@@ -422,9 +423,11 @@ TEST(Groth16, SeamAndSynthesizingEntryAgree) {
 }
 
 // The proof for fixed toxic waste, witness and r, s is pinned: a refactor of setup, the NTTs, the MSMs or the
-// assembly that changes the group elements fails here. Produced by this file's first run (cuzk commit following
-// 56b55ab): generate_parameters(Cubic(0), ToxicWaste::from_seed(42)), prove Cubic(x = 3) with r = 11, s = 13, and
-// the zcash compressed encodings (cuzk/ec/encoding.hpp) of A (G1), B (G2), C (G1) in hex. The proof verifies.
+// assembly that changes the group elements fails here. Produced by the first run of this test (the code of commit
+// 476c7b3): generate_parameters(Cubic(0), ToxicWaste::from_seed(42)), prove Cubic(x = 3) with r = 11, s = 13, and
+// the zcash compressed encodings (cuzk/ec/encoding.hpp) of A (G1), B (G2), C (G1) in hex. The proof verifies. Not
+// checked against bellman itself (no Rust crates reachable from the build machine); QueriesMatchTheirDefinition and
+// the verifier tests are what tie the values to the Groth16 definitions.
 TEST(Groth16, KnownAnswerProof) {
     Parameters p = generate_parameters(Cubic(fr(0)), ToxicWaste::from_seed(42));
     Cubic c(fr(3));

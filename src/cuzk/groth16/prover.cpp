@@ -51,8 +51,8 @@ EvaluationDomain check_assignment(const Parameters& p, const r1cs::ProvingAssign
         mismatch(i, "b_aux_density tracks " + str(asg.b_aux_density().size()) + " variables, the aux assignment has " +
                         str(na));
     if (asg.b_input_density().size() != ni)
-        mismatch(i, "b_input_density tracks " + str(asg.b_input_density().size()) + " variables, the input assignment has " +
-                        str(ni));
+        mismatch(i, "b_input_density tracks " + str(asg.b_input_density().size()) +
+                        " variables, the input assignment has " + str(ni));
     const size_t a_aux = asg.a_aux_density().count();
     if (p.a.size() != ni + a_aux)
         mismatch(i, "the A query has " + str(p.a.size()) + " points but the assignment selects " + str(ni) +

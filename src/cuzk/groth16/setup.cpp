@@ -203,8 +203,8 @@ size_t column_of(const r1cs::Term& t, size_t num_inputs, size_t num_aux, size_t 
         return idx;
     }
     if (idx >= num_aux)
-        throw r1cs::SynthesisError(r1cs::SynthesisErrorKind::Other,
-                                   "constraint " + std::to_string(row) + " uses unallocated aux " + std::to_string(idx));
+        throw r1cs::SynthesisError(r1cs::SynthesisErrorKind::Other, "constraint " + std::to_string(row) +
+                                                                       " uses unallocated aux " + std::to_string(idx));
     return num_inputs + idx;
 }
 

@@ -17,7 +17,8 @@ constexpr TimingLayer kLayer = TimingLayer::Pipeline;
 void check_input_count(const PreparedVerifyingKey& pvk, size_t got, const std::string& where) {
     if (pvk.ic.empty()) throw std::invalid_argument(where + ": the verifying key has no IC point");
     if (got != pvk.ic.size() - 1)
-        throw std::invalid_argument(where + ": " + std::to_string(got) + " public inputs but the verifying key expects " +
+        throw std::invalid_argument(where + ": " + std::to_string(got) +
+                                    " public inputs but the verifying key expects " +
                                     std::to_string(pvk.ic.size() - 1) + " (the constant one not counted)");
 }
 
