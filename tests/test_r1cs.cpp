@@ -165,6 +165,19 @@ TEST(R1cs, DensityMatchesBellperson) {
     EXPECT_EQ(p.b_input_density().size(), 2u);
 }
 
+TEST(R1cs, ZeroCoefficientsDoNotMarkDensity) {
+    ProvingAssignment p;
+    p.alloc_input("one", [] { return Fr::one(); });
+    auto x = p.alloc("x", [] { return Fr::from_u64(2); });
+    auto y = p.alloc("y", [] { return Fr::from_u64(3); });
+    p.enforce("c", LC().add(Fr::zero(), x).add(y), LC().add(Fr::zero(), y), LC());
+    EXPECT_FALSE(p.a_aux_density().get(0));
+    EXPECT_TRUE(p.a_aux_density().get(1));
+    EXPECT_FALSE(p.b_aux_density().get(1));
+    EXPECT_EQ(p.a()[0], Fr::from_u64(3));
+    EXPECT_EQ(p.b()[0], Fr::zero());
+}
+
 TEST(R1cs, ShapeHashPinsTheCircuit) {
     // Pinned value: computed by this implementation when the cubic circuit was written (2026-11-29). It changes
     // only if the cubic circuit's constraints, their order or the input-constraint convention change.

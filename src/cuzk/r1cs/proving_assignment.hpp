@@ -81,6 +81,10 @@ private:
     Fr eval_tracking(const LC& lc, DensityTracker* input_density, DensityTracker* aux_density) {
         Fr acc = Fr::zero();
         for (const Term& t : lc.terms()) {
+            // A zero coefficient contributes nothing and must not mark density: setup drops the point of a variable
+            // whose polynomial is zero, and bellperson skips such terms too. (A variable that cancels inside one
+            // combination, x - x, is not merged here; the prover then reports a density/query length mismatch.)
+            if (!t.coeff_is_one && t.coeff.is_zero()) continue;
             const Fr* v;
             // An index past the assignment is a circuit bug (a variable of another system); checked because it
             // costs one predictable branch and would otherwise read out of bounds.
