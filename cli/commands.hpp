@@ -35,6 +35,7 @@ struct ProveOptions {
     CircuitOptions circuit;
     std::string params_path, proof_path, public_path;
     size_t batch = 1;
+    bool unchecked_params = false;  // skip the subgroup checks of the queries (on-curve is still checked)
     bool json = false;
 };
 

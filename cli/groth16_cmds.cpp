@@ -155,7 +155,9 @@ int run_setup(const SetupOptions& opt) {
 int run_prove(const ProveOptions& opt) {
     auto t0 = clock_type::now();
     TimingSink sink;
-    auto loaded = formats::read_parameters(opt.params_path);
+    formats::ParamsReadOptions read_opt;
+    read_opt.check_subgroup = !opt.unchecked_params;
+    auto loaded = formats::read_parameters(opt.params_path, read_opt);
     if (loaded.trailing_bytes && !opt.json)
         std::fprintf(stderr, "note: %s has %zu bytes after the parameters (ignored)\n", opt.params_path.c_str(),
                      loaded.trailing_bytes);

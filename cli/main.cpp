@@ -40,6 +40,8 @@ int main(int argc, char** argv) {
     prove->add_option("--proof", prove_opt.proof_path, "output: proofs, 192 bytes each")->required();
     prove->add_option("--public", prove_opt.public_path, "output: public inputs (.json, or .bin raw)")->required();
     prove->add_option("--batch", prove_opt.batch, "proofs in the batch")->check(CLI::Range(1, 1024));
+    prove->add_flag("--unchecked-params", prove_opt.unchecked_params,
+                    "skip subgroup checks of the proving key's queries (only for files you trust; faster load)");
     prove->add_flag("--json", prove_opt.json, "machine-readable output with timings");
 
     cuzk::cli::VerifyOptions verify_opt;

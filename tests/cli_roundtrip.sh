@@ -13,6 +13,9 @@ fail() { echo "FAIL: $*"; exit 1; }
   --proof "$dir/proofs.bin" --public "$dir/public.json" || fail "prove"
 [ "$(stat -c %s "$dir/proofs.bin")" -eq 576 ] || fail "3 proofs must be 576 bytes"
 "$CUZK" verify --vk "$dir/p.vk" --proof "$dir/proofs.bin" --public "$dir/public.json" || fail "verify valid batch"
+"$CUZK" prove --circuit mulchain --log-size 8 --publics 2 --params "$dir/p.params" --unchecked-params \
+  --proof "$dir/u.bin" --public "$dir/u.json" || fail "prove with --unchecked-params"
+"$CUZK" verify --vk "$dir/p.vk" --proof "$dir/u.bin" --public "$dir/u.json" || fail "verify (unchecked-params proof)"
 "$CUZK" verify --params "$dir/p.params" --proof "$dir/proofs.bin" --public "$dir/public.json" --json \
   | grep -q '"valid":true' || fail "verify --json"
 
