@@ -33,8 +33,13 @@ grep -E "^\[  (FAILED|SKIPPED) " "$OUT/gtest.log" | head -20
 step "selfcheck"
 "$BUILD_DIR/cuzk" selfcheck | tee "$OUT/selfcheck.txt" || status=1
 
-step "benchmarks (CPU side of this machine; GPU kernels arrive with issue 4)"
-"$BUILD_DIR/cuzk" bench all >"$OUT/bench.jsonl" 2>&1 || status=1
+step "GPU benchmarks (Google Benchmark, JSON in \$OUT/gpu-bench.json)"
+"$BUILD_DIR/bench/cuzk_bench" --benchmark_filter="${GPU_BENCH_FILTER:-gpu|Gpu}" \
+  --benchmark_out="$OUT/gpu-bench.json" --benchmark_out_format=json 2>&1 | tee "$OUT/gpu-bench.txt" | \
+  grep -vE "^(\*\*\*|-----|Run on|CPU Caches|  L[123]|Load Average)" || status=1
+
+step "CPU benchmarks of this host (cuzk bench, quick)"
+"$BUILD_DIR/cuzk" bench all --quick >"$OUT/bench.jsonl" 2>&1 || status=1
 
 step "summary"
 printf "%-14s %-8s %s\n" bench log_size median

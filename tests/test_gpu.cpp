@@ -34,6 +34,40 @@ TEST(Gpu, FieldMulMatchesCpu) {
     check_mul_against_cpu<Fr>(gpu::fr_mul, 1 << 16);
     check_mul_against_cpu<Fq>(gpu::fq_mul, 1 << 16);
 }
+
+// The 32-bit PTX arithmetic: products, sums, differences and squares of random values and of every pair of edge
+// values (0, 1, 2, p-1, p-2, (p-1)/2, (p+1)/2, R mod p as a field element, and values with all-ones limbs).
+template <class F, class Fn>
+void check_ops32_against_cpu(Fn gpu_ops, size_t random_pairs) {
+    std::random_device rd;
+    std::mt19937_64 rng(((uint64_t)rd() << 32) | rd());
+    std::vector<F> edge{F::zero(), F::one(), F::from_u64(2), -F::one(), -F::from_u64(2),
+                        F::from_canonical_unchecked(F::P_MINUS_1_OVER_2),
+                        F::from_canonical_unchecked(F::P_MINUS_1_OVER_2) + F::one(), F::from_mont_limbs(F::R)};
+    limbs_t<F::N> ones;
+    ones.fill(~0ULL);
+    edge.push_back(F::from_limbs_reduce(ones));
+    edge.push_back(F::from_mont_limbs(F::sub_one(F::P)));  // largest Montgomery representation
+    std::vector<F> a, b;
+    for (auto& x : edge)
+        for (auto& y : edge) a.push_back(x), b.push_back(y);
+    for (size_t i = 0; i < random_pairs; i++) a.push_back(F::random(rng)), b.push_back(F::random(rng));
+    std::vector<F> out(4 * a.size());
+    gpu_ops(std::span<const F>(a), std::span<const F>(b), std::span<F>(out));
+    for (size_t i = 0; i < a.size(); i++) {
+        ASSERT_EQ(out[4 * i], a[i] * b[i]) << "mul, pair " << i;
+        ASSERT_EQ(out[4 * i + 1], a[i] + b[i]) << "add, pair " << i;
+        ASSERT_EQ(out[4 * i + 2], a[i] - b[i]) << "sub, pair " << i;
+        ASSERT_EQ(out[4 * i + 3], a[i].square()) << "square, pair " << i;
+    }
+}
+
+TEST(Gpu, Mont32ArithmeticMatchesCpu) {
+    if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
+    check_ops32_against_cpu<Fr>(gpu::fr_ops32, 1 << 16);
+    check_ops32_against_cpu<Fq>(gpu::fq_ops32, 1 << 16);
+}
 #else
 TEST(Gpu, FieldMulMatchesCpu) { GTEST_SKIP() << "built without CUDA"; }
+TEST(Gpu, Mont32ArithmeticMatchesCpu) { GTEST_SKIP() << "built without CUDA"; }
 #endif

@@ -2,6 +2,7 @@
 // --expt-relaxed-constexpr), so the constants and the algorithm have one source of truth.
 #include "cuzk/gpu/cuda_check.cuh"
 #include "cuzk/gpu/device.hpp"
+#include "cuzk/gpu/mont32.cuh"
 
 namespace cuzk::gpu {
 
@@ -30,7 +31,83 @@ void mul_on_device(std::span<const F> a, std::span<const F> b, std::span<F> out)
     CUZK_CUDA_CHECK(cudaMemcpy(out.data(), d_out.get(), n * sizeof(F), cudaMemcpyDeviceToHost));
 }
 
+// The same values viewed as mont32_t (identical layout), four results per input pair.
+template <class Cfg>
+__global__ void ops32_kernel(const mont32_t<Cfg>* a, const mont32_t<Cfg>* b, mont32_t<Cfg>* out, size_t n) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    mont32_t<Cfg> x = a[i], y = b[i];
+    out[4 * i] = x * y;
+    out[4 * i + 1] = x + y;
+    out[4 * i + 2] = x - y;
+    out[4 * i + 3] = x.square();
+}
+
+template <class Cfg>
+void ops32_on_device(std::span<const MontField<Cfg>> a, std::span<const MontField<Cfg>> b,
+                     std::span<MontField<Cfg>> out) {
+    using D = mont32_t<Cfg>;
+    static_assert(sizeof(D) == sizeof(MontField<Cfg>));
+    if (a.size() != b.size() || out.size() != 4 * a.size())
+        throw std::invalid_argument("gpu ops32: out must hold 4 results per input pair");
+    size_t n = a.size();
+    if (n == 0) return;
+    CUZK_CUDA_CHECK(cudaSetDevice(0));
+    DeviceBuffer<D> d_a(n), d_b(n), d_out(4 * n);
+    CUZK_CUDA_CHECK(cudaMemcpy(d_a.get(), a.data(), n * sizeof(D), cudaMemcpyHostToDevice));
+    CUZK_CUDA_CHECK(cudaMemcpy(d_b.get(), b.data(), n * sizeof(D), cudaMemcpyHostToDevice));
+    unsigned threads = 256;
+    ops32_kernel<Cfg><<<(unsigned)((n + threads - 1) / threads), threads>>>(d_a.get(), d_b.get(), d_out.get(), n);
+    CUZK_CUDA_CHECK(cudaGetLastError());
+    CUZK_CUDA_CHECK(cudaMemcpy(out.data(), d_out.get(), 4 * n * sizeof(D), cudaMemcpyDeviceToHost));
+}
+
+template <class T>
+__global__ void mul_chain_kernel(T* v, size_t chain) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    T x = v[i], y = v[i] + v[i];
+    for (size_t k = 0; k < chain; k++) x = x * y;
+    v[i] = x;  // keeps the chain observable
+}
+
+template <class Cpu, class Dev>
+double throughput(size_t threads, size_t chain) {
+    CUZK_CUDA_CHECK(cudaSetDevice(0));
+    std::vector<Cpu> h(threads);
+    uint64_t s = 0x9e3779b97f4a7c15ULL;
+    auto rng = [&] { return s = s * 6364136223846793005ULL + 1442695040888963407ULL; };
+    for (auto& x : h) x = Cpu::random(rng);
+    DeviceBuffer<Dev> d(threads);
+    CUZK_CUDA_CHECK(cudaMemcpy(d.get(), h.data(), threads * sizeof(Dev), cudaMemcpyHostToDevice));
+    cudaEvent_t e0, e1;
+    CUZK_CUDA_CHECK(cudaEventCreate(&e0));
+    CUZK_CUDA_CHECK(cudaEventCreate(&e1));
+    unsigned block = 256;
+    unsigned grid = (unsigned)(threads / block);
+    mul_chain_kernel<Dev><<<grid, block>>>(d.get(), 16);  // warm-up
+    CUZK_CUDA_CHECK(cudaGetLastError());
+    CUZK_CUDA_CHECK(cudaEventRecord(e0));
+    mul_chain_kernel<Dev><<<grid, block>>>(d.get(), chain);
+    CUZK_CUDA_CHECK(cudaEventRecord(e1));
+    CUZK_CUDA_CHECK(cudaEventSynchronize(e1));
+    float ms = 0;
+    CUZK_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    return (double)grid * block * chain / (ms * 1e-3) / 1e9;
+}
+
 }  // namespace
+
+double field_mul_throughput(bool fq, bool impl32, size_t threads, size_t chain) {
+    threads = threads / 256 * 256;
+    if (threads == 0) throw std::invalid_argument("field_mul_throughput: at least 256 threads");
+    if (fq) return impl32 ? throughput<Fq, mont32_t<FqConfig>>(threads, chain) : throughput<Fq, Fq>(threads, chain);
+    return impl32 ? throughput<Fr, mont32_t<FrConfig>>(threads, chain) : throughput<Fr, Fr>(threads, chain);
+}
+
+void fr_ops32(std::span<const Fr> a, std::span<const Fr> b, std::span<Fr> out) { ops32_on_device(a, b, out); }
+void fq_ops32(std::span<const Fq> a, std::span<const Fq> b, std::span<Fq> out) { ops32_on_device(a, b, out); }
 
 std::vector<DeviceInfo> devices() {
     int count = 0;

@@ -1,0 +1,171 @@
+// Device-only Montgomery field arithmetic on 32-bit limbs with PTX carry chains, for the same fields as the CPU's
+// MontField<Cfg>: the modulus and every constant come from the CPU config (one source of truth), split into 32-bit
+// limbs at compile time. R = 2^(32 * 2N) = 2^(64N) is the CPU's R, so the memory layout of mont32_t<Cfg> is exactly
+// that of MontField<Cfg> (little-endian limbs, Montgomery form, fully reduced): arrays move between host and device
+// without conversion.
+//
+// Why PTX: a 32x32 multiply-add with carry-in/out (mad.lo.cc / madc.hi.cc) is the GPU's native big-integer step;
+// the CPU's 64-bit code compiled for the device emulates each 64x64 product with four of them plus carry fix-ups.
+//
+// Carry chains span several asm statements inside fully unrolled loops, with nothing between them that writes the
+// condition code (only register moves); this is the established way to write multi-precision PTX with nvcc.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cuzk/ff/mont_field.hpp"
+
+namespace cuzk::gpu {
+
+template <class Cfg>
+struct mont32_t {
+    using Cpu = MontField<Cfg>;
+    static constexpr size_t N = 2 * Cfg::N;  // 32-bit limbs
+
+    uint32_t l[N];
+
+    // ---- constants, derived from the CPU field at compile time -------------------------------------------------
+    struct Consts {
+        uint32_t p[N];
+        uint32_t one[N];  // R mod p
+        uint32_t inv;     // -p^{-1} mod 2^32 (the low half of the CPU's -p^{-1} mod 2^64)
+    };
+    static constexpr Consts consts() {
+        Consts c{};
+        for (size_t i = 0; i < Cfg::N; i++) {
+            c.p[2 * i] = (uint32_t)Cpu::P[i];
+            c.p[2 * i + 1] = (uint32_t)(Cpu::P[i] >> 32);
+            c.one[2 * i] = (uint32_t)Cpu::R[i];
+            c.one[2 * i + 1] = (uint32_t)(Cpu::R[i] >> 32);
+        }
+        c.inv = (uint32_t)Cpu::INV;  // -p^{-1} mod 2^64 reduced mod 2^32 is -p^{-1} mod 2^32
+        return c;
+    }
+    // The no-carry bound of MontField (p's top limb < 2^63 - 1) gives p's top 32-bit limb < 2^31 - 1: the running
+    // value of the multiplication below stays < 2p < 2^(32N) and a + b < 2^(32N).
+    static_assert(Cpu::P[Cfg::N - 1] < 0x7fffffffffffffffULL);
+
+    __device__ __forceinline__ static mont32_t zero() {
+        mont32_t r;
+#pragma unroll
+        for (size_t i = 0; i < N; i++) r.l[i] = 0;
+        return r;
+    }
+    __device__ __forceinline__ static mont32_t one() {
+        constexpr Consts c = consts();
+        mont32_t r;
+#pragma unroll
+        for (size_t i = 0; i < N; i++) r.l[i] = c.one[i];
+        return r;
+    }
+    __device__ __forceinline__ bool is_zero() const {
+        uint32_t acc = 0;
+#pragma unroll
+        for (size_t i = 0; i < N; i++) acc |= l[i];
+        return acc == 0;
+    }
+    __device__ __forceinline__ bool is_one() const { return *this == one(); }
+    __device__ __forceinline__ friend bool operator==(const mont32_t& a, const mont32_t& b) {
+        uint32_t acc = 0;
+#pragma unroll
+        for (size_t i = 0; i < N; i++) acc |= a.l[i] ^ b.l[i];
+        return acc == 0;
+    }
+    __device__ __forceinline__ friend bool operator!=(const mont32_t& a, const mont32_t& b) { return !(a == b); }
+
+    // a + b: the sum has no carry out (both < p < 2^(32N - 1)); subtract p and keep the difference unless it borrows.
+    __device__ __forceinline__ friend mont32_t operator+(const mont32_t& a, const mont32_t& b) {
+        constexpr Consts c = consts();
+        uint32_t s[N], d[N], borrow;
+        asm("add.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(a.l[0]), "r"(b.l[0]));
+#pragma unroll
+        for (size_t i = 1; i < N; i++) asm("addc.cc.u32 %0, %1, %2;" : "=r"(s[i]) : "r"(a.l[i]), "r"(b.l[i]));
+        asm("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(s[0]), "r"(c.p[0]));
+#pragma unroll
+        for (size_t i = 1; i < N; i++) asm("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(s[i]), "r"(c.p[i]));
+        asm("subc.u32 %0, 0, 0;" : "=r"(borrow));  // 0xffffffff when s < p
+        mont32_t r;
+#pragma unroll
+        for (size_t i = 0; i < N; i++) r.l[i] = (s[i] & borrow) | (d[i] & ~borrow);
+        return r;
+    }
+
+    // a - b, plus p when it borrows.
+    __device__ __forceinline__ friend mont32_t operator-(const mont32_t& a, const mont32_t& b) {
+        constexpr Consts c = consts();
+        uint32_t d[N], mask;
+        asm("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(a.l[0]), "r"(b.l[0]));
+#pragma unroll
+        for (size_t i = 1; i < N; i++) asm("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(a.l[i]), "r"(b.l[i]));
+        asm("subc.u32 %0, 0, 0;" : "=r"(mask));
+        mont32_t r;
+        asm("add.cc.u32 %0, %1, %2;" : "=r"(r.l[0]) : "r"(d[0]), "r"(c.p[0] & mask));
+#pragma unroll
+        for (size_t i = 1; i < N; i++) asm("addc.cc.u32 %0, %1, %2;" : "=r"(r.l[i]) : "r"(d[i]), "r"(c.p[i] & mask));
+        return r;
+    }
+
+    __device__ __forceinline__ mont32_t operator-() const { return zero() - *this; }
+    __device__ __forceinline__ mont32_t dbl() const { return *this + *this; }
+
+    // Montgomery product a * b * 2^(-32N) mod p, CIOS: for each limb b_i, t += a * b_i (a chain of low halves and
+    // a chain of high halves), then t += m * p with m = t_0 * (-1/p) mod 2^32, which zeroes t_0, and t >>= 32.
+    // Invariant: t < 2p after every row (a, b < p), so t fits N limbs plus the top word t[N] that the shift brings
+    // down, and the result needs one conditional subtraction.
+    __device__ __forceinline__ friend mont32_t operator*(const mont32_t& a, const mont32_t& b) {
+        constexpr Consts c = consts();
+        uint32_t t[N + 2];
+#pragma unroll
+        for (size_t j = 0; j < N + 2; j++) t[j] = 0;
+#pragma unroll
+        for (size_t i = 0; i < N; i++) {
+            const uint32_t bi = b.l[i];
+            // t[0..N+1] += a * bi
+            asm("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a.l[0]), "r"(bi));
+#pragma unroll
+            for (size_t j = 1; j < N; j++) asm("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a.l[j]), "r"(bi));
+            asm("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
+            asm("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
+            asm("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a.l[0]), "r"(bi));
+#pragma unroll
+            for (size_t j = 1; j < N; j++)
+                asm("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a.l[j]), "r"(bi));
+            asm("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
+            // t += m * p; t_0 becomes 0
+            const uint32_t m = t[0] * c.inv;
+            asm("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(m), "r"(c.p[0]));
+#pragma unroll
+            for (size_t j = 1; j < N; j++) asm("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(m), "r"(c.p[j]));
+            asm("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
+            asm("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
+            asm("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(m), "r"(c.p[0]));
+#pragma unroll
+            for (size_t j = 1; j < N; j++)
+                asm("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(m), "r"(c.p[j]));
+            asm("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
+            // t >>= 32
+#pragma unroll
+            for (size_t j = 0; j < N + 1; j++) t[j] = t[j + 1];
+            t[N + 1] = 0;
+        }
+        // t < 2p: subtract p unless that borrows
+        uint32_t d[N], borrow;
+        asm("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(t[0]), "r"(c.p[0]));
+#pragma unroll
+        for (size_t i = 1; i < N; i++) asm("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(t[i]), "r"(c.p[i]));
+        asm("subc.cc.u32 %0, %1, 0;" : "=r"(borrow) : "r"(t[N]));
+        asm("subc.u32 %0, 0, 0;" : "=r"(borrow));
+        mont32_t r;
+#pragma unroll
+        for (size_t i = 0; i < N; i++) r.l[i] = (t[i] & borrow) | (d[i] & ~borrow);
+        return r;
+    }
+
+    __device__ __forceinline__ mont32_t square() const { return *this * *this; }
+    __device__ __forceinline__ mont32_t& operator+=(const mont32_t& b) { return *this = *this + b; }
+    __device__ __forceinline__ mont32_t& operator-=(const mont32_t& b) { return *this = *this - b; }
+    __device__ __forceinline__ mont32_t& operator*=(const mont32_t& b) { return *this = *this * b; }
+};
+
+}  // namespace cuzk::gpu
