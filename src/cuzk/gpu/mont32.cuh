@@ -8,7 +8,8 @@
 // the CPU's 64-bit code compiled for the device emulates each 64x64 product with four of them plus carry fix-ups.
 //
 // Carry chains span several asm statements inside fully unrolled loops, with nothing between them that writes the
-// condition code (only register moves); this is the established way to write multi-precision PTX with nvcc.
+// condition code. Every statement is `asm volatile`: the carry flag is invisible to the compiler, so without it
+// independent statements of one chain were reordered (seen on the H200: wrong products, while sums were right).
 #pragma once
 
 #include <cstddef>
@@ -78,13 +79,13 @@ struct mont32_t {
     __device__ __forceinline__ friend mont32_t operator+(const mont32_t& a, const mont32_t& b) {
         constexpr Consts c = consts();
         uint32_t s[N], d[N], borrow;
-        asm("add.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(a.l[0]), "r"(b.l[0]));
+        asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(a.l[0]), "r"(b.l[0]));
 #pragma unroll
-        for (size_t i = 1; i < N; i++) asm("addc.cc.u32 %0, %1, %2;" : "=r"(s[i]) : "r"(a.l[i]), "r"(b.l[i]));
-        asm("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(s[0]), "r"(c.p[0]));
+        for (size_t i = 1; i < N; i++) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(s[i]) : "r"(a.l[i]), "r"(b.l[i]));
+        asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(s[0]), "r"(c.p[0]));
 #pragma unroll
-        for (size_t i = 1; i < N; i++) asm("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(s[i]), "r"(c.p[i]));
-        asm("subc.u32 %0, 0, 0;" : "=r"(borrow));  // 0xffffffff when s < p
+        for (size_t i = 1; i < N; i++) asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(s[i]), "r"(c.p[i]));
+        asm volatile("subc.u32 %0, 0, 0;" : "=r"(borrow));  // 0xffffffff when s < p
         mont32_t r;
 #pragma unroll
         for (size_t i = 0; i < N; i++) r.l[i] = (s[i] & borrow) | (d[i] & ~borrow);
@@ -95,14 +96,14 @@ struct mont32_t {
     __device__ __forceinline__ friend mont32_t operator-(const mont32_t& a, const mont32_t& b) {
         constexpr Consts c = consts();
         uint32_t d[N], mask;
-        asm("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(a.l[0]), "r"(b.l[0]));
+        asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(a.l[0]), "r"(b.l[0]));
 #pragma unroll
-        for (size_t i = 1; i < N; i++) asm("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(a.l[i]), "r"(b.l[i]));
-        asm("subc.u32 %0, 0, 0;" : "=r"(mask));
+        for (size_t i = 1; i < N; i++) asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(a.l[i]), "r"(b.l[i]));
+        asm volatile("subc.u32 %0, 0, 0;" : "=r"(mask));
         mont32_t r;
-        asm("add.cc.u32 %0, %1, %2;" : "=r"(r.l[0]) : "r"(d[0]), "r"(c.p[0] & mask));
+        asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r.l[0]) : "r"(d[0]), "r"(c.p[0] & mask));
 #pragma unroll
-        for (size_t i = 1; i < N; i++) asm("addc.cc.u32 %0, %1, %2;" : "=r"(r.l[i]) : "r"(d[i]), "r"(c.p[i] & mask));
+        for (size_t i = 1; i < N; i++) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r.l[i]) : "r"(d[i]), "r"(c.p[i] & mask));
         return r;
     }
 
@@ -122,28 +123,28 @@ struct mont32_t {
         for (size_t i = 0; i < N; i++) {
             const uint32_t bi = b.l[i];
             // t[0..N+1] += a * bi
-            asm("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a.l[0]), "r"(bi));
+            asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a.l[0]), "r"(bi));
 #pragma unroll
-            for (size_t j = 1; j < N; j++) asm("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a.l[j]), "r"(bi));
-            asm("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
-            asm("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
-            asm("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a.l[0]), "r"(bi));
+            for (size_t j = 1; j < N; j++) asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a.l[j]), "r"(bi));
+            asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
+            asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
+            asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a.l[0]), "r"(bi));
 #pragma unroll
             for (size_t j = 1; j < N; j++)
-                asm("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a.l[j]), "r"(bi));
-            asm("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
+                asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a.l[j]), "r"(bi));
+            asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
             // t += m * p; t_0 becomes 0
             const uint32_t m = t[0] * c.inv;
-            asm("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(m), "r"(c.p[0]));
+            asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(m), "r"(c.p[0]));
 #pragma unroll
-            for (size_t j = 1; j < N; j++) asm("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(m), "r"(c.p[j]));
-            asm("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
-            asm("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
-            asm("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(m), "r"(c.p[0]));
+            for (size_t j = 1; j < N; j++) asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(m), "r"(c.p[j]));
+            asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
+            asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
+            asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(m), "r"(c.p[0]));
 #pragma unroll
             for (size_t j = 1; j < N; j++)
-                asm("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(m), "r"(c.p[j]));
-            asm("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
+                asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(m), "r"(c.p[j]));
+            asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
             // t >>= 32
 #pragma unroll
             for (size_t j = 0; j < N + 1; j++) t[j] = t[j + 1];
@@ -151,11 +152,11 @@ struct mont32_t {
         }
         // t < 2p: subtract p unless that borrows
         uint32_t d[N], borrow;
-        asm("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(t[0]), "r"(c.p[0]));
+        asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(t[0]), "r"(c.p[0]));
 #pragma unroll
-        for (size_t i = 1; i < N; i++) asm("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(t[i]), "r"(c.p[i]));
-        asm("subc.cc.u32 %0, %1, 0;" : "=r"(borrow) : "r"(t[N]));
-        asm("subc.u32 %0, 0, 0;" : "=r"(borrow));
+        for (size_t i = 1; i < N; i++) asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(t[i]), "r"(c.p[i]));
+        asm volatile("subc.cc.u32 %0, %1, 0;" : "=r"(borrow) : "r"(t[N]));
+        asm volatile("subc.u32 %0, 0, 0;" : "=r"(borrow));
         mont32_t r;
 #pragma unroll
         for (size_t i = 0; i < N; i++) r.l[i] = (t[i] & borrow) | (d[i] & ~borrow);
