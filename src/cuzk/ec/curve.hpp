@@ -2,7 +2,8 @@
 //   Affine   (x, y) plus an explicit infinity flag,
 //   Jacobian (X, Y, Z):        x = X/Z^2,  y = Y/Z^3,   Z = 0 is infinity,
 //   XYZZ     (X, Y, ZZ, ZZZ):  x = X/ZZ,   y = Y/ZZZ,   ZZ^3 = ZZZ^2, ZZ = 0 is infinity (MSM buckets).
-// Formulas are the a = 0 cases from the Explicit-Formulas Database (names in comments).
+// Formulas are the a = 0 cases from the Explicit-Formulas Database (names in comments). The group operations are
+// constexpr, so device code compiled with --expt-relaxed-constexpr can use the same formulas (one source of truth).
 #pragma once
 
 #include <span>
@@ -29,13 +30,13 @@ struct Affine {
 
     constexpr bool is_identity() const { return infinity; }
     // y^2 = x^3 + b; the point at infinity is on the curve.
-    bool is_on_curve() const { return infinity || y.square() == x.square() * x + Cfg::b(); }
-    Affine operator-() const { return infinity ? *this : Affine{x, -y, false}; }
-    friend bool operator==(const Affine& a, const Affine& b) {
+    constexpr bool is_on_curve() const { return infinity || y.square() == x.square() * x + Cfg::b(); }
+    constexpr Affine operator-() const { return infinity ? *this : Affine{x, -y, false}; }
+    friend constexpr bool operator==(const Affine& a, const Affine& b) {
         if (a.infinity || b.infinity) return a.infinity == b.infinity;
         return a.x == b.x && a.y == b.y;
     }
-    friend bool operator!=(const Affine& a, const Affine& b) { return !(a == b); }
+    friend constexpr bool operator!=(const Affine& a, const Affine& b) { return !(a == b); }
     Jacobian<Cfg> to_jacobian() const { return Jacobian<Cfg>::from_affine(*this); }
 };
 
@@ -75,10 +76,10 @@ struct Jacobian {
     }
     friend bool operator!=(const Jacobian& a, const Jacobian& b) { return !(a == b); }
 
-    Jacobian operator-() const { return Jacobian{X, -Y, Z}; }
+    constexpr Jacobian operator-() const { return Jacobian{X, -Y, Z}; }
 
     // dbl-2009-l
-    Jacobian dbl() const {
+    constexpr Jacobian dbl() const {
         if (is_identity()) return *this;
         F A = X.square();
         F B = Y.square();
@@ -94,7 +95,7 @@ struct Jacobian {
     }
 
     // add-2007-bl, with the exceptional cases (identity, equal, opposite) handled.
-    friend Jacobian operator+(const Jacobian& p, const Jacobian& q) {
+    friend constexpr Jacobian operator+(const Jacobian& p, const Jacobian& q) {
         if (p.is_identity()) return q;
         if (q.is_identity()) return p;
         F Z1Z1 = p.Z.square();
@@ -117,7 +118,7 @@ struct Jacobian {
     }
 
     // madd-2007-bl: this + affine q.
-    Jacobian add_mixed(const AffineT& q) const {
+    constexpr Jacobian add_mixed(const AffineT& q) const {
         if (q.infinity) return *this;
         if (is_identity()) return from_affine(q);
         F Z1Z1 = Z.square();
@@ -137,9 +138,9 @@ struct Jacobian {
         return r;
     }
 
-    friend Jacobian operator-(const Jacobian& p, const Jacobian& q) { return p + (-q); }
-    Jacobian& operator+=(const Jacobian& q) { return *this = *this + q; }
-    Jacobian& operator-=(const Jacobian& q) { return *this = *this - q; }
+    friend constexpr Jacobian operator-(const Jacobian& p, const Jacobian& q) { return p + (-q); }
+    constexpr Jacobian& operator+=(const Jacobian& q) { return *this = *this + q; }
+    constexpr Jacobian& operator-=(const Jacobian& q) { return *this = *this - q; }
 
     // [k]this for a little-endian integer k of any width (double-and-add, left to right; not constant time:
     // cuzk multiplies public points, or secrets on a machine the caller already trusts).
@@ -183,7 +184,7 @@ struct XYZZ {
     constexpr bool is_identity() const { return ZZ.is_zero(); }
 
     // Without an inversion: take Z_J = ZZ * ZZZ; then X_J = x Z_J^2 = X ZZ ZZZ^2 and Y_J = y Z_J^3 = Y ZZ^3 ZZZ^2.
-    Jacobian<Cfg> to_jacobian() const {
+    constexpr Jacobian<Cfg> to_jacobian() const {
         if (is_identity()) return Jacobian<Cfg>::identity();
         F zzz2 = ZZZ.square();
         Jacobian<Cfg> r;
@@ -195,7 +196,7 @@ struct XYZZ {
     AffineT to_affine() const { return to_jacobian().to_affine(); }
 
     // dbl-2008-s-1
-    XYZZ dbl() const {
+    constexpr XYZZ dbl() const {
         if (is_identity()) return *this;
         F U = Y.dbl();
         F V = U.square();
@@ -212,7 +213,7 @@ struct XYZZ {
     }
 
     // mdbl-2008-s-1: 2q for affine q.
-    static XYZZ dbl_affine(const AffineT& q) {
+    static constexpr XYZZ dbl_affine(const AffineT& q) {
         if (q.infinity) return identity();
         F U = q.y.dbl();
         F V = U.square();
@@ -229,7 +230,7 @@ struct XYZZ {
     }
 
     // madd-2008-s: this + affine q.
-    XYZZ add_mixed(const AffineT& q) const {
+    constexpr XYZZ add_mixed(const AffineT& q) const {
         if (q.infinity) return *this;
         if (is_identity()) return from_affine(q);
         F U2 = q.x * ZZ;
@@ -247,10 +248,10 @@ struct XYZZ {
         r.ZZZ = ZZZ * PPP;
         return r;
     }
-    XYZZ sub_mixed(const AffineT& q) const { return add_mixed(-q); }
+    constexpr XYZZ sub_mixed(const AffineT& q) const { return add_mixed(-q); }
 
     // add-2008-s
-    friend XYZZ operator+(const XYZZ& p, const XYZZ& q) {
+    friend constexpr XYZZ operator+(const XYZZ& p, const XYZZ& q) {
         if (p.is_identity()) return q;
         if (q.is_identity()) return p;
         F U1 = p.X * q.ZZ;
@@ -270,8 +271,8 @@ struct XYZZ {
         r.ZZZ = p.ZZZ * q.ZZZ * PPP;
         return r;
     }
-    XYZZ& operator+=(const XYZZ& q) { return *this = *this + q; }
-    XYZZ operator-() const { return XYZZ{X, -Y, ZZ, ZZZ}; }
+    constexpr XYZZ& operator+=(const XYZZ& q) { return *this = *this + q; }
+    constexpr XYZZ operator-() const { return XYZZ{X, -Y, ZZ, ZZZ}; }
 };
 
 }  // namespace cuzk
