@@ -1,0 +1,502 @@
+// GPU NTT over Fr: natural order in and out, a few passes over device memory.
+//
+// Scheme (four-step / Bailey, applied recursively). n = 2^k is split into P radices N_0 .. N_{P-1} (P = 1 for
+// k <= 11, else ceil(k / 9), radices as even as possible, each <= 2^11). Pass p sees the array as
+// [B_p][N_p][S_p] (B_p = N_0..N_{p-1} independent rows already split off, S_p = N_{p+1}..N_{P-1}) and, for each
+// row b and column s < S_p, does the N_p-point DFT of x[b][.][s], then multiplies output k by w_M^(s*k), where
+// M = N_p * S_p is the row's length and w_M = omega_n^(n/M) (the four-step twiddle), and stores it back at
+// x[b][k][s]. After the last pass the result sits in mixed-radix digit-reversed order; the last pass writes each
+// element straight to its natural position, so no separate permutation pass exists. Memory traffic: P reads and
+// P writes of the array (3 + 3 for 2^19..2^27), and the last pass runs out of place into the caller's buffer
+// (pass 0 reads the caller's buffer and writes the scratch buffer, middle passes are in place in the scratch).
+//
+// Inside a pass, a thread block owns a tile of 2^11 elements = C lines of N_p elements (C = 2^11 / N_p), loads
+// it into shared memory (64 KiB, one limb array per 64-bit word: "structure of arrays", plus an XOR swizzle,
+// so that a warp's 8-byte accesses hit distinct banks for every access pattern below; a Python check of all
+// patterns gave 2.4 wavefronts per half-warp on average against 2 ideal, 15.4 without the swizzle), and runs
+// the N_p-point DFT as decimation in frequency: natural input, bit-reversed positions, read back through the
+// bit reversal when the tile is stored. Each thread keeps 8 elements in registers and does up to 3 butterfly
+// levels on them between two barriers (radix 8), so a 2^9-point line costs 3 barriers instead of 9.
+//
+// Coalescing: in a strided pass (S_p > 1) consecutive threads take consecutive columns s (C of them, 128..256
+// contiguous bytes per row of the tile); in the last pass the tile's C lines are chosen so that their
+// destinations are consecutive (a tile's lines are the preimages of C consecutive digit-reversed indices), and
+// the loads are whole contiguous lines. Global accesses are two 16-byte loads/stores per element.
+//
+// Fused scalings: the coset shift g^a (coset_forward) and 1/n (both inverses) multiply the input of pass 0; the
+// coset unshift g^-a (coset_inverse) multiplies the output of the last pass. The inverse transform is the same
+// schedule with every root replaced by its inverse (separate tables), so its cost equals the forward one's.
+//
+// Tables (size-independent, built on the CPU from Fr::root_of_unity() once per device, 4.1 MiB resident):
+// omega_{2^28}^e = LO[e mod 2^14] * HI[e >> 14] (forward and inverse), the line roots omega_{2^10}^j (forward and
+// inverse), and g^a, g^-a in the same two-half form for a < 2^28. A four-step twiddle costs two cached loads and
+// one multiplication more than a butterfly's: n of them per pass boundary.
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cuzk/gpu/cuda_check.cuh"
+#include "cuzk/gpu/field.cuh"
+#include "cuzk/gpu/ntt.hpp"
+
+namespace cuzk::gpu {
+
+namespace {
+
+constexpr unsigned TILE_LOG = 11;                  // elements per thread block tile: 2^11 * 32 B = 64 KiB of shared
+constexpr unsigned ELEMS_PER_THREAD_LOG = 3;       // 8 elements in registers, up to 3 DIF levels between barriers
+constexpr unsigned MAX_THREADS = 1u << (TILE_LOG - ELEMS_PER_THREAD_LOG);
+constexpr unsigned HALF_LOG = 14;                  // exponent tables: e = lo (14 bits) + hi (14 bits)
+constexpr unsigned EXP_LOG = 2 * HALF_LOG;         // == NTT_MAX_LOG_SIZE: exponents of omega_{2^28}
+constexpr unsigned LINE_ROOT_LOG = TILE_LOG - 1;   // a line of <= 2^11 points needs roots of order <= 2^11, index < 2^10
+constexpr unsigned MAX_PASSES = 4;
+constexpr size_t SMEM_BYTES = (size_t{1} << TILE_LOG) * sizeof(fr_t);
+static_assert(EXP_LOG == NTT_MAX_LOG_SIZE, "the exponent tables bound the supported size");
+static_assert(sizeof(fr_t) == 4 * sizeof(uint64_t), "shared memory holds an element as four 64-bit words");
+
+// ---- table layout (one allocation, offsets in elements) -------------------------------------------------------
+constexpr size_t HALF = size_t{1} << HALF_LOG;
+constexpr size_t LINE = size_t{1} << LINE_ROOT_LOG;
+enum : size_t {
+    OFF_W_LO = 0,                 // omega28^i,              i < 2^14
+    OFF_W_HI = OFF_W_LO + HALF,   // omega28^(i * 2^14)
+    OFF_WI_LO = OFF_W_HI + HALF,  // omega28^-i
+    OFF_WI_HI = OFF_WI_LO + HALF, // omega28^-(i * 2^14)
+    OFF_G_LO = OFF_WI_HI + HALF,  // g^i
+    OFF_G_HI = OFF_G_LO + HALF,   // g^(i * 2^14)
+    OFF_GI_LO = OFF_G_HI + HALF,  // g^-i
+    OFF_GI_HI = OFF_GI_LO + HALF, // g^-(i * 2^14)
+    OFF_L = OFF_GI_HI + HALF,     // omega_{2^11}^j, j < 2^10
+    OFF_LI = OFF_L + LINE,        // omega_{2^11}^-j
+    TABLE_ELEMS = OFF_LI + LINE,
+};
+
+struct TableView {
+    const fr_t* w_lo;
+    const fr_t* w_hi;
+    const fr_t* line;
+    const fr_t* s_lo;  // coset powers (g or 1/g), only read when pre == PRE_POWERS or post != 0
+    const fr_t* s_hi;
+};
+
+enum : uint32_t { PRE_NONE = 0, PRE_POWERS = 1, PRE_CONST = 2 };
+
+struct PassParams {
+    uint32_t log_n;
+    uint32_t r;       // log2 of this pass's radix N_p (line length)
+    uint32_t log_s;   // log2 of the column stride S_p (0 in the last pass)
+    uint32_t log_c;   // log2 of the lines per tile
+    uint32_t last;    // 1: write to the natural (digit-reversed-back) position, no four-step twiddle
+    uint32_t ndig;    // last pass: number of earlier passes, whose radices are dig[]
+    uint32_t dig[MAX_PASSES - 1];
+    uint32_t pre;     // pass 0: PRE_POWERS multiplies x[a] by s^a, PRE_CONST by pre_c
+    uint32_t post;    // last pass: 1 multiplies out[a] by s^a
+    fr_t pre_c;
+};
+
+// ---- device helpers ---------------------------------------------------------------------------------------
+// Element accesses go through raw 32-byte copies so that they compile to two 16-byte accesses whatever the
+// field type's own alignment (8 for the 64-bit-limb MontField); device buffers are 256-byte aligned and
+// elements are 32 bytes, so every element is 16-byte aligned.
+struct alignas(16) Raw32 {
+    ulonglong2 a, b;
+};
+
+__device__ __forceinline__ fr_t load_global(const fr_t* p) {
+    Raw32 raw;
+    const ulonglong2* q = reinterpret_cast<const ulonglong2*>(p);
+    raw.a = q[0];
+    raw.b = q[1];
+    fr_t v;
+    memcpy(&v, &raw, sizeof(v));
+    return v;
+}
+// Tables are never written by a kernel: the read-only (non-coherent) cache path is safe for them.
+__device__ __forceinline__ fr_t load_table(const fr_t* p) {
+    Raw32 raw;
+    const ulonglong2* q = reinterpret_cast<const ulonglong2*>(p);
+    raw.a = __ldg(q);
+    raw.b = __ldg(q + 1);
+    fr_t v;
+    memcpy(&v, &raw, sizeof(v));
+    return v;
+}
+__device__ __forceinline__ void store_global(fr_t* p, const fr_t& v) {
+    Raw32 raw;
+    memcpy(&raw, &v, sizeof(v));
+    ulonglong2* q = reinterpret_cast<ulonglong2*>(p);
+    q[0] = raw.a;
+    q[1] = raw.b;
+}
+
+// Bank swizzle of a tile position e < 2^11: permutes e within its aligned group of 16 (so it is a bijection on
+// every tile size), mixing in bits 4..7 and 8..11 so that power-of-two strides spread over all banks.
+__device__ __forceinline__ uint32_t swz(uint32_t e) { return e ^ (((e >> 4) ^ (e >> 8)) & 15u); }
+
+// Shared memory: word w of the element at (swizzled) position e lives at smem[w * tile + e].
+__device__ __forceinline__ fr_t load_smem(const uint64_t* smem, uint32_t tile, uint32_t e) {
+    uint64_t w[4];
+#pragma unroll
+    for (int i = 0; i < 4; i++) w[i] = smem[i * tile + e];
+    fr_t v;
+    memcpy(&v, w, sizeof(v));
+    return v;
+}
+__device__ __forceinline__ void store_smem(uint64_t* smem, uint32_t tile, uint32_t e, const fr_t& v) {
+    uint64_t w[4];
+    memcpy(w, &v, sizeof(v));
+#pragma unroll
+    for (int i = 0; i < 4; i++) smem[i * tile + e] = w[i];
+}
+
+// base^e for e < 2^28 from the two half tables (lo[0] = hi[0] = 1).
+__device__ __forceinline__ fr_t power_at(const fr_t* lo, const fr_t* hi, uint32_t e) {
+    return load_table(lo + (e & ((1u << HALF_LOG) - 1))) * load_table(hi + (e >> HALF_LOG));
+}
+
+__device__ __forceinline__ uint32_t bitrev(uint32_t v, uint32_t bits) { return __brev(v) >> (32 - bits); }
+
+// Last pass: the line whose output belongs at digit-reversed index q. q = d_0 + N_0 d_1 + ... (d_0 the output
+// digit of pass 0), the line index is L = d_0 * (N_1..N_{P-2}) + d_1 * (N_2..N_{P-2}) + ... + d_{P-2}.
+__device__ __forceinline__ uint32_t line_of_output(uint32_t q, const PassParams& p) {
+    // Unrolled with constant indices so that p.dig stays in registers (a run-time index sends it to the stack).
+    uint32_t total = 0;
+#pragma unroll
+    for (uint32_t i = 0; i < MAX_PASSES - 1; i++)
+        if (i < p.ndig) total += p.dig[i];
+    uint32_t line = 0, qs = 0;
+#pragma unroll
+    for (uint32_t i = 0; i < MAX_PASSES - 1; i++) {
+        if (i >= p.ndig) break;
+        const uint32_t d = (q >> qs) & ((1u << p.dig[i]) - 1);
+        qs += p.dig[i];
+        total -= p.dig[i];
+        line |= d << total;
+    }
+    return line;
+}
+
+// G consecutive DIF levels (starting at level t0 of an r-level line) on sets of 2^G elements held in registers.
+// Level with half-distance h = 2^hl: (x[j], x[j+h]) -> (x[j] + x[j+h], (x[j] - x[j+h]) * w_{2h}^(j mod h)),
+// w_{2h} = w_{2^11}^(2^(10-hl)). A set is the 2^G elements base + m * 2^a (a = log2 of the last level's h).
+template <int G>
+__device__ __forceinline__ void dif_levels(uint64_t* smem, uint32_t tile, uint32_t r, uint32_t t0, uint32_t nthr,
+                                           const fr_t* line_roots) {
+    const uint32_t a = r - t0 - G;
+    const uint32_t sets_log = r - G;  // sets per line
+#pragma unroll
+    for (int i = 0; i < (8 >> G); i++) {
+        const uint32_t q = threadIdx.x + i * nthr;
+        const uint32_t line = q >> sets_log;
+        const uint32_t qq = q & ((1u << sets_log) - 1);
+        const uint32_t in_line = (qq & ((1u << a) - 1)) | ((qq >> a) << (a + G));
+        const uint32_t base = (line << r) | in_line;
+        fr_t x[1 << G];
+#pragma unroll
+        for (int m = 0; m < (1 << G); m++) x[m] = load_smem(smem, tile, swz(base + ((uint32_t)m << a)));
+#pragma unroll
+        for (int u = 0; u < G; u++) {
+            const uint32_t hl = a + G - 1 - u;
+            const int dm = 1 << (G - 1 - u);
+#pragma unroll
+            for (int m = 0; m < (1 << G); m++) {
+                if (m & dm) continue;
+                const uint32_t j = (in_line + ((uint32_t)m << a)) & ((1u << hl) - 1);
+                const fr_t w = load_table(line_roots + (j << (LINE_ROOT_LOG - hl)));
+                const fr_t s = x[m] + x[m + dm];
+                const fr_t d = x[m] - x[m + dm];
+                x[m] = s;
+                x[m + dm] = d * w;
+            }
+        }
+#pragma unroll
+        for (int m = 0; m < (1 << G); m++) store_smem(smem, tile, swz(base + ((uint32_t)m << a)), x[m]);
+    }
+}
+
+// One pass over a tile of C lines of N = 2^r elements. blockDim.x == tile / 8. `in` and `out` may be the same
+// buffer (middle passes): every element of a tile is read before the barrier and written after it, by the
+// block that owns the tile, and tiles are disjoint.
+__global__ void __launch_bounds__(MAX_THREADS, 2)
+    ntt_pass_kernel(const fr_t* in, fr_t* out, PassParams p, TableView tb) {
+    extern __shared__ uint64_t smem[];
+    const uint32_t r = p.r;
+    const uint32_t log_c = p.log_c;
+    const uint32_t tile = 1u << (r + log_c);
+    const uint32_t nthr = tile >> ELEMS_PER_THREAD_LOG;
+    const uint32_t tid = threadIdx.x;
+    const uint32_t line0 = blockIdx.x << log_c;  // first line (strided pass) or first output index (last pass)
+    const uint32_t s_mask = (1u << p.log_s) - 1;
+
+    // 1) Load: all 8 loads of a thread are issued before any use.
+    fr_t v[8];
+    uint32_t addr[8];
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        const uint32_t idx = tid + i * nthr;
+        if (!p.last) {
+            const uint32_t line = idx & ((1u << log_c) - 1), j = idx >> log_c;
+            const uint32_t L = line0 + line;
+            addr[i] = ((L >> p.log_s) << (r + p.log_s)) + (j << p.log_s) + (L & s_mask);
+        } else {
+            const uint32_t line = idx >> r, j = idx & ((1u << r) - 1);
+            addr[i] = (line_of_output(line0 + line, p) << r) + j;
+        }
+        v[i] = load_global(in + addr[i]);
+    }
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        if (p.pre == PRE_POWERS) v[i] = v[i] * power_at(tb.s_lo, tb.s_hi, addr[i]);
+        else if (p.pre == PRE_CONST) v[i] = v[i] * p.pre_c;
+        const uint32_t idx = tid + i * nthr;
+        const uint32_t e = p.last ? idx : ((idx & ((1u << log_c) - 1)) << r) + (idx >> log_c);
+        store_smem(smem, tile, swz(e), v[i]);
+    }
+    __syncthreads();
+
+    // 2) The r DIF levels, up to 3 per barrier.
+    for (uint32_t t0 = 0; t0 < r;) {
+        const uint32_t g = r - t0 >= 3 ? 3 : r - t0;
+        if (g == 3) dif_levels<3>(smem, tile, r, t0, nthr, tb.line);
+        else if (g == 2) dif_levels<2>(smem, tile, r, t0, nthr, tb.line);
+        else dif_levels<1>(smem, tile, r, t0, nthr, tb.line);
+        __syncthreads();
+        t0 += g;
+    }
+
+    // 3) Store output k of each line (at bit-reversed position k in shared memory); consecutive threads take
+    // consecutive lines, whose destinations are consecutive.
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        const uint32_t idx = tid + i * nthr;
+        const uint32_t line = idx & ((1u << log_c) - 1), k = idx >> log_c;
+        fr_t x = load_smem(smem, tile, swz((line << r) + bitrev(k, r)));
+        uint32_t dst;
+        if (!p.last) {
+            const uint32_t L = line0 + line;
+            const uint32_t s = L & s_mask;
+            dst = ((L >> p.log_s) << (r + p.log_s)) + (k << p.log_s) + s;
+            // s * k < M = 2^(r + log_s) <= 2^28; scaled to an exponent of omega_{2^28}.
+            const uint32_t e = (s * k) << (EXP_LOG - r - p.log_s);
+            x = x * power_at(tb.w_lo, tb.w_hi, e);
+        } else {
+            dst = line0 + line + (k << (p.log_n - r));
+            if (p.post) x = x * power_at(tb.s_lo, tb.s_hi, dst);
+        }
+        store_global(out + dst, x);
+    }
+}
+
+// n = 2 or 4: one thread, the DFT by definition (pass kernels need at least 8 elements).
+__global__ void ntt_tiny_kernel(fr_t* x, uint32_t log_n, PassParams p, TableView tb) {
+    const uint32_t n = 1u << log_n;
+    fr_t in[4], out[4], w[4];
+    // omega_n^i = omega28^(i * 2^(28 - log_n))
+    for (uint32_t i = 0; i < n; i++) w[i] = power_at(tb.w_lo, tb.w_hi, i << (EXP_LOG - log_n));
+    for (uint32_t i = 0; i < n; i++) {
+        in[i] = x[i];
+        if (p.pre == PRE_POWERS) in[i] = in[i] * power_at(tb.s_lo, tb.s_hi, i);
+        else if (p.pre == PRE_CONST) in[i] = in[i] * p.pre_c;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        fr_t acc = fr_t::zero();
+        for (uint32_t j = 0; j < n; j++) acc = acc + in[j] * w[(i * j) & (n - 1)];
+        out[i] = p.post ? acc * power_at(tb.s_lo, tb.s_hi, i) : acc;
+    }
+    for (uint32_t i = 0; i < n; i++) x[i] = out[i];
+}
+
+// ---- host side ---------------------------------------------------------------------------------------------
+Fr root_of_order_pow2(unsigned j) {
+    Fr w = Fr::root_of_unity();  // order 2^32
+    for (unsigned i = j; i < (unsigned)Fr::S; i++) w = w.square();
+    return w;
+}
+
+void fill_powers(Fr* dst, const Fr& base, size_t count) {
+    Fr cur = Fr::one();
+    for (size_t i = 0; i < count; i++) {
+        dst[i] = cur;
+        cur *= base;
+    }
+}
+
+// lo[i] = b^i, hi[i] = b^(i * 2^14), i < 2^14.
+void fill_halves(Fr* lo, Fr* hi, const Fr& b) {
+    fill_powers(lo, b, HALF);
+    Fr step = b;
+    for (unsigned i = 0; i < HALF_LOG; i++) step = step.square();
+    fill_powers(hi, step, HALF);
+}
+
+struct DeviceTables {
+    fr_t* d = nullptr;  // TABLE_ELEMS elements; kept for the life of the process (see tables_for)
+};
+
+std::mutex g_tables_mu;
+std::map<int, DeviceTables> g_tables;
+
+bool tables_resident(int dev) {
+    std::lock_guard<std::mutex> lk(g_tables_mu);
+    return g_tables.count(dev) != 0;
+}
+
+// The tables of the current device, built on first use. Never freed: they are 4.1 MiB, size-independent, and
+// freeing device memory from a static destructor races the CUDA runtime's own teardown.
+const DeviceTables& tables_for(int dev) {
+    std::lock_guard<std::mutex> lk(g_tables_mu);
+    auto it = g_tables.find(dev);
+    if (it != g_tables.end()) return it->second;
+    std::vector<Fr> h(TABLE_ELEMS);
+    const Fr w28 = root_of_order_pow2(EXP_LOG);
+    const Fr w28_inv = *w28.inverse();
+    const Fr g = Fr::generator();
+    const Fr g_inv = *g.inverse();
+    fill_halves(&h[OFF_W_LO], &h[OFF_W_HI], w28);
+    fill_halves(&h[OFF_WI_LO], &h[OFF_WI_HI], w28_inv);
+    fill_halves(&h[OFF_G_LO], &h[OFF_G_HI], g);
+    fill_halves(&h[OFF_GI_LO], &h[OFF_GI_HI], g_inv);
+    const Fr w11 = root_of_order_pow2(TILE_LOG);
+    fill_powers(&h[OFF_L], w11, LINE);
+    fill_powers(&h[OFF_LI], *w11.inverse(), LINE);
+    DeviceTables t;
+    CUZK_CUDA_CHECK(cudaMalloc(&t.d, TABLE_ELEMS * sizeof(fr_t)));
+    if (auto e = cudaMemcpy(t.d, h.data(), TABLE_ELEMS * sizeof(fr_t), cudaMemcpyHostToDevice); e != cudaSuccess) {
+        cudaFree(t.d);
+        CUZK_CUDA_CHECK(e);
+    }
+    // 64 KiB of dynamic shared memory needs the opt-in (the default limit is 48 KiB).
+    CUZK_CUDA_CHECK(cudaFuncSetAttribute(ntt_pass_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM_BYTES));
+    return g_tables.emplace(dev, t).first->second;
+}
+
+unsigned num_passes(unsigned k) { return k <= TILE_LOG ? 1 : (k + 8) / 9; }
+
+}  // namespace
+
+size_t ntt_scratch_elements(unsigned log_n) {
+    if (log_n > NTT_MAX_LOG_SIZE) throw std::invalid_argument("gpu ntt: log size " + std::to_string(log_n) + " > 28");
+    return num_passes(log_n) > 1 ? size_t{1} << log_n : 0;
+}
+
+size_t ntt_twiddle_bytes() { return TABLE_ELEMS * sizeof(fr_t); }
+
+size_t ntt_device_bytes_needed(unsigned log_n) {
+    size_t bytes = ntt_scratch_elements(log_n) * sizeof(fr_t);
+    int dev = 0;
+    CUZK_CUDA_CHECK(cudaGetDevice(&dev));
+    if (!tables_resident(dev)) bytes += ntt_twiddle_bytes();
+    return bytes;
+}
+
+void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
+    if (log_n > NTT_MAX_LOG_SIZE)
+        throw std::invalid_argument("gpu ntt: log size " + std::to_string(log_n) + " exceeds " +
+                                    std::to_string(NTT_MAX_LOG_SIZE));
+    if (log_n == 0) return;  // size 1: every kind is the identity (1/1 = 1, g^0 = 1)
+    const size_t n = size_t{1} << log_n;
+    cudaStream_t stream = static_cast<cudaStream_t>(cfg.stream);
+    int dev = 0;
+    CUZK_CUDA_CHECK(cudaGetDevice(&dev));
+
+    // Memory first: refuse before touching anything rather than fail half-way.
+    const bool own_scratch = ntt_scratch_elements(log_n) > 0 && cfg.d_scratch == nullptr;
+    size_t need = (own_scratch ? n * sizeof(fr_t) : 0) + (tables_resident(dev) ? 0 : ntt_twiddle_bytes());
+    if (need) {
+        size_t free_b = 0, total_b = 0;
+        CUZK_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+        if (need > free_b)
+            throw CudaError("gpu ntt 2^" + std::to_string(log_n) + ": needs " + std::to_string(need) +
+                            " bytes of device memory, " + std::to_string(free_b) + " free of " +
+                            std::to_string(total_b));
+    }
+    const DeviceTables& t = tables_for(dev);
+    std::optional<DeviceBuffer<fr_t>> scratch;
+    if (own_scratch) scratch.emplace(n);  // throws CudaError on out-of-memory
+
+    const bool inverse = cfg.kind == NttKind::inverse || cfg.kind == NttKind::coset_inverse;
+    TableView tb{};
+    tb.w_lo = t.d + (inverse ? OFF_WI_LO : OFF_W_LO);
+    tb.w_hi = t.d + (inverse ? OFF_WI_HI : OFF_W_HI);
+    tb.line = t.d + (inverse ? OFF_LI : OFF_L);
+    tb.s_lo = t.d + (cfg.kind == NttKind::coset_forward ? OFF_G_LO : OFF_GI_LO);
+    tb.s_hi = t.d + (cfg.kind == NttKind::coset_forward ? OFF_G_HI : OFF_GI_HI);
+
+    PassParams base{};
+    base.log_n = log_n;
+    const uint32_t pre = cfg.kind == NttKind::coset_forward ? PRE_POWERS : inverse ? PRE_CONST : PRE_NONE;
+    const uint32_t post = cfg.kind == NttKind::coset_inverse ? 1 : 0;
+    if (inverse) base.pre_c = *Fr::from_u64(n).inverse();  // n <= 2^28 < r: nonzero
+
+    fr_t* values = reinterpret_cast<fr_t*>(d_values);
+    if (log_n < 3) {
+        PassParams p = base;
+        p.pre = pre;
+        p.post = post;
+        ntt_tiny_kernel<<<1, 1, 0, stream>>>(values, log_n, p, tb);
+        CUZK_CUDA_CHECK(cudaGetLastError());
+    } else {
+        // Radices as even as possible, the larger ones first.
+        const unsigned P = num_passes(log_n);
+        unsigned radix[MAX_PASSES];
+        for (unsigned i = 0; i < P; i++) radix[i] = log_n / P + (i < log_n % P ? 1 : 0);
+        fr_t* tmp = own_scratch ? scratch->get() : reinterpret_cast<fr_t*>(cfg.d_scratch);
+        unsigned done = 0;  // log2 of B_p
+        for (unsigned i = 0; i < P; i++) {
+            PassParams p = base;
+            p.r = radix[i];
+            p.log_s = log_n - done - radix[i];
+            const unsigned tile_log = std::min(TILE_LOG, log_n);
+            p.log_c = tile_log - p.r;
+            p.last = i + 1 == P;
+            p.pre = i == 0 ? pre : PRE_NONE;
+            p.post = p.last ? post : 0;
+            if (p.last) {
+                p.ndig = i;
+                for (unsigned j = 0; j < i; j++) p.dig[j] = radix[j];
+            }
+            // pass 0 reads the caller's array; the last writes it; everything between stays in the scratch.
+            const fr_t* src = i == 0 ? values : tmp;
+            fr_t* dst = p.last ? values : tmp;
+            const unsigned blocks = (unsigned)(n >> tile_log);
+            const unsigned threads = 1u << (tile_log - ELEMS_PER_THREAD_LOG);
+            const size_t smem = (size_t{1} << tile_log) * sizeof(fr_t);
+            ntt_pass_kernel<<<blocks, threads, smem, stream>>>(src, dst, p, tb);
+            CUZK_CUDA_CHECK(cudaGetLastError());
+            done += radix[i];
+        }
+    }
+    // An owned scratch buffer is freed on return: the work that uses it must be finished first.
+    if (cfg.synchronize || own_scratch) CUZK_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+void ntt_host(std::span<Fr> values, NttKind kind) {
+    const size_t n = values.size();
+    if (n == 0 || (n & (n - 1)) != 0)
+        throw std::invalid_argument("gpu ntt_host: size " + std::to_string(n) + " is not a power of two");
+    const unsigned log_n = (unsigned)__builtin_ctzll(n);
+    if (log_n > NTT_MAX_LOG_SIZE)
+        throw std::invalid_argument("gpu ntt_host: size 2^" + std::to_string(log_n) + " exceeds 2^28");
+    // Device memory for the values on top of what the transform itself needs, checked before allocating.
+    size_t free_b = 0, total_b = 0;
+    CUZK_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    const size_t need = n * sizeof(Fr) + ntt_device_bytes_needed(log_n);
+    if (need > free_b)
+        throw CudaError("gpu ntt_host 2^" + std::to_string(log_n) + ": needs " + std::to_string(need) +
+                        " bytes of device memory, " + std::to_string(free_b) + " free");
+    DeviceBuffer<fr_t> d(n);
+    // Pageable copies: the driver stages them through its own pinned buffers; pinning the caller's pages
+    // (cudaHostRegister) costs about as much as the copy it would speed up for a single transform.
+    CUZK_CUDA_CHECK(cudaMemcpy(d.get(), values.data(), n * sizeof(Fr), cudaMemcpyHostToDevice));
+    NttConfig cfg;
+    cfg.kind = kind;
+    ntt_device(reinterpret_cast<Fr*>(d.get()), log_n, cfg);
+    CUZK_CUDA_CHECK(cudaMemcpy(values.data(), d.get(), n * sizeof(Fr), cudaMemcpyDeviceToHost));
+}
+
+}  // namespace cuzk::gpu

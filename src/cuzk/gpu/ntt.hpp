@@ -1,0 +1,57 @@
+// Number-theoretic transforms over Fr on the GPU, natural order in and out, bit-identical to the CPU functions of
+// cuzk/poly/ntt.hpp (same Montgomery representation; field arithmetic is exact, so any correct schedule agrees):
+//
+//   NttKind::forward        coefficients -> f(omega^i)                         (cuzk::ntt)
+//   NttKind::inverse        f(omega^i)   -> coefficients, includes 1/n         (cuzk::intt)
+//   NttKind::coset_forward  coefficients -> f(g * omega^i), g = 7              (cuzk::coset_ntt)
+//   NttKind::coset_inverse  f(g * omega^i) -> coefficients                     (cuzk::coset_intt)
+//
+// Sizes 2^0 .. 2^MAX_LOG_SIZE. No CUDA headers here: the stream is an opaque handle (a cudaStream_t cast to
+// void*), device arrays are cuzk::Fr* (gpu::fr_t has exactly Fr's layout, see gpu/field.cuh). Design notes and
+// measurements: src/cuzk/gpu/ntt.cu and docs/gpu-ntt-notes.md.
+#pragma once
+
+#include <cstddef>
+#include <span>
+
+#include "cuzk/ff/fr.hpp"
+
+namespace cuzk::gpu {
+
+enum class NttKind { forward, inverse, coset_forward, coset_inverse };
+
+// The largest supported log2(size). The exponent tables are split in two 14-bit halves (ntt.cu), so 2^28 is
+// the bound; 2^28 Fr is 8 GiB, plus 8 GiB of scratch.
+inline constexpr unsigned NTT_MAX_LOG_SIZE = 28;
+
+struct NttConfig {
+    NttKind kind = NttKind::forward;
+    // cudaStream_t as an opaque handle; nullptr is the legacy default stream. Work is enqueued on it.
+    void* stream = nullptr;
+    // Optional caller-owned device scratch of at least ntt_scratch_elements(log_n) elements (on the same device
+    // as the values). When null and scratch is needed, the call allocates it (cudaMalloc, which synchronizes)
+    // and frees it before returning: pass one for repeated transforms of the same size.
+    Fr* d_scratch = nullptr;
+    // Block the host until the transform is done (and report any asynchronous kernel error from it).
+    bool synchronize = true;
+};
+
+// Scratch elements a transform of size 2^log_n needs: 0 for log_n <= 11 (one thread block does everything
+// in shared memory), else n (the last pass writes its permuted output out of place).
+size_t ntt_scratch_elements(unsigned log_n);
+// Bytes of device memory a call allocates when no scratch is passed, counting the twiddle tables when they are
+// not yet resident on the current device. Checked against cudaMemGetInfo before anything is allocated.
+size_t ntt_device_bytes_needed(unsigned log_n);
+// Bytes of the size-independent twiddle / coset-power tables kept resident per device after the first call.
+size_t ntt_twiddle_bytes();
+
+// In-place transform of d_values[0 .. 2^log_n) on the current device. Throws std::invalid_argument when
+// log_n > NTT_MAX_LOG_SIZE, gpu::CudaError for any CUDA failure, including out of memory (checked before the
+// first launch, so the values are untouched then).
+void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg = {});
+
+// Convenience: copy to the current device, transform, copy back (synchronous). values.size() must be a power of
+// two <= 2^NTT_MAX_LOG_SIZE (else std::invalid_argument).
+void ntt_host(std::span<Fr> values, NttKind kind);
+
+}  // namespace cuzk::gpu

@@ -1,0 +1,140 @@
+// GPU NTTs (gpu/ntt.hpp) against the CPU transforms (poly/ntt.hpp) on fresh random inputs: the results must be
+// bit-identical (same Montgomery representation). Skipped without a GPU; the CUDA code is still compiled in CI.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include "cuzk/ff/fr.hpp"
+#include "cuzk/poly/domain.hpp"
+#include "cuzk/poly/ntt.hpp"
+#ifdef CUZK_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#include "cuzk/gpu/device.hpp"
+#include "cuzk/gpu/ntt.hpp"
+#endif
+
+using namespace cuzk;
+
+#ifdef CUZK_HAVE_CUDA
+namespace {
+
+std::mt19937_64 fresh_rng() {
+    std::random_device rd;
+    return std::mt19937_64(((uint64_t)rd() << 32) | rd());
+}
+
+// Random and never zero, so that an unwritten or zeroed output element cannot pass.
+std::vector<Fr> random_nonzero(size_t n, std::mt19937_64& rng) {
+    std::vector<Fr> v(n);
+    for (auto& x : v) {
+        do x = Fr::random(rng);
+        while (x.is_zero());
+    }
+    return v;
+}
+
+void cpu_transform(gpu::NttKind kind, const EvaluationDomain& d, std::span<Fr> v) {
+    switch (kind) {
+        case gpu::NttKind::forward: ntt(d, v); break;
+        case gpu::NttKind::inverse: intt(d, v); break;
+        case gpu::NttKind::coset_forward: coset_ntt(d, v); break;
+        case gpu::NttKind::coset_inverse: coset_intt(d, v); break;
+    }
+}
+
+const char* name(gpu::NttKind k) {
+    switch (k) {
+        case gpu::NttKind::forward: return "forward";
+        case gpu::NttKind::inverse: return "inverse";
+        case gpu::NttKind::coset_forward: return "coset_forward";
+        case gpu::NttKind::coset_inverse: return "coset_inverse";
+    }
+    return "?";
+}
+
+constexpr gpu::NttKind ALL_KINDS[] = {gpu::NttKind::forward, gpu::NttKind::inverse, gpu::NttKind::coset_forward,
+                                     gpu::NttKind::coset_inverse};
+
+// Counts mismatches rather than stopping at the first, and reports the first index.
+void expect_same_as_cpu(unsigned log_n, gpu::NttKind kind, std::mt19937_64& rng) {
+    const auto d = EvaluationDomain::from_log_size(log_n);
+    auto in = random_nonzero(d.size(), rng);
+    auto cpu = in, gpu_out = in;
+    cpu_transform(kind, d, cpu);
+    gpu::ntt_host(gpu_out, kind);
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < d.size(); i++)
+        if (gpu_out[i] != cpu[i] && bad++ == 0) first = i;
+    EXPECT_EQ(bad, 0u) << name(kind) << " 2^" << log_n << ": first mismatch at index " << first;
+}
+
+}  // namespace
+
+TEST(GpuNtt, AllKindsMatchCpuSmallSizes) {
+    if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
+    auto rng = fresh_rng();
+    for (unsigned k = 1; k <= 20; k++)
+        for (auto kind : ALL_KINDS) expect_same_as_cpu(k, kind, rng);
+}
+
+TEST(GpuNtt, AllKindsMatchCpuAt2Pow24) {
+    if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
+    auto rng = fresh_rng();
+    for (auto kind : ALL_KINDS) expect_same_as_cpu(24, kind, rng);
+}
+
+// Device API with a caller-owned scratch buffer and stream: inverse(forward(x)) == x and
+// coset_inverse(coset_forward(x)) == x, and the forward output differs from x (the transform ran).
+TEST(GpuNtt, InverseUndoesForwardOnDevice) {
+    if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
+    auto rng = fresh_rng();
+    for (unsigned k : {5u, 11u, 12u, 19u, 22u}) {
+        const size_t n = size_t{1} << k;
+        auto x = random_nonzero(n, rng);
+        Fr *d_x = nullptr, *d_s = nullptr;
+        ASSERT_EQ(cudaMalloc(&d_x, n * sizeof(Fr)), cudaSuccess);
+        ASSERT_EQ(cudaMalloc(&d_s, (gpu::ntt_scratch_elements(k) + 1) * sizeof(Fr)), cudaSuccess);
+        cudaStream_t st;
+        ASSERT_EQ(cudaStreamCreate(&st), cudaSuccess);
+        gpu::NttConfig cfg;
+        cfg.stream = st;
+        cfg.d_scratch = d_s;
+        for (auto [fwd, inv] : {std::pair{gpu::NttKind::forward, gpu::NttKind::inverse},
+                                std::pair{gpu::NttKind::coset_forward, gpu::NttKind::coset_inverse}}) {
+            std::vector<Fr> mid(n), back(n);
+            ASSERT_EQ(cudaMemcpy(d_x, x.data(), n * sizeof(Fr), cudaMemcpyHostToDevice), cudaSuccess);
+            cfg.kind = fwd;
+            cfg.synchronize = false;
+            gpu::ntt_device(d_x, k, cfg);
+            ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+            ASSERT_EQ(cudaMemcpy(mid.data(), d_x, n * sizeof(Fr), cudaMemcpyDeviceToHost), cudaSuccess);
+            cfg.kind = inv;
+            cfg.synchronize = true;
+            gpu::ntt_device(d_x, k, cfg);
+            ASSERT_EQ(cudaMemcpy(back.data(), d_x, n * sizeof(Fr), cudaMemcpyDeviceToHost), cudaSuccess);
+            EXPECT_NE(mid, x) << name(fwd) << " 2^" << k << " left the values unchanged";
+            EXPECT_EQ(back, x) << name(inv) << " after " << name(fwd) << " 2^" << k;
+        }
+        cudaStreamDestroy(st);
+        cudaFree(d_s);
+        cudaFree(d_x);
+    }
+}
+
+TEST(GpuNtt, SizeErrorsThrow) {
+    if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
+    std::vector<Fr> three(3, Fr::one());
+    EXPECT_THROW(gpu::ntt_host(three, gpu::NttKind::forward), std::invalid_argument);
+    std::vector<Fr> none;
+    EXPECT_THROW(gpu::ntt_host(none, gpu::NttKind::forward), std::invalid_argument);
+    EXPECT_THROW(gpu::ntt_device(nullptr, gpu::NTT_MAX_LOG_SIZE + 1), std::invalid_argument);
+    EXPECT_THROW(gpu::ntt_scratch_elements(gpu::NTT_MAX_LOG_SIZE + 1), std::invalid_argument);
+    EXPECT_EQ(gpu::ntt_scratch_elements(11), 0u);
+    EXPECT_EQ(gpu::ntt_scratch_elements(12), size_t{1} << 12);
+}
+#else
+TEST(GpuNtt, AllKindsMatchCpuSmallSizes) { GTEST_SKIP() << "built without CUDA"; }
+#endif
