@@ -1,0 +1,17 @@
+// GPU MSM over G2 (the template is in msm_impl.cuh; gpu::fq2_t coordinates).
+#include "cuzk/gpu/msm_impl.cuh"
+
+namespace cuzk::gpu {
+
+template class MsmContext<G2Config>;
+
+G2Jacobian msm_g2_gpu(std::span<const G2Affine> bases, std::span<const Fr> scalars, const GpuMsmConfig& cfg) {
+    if (bases.size() != scalars.size()) throw std::invalid_argument("gpu msm: bases and scalars differ in length");
+    return G2MsmContext(bases, cfg).msm(scalars);
+}
+G2Jacobian msm_g2_split_gpu(std::span<const G2Affine> bases, const ScalarSplit& split, const GpuMsmConfig& cfg) {
+    if (bases.size() != split.size) throw std::invalid_argument("gpu msm: bases and split differ in length");
+    return G2MsmContext(bases, cfg).msm_split(split);
+}
+
+}  // namespace cuzk::gpu

@@ -1,0 +1,534 @@
+// GPU multi-scalar multiplication, the template shared by G1 (msm.cu) and G2 (msm_g2.cu); each curve is its own
+// translation unit so the two (slow to compile) instantiations build in parallel. See msm.hpp for the API.
+//
+// One call, for the m scalars that go through Pippenger (all of them, or the "others" of a ScalarSplit):
+//   1. digits_kernel: each thread takes one scalar (leaving Montgomery form on the device when it came as a cuzk::Fr)
+//      and writes, for every window j of the current window group, the pair (key, value) with
+//      key = j * H + |d_j| - 1 (H = 2^(c-1) buckets per window, signed digit d_j in [-H, H]), value = base index << 1
+//      | [d_j < 0]. A zero digit gets key = sentinel (wg * H), which sorts last and is skipped.
+//   2. cub::DeviceRadixSort over the keys (only the bits the sentinel needs), DeviceRunLengthEncode: one run per
+//      non-empty bucket, with its length.
+//   3. Runs are cut into pieces of at most L points (GpuMsmConfig::piece_points); one thread per piece sums its
+//      affine bases into an XYZZ partial (mixed additions), so a bucket holding every point (all scalars equal) is
+//      still spread over n / L threads. A second kernel adds the few partials of each bucket into the bucket array.
+//   4. Bucket reduction: window sum = sum_{k=1..H} k B_k. The H buckets of a window are cut into T segments of S;
+//      the thread of segment [lo, lo + S) runs the suffix sums from the top (running += B_k; acc += running), which
+//      gives sum (k - lo) B_k, then adds lo * running (double-and-add, lo < 2^(c-1)). The T segment sums of each
+//      window are added by a halving tree (log2 T launches).
+//   5. The window sums come back to the host (W points), and Horner's rule (c doublings per window) combines them:
+//      ~256 doublings on the CPU cost ~0.2 ms, less than one single-thread device launch of the same chain with the
+//      64-bit-limb device field.
+// Scalars equal to one (msm_split): one thread per 64 indexed bases sums them, then a halving tree.
+//
+// The bound: random scalars cost m * W mixed additions (8M + 2S each in F) for the buckets, plus ~2 W H full XYZZ
+// additions (12M + 2S) for the reduction; c is chosen to minimise W (m + 3 H) (gpu_msm_window_bits).
+#pragma once
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_run_length_encode.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cuzk/gpu/cuda_check.cuh"
+#include "cuzk/gpu/field.cuh"
+#include "cuzk/gpu/msm.hpp"
+#include "cuzk/gpu/msm_point.cuh"
+
+namespace cuzk::gpu {
+
+using namespace msm_detail;
+
+namespace {
+
+using Limbs4 = limbs_t<4>;
+
+constexpr unsigned kMinWindow = 2, kMaxWindow = 24;
+// A window group's (key, value) pairs: 16 bytes each across the sort's double buffers, so 2^30 pairs hold 16 GiB;
+// larger MSMs run their windows in several groups (CUB's run-length encoder counts items in an int, too).
+constexpr size_t kMaxPairsPerGroup = size_t(1) << 30;
+// Random scalars at c = 16, n = 2^20 leave ~32 points per bucket: pieces of 32 give most buckets one or two
+// threads, and the largest possible bucket (n points) n / 32.
+constexpr unsigned kDefaultPiece = 32;
+// Ones: each thread adds 64 bases; 2^20 ones then take 16384 threads, enough to fill the GPU.
+constexpr unsigned kOnesPiece = 64;
+constexpr unsigned kThreads = 128;
+// Bucket reduction: about 2^16 segment threads in all (the H200 holds ~400 such register-heavy threads per SM).
+constexpr uint32_t kSegmentThreads = 1u << 16;
+
+unsigned num_windows(unsigned c) { return (256 + c - 1) / c; }
+
+size_t align_up(size_t x) { return (x + 255) & ~size_t(255); }
+
+uint32_t pow2_ceil(uint64_t x) {
+    uint32_t p = 1;
+    while (p < x) p <<= 1;
+    return p;
+}
+uint32_t pow2_floor(uint64_t x) {
+    uint32_t p = 1;
+    while ((uint64_t)p * 2 <= x) p <<= 1;
+    return p;
+}
+
+unsigned blocks_for(size_t n) { return (unsigned)((n + kThreads - 1) / kThreads); }
+
+// ---- digits ---------------------------------------------------------------------------------------------------
+// Same digit rule as the CPU (msm.cpp): raw_j = bits [j c, (j + 1) c), hi_j = [raw_j >= H], d_j = raw_j - 2^c hi_j +
+// hi_{j-1} in [-H, H]; with W = ceil(256 / c) and s < r < 2^255 the top hi is 0, so the digits represent s exactly.
+__device__ __forceinline__ uint64_t window_raw(const Limbs4& s, unsigned bit, unsigned c) {
+    if (bit >= 256) return 0;
+    unsigned w = bit / 64, sh = bit % 64;
+    uint64_t v = s[w] >> sh;
+    if (sh != 0 && w + 1 < 4) v |= s[w + 1] << (64 - sh);
+    return v & ((uint64_t(1) << c) - 1);
+}
+
+template <bool kMont>
+__global__ void digits_kernel(const Limbs4* __restrict__ scalars, const uint32_t* __restrict__ index, uint32_t m,
+                              unsigned c, unsigned w0, unsigned wg, uint32_t* __restrict__ keys,
+                              uint32_t* __restrict__ vals) {
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m) return;
+    Limbs4 s = scalars[i];
+    if constexpr (kMont) s = Fr::from_mont_limbs(s).to_canonical();
+    const uint32_t base = index ? index[i] : i;  // < 2^31 (checked on the host), so base << 1 fits
+    const uint32_t H = 1u << (c - 1);
+    const uint32_t sentinel = wg * H;
+    for (unsigned j = 0; j < wg; j++) {
+        const unsigned w = w0 + j;
+        const uint64_t raw = window_raw(s, w * c, c);
+        int64_t d = raw >= H ? (int64_t)raw - ((int64_t)1 << c) : (int64_t)raw;
+        if (w > 0 && window_raw(s, (w - 1) * c, c) >= H) d += 1;
+        uint32_t key = sentinel, val = base << 1;
+        if (d != 0) {
+            const uint32_t mag = (uint32_t)(d < 0 ? -d : d);  // 1 .. H
+            key = j * H + mag - 1;
+            val |= d < 0 ? 1u : 0u;
+        }
+        keys[(size_t)j * m + i] = key;
+        vals[(size_t)j * m + i] = val;
+    }
+}
+
+// ---- bucket accumulation --------------------------------------------------------------------------------------
+__global__ void count_pieces(const uint32_t* __restrict__ unique, const uint32_t* __restrict__ counts,
+                             const uint32_t* __restrict__ num_runs, uint32_t r_max, uint32_t sentinel, uint32_t L,
+                             uint32_t* __restrict__ np) {
+    uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r > r_max) return;  // np has r_max + 1 entries; the last is 0 so the exclusive sum ends with the total
+    uint32_t v = 0;
+    if (r < *num_runs && unique[r] != sentinel) v = (counts[r] + L - 1) / L;
+    np[r] = v;
+}
+
+template <class Cfg>
+__global__ void accumulate_pieces(const Affine<Cfg>* __restrict__ bases, const uint32_t* __restrict__ vals,
+                                  const uint32_t* __restrict__ run_start, const uint32_t* __restrict__ counts,
+                                  const uint32_t* __restrict__ piece_off, uint32_t r_max, uint32_t L,
+                                  uint32_t pieces_max, Xyzz<typename Cfg::F>* __restrict__ partial) {
+    using F = typename Cfg::F;
+    uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= pieces_max || p >= piece_off[r_max]) return;
+    // The run of piece p: the largest r with piece_off[r] <= p (runs with no pieces share their successor's offset,
+    // so the largest such r has a piece).
+    uint32_t lo = 0, hi = r_max;
+    while (hi - lo > 1) {
+        uint32_t mid = (lo + hi) / 2;
+        if (piece_off[mid] <= p) lo = mid;
+        else hi = mid;
+    }
+    const uint32_t r = lo;
+    const uint32_t begin = run_start[r] + (p - piece_off[r]) * L;
+    const uint32_t end = min(begin + L, run_start[r] + counts[r]);
+    Xyzz<F> acc = identity<F>();
+    for (uint32_t e = begin; e < end; e++) {
+        const uint32_t v = vals[e];
+        const Affine<Cfg>& b = bases[v >> 1];
+        if (b.infinity) continue;
+        if (v & 1) add_affine(acc, b.x, -b.y);
+        else add_affine(acc, b.x, b.y);
+    }
+    partial[p] = acc;
+}
+
+template <class F>
+__global__ void combine_pieces(const uint32_t* __restrict__ unique, const uint32_t* __restrict__ num_runs,
+                               const uint32_t* __restrict__ piece_off, uint32_t r_max, uint32_t sentinel,
+                               const Xyzz<F>* __restrict__ partial, Xyzz<F>* __restrict__ buckets) {
+    uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= r_max || r >= *num_runs) return;
+    const uint32_t key = unique[r];
+    if (key == sentinel) return;
+    const uint32_t b = piece_off[r], e = piece_off[r + 1];
+    Xyzz<F> acc = partial[b];
+    for (uint32_t q = b + 1; q < e; q++) acc = add(acc, partial[q]);
+    buckets[key] = acc;
+}
+
+// ---- bucket reduction -----------------------------------------------------------------------------------------
+template <class F>
+__global__ void window_segments(const Xyzz<F>* __restrict__ buckets, uint32_t wg, uint32_t H, uint32_t S,
+                                Xyzz<F>* __restrict__ seg) {
+    const uint32_t T = H / S;
+    uint32_t tid = blockIdx.x * blockDim.x + threadIdx.x;
+    if (tid >= wg * T) return;
+    const uint32_t w = tid / T, t = tid % T, lo = t * S;
+    const Xyzz<F>* B = buckets + (size_t)w * H;  // B[k - 1] is bucket k (digit magnitude k)
+    Xyzz<F> running = identity<F>(), acc = identity<F>();
+    for (uint32_t k = lo + S; k > lo; k--) {
+        running = add(running, B[k - 1]);
+        acc = add(acc, running);
+    }
+    // acc = sum_{k in (lo, lo + S]} (k - lo) B_k; the missing lo * sum B_k:
+    if (lo) acc = add(acc, mul_small(running, lo));
+    seg[tid] = acc;
+}
+
+// out[i] = in[2i] + in[2i+1]: one level of a tree over groups of a power-of-two size (pairs never straddle groups).
+template <class F>
+__global__ void halve(const Xyzz<F>* __restrict__ in, Xyzz<F>* __restrict__ out, uint32_t n_out) {
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n_out) return;
+    out[i] = add(in[2 * i], in[2 * i + 1]);
+}
+
+// ---- ones -----------------------------------------------------------------------------------------------------
+template <class Cfg>
+__global__ void sum_indexed(const Affine<Cfg>* __restrict__ bases, const uint32_t* __restrict__ idx, uint32_t count,
+                            uint32_t L, Xyzz<typename Cfg::F>* __restrict__ out) {
+    using F = typename Cfg::F;
+    uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
+    uint64_t begin = (uint64_t)p * L;
+    if (begin >= count) return;
+    uint32_t end = (uint32_t)(begin + L < count ? begin + L : count);
+    Xyzz<F> acc = identity<F>();
+    for (uint32_t e = (uint32_t)begin; e < end; e++) {
+        const Affine<Cfg>& b = bases[idx[e]];
+        if (!b.infinity) add_affine(acc, b.x, b.y);
+    }
+    out[p] = acc;
+}
+
+// ---- planning -------------------------------------------------------------------------------------------------
+// Scratch layout of one call; the same function sizes the allocation (base == nullptr) and carves it.
+template <class F>
+struct Plan {
+    // Pippenger
+    uint32_t m = 0;
+    unsigned c = 0, W = 0, wg = 0;  // window bits, windows, windows per group
+    uint32_t H = 0, sentinel = 0;
+    size_t P = 0;          // pairs per (full) group: m * wg
+    uint32_t r_max = 0;    // most runs a group can have: min(sentinel + 1, P)
+    uint32_t pieces_max = 0;
+    uint32_t T = 0, S = 0;  // reduction segments per window, buckets per segment
+    size_t cub_bytes = 0;
+    // ones
+    uint32_t k = 0, q2 = 0;  // ones, pieces rounded up to a power of two
+    size_t total = 0;
+
+    struct Ptrs {
+        Limbs4* scalars;
+        uint32_t *index, *keys0, *keys1, *vals0, *vals1, *unique, *counts, *run_start, *np, *piece_off, *num_runs;
+        Xyzz<F>*partial, *buckets, *seg0, *seg1;
+        void* cub;
+        uint32_t* ones_idx;
+        Xyzz<F>*ones0, *ones1;
+    };
+
+    Ptrs carve(std::byte* base) const {
+        Ptrs p{};
+        size_t off = 0;
+        auto take = [&](size_t bytes) -> std::byte* {
+            std::byte* r = base ? base + off : nullptr;
+            off += align_up(bytes);
+            return r;
+        };
+        if (m) {
+            p.scalars = (Limbs4*)take((size_t)m * sizeof(Limbs4));
+            p.index = (uint32_t*)take((size_t)m * 4);
+            p.keys0 = (uint32_t*)take(P * 4);
+            p.keys1 = (uint32_t*)take(P * 4);
+            p.vals0 = (uint32_t*)take(P * 4);
+            p.vals1 = (uint32_t*)take(P * 4);
+            p.unique = (uint32_t*)take((size_t)r_max * 4);
+            p.counts = (uint32_t*)take((size_t)r_max * 4);
+            p.run_start = (uint32_t*)take((size_t)r_max * 4);
+            p.np = (uint32_t*)take(((size_t)r_max + 1) * 4);
+            p.piece_off = (uint32_t*)take(((size_t)r_max + 1) * 4);
+            p.num_runs = (uint32_t*)take(4);
+            p.partial = (Xyzz<F>*)take((size_t)pieces_max * sizeof(Xyzz<F>));
+            p.buckets = (Xyzz<F>*)take((size_t)wg * H * sizeof(Xyzz<F>));
+            p.seg0 = (Xyzz<F>*)take((size_t)wg * T * sizeof(Xyzz<F>));
+            p.seg1 = (Xyzz<F>*)take((size_t)wg * std::max<uint32_t>(T / 2, 1) * sizeof(Xyzz<F>));
+            p.cub = take(cub_bytes);
+        }
+        if (k) {
+            p.ones_idx = (uint32_t*)take((size_t)k * 4);
+            p.ones0 = (Xyzz<F>*)take((size_t)q2 * sizeof(Xyzz<F>));
+            p.ones1 = (Xyzz<F>*)take((size_t)std::max<uint32_t>(q2 / 2, 1) * sizeof(Xyzz<F>));
+        }
+        const_cast<Plan*>(this)->total = off;
+        return p;
+    }
+};
+
+template <class F>
+Plan<F> make_plan(size_t m, size_t k, const GpuMsmConfig& cfg) {
+    if (m >= (size_t(1) << 31) || k >= (size_t(1) << 31))
+        throw std::invalid_argument("gpu msm: at most 2^31 - 1 scalars");
+    Plan<F> pl;
+    pl.m = (uint32_t)m;
+    pl.k = (uint32_t)k;
+    if (k) pl.q2 = pow2_ceil((k + kOnesPiece - 1) / kOnesPiece);
+    if (m) {
+        pl.c = cfg.window_bits ? cfg.window_bits : gpu_msm_window_bits(m);
+        if (pl.c < kMinWindow || pl.c > kMaxWindow)
+            throw std::invalid_argument("gpu msm: window_bits must be in [2, 24]");
+        pl.W = num_windows(pl.c);
+        pl.wg = (unsigned)std::min<size_t>(pl.W, std::max<size_t>(1, kMaxPairsPerGroup / m));
+        pl.H = 1u << (pl.c - 1);
+        pl.sentinel = pl.wg * pl.H;  // < 2^28: wg <= 128 windows of H <= 2^23
+        pl.P = (size_t)m * pl.wg;
+        pl.r_max = (uint32_t)std::min<size_t>((size_t)pl.sentinel + 1, pl.P);
+        const unsigned L = cfg.piece_points ? cfg.piece_points : kDefaultPiece;
+        // sum over runs of ceil(count / L) <= P / L + runs
+        pl.pieces_max = (uint32_t)std::min<size_t>(pl.P / L + pl.r_max + 1, std::numeric_limits<uint32_t>::max());
+        pl.T = std::min<uint32_t>(pl.H, pow2_floor(std::max<uint32_t>(1, kSegmentThreads / pl.wg)));
+        pl.S = pl.H / pl.T;
+        // CUB scratch, queried (no launch) for the largest group.
+        size_t sort_b = 0, rle_b = 0, scan_b = 0;
+        cub::DoubleBuffer<uint32_t> kb(nullptr, nullptr), vb(nullptr, nullptr);
+        const int end_bit = 32 - __builtin_clz(pl.sentinel);
+        CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_b, kb, vb, (int64_t)pl.P, 0, end_bit));
+        CUZK_CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(nullptr, rle_b, (uint32_t*)nullptr, (uint32_t*)nullptr,
+                                                           (uint32_t*)nullptr, (uint32_t*)nullptr, (int)pl.P));
+        CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_b, (uint32_t*)nullptr, (uint32_t*)nullptr,
+                                                      (int)pl.r_max + 1));
+        pl.cub_bytes = std::max({sort_b, rle_b, scan_b});
+    }
+    pl.carve(nullptr);
+    return pl;
+}
+
+}  // namespace
+
+template <class Cfg>
+struct MsmContext<Cfg>::Impl {
+    using F = typename Cfg::F;
+    using P = Xyzz<F>;
+    static_assert(sizeof(P) == sizeof(XYZZ<Cfg>), "device XYZZ layout equals the CPU's");
+
+    GpuMsmConfig cfg;
+    size_t n = 0;
+    Affine<Cfg>* d_bases = nullptr;
+    cudaStream_t stream = nullptr;
+    std::byte* d_scratch = nullptr;
+    size_t scratch_size = 0;
+
+    Impl(std::span<const Affine<Cfg>> bases, const GpuMsmConfig& c) : cfg(c), n(bases.size()) {
+        if (n >= (size_t(1) << 31)) throw std::invalid_argument("gpu msm: at most 2^31 - 1 bases");
+        CUZK_CUDA_CHECK(cudaSetDevice(cfg.device));
+        CUZK_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        try {
+            if (n) {
+                CUZK_CUDA_CHECK(cudaMalloc(&d_bases, n * sizeof(Affine<Cfg>)));
+                CUZK_CUDA_CHECK(cudaMemcpyAsync(d_bases, bases.data(), n * sizeof(Affine<Cfg>),
+                                                cudaMemcpyHostToDevice, stream));
+                CUZK_CUDA_CHECK(cudaStreamSynchronize(stream));
+            }
+        } catch (...) {
+            release();
+            throw;
+        }
+    }
+    ~Impl() { release(); }
+    void release() {
+        if (d_scratch) cudaFree(d_scratch);
+        if (d_bases) cudaFree(d_bases);
+        if (stream) cudaStreamDestroy(stream);
+        d_scratch = nullptr, d_bases = nullptr, stream = nullptr;
+    }
+
+    // Scratch grows to the largest call; the need is checked against free memory first so that an MSM too large
+    // for the card fails with a message that says so.
+    void reserve(size_t bytes) {
+        if (bytes <= scratch_size) return;
+        size_t free_b = 0, total_b = 0;
+        CUZK_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+        if (bytes > free_b + scratch_size)
+            throw CudaError("gpu msm: a call needs " + std::to_string(bytes) + " bytes of device scratch, " +
+                            std::to_string(free_b + scratch_size) + " are available");
+        if (d_scratch) CUZK_CUDA_CHECK(cudaFree(d_scratch));
+        d_scratch = nullptr;
+        scratch_size = 0;
+        CUZK_CUDA_CHECK(cudaMalloc(&d_scratch, bytes));
+        scratch_size = bytes;
+    }
+
+    // Sum of the bases listed in h_ones (k of them), as an XYZZ point on the host.
+    XYZZ<Cfg> sum_ones(const Plan<F>& pl, const typename Plan<F>::Ptrs& b, const uint32_t* h_ones) {
+        const uint32_t k = pl.k;
+        CUZK_CUDA_CHECK(cudaMemcpyAsync(b.ones_idx, h_ones, (size_t)k * 4, cudaMemcpyHostToDevice, stream));
+        CUZK_CUDA_CHECK(cudaMemsetAsync(b.ones0, 0, (size_t)pl.q2 * sizeof(P), stream));  // padding = identity
+        const uint32_t q = (k + kOnesPiece - 1) / kOnesPiece;
+        sum_indexed<Cfg><<<blocks_for(q), kThreads, 0, stream>>>(d_bases, b.ones_idx, k, kOnesPiece, b.ones0);
+        CUZK_CUDA_CHECK(cudaGetLastError());
+        P* in = b.ones0;
+        P* out = b.ones1;
+        for (uint32_t cnt = pl.q2; cnt > 1; cnt /= 2) {
+            halve<F><<<blocks_for(cnt / 2), kThreads, 0, stream>>>(in, out, cnt / 2);
+            CUZK_CUDA_CHECK(cudaGetLastError());
+            std::swap(in, out);
+        }
+        XYZZ<Cfg> r;
+        CUZK_CUDA_CHECK(cudaMemcpyAsync(&r, in, sizeof(P), cudaMemcpyDeviceToHost, stream));
+        CUZK_CUDA_CHECK(cudaStreamSynchronize(stream));
+        return r;
+    }
+
+    // Pippenger over m scalars (Montgomery cuzk::Fr when mont, else canonical limbs), base i or h_index[i].
+    Jacobian<Cfg> pippenger(const Plan<F>& pl, const typename Plan<F>::Ptrs& b, const Limbs4* h_scalars, bool mont,
+                            const uint32_t* h_index) {
+        const uint32_t m = pl.m;
+        CUZK_CUDA_CHECK(cudaMemcpyAsync(b.scalars, h_scalars, (size_t)m * sizeof(Limbs4), cudaMemcpyHostToDevice,
+                                        stream));
+        if (h_index)
+            CUZK_CUDA_CHECK(cudaMemcpyAsync(b.index, h_index, (size_t)m * 4, cudaMemcpyHostToDevice, stream));
+        const unsigned L = cfg.piece_points ? cfg.piece_points : kDefaultPiece;
+        std::vector<XYZZ<Cfg>> sums(pl.W);
+        for (unsigned w0 = 0; w0 < pl.W; w0 += pl.wg) {
+            const unsigned wg = std::min(pl.wg, pl.W - w0);
+            const uint32_t sentinel = wg * pl.H;
+            const size_t P_g = (size_t)m * wg;
+            const uint32_t r_max = (uint32_t)std::min<size_t>((size_t)sentinel + 1, P_g);
+            const uint32_t pieces_max = (uint32_t)std::min<size_t>(P_g / L + r_max + 1, pl.pieces_max);
+            const int end_bit = 32 - __builtin_clz(sentinel);
+            if (mont)
+                digits_kernel<true><<<blocks_for(m), kThreads, 0, stream>>>(
+                    b.scalars, h_index ? b.index : nullptr, m, pl.c, w0, wg, b.keys0, b.vals0);
+            else
+                digits_kernel<false><<<blocks_for(m), kThreads, 0, stream>>>(
+                    b.scalars, h_index ? b.index : nullptr, m, pl.c, w0, wg, b.keys0, b.vals0);
+            CUZK_CUDA_CHECK(cudaGetLastError());
+            cub::DoubleBuffer<uint32_t> kb(b.keys0, b.keys1), vb(b.vals0, b.vals1);
+            size_t tmp = pl.cub_bytes;
+            CUZK_CUDA_CHECK(
+                cub::DeviceRadixSort::SortPairs(b.cub, tmp, kb, vb, (int64_t)P_g, 0, end_bit, stream));
+            const uint32_t* keys = kb.Current();
+            const uint32_t* vals = vb.Current();
+            tmp = pl.cub_bytes;
+            CUZK_CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(b.cub, tmp, keys, b.unique, b.counts, b.num_runs,
+                                                               (int)P_g, stream));
+            count_pieces<<<blocks_for((size_t)r_max + 1), kThreads, 0, stream>>>(b.unique, b.counts, b.num_runs,
+                                                                                 r_max, sentinel, L, b.np);
+            CUZK_CUDA_CHECK(cudaGetLastError());
+            tmp = pl.cub_bytes;
+            CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(b.cub, tmp, b.np, b.piece_off, (int)r_max + 1, stream));
+            // Entries of runs at or past num_runs are never read (count_pieces gives them no piece), so the prefix
+            // over them may include stale counts.
+            tmp = pl.cub_bytes;
+            CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(b.cub, tmp, b.counts, b.run_start, (int)r_max, stream));
+            accumulate_pieces<Cfg><<<blocks_for(pieces_max), kThreads, 0, stream>>>(
+                d_bases, vals, b.run_start, b.counts, b.piece_off, r_max, L, pieces_max, b.partial);
+            CUZK_CUDA_CHECK(cudaGetLastError());
+            CUZK_CUDA_CHECK(cudaMemsetAsync(b.buckets, 0, (size_t)sentinel * sizeof(P), stream));
+            combine_pieces<F><<<blocks_for(r_max), kThreads, 0, stream>>>(b.unique, b.num_runs, b.piece_off, r_max,
+                                                                           sentinel, b.partial, b.buckets);
+            CUZK_CUDA_CHECK(cudaGetLastError());
+            window_segments<F><<<blocks_for((size_t)wg * pl.T), kThreads, 0, stream>>>(b.buckets, wg, pl.H, pl.S,
+                                                                                        b.seg0);
+            CUZK_CUDA_CHECK(cudaGetLastError());
+            P* in = b.seg0;
+            P* out = b.seg1;
+            for (uint32_t cnt = pl.T; cnt > 1; cnt /= 2) {
+                halve<F><<<blocks_for((size_t)wg * cnt / 2), kThreads, 0, stream>>>(in, out, wg * cnt / 2);
+                CUZK_CUDA_CHECK(cudaGetLastError());
+                std::swap(in, out);
+            }
+            CUZK_CUDA_CHECK(
+                cudaMemcpyAsync(sums.data() + w0, in, (size_t)wg * sizeof(P), cudaMemcpyDeviceToHost, stream));
+        }
+        CUZK_CUDA_CHECK(cudaStreamSynchronize(stream));
+        // sum_j 2^(j c) S_j by Horner's rule from the top window.
+        Jacobian<Cfg> acc = Jacobian<Cfg>::identity();
+        for (size_t j = pl.W; j-- > 0;) {
+            for (unsigned t = 0; t < pl.c; t++) acc = acc.dbl();
+            acc += sums[j].to_jacobian();
+        }
+        return acc;
+    }
+
+    Jacobian<Cfg> run(size_t m, const Limbs4* h_scalars, bool mont, const uint32_t* h_index, size_t k,
+                      const uint32_t* h_ones) {
+        CUZK_CUDA_CHECK(cudaSetDevice(cfg.device));
+        Plan<F> pl = make_plan<F>(m, k, cfg);
+        reserve(pl.total);
+        auto b = pl.carve(d_scratch);
+        Jacobian<Cfg> acc = Jacobian<Cfg>::identity();
+        if (k) acc += sum_ones(pl, b, h_ones).to_jacobian();
+        if (m) acc += pippenger(pl, b, h_scalars, mont, h_index);
+        return acc;
+    }
+};
+
+template <class Cfg>
+MsmContext<Cfg>::MsmContext(std::span<const Affine<Cfg>> bases, const GpuMsmConfig& cfg)
+    : impl_(std::make_unique<Impl>(bases, cfg)) {}
+template <class Cfg>
+MsmContext<Cfg>::~MsmContext() = default;
+template <class Cfg>
+MsmContext<Cfg>::MsmContext(MsmContext&&) noexcept = default;
+template <class Cfg>
+MsmContext<Cfg>& MsmContext<Cfg>::operator=(MsmContext&&) noexcept = default;
+
+template <class Cfg>
+Jacobian<Cfg> MsmContext<Cfg>::msm(std::span<const Fr> scalars) {
+    if (scalars.size() > impl_->n)
+        throw std::invalid_argument("gpu msm: " + std::to_string(scalars.size()) + " scalars for " +
+                                    std::to_string(impl_->n) + " bases");
+    static_assert(sizeof(Fr) == sizeof(Limbs4), "Fr is its Montgomery limbs");
+    return impl_->run(scalars.size(), reinterpret_cast<const Limbs4*>(scalars.data()), true, nullptr, 0, nullptr);
+}
+
+template <class Cfg>
+Jacobian<Cfg> MsmContext<Cfg>::msm_split(const ScalarSplit& split) {
+    if (split.size > impl_->n)
+        throw std::invalid_argument("gpu msm: a split of " + std::to_string(split.size) + " scalars for " +
+                                    std::to_string(impl_->n) + " bases");
+    if (split.other_indices.size() != split.other_scalars.size())
+        throw std::invalid_argument("gpu msm: split has mismatched other_indices / other_scalars");
+    // A split built by hand could index past the bases; the device must never read outside them.
+    for (const auto* list : {&split.one_indices, &split.other_indices})
+        for (uint32_t i : *list)
+            if (i >= split.size)
+                throw std::invalid_argument("gpu msm: split index " + std::to_string(i) + " out of range");
+    return impl_->run(split.other_indices.size(), split.other_scalars.data(), false, split.other_indices.data(),
+                      split.one_indices.size(), split.one_indices.data());
+}
+
+template <class Cfg>
+size_t MsmContext<Cfg>::num_bases() const {
+    return impl_->n;
+}
+template <class Cfg>
+size_t MsmContext<Cfg>::resident_bytes() const {
+    return impl_->n * sizeof(Affine<Cfg>);
+}
+template <class Cfg>
+size_t MsmContext<Cfg>::call_bytes(size_t pippenger_scalars, size_t ones) const {
+    CUZK_CUDA_CHECK(cudaSetDevice(impl_->cfg.device));
+    return make_plan<typename Cfg::F>(pippenger_scalars, ones, impl_->cfg).total;
+}
+template <class Cfg>
+size_t MsmContext<Cfg>::scratch_bytes() const {
+    return impl_->scratch_size;
+}
+
+
+}  // namespace cuzk::gpu

@@ -1,0 +1,222 @@
+// GPU MSM (cuzk/gpu/msm.hpp) against the CPU MSM (cuzk/msm/msm.hpp) on fresh random bases and scalars. Without a
+// GPU (CI) the tests are skipped; the CUDA code itself is still compiled there.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include "cuzk/ec/random_points.hpp"
+#include "cuzk/msm/msm.hpp"
+#ifdef CUZK_HAVE_CUDA
+#include "cuzk/gpu/device.hpp"
+#include "cuzk/gpu/msm.hpp"
+#endif
+
+using namespace cuzk;
+
+#ifdef CUZK_HAVE_CUDA
+namespace {
+
+enum class Kind { Dense, Sparse, ZeroOne, AllZero, Edge, Same };
+const char* kind_name(Kind k) {
+    switch (k) {
+        case Kind::Dense: return "dense";
+        case Kind::Sparse: return "sparse";
+        case Kind::ZeroOne: return "zero-one";
+        case Kind::AllZero: return "all-zero";
+        case Kind::Edge: return "edge";
+        default: return "same";
+    }
+}
+
+uint64_t fresh_seed() {
+    std::random_device rd;
+    return ((uint64_t)rd() << 32) | rd();
+}
+
+// 2^k as a field element (k < 255, so 2^k < r).
+Fr pow2(unsigned k) {
+    limbs_t<4> v{};
+    v[k / 64] = uint64_t(1) << (k % 64);
+    return Fr::from_canonical_unchecked(v);
+}
+
+std::vector<Fr> make_scalars(size_t n, Kind kind, std::mt19937_64& rng) {
+    std::vector<Fr> s(n);
+    Fr same = Fr::random(rng);
+    for (size_t i = 0; i < n; i++) {
+        switch (kind) {
+            case Kind::Dense: s[i] = Fr::random(rng); break;
+            case Kind::Sparse: s[i] = rng() % 10 == 0 ? Fr::random(rng) : Fr::zero(); break;
+            case Kind::ZeroOne: {  // a Groth16-like witness: 60% zeros, 30% ones, 10% random
+                unsigned u = (unsigned)(rng() % 10);
+                s[i] = u < 6 ? Fr::zero() : u < 9 ? Fr::one() : Fr::random(rng);
+                break;
+            }
+            case Kind::AllZero: s[i] = Fr::zero(); break;
+            case Kind::Edge: {
+                // r - 1 (every signed digit at its extreme, carries through all windows), 1, 2^k, r - 2^k, 0.
+                switch (i % 6) {
+                    case 0: s[i] = -Fr::one(); break;
+                    case 1: s[i] = Fr::one(); break;
+                    case 2: s[i] = pow2((unsigned)(i / 6 % 255)); break;
+                    case 3: s[i] = -pow2((unsigned)(i / 6 % 255)); break;
+                    case 4: s[i] = Fr::zero(); break;
+                    default: s[i] = Fr::random(rng); break;
+                }
+                break;
+            }
+            case Kind::Same: s[i] = same; break;  // one bucket per window holds every point
+        }
+    }
+    return s;
+}
+
+template <class Cfg>
+void check(size_t n, Kind kind, uint64_t seed, const gpu::GpuMsmConfig& cfg = {}) {
+    SCOPED_TRACE(::testing::Message() << "n = " << n << ", " << kind_name(kind) << ", seed " << seed
+                                      << ", window_bits " << cfg.window_bits << ", piece " << cfg.piece_points);
+    std::mt19937_64 rng(seed);
+    auto bases = random_points<Cfg>(n, rng());
+    auto scalars = make_scalars(n, kind, rng);
+    const Jacobian<Cfg> want = msm<Cfg>(bases, scalars);
+    if (kind == Kind::AllZero) ASSERT_TRUE(want.is_identity());
+    gpu::MsmContext<Cfg> ctx(std::span<const Affine<Cfg>>(bases), cfg);
+    EXPECT_EQ(ctx.msm(scalars), want) << "Pippenger on every scalar";
+    EXPECT_EQ(ctx.msm_split(split_scalars(scalars)), want) << "0/1 split";
+}
+
+bool have_gpu() { return !gpu::devices().empty(); }
+
+}  // namespace
+
+TEST(GpuMsm, G1SmallSizesAllKinds) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+    for (size_t n : {1, 2, 10, 1 << 10})
+        for (Kind k : {Kind::Dense, Kind::Sparse, Kind::ZeroOne, Kind::AllZero, Kind::Edge, Kind::Same})
+            check<G1Config>(n, k, fresh_seed());
+}
+
+TEST(GpuMsm, G1LargeSizes) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+    for (size_t n : {1 << 14, 1 << 16})
+        for (Kind k : {Kind::Dense, Kind::Sparse, Kind::ZeroOne, Kind::Edge, Kind::Same})
+            check<G1Config>(n, k, fresh_seed());
+    check<G1Config>(1 << 20, Kind::Dense, fresh_seed());
+    check<G1Config>(1 << 20, Kind::ZeroOne, fresh_seed());
+}
+
+TEST(GpuMsm, G2Sizes) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+    for (size_t n : {1, 2, 10, 1 << 10})
+        for (Kind k : {Kind::Dense, Kind::Sparse, Kind::ZeroOne, Kind::AllZero, Kind::Edge, Kind::Same})
+            check<G2Config>(n, k, fresh_seed());
+    check<G2Config>(1 << 14, Kind::Dense, fresh_seed());
+    check<G2Config>(1 << 14, Kind::ZeroOne, fresh_seed());
+    check<G2Config>(1 << 16, Kind::Dense, fresh_seed());
+}
+
+// Fixed window widths from 2 to 20 bits, and pieces small enough that every bucket is split over several threads
+// (the partial-combining kernel then does real work).
+TEST(GpuMsm, WindowWidthsAndPieces) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+    for (unsigned c : {2u, 3u, 7u, 13u, 20u}) check<G1Config>(1 << 12, Kind::Dense, fresh_seed(), {0, c, 0});
+    for (unsigned piece : {1u, 3u}) {
+        check<G1Config>(1 << 12, Kind::Dense, fresh_seed(), {0, 8, piece});
+        check<G1Config>(1 << 12, Kind::Same, fresh_seed(), {0, 0, piece});
+        check<G2Config>(1 << 10, Kind::Dense, fresh_seed(), {0, 6, piece});
+    }
+}
+
+// Bases at infinity, repeated bases with equal scalars (a bucket adds a point to itself: the doubling case) and
+// opposite bases with equal scalars (a bucket reaches the identity mid-way).
+template <class Cfg>
+void check_special_bases(size_t n, uint64_t seed) {
+    SCOPED_TRACE(::testing::Message() << "n = " << n << ", seed " << seed);
+    std::mt19937_64 rng(seed);
+    auto bases = random_points<Cfg>(n, rng());
+    auto scalars = make_scalars(n, Kind::Dense, rng);
+    for (size_t i = 0; i + 8 <= n; i += 8) {
+        bases[i] = Affine<Cfg>::identity();
+        bases[i + 1] = bases[i + 2];
+        scalars[i + 1] = scalars[i + 2];
+        bases[i + 3] = -bases[i + 4];
+        scalars[i + 3] = scalars[i + 4];
+        bases[i + 5] = bases[i + 6];  // repeated base, different scalar
+    }
+    const Jacobian<Cfg> want = msm<Cfg>(bases, scalars);
+    gpu::MsmContext<Cfg> ctx{std::span<const Affine<Cfg>>(bases)};
+    EXPECT_EQ(ctx.msm(scalars), want);
+    EXPECT_EQ(ctx.msm_split(split_scalars(scalars)), want);
+    // Every base repeated with scalar 1 and the same scalar: every bucket and the ones tree double.
+    std::vector<Affine<Cfg>> rep(n, bases[2]);
+    std::vector<Fr> ones(n, Fr::one()), same(n, scalars[2]);
+    gpu::MsmContext<Cfg> rctx{std::span<const Affine<Cfg>>(rep)};
+    EXPECT_EQ(rctx.msm_split(split_scalars(ones)), msm<Cfg>(rep, ones));
+    EXPECT_EQ(rctx.msm(ones), msm<Cfg>(rep, ones));
+    EXPECT_EQ(rctx.msm(same), msm<Cfg>(rep, same));
+}
+
+TEST(GpuMsm, InfinityRepeatedAndOppositeBases) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+    check_special_bases<G1Config>(1 << 12, fresh_seed());
+    check_special_bases<G2Config>(1 << 10, fresh_seed());
+}
+
+// One context, many calls: different scalar vectors, prefixes of the bases, repeats give the same result, and the
+// scratch stays at the largest call.
+TEST(GpuMsm, ContextReuse) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+    const uint64_t seed = fresh_seed();
+    SCOPED_TRACE(seed);
+    std::mt19937_64 rng(seed);
+    const size_t n = 1 << 14;
+    auto bases = random_points<G1Config>(n, rng());
+    gpu::G1MsmContext ctx(bases);
+    EXPECT_EQ(ctx.num_bases(), n);
+    EXPECT_EQ(ctx.resident_bytes(), n * sizeof(G1Affine));
+    auto s1 = make_scalars(n, Kind::Dense, rng);
+    auto s2 = make_scalars(n, Kind::ZeroOne, rng);
+    const G1Jacobian r1 = msm_g1(bases, s1), r2 = msm_g1(bases, s2);
+    EXPECT_EQ(ctx.msm(s1), r1);
+    const size_t scratch = ctx.scratch_bytes();
+    EXPECT_GE(scratch, ctx.call_bytes(n));
+    EXPECT_GT(ctx.call_bytes(n), ctx.call_bytes(n / 4));
+    EXPECT_EQ(ctx.msm(s2), r2);
+    EXPECT_EQ(ctx.msm_split(split_scalars(s1)), r1);
+    EXPECT_EQ(ctx.msm(s1), r1);
+    EXPECT_EQ(ctx.scratch_bytes(), scratch) << "no growth for calls no larger than the first";
+    // A prefix of the bases.
+    std::span<const Fr> half(s1.data(), n / 2);
+    EXPECT_EQ(ctx.msm(half), msm_g1(std::span<const G1Affine>(bases).first(n / 2), half));
+    // One-shot forms.
+    EXPECT_EQ(gpu::msm_g1_gpu(bases, s2), r2);
+    EXPECT_EQ(gpu::msm_g1_split_gpu(bases, split_scalars(s2)), r2);
+    auto g2b = random_points<G2Config>(256, rng());
+    auto g2s = make_scalars(256, Kind::ZeroOne, rng);
+    EXPECT_EQ(gpu::msm_g2_gpu(g2b, g2s), msm_g2(g2b, g2s));
+    EXPECT_EQ(gpu::msm_g2_split_gpu(g2b, split_scalars(g2s)), msm_g2(g2b, g2s));
+    // Empty MSM: the identity.
+    EXPECT_TRUE(ctx.msm(std::span<const Fr>()).is_identity());
+}
+
+TEST(GpuMsm, RejectsBadInput) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+    auto bases = random_points<G1Config>(16, fresh_seed());
+    gpu::G1MsmContext ctx(bases);
+    std::vector<Fr> too_many(17, Fr::one());
+    EXPECT_THROW(ctx.msm(too_many), std::invalid_argument);
+    ScalarSplit bad;
+    bad.size = 16;
+    bad.one_indices = {3, 16};
+    EXPECT_THROW(ctx.msm_split(bad), std::invalid_argument);
+    bad.size = 17;
+    EXPECT_THROW(ctx.msm_split(bad), std::invalid_argument);
+    gpu::G1MsmContext wide(bases, {0, 25, 0});
+    EXPECT_THROW(wide.msm(std::vector<Fr>(16, Fr::one())), std::invalid_argument);
+    EXPECT_THROW(gpu::msm_g1_gpu(bases, std::vector<Fr>(15, Fr::one())), std::invalid_argument);
+}
+
+#else
+TEST(GpuMsm, MatchesCpu) { GTEST_SKIP() << "built without CUDA"; }
+#endif
