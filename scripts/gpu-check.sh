@@ -42,6 +42,22 @@ step "CPU benchmarks of this host (cuzk bench, quick)"
 "$BUILD_DIR/cuzk" bench all --quick >"$OUT/bench.jsonl" 2>&1 || status=1
 
 step "summary"
+python3 - "$OUT/gpu-bench.json" <<'PY' || true
+import json, sys
+try:
+    runs = json.load(open(sys.argv[1]))["benchmarks"]
+except Exception as e:
+    print("no GPU benchmark results:", e); sys.exit(0)
+print(f"{'GPU benchmark':<44} {'median':>12} {'vs sppark':>10}")
+for b in runs:
+    if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median": continue
+    med = b.get("median_ms")
+    val = f"{med:.3f} ms" if med is not None else f"{b['real_time']:.3f} {b.get('time_unit','')}"
+    extra = b.get("Gmul_per_s")
+    if extra is not None: val = f"{extra:.1f} Gmul/s"
+    ratio = b.get("ratio", b.get("vs_sppark"))
+    print(f"{b['name'][:44]:<44} {val:>12} {('%.2fx' % ratio) if ratio else '':>10}")
+PY
 printf "%-14s %-8s %s\n" bench log_size median
 python3 - "$OUT/bench.jsonl" <<'PY' || cat "$OUT/bench.jsonl"
 import json, sys
