@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <deque>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -294,4 +295,126 @@ TEST(GadgetsPoseidonNative, HashIsTheTaggedPermutation) {
     EXPECT_THROW(poseidon_hash(three), std::invalid_argument);
     std::vector<Fr> wrong(4);
     EXPECT_THROW(poseidon_permute(poseidon_params(2), wrong), std::invalid_argument);
+}
+
+namespace {
+// 3 constraints per S-box: t per full round, 1 per partial round; plus 1 binding the output to its variable.
+size_t expected_constraints(size_t arity) {
+    const auto& p = poseidon_params(arity);
+    return 3 * (p.t * p.full_rounds + p.partial_rounds) + 1;
+}
+}  // namespace
+
+TEST(GadgetsPoseidonGadget, MatchesNativeHashAndIsSatisfied) {
+    auto rng = fresh_rng();
+    // Pinned: 3 * (t * 8 + 57) + 1 for t = 3, 9, 12.
+    const std::map<size_t, size_t> pinned{{2, 244}, {8, 388}, {11, 460}};
+    for (size_t arity : kPoseidonArities) {
+        EXPECT_EQ(expected_constraints(arity), pinned.at(arity));
+        TestConstraintSystem cs;
+        std::vector<Fr> vals(arity);
+        std::vector<LC> in;
+        for (size_t i = 0; i < arity; i++) {
+            vals[i] = Fr::random(rng);
+            in.emplace_back(cs.alloc([i] { return "in " + std::to_string(i); }, [&] { return vals[i]; }));
+        }
+        const size_t aux_before = cs.num_aux();
+        Variable out = poseidon_hash_gadget(cs, std::span<const LC>(in));
+        EXPECT_EQ(cs.aux().at(out.index()), poseidon_hash(vals)) << "arity " << arity;
+        EXPECT_TRUE(cs.is_satisfied()) << *cs.which_is_unsatisfied();
+        EXPECT_EQ(cs.num_constraints(), pinned.at(arity)) << "arity " << arity;
+        // Three variables per S-box and the output: one aux variable per constraint.
+        EXPECT_EQ(cs.num_aux() - aux_before, pinned.at(arity));
+        EXPECT_EQ(cs.get("poseidon" + std::to_string(arity) + "/hash"), poseidon_hash(vals));
+
+        // A changed witness is caught: an S-box intermediate deep in the partial rounds, and the output.
+        const size_t mid = aux_before + 3 * poseidon_params(arity).t * 4 + 3 * 20 + 1;  // an x^4 of a partial round
+        Fr saved = cs.aux()[mid];
+        cs.set_aux(mid, saved + Fr::one());
+        ASSERT_FALSE(cs.is_satisfied());
+        EXPECT_NE(cs.which_is_unsatisfied()->find("round 24/elt 0/"), std::string::npos) << *cs.which_is_unsatisfied();
+        cs.set_aux(mid, saved);
+        EXPECT_TRUE(cs.is_satisfied());
+        cs.set_aux(out.index(), cs.aux()[out.index()] + Fr::one());
+        ASSERT_FALSE(cs.is_satisfied());
+        EXPECT_EQ(*cs.which_is_unsatisfied(), "poseidon" + std::to_string(arity) + "/hash = state[1]");
+        // Changing an input without recomputing the witness breaks the first round.
+        cs.set_aux(out.index(), cs.aux()[out.index()] - Fr::one());
+        cs.set_aux(in[0].terms()[0].var.index(), vals[0] + Fr::one());
+        EXPECT_FALSE(cs.is_satisfied());
+    }
+}
+
+TEST(GadgetsPoseidonGadget, GeneralLinearCombinationInputs) {
+    // Inputs given as combinations with coefficients, constants and a variable shared between inputs: the gadget
+    // must merge them exactly (input i = 3a + b + i, or a - 2b).
+    auto rng = fresh_rng();
+    for (size_t arity : kPoseidonArities) {
+        TestConstraintSystem cs;
+        Fr a = Fr::random(rng), b = Fr::random(rng);
+        Variable va = cs.alloc("a", [&] { return a; }), vb = cs.alloc("b", [&] { return b; });
+        std::vector<LC> in;
+        std::vector<Fr> vals;
+        for (size_t i = 0; i < arity; i++) {
+            if (i % 2 == 0) {
+                in.push_back(LC().add(Fr::from_u64(3), va).add(vb).add(Fr::from_u64(i), Variable::one()));
+                vals.push_back(Fr::from_u64(3) * a + b + Fr::from_u64(i));
+            } else {
+                in.push_back(LC(va).add(-Fr::from_u64(2), vb));
+                vals.push_back(a - Fr::from_u64(2) * b);
+            }
+        }
+        Variable out = poseidon_hash_gadget(cs, std::span<const LC>(in));
+        EXPECT_EQ(cs.aux().at(out.index()), poseidon_hash(vals)) << "arity " << arity;
+        EXPECT_TRUE(cs.is_satisfied());
+        EXPECT_EQ(cs.num_constraints(), expected_constraints(arity));
+        cs.set_aux(vb.index(), b + Fr::one());
+        EXPECT_FALSE(cs.is_satisfied());
+    }
+}
+
+TEST(GadgetsPoseidonGadget, ThreeSystemsAgree) {
+    auto rng = fresh_rng();
+    for (size_t arity : kPoseidonArities) {
+        std::vector<Fr> vals(arity);
+        for (auto& v : vals) v = Fr::random(rng);
+
+        KeygenAssembly kg;
+        kg.alloc_input("one", [] { return Fr::one(); });
+        std::vector<LC> kin;
+        // The key generator never asks for values: a value function that throws proves it.
+        for (size_t i = 0; i < arity; i++)
+            kin.emplace_back(kg.alloc("in", []() -> Fr { throw std::logic_error("keygen asked for a value"); }));
+        poseidon_hash_gadget(kg, std::span<const LC>(kin));
+        EXPECT_EQ(kg.num_constraints(), expected_constraints(arity));
+
+        ProvingAssignment pa;
+        pa.alloc_input("one", [] { return Fr::one(); });
+        std::vector<LC> pin;
+        for (size_t i = 0; i < arity; i++) pin.emplace_back(pa.alloc("in", [&] { return vals[i]; }));
+        Variable out = poseidon_hash_gadget(pa, std::span<const LC>(pin));
+        EXPECT_EQ(pa.aux().at(out.index()), poseidon_hash(vals));
+        ASSERT_EQ(pa.num_constraints(), expected_constraints(arity));
+        EXPECT_EQ(pa.aux().size(), kg.num_aux());
+        size_t bad = 0;
+        for (size_t j = 0; j < pa.num_constraints(); j++) bad += !(pa.a()[j] * pa.b()[j] == pa.c()[j]);
+        EXPECT_EQ(bad, 0u) << "arity " << arity;
+    }
+}
+
+TEST(GadgetsPoseidonGadget, ShapeIsPinned) {
+    // The structure (every term of every constraint) for fixed input variables, so a change to the gadget's
+    // constraints shows up here even when the counts stay the same.
+    const std::map<size_t, std::string> pinned{
+        {2, "b78562370eb36ede0270fa23415060224b61546f2f7adb774f8688c842990ea3"},
+        {8, "e9ee30ffeac3de16bf0e21dd9d7bc523f6c73381f020eede11c73adcc45d7cd1"},
+        {11, "2e5cd634715c5fc605cc6126a2c6a3ecd4b47333ec97c7fe01b4fa816cc8595e"}};
+    for (size_t arity : kPoseidonArities) {
+        TestConstraintSystem cs;
+        std::vector<LC> in;
+        for (size_t i = 0; i < arity; i++)
+            in.emplace_back(cs.alloc([i] { return "in " + std::to_string(i); }, [i] { return Fr::from_u64(i); }));
+        poseidon_hash_gadget(cs, std::span<const LC>(in));
+        EXPECT_EQ(cs.shape_hash_hex(), pinned.at(arity)) << "arity " << arity;
+    }
 }
