@@ -169,7 +169,12 @@ int run_prove(const ProveOptions& opt) {
         owned.push_back(make_circuit(opt.circuit, true, i, &publics[i]));
         circuits.push_back(owned.back().get());
     }
-    auto proofs = groth16::prove(loaded.params, circuits, &sink);
+    std::vector<groth16::Proof> proofs;
+    try {
+        proofs = groth16::prove(loaded.params, circuits, &sink);
+    } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(opt.params_path + " was not made for this circuit (" + e.what() + ")");
+    }
     formats::write_proofs(opt.proof_path, proofs);
     write_publics(opt.public_path, publics);
     double total = seconds_since(t0);

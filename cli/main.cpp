@@ -64,7 +64,12 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1, 1000));
     bench->add_flag("--quick", bench_opt.quick, "small sizes and 3 repetitions");
 
-    CLI11_PARSE(app, argc, argv);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        // --help prints and exits 0; every usage error is exit code 2, as documented.
+        return app.exit(e) == 0 ? 0 : 2;
+    }
     if (*verify && verify_opt.vk_path.empty() && verify_opt.params_path.empty()) {
         std::fprintf(stderr, "cuzk verify: give --vk or --params\n");
         return 2;

@@ -57,6 +57,15 @@ head -c 1000 "$dir/p.params" > "$dir/short.params"
 [ $? -eq 2 ] || fail "truncated params must give exit 2"
 grep -qi "short.params" "$dir/err.txt" || fail "the error must name the file: $(cat "$dir/err.txt")"
 
+# parameters of another circuit: a clear error, exit 2
+"$CUZK" prove --circuit mulchain --log-size 9 --publics 2 --params "$dir/p.params" \
+  --proof "$dir/x.bin" --public "$dir/x.json" 2> "$dir/err2.txt"
+[ $? -eq 2 ] || fail "parameters of another circuit must give exit 2"
+grep -q "not made for this circuit" "$dir/err2.txt" || fail "mismatch message: $(cat "$dir/err2.txt")"
+# a usage error (missing file) is exit 2 too
+"$CUZK" verify --vk "$dir/none.vk" --proof "$dir/proofs.bin" --public "$dir/public.json" 2>/dev/null
+[ $? -eq 2 ] || fail "a missing input file must give exit 2"
+
 # the cubic circuit with a raw public-input file
 "$CUZK" setup --circuit cubic --params "$dir/c.params" || fail "cubic setup"
 "$CUZK" prove --circuit cubic --x 3 --params "$dir/c.params" --proof "$dir/c.proof" --public "$dir/c.bin" || fail "cubic prove"
