@@ -2,6 +2,10 @@
 // reports whether it is satisfied and which constraint is not, and pins a circuit's shape by a hash over its
 // structure (variable counts and every term of every constraint, not the names or values), so a refactor that
 // changes a gadget's constraints is caught by a test that pins the hash and the counts.
+//
+// As bellman's test system: variables, constraints and namespaces share one set of names (a gadget cannot call a
+// variable and a constraint both "xor" in the same namespace), and input 0 (the constant one, named "ONE") exists
+// from the start, whereas the key generator and the prover get it from synthesize_groth16.
 #pragma once
 
 #include <array>
