@@ -16,7 +16,7 @@ namespace {
 
 // `blocks` chained compressions over freshly allocated random message bits.
 template <class CS>
-size_t synthesize_sha256_chain(CS& cs, size_t blocks, uint64_t seed) {
+void synthesize_sha256_chain(CS& cs, size_t blocks, uint64_t seed) {
     std::mt19937_64 rng(seed);
     cs.alloc_input("one", [] { return Fr::one(); });
     auto state = gadgets::sha256_iv();
@@ -30,7 +30,6 @@ size_t synthesize_sha256_chain(CS& cs, size_t blocks, uint64_t seed) {
         }
         state = gadgets::sha256_compression(cs, "compression", block, state);
     }
-    return 0;
 }
 
 template <class CS>
