@@ -242,3 +242,220 @@ TEST(GadgetsMerkleSha256, GadgetRootMatchesNativeHeights1To5) {
     }
     EXPECT_EQ(per_level, kSha256LevelConstraints);
 }
+
+// The per-level count split into its parts: SHA-256 of 64 allocated bytes alone is 25,773 + 19,036 = 44,809, so a
+// level is that plus the 512 swap constraints. (The padding block's schedule is constant and free; its 64 rounds on
+// the variable state are not: 19,036 = Sigma0/Sigma1/ch/maj over all 64 rounds plus the rounds' and the final
+// state's carry bits, without the data block's 6,854 + 234 schedule constraints.)
+TEST(GadgetsMerkleSha256, LevelCountIsSwapPlusTwoCompressions) {
+    TestConstraintSystem cs;
+    std::vector<Boolean> in;
+    for (size_t i = 0; i < 512; i++) in.emplace_back(AllocatedBit::alloc(cs, [i] { return "in " + std::to_string(i); }, (i * 7 % 3) == 0));
+    size_t before = cs.num_constraints();
+    { r1cs::Namespace<TestConstraintSystem> ns(cs, "hash"); sha256(cs, std::span<const Boolean>(in)); }
+    EXPECT_EQ(cs.num_constraints() - before, 25773u + 19036u);
+    EXPECT_EQ(kSha256LevelConstraints, 512u + 25773u + 19036u);
+    // The key generator, which never sees a value, builds the same number of constraints for a height-2 path.
+    KeygenAssembly kg;
+    auto leaf = alloc_sha256_digest(kg, "leaf", std::nullopt);
+    auto root = alloc_sha256_digest(kg, "root", std::nullopt);
+    auto path = alloc_sha256_path(kg, "path", std::nullopt, 2);
+    sha256_merkle_verify(kg, "verify", std::span<const Boolean>(leaf), path, std::span<const Boolean>(root));
+    EXPECT_EQ(kg.num_constraints(), sha256_fixed_constraints(2) + 2 * kSha256LevelConstraints);
+}
+
+// Wrong witnesses, each synthesized honestly (so every gadget constraint holds) except for the lie: a wrong sibling
+// or a flipped index bit leads to another root, which the root equality catches; so does a wrong given root.
+// A direction bit changed after synthesis (the swap outputs no longer follow it) is caught by the swap itself.
+TEST(GadgetsMerkleSha256, WrongSiblingIndexOrRootIsCaught) {
+    auto rng = fresh_rng();
+    const size_t h = 3;
+    std::vector<Sha256Digest> leaves(size_t{1} << h);
+    for (auto& l : leaves) l = random_digest(rng);
+    Sha256MerkleTree tree(leaves);
+    uint64_t index = rng() % leaves.size();
+    auto is_root_chunk = [](const std::optional<std::string>& n) {
+        return n && n->rfind("verify/root/chunk ", 0) == 0;
+    };
+    for (size_t k = 0; k < h; k++) {
+        auto p = tree.path(index);
+        p.siblings[k][rng() % 32] ^= uint8_t(1 + rng() % 255);
+        TestConstraintSystem cs;
+        synthesize_sha256(cs, leaves[index], p, tree.root());
+        auto bad = cs.which_is_unsatisfied();
+        EXPECT_TRUE(is_root_chunk(bad)) << "sibling at level " << k << ": " << bad.value_or("(satisfied)");
+    }
+    for (size_t k = 0; k < h; k++) {
+        auto p = tree.path(index);
+        p.index ^= uint64_t{1} << k;
+        TestConstraintSystem cs;
+        synthesize_sha256(cs, leaves[index], p, tree.root());
+        auto bad = cs.which_is_unsatisfied();
+        EXPECT_TRUE(is_root_chunk(bad)) << "index bit " << k << ": " << bad.value_or("(satisfied)");
+    }
+    {
+        Sha256Digest wrong = tree.root();
+        wrong[rng() % 32] ^= 0x10;
+        TestConstraintSystem cs;
+        synthesize_sha256(cs, leaves[index], tree.path(index), wrong);
+        auto bad = cs.which_is_unsatisfied();
+        EXPECT_TRUE(is_root_chunk(bad)) << bad.value_or("(satisfied)");
+    }
+    {
+        TestConstraintSystem cs;
+        synthesize_sha256(cs, leaves[index], tree.path(index), tree.root());
+        ASSERT_TRUE(cs.is_satisfied());
+        auto d = cs.get("path/index/bit 1/bit");
+        ASSERT_TRUE(d.has_value());
+        // Find the variable by value path: index bits are allocated right after the siblings.
+        size_t idx = 2 * 256 + h * 256 + 1;  // leaf, root, siblings, then index bit 0, bit 1
+        ASSERT_EQ(cs.aux()[idx], *d);
+        cs.set_aux(idx, d->is_zero() ? Fr::one() : Fr::zero());
+        auto bad = cs.which_is_unsatisfied();
+        ASSERT_TRUE(bad.has_value());
+        EXPECT_EQ(bad->rfind("verify/path/level 1/swap/", 0), 0u) << *bad;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Arity-8 Poseidon tree
+// ---------------------------------------------------------------------------------------------------------------
+
+namespace {
+// Leaf (1 alloc), root (1 alloc), path: 7h siblings (no constraints) and 3h index bits (booleanity each), and the
+// 1 root-equality constraint.
+size_t poseidon8_fixed_constraints(size_t h) { return 3 * h + 1; }
+// Per level: 11 insertion constraints (4 bit products + 7 R_i, merkle.hpp) + 388 for Poseidon of arity 8
+// (3 * (9 * 8 + 57) + 1, poseidon.hpp).
+constexpr size_t kPoseidon8LevelConstraints = 11 + 388;
+
+std::vector<Fr> random_leaves(std::mt19937_64& rng, size_t n) {
+    std::vector<Fr> v(n);
+    for (auto& x : v) x = Fr::random(rng);
+    return v;
+}
+
+AllocatedNum synthesize_poseidon8(TestConstraintSystem& cs, const Fr& leaf, const Poseidon8MerklePath& path,
+                                  const Fr& root) {
+    auto l = AllocatedNum::alloc(cs, "leaf", leaf);
+    auto r = AllocatedNum::alloc_input(cs, "root", root);
+    auto vars = alloc_poseidon8_path(cs, "path", path, path.siblings.size());
+    r1cs::Namespace<TestConstraintSystem> ns(cs, "verify");
+    auto computed = poseidon8_merkle_root(cs, "path", l, std::span<const std::array<AllocatedNum, 7>>(vars.siblings),
+                                          std::span<const Boolean>(vars.index_bits));
+    AllocatedNum::enforce_equal(cs, "root", computed, r);
+    return computed;
+}
+}  // namespace
+
+TEST(GadgetsMerklePoseidon8, NativeTreePathsLeadToTheRoot) {
+    auto rng = fresh_rng();
+    auto leaves = random_leaves(rng, 64);
+    Poseidon8MerkleTree tree(leaves);
+    ASSERT_EQ(tree.height(), 2u);
+    std::array<Fr, 8> l0;
+    for (int j = 0; j < 8; j++) l0[j] = poseidon_hash(std::span<const Fr>(leaves.data() + 8 * j, 8));
+    EXPECT_EQ(tree.root(), poseidon_hash(std::span<const Fr>(l0)));
+    for (uint64_t i = 0; i < 64; i++) {
+        auto p = tree.path(i);
+        EXPECT_EQ(Poseidon8MerkleTree::root_from_path(leaves[i], p), tree.root()) << i;
+        // The siblings are the other children in slot order, so inserting the leaf back gives the group.
+        auto slots = poseidon8_insert_native(leaves[i], std::span<const Fr, 7>(p.siblings[0]), i % 8);
+        for (int j = 0; j < 8; j++) EXPECT_EQ(slots[j], leaves[(i & ~uint64_t{7}) + j]);
+    }
+    EXPECT_THROW(Poseidon8MerkleTree(std::vector<Fr>(16)), std::invalid_argument);
+}
+
+// The insertion network for all 8 positions against the native placement; 11 constraints each; every R_i is
+// pinned by its constraint (a changed R_i is caught).
+TEST(GadgetsMerklePoseidon8, InsertionPlacesTheNodeAtEveryPosition) {
+    auto rng = fresh_rng();
+    for (unsigned pos = 0; pos < 8; pos++) {
+        TestConstraintSystem cs;
+        Fr nv = Fr::random(rng);
+        std::array<Fr, 7> sv;
+        for (auto& s : sv) s = Fr::random(rng);
+        auto node = AllocatedNum::alloc(cs, "node", nv);
+        std::array<AllocatedNum, 7> sib;
+        for (size_t j = 0; j < 7; j++) sib[j] = AllocatedNum::alloc(cs, [j] { return "s" + std::to_string(j); }, sv[j]);
+        auto bits = alloc_index_bits(cs, "pos", pos, 3);
+        size_t before = cs.num_constraints();
+        auto slots = poseidon8_insert(cs, "insert", node, std::span<const AllocatedNum, 7>(sib),
+                                      std::span<const Boolean>(bits).first<3>());
+        EXPECT_EQ(cs.num_constraints() - before, 11u);
+        auto expect = poseidon8_insert_native(nv, std::span<const Fr, 7>(sv), pos);
+        ASSERT_TRUE(slots.values.has_value());
+        for (size_t j = 0; j < 8; j++) {
+            EXPECT_EQ(slots.lc[j].evaluate(cs.inputs(), cs.aux()), expect[j]) << "pos " << pos << " slot " << j;
+            EXPECT_EQ((*slots.values)[j], expect[j]);
+        }
+        EXPECT_TRUE(cs.is_satisfied()) << *cs.which_is_unsatisfied();
+        for (size_t i = 0; i < 7; i++) {
+            auto name = "insert/R " + std::to_string(i);
+            auto v = cs.get(name);
+            ASSERT_TRUE(v.has_value()) << name;
+            size_t idx = cs.num_aux() - 7 + i;  // the R_i are the last 7 aux variables
+            ASSERT_EQ(cs.aux()[idx], *v);
+            cs.set_aux(idx, *v + Fr::one());
+            EXPECT_EQ(cs.which_is_unsatisfied(), "insert/G " + std::to_string(i) + " * (sibling - node)");
+            cs.set_aux(idx, *v);
+        }
+    }
+}
+
+TEST(GadgetsMerklePoseidon8, GadgetRootMatchesNativeHeights1To3) {
+    auto rng = fresh_rng();
+    for (size_t h = 1; h <= 3; h++) {
+        auto leaves = random_leaves(rng, size_t{1} << (3 * h));
+        Poseidon8MerkleTree tree(leaves);
+        for (int trial = 0; trial < 2; trial++) {
+            uint64_t index = rng() % leaves.size();
+            TestConstraintSystem cs;
+            auto computed = synthesize_poseidon8(cs, leaves[index], tree.path(index), tree.root());
+            EXPECT_EQ(*computed.value(), tree.root());
+            EXPECT_EQ(value_of(cs, computed.variable()), tree.root());
+            EXPECT_TRUE(cs.is_satisfied()) << *cs.which_is_unsatisfied();
+            EXPECT_EQ(cs.num_constraints(), poseidon8_fixed_constraints(h) + h * kPoseidon8LevelConstraints);
+        }
+        // The key generator builds the same constraints without values.
+        KeygenAssembly kg;
+        auto l = AllocatedNum::alloc(kg, "leaf", std::nullopt);
+        auto r = AllocatedNum::alloc_input(kg, "root", std::nullopt);
+        auto vars = alloc_poseidon8_path(kg, "path", std::nullopt, h);
+        poseidon8_merkle_verify(kg, "verify", l, vars, r);
+        EXPECT_EQ(kg.num_constraints(), poseidon8_fixed_constraints(h) + h * kPoseidon8LevelConstraints);
+    }
+}
+
+TEST(GadgetsMerklePoseidon8, WrongSiblingIndexOrRootIsCaught) {
+    auto rng = fresh_rng();
+    const size_t h = 2;
+    auto leaves = random_leaves(rng, 64);
+    Poseidon8MerkleTree tree(leaves);
+    uint64_t index = rng() % 64;
+    for (size_t k = 0; k < h; k++) {
+        auto p = tree.path(index);
+        p.siblings[k][rng() % 7] += Fr::one();
+        TestConstraintSystem cs;
+        synthesize_poseidon8(cs, leaves[index], p, tree.root());
+        EXPECT_EQ(cs.which_is_unsatisfied(), "verify/root") << "sibling at level " << k;
+    }
+    for (size_t b = 0; b < 3 * h; b++) {
+        auto p = tree.path(index);
+        p.index ^= uint64_t{1} << b;  // the node moves to another slot: another hash input order
+        TestConstraintSystem cs;
+        synthesize_poseidon8(cs, leaves[index], p, tree.root());
+        EXPECT_EQ(cs.which_is_unsatisfied(), "verify/root") << "index bit " << b;
+    }
+    {
+        TestConstraintSystem cs;
+        synthesize_poseidon8(cs, leaves[index], tree.path(index), tree.root() + Fr::one());
+        EXPECT_EQ(cs.which_is_unsatisfied(), "verify/root");
+    }
+    {
+        // A different leaf under the honest path.
+        TestConstraintSystem cs;
+        synthesize_poseidon8(cs, leaves[index] + Fr::one(), tree.path(index), tree.root());
+        EXPECT_EQ(cs.which_is_unsatisfied(), "verify/root");
+    }
+}
