@@ -15,8 +15,8 @@
 //     for j < pos and sibling j - 1 for j > pos. The insertion network (insert8 below) costs 11 constraints.
 //
 // Constraint counts (the caller's allocations, booleanity of index/sibling/leaf/root bits, not included):
-//   SHA-256 level      512 (swap) + SHA-256 of 64 bytes (two compressions, the second on a constant block)
-//                      (the exact number is pinned in tests/test_gadgets_merkle.cpp)
+//   SHA-256 level      512 (swap) + 25,773 (data block) + 19,036 (constant padding block, variable state) = 45,321
+//                      (pinned in tests/test_gadgets_merkle.cpp)
 //   SHA-256 root check 2
 //   Poseidon-8 level   11 (insertion) + 388 (poseidon arity 8) = 399
 //   Poseidon root check 1
