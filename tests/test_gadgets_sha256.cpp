@@ -99,7 +99,9 @@ TEST(GadgetsBoolean, OperatorsMatchTruthTablesAndCounts) {
                         EXPECT_TRUE(cs.is_satisfied());
                         size_t expect_count = (ka && kb) ? 1 : 0;
                         EXPECT_EQ(cs.num_constraints() - before, expect_count) << op.name << ka << kb;
-                        if (!r.is_constant() && expect_count == 1) EXPECT_TRUE(flip_is_caught(cs, r.bit().variable()));
+                        if (!r.is_constant() && expect_count == 1) {
+                            EXPECT_TRUE(flip_is_caught(cs, r.bit().variable()));
+                        }
                     }
                 }
     for (int kinds = 0; kinds < 27; kinds++)
@@ -116,10 +118,17 @@ TEST(GadgetsBoolean, OperatorsMatchTruthTablesAndCounts) {
                 EXPECT_TRUE(cs.is_satisfied());
                 size_t n = cs.num_constraints() - before;
                 int allocated = (ka != 0) + (kb != 0) + (kc != 0);
-                if (which == 0) EXPECT_EQ(n, allocated == 3 ? 2u : allocated == 2 ? 1u : 0u);
-                else EXPECT_LE(n, 1u);
-                if (which == 1 && allocated == 3) EXPECT_EQ(n, 1u);
-                if (n > 0 && !r.is_constant()) EXPECT_TRUE(flip_is_caught(cs, r.bit().variable()));
+                if (which == 0) {
+                    EXPECT_EQ(n, allocated == 3 ? 2u : allocated == 2 ? 1u : 0u);
+                } else {
+                    EXPECT_LE(n, 1u);
+                }
+                if (which == 1 && allocated == 3) {
+                    EXPECT_EQ(n, 1u);
+                }
+                if (n > 0 && !r.is_constant()) {
+                    EXPECT_TRUE(flip_is_caught(cs, r.bit().variable()));
+                }
             }
         }
 }
@@ -322,6 +331,8 @@ TEST(GadgetsSha256, FullHashMatchesOpenSsl) {
         EXPECT_TRUE(cs.is_satisfied()) << c.len;
         EXPECT_EQ(digest_of(out), openssl_sha256(data)) << c.len;
         EXPECT_EQ(n, c.constraints) << c.len << " bytes";
-        if (c.len > 0) EXPECT_TRUE(flip_is_caught(cs, in[rng() % in.size()].bit().variable())) << c.len;
+        if (c.len > 0) {
+            EXPECT_TRUE(flip_is_caught(cs, in[rng() % in.size()].bit().variable())) << c.len;
+        }
     }
 }

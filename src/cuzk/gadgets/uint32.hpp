@@ -169,17 +169,20 @@ public:
         if (ops.empty()) throw std::invalid_argument("UInt32::add_many: no operands");
         if (ops.size() > 256) throw std::invalid_argument("UInt32::add_many: more than 256 operands");
         uint64_t max_sum = 0;
-        std::optional<uint64_t> sum = uint64_t{0};
+        // The integer sum when every operand's value is known (a plain flag: GCC 12 reports std::optional<uint64_t>
+        // here as maybe-uninitialized).
+        uint64_t sum = 0;
+        bool sum_known = true;
         bool all_constant = true;
         for (const UInt32& op : ops) {
             bool c = op.is_constant();
             all_constant &= c;
             max_sum += c ? *op.value_ : 0xffffffffull;
-            if (sum && op.value_) *sum += *op.value_;
-            else sum.reset();
+            if (sum_known && op.value_) sum += *op.value_;
+            else sum_known = false;
         }
-        if (all_constant) return constant((uint32_t)*sum);
-        if constexpr (!CS::kNeedsValues) sum.reset();
+        if (all_constant) return constant((uint32_t)sum);  // constant words always carry their value
+        if constexpr (!CS::kNeedsValues) sum_known = false;
         Namespace<CS> ns(cs, std::forward<N>(name));
         LC lhs;
         Fr constant_part = Fr::zero();
@@ -191,12 +194,12 @@ public:
         LC rhs;
         for (size_t j = 0; j < nbits; j++) {
             std::optional<bool> b;
-            if (sum) b = (*sum >> j) & 1;
+            if (sum_known) b = (sum >> j) & 1;
             AllocatedBit bit = AllocatedBit::alloc(cs, [j] { return "sum bit " + std::to_string(j); }, b);
             rhs.add(pow2_table()[j], bit.variable());
             if (j < 32) r.bits_[j] = bit;
         }
-        if (sum) r.value_ = (uint32_t)*sum;
+        if (sum_known) r.value_ = (uint32_t)sum;
         if (batch) batch->enforce_equal(nbits, lhs, rhs);
         else cs.enforce("sum", lhs, LC(Variable::one()), rhs);
         return r;
