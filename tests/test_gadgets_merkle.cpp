@@ -28,14 +28,9 @@ Sha256Digest random_digest(std::mt19937_64& rng) {
 }
 
 Sha256Digest digest_of(const std::vector<Boolean>& bits) {
-    Sha256Digest out{};
-    EXPECT_EQ(bits.size(), 256u);
-    for (size_t i = 0; i < 256; i++) {
-        auto v = bits[i].value();
-        EXPECT_TRUE(v.has_value());
-        if (v && *v) out[i / 8] |= uint8_t(0x80 >> (i % 8));
-    }
-    return out;
+    auto d = sha256_digest_bytes(bits);
+    EXPECT_TRUE(d.has_value()) << "every digest bit has a value";
+    return d.value_or(Sha256Digest{});
 }
 
 // What a height-h SHA-256 verification costs on top of the per-level work: leaf and root bits (2 x 256 booleanity),

@@ -54,14 +54,9 @@ std::array<uint8_t, 32> openssl_sha256(const std::vector<uint8_t>& data) {
 }
 
 std::array<uint8_t, 32> digest_of(const std::vector<Boolean>& bits) {
-    std::array<uint8_t, 32> out{};
-    EXPECT_EQ(bits.size(), 256u);
-    for (size_t i = 0; i < 256; i++) {
-        auto v = bits[i].value();
-        EXPECT_TRUE(v.has_value());
-        if (v && *v) out[i / 8] |= uint8_t(0x80 >> (i % 8));
-    }
-    return out;
+    auto d = sha256_digest_bytes(bits);
+    EXPECT_TRUE(d.has_value()) << "every digest bit has a value";
+    return d.value_or(std::array<uint8_t, 32>{});
 }
 }  // namespace
 

@@ -26,6 +26,8 @@
 #pragma once
 
 #include <array>
+#include <optional>
+#include <stdexcept>
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -172,6 +174,19 @@ inline std::vector<Boolean> sha256_state_bits_be(const std::array<UInt32, 8>& st
     for (const UInt32& word : state) {
         auto bits = word.to_bits_be();
         out.insert(out.end(), bits.begin(), bits.end());
+    }
+    return out;
+}
+
+// The 32 bytes of a digest given as 256 big-endian bits (the gadgets' output order); nullopt when some bit has no
+// known value (key generation). Throws std::invalid_argument for a vector that is not 256 bits.
+inline std::optional<std::array<uint8_t, 32>> sha256_digest_bytes(const std::vector<Boolean>& bits) {
+    if (bits.size() != 256) throw std::invalid_argument("sha256_digest_bytes: a digest is 256 bits");
+    std::array<uint8_t, 32> out{};
+    for (size_t i = 0; i < 256; i++) {
+        auto v = bits[i].value();
+        if (!v) return std::nullopt;
+        if (*v) out[i / 8] |= uint8_t(0x80 >> (i % 8));
     }
     return out;
 }
