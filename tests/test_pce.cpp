@@ -75,6 +75,37 @@ void check_circuit(const C& circuit, ThreadPool& pool) {
     expect_same_as_full_synthesis(circuit, pce, w, pool);
 }
 
+std::filesystem::path temp_file(const std::string& name) {
+    return std::filesystem::temp_directory_path() /
+           ("cuzk_pce_" + name + "_" + std::to_string(std::random_device{}()) + ".pce");
+}
+
+std::vector<char> slurp(const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+void spill(const std::filesystem::path& p, const std::vector<char>& bytes) {
+    std::ofstream out(p, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), (std::streamsize)bytes.size());
+}
+
+// read_pce must throw std::runtime_error whose message contains `needle`.
+void expect_rejected(const std::filesystem::path& p, const std::string& needle) {
+    try {
+        (void)read_pce(p);
+        ADD_FAILURE() << "accepted a damaged file (expected: " << needle << ")";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+}
+
+// Removes the file when the test ends, passing or not.
+struct TempFile {
+    std::filesystem::path path;
+    explicit TempFile(const std::string& name) : path(temp_file(name)) {}
+    ~TempFile() { std::filesystem::remove(path); }
+};
+
 }  // namespace
 
 TEST(PceEquality, CubicMatchesFullSynthesis) {
@@ -152,4 +183,88 @@ TEST(PceEvaluate, SizeMismatchThrows) {
 
 TEST(PceCompile, UnallocatedVariableRejected) {
     EXPECT_THROW(compile_r1cs(BadCircuit{}), SynthesisError);
+}
+
+TEST(PceFormat, RoundTrip) {
+    ThreadPool pool(2);
+    ShapesCircuit shapes;
+    MulChainCircuit chain(10, 5, 9);
+    CubicCircuit cubic(Fr::from_u64(4));
+    for (const Circuit* circuit : std::initializer_list<const Circuit*>{&shapes, &chain, &cubic}) {
+        PrecompiledR1cs pce = compile_r1cs(*circuit);
+        TempFile f("roundtrip");
+        write_pce(f.path, pce);
+        PrecompiledR1cs back = read_pce(f.path);
+        EXPECT_TRUE(back == pce);
+        EXPECT_EQ(back.num_constraints, pce.num_constraints);
+        EXPECT_EQ(back.b_aux_density.count(), pce.b_aux_density.count());
+    }
+    // The read matrices evaluate like the compiled ones.
+    PrecompiledR1cs pce = compile_r1cs(chain);
+    TempFile f("roundtrip_eval");
+    write_pce(f.path, pce);
+    WitnessAssignment w;
+    witness_groth16(w, chain);
+    expect_same_as_full_synthesis(chain, read_pce(f.path), w, pool);
+    // == itself must be able to fail: a changed coefficient makes the structures differ.
+    PrecompiledR1cs other = pce;
+    other.c.terms[3].coeff = Fr::from_u64(2);
+    other.c.terms[3].coeff_is_one = 0;
+    EXPECT_FALSE(other == pce);
+}
+
+class PceFormatDamage : public ::testing::Test {
+protected:
+    void SetUp() override {
+        write_pce(file.path, compile_r1cs(MulChainCircuit(6, 2, 1)));
+        good = slurp(file.path);
+        ASSERT_GT(good.size(), 100u);
+        ASSERT_NO_THROW((void)read_pce(file.path));
+    }
+    TempFile file{"damage"};
+    std::vector<char> good;
+};
+
+TEST_F(PceFormatDamage, TruncatedRejected) {
+    for (size_t keep : {good.size() - 1, good.size() / 2, size_t{40}, size_t{4}}) {
+        spill(file.path, std::vector<char>(good.begin(), good.begin() + (std::ptrdiff_t)keep));
+        expect_rejected(file.path, "truncated");
+    }
+    spill(file.path, {});
+    expect_rejected(file.path, "truncated");
+}
+
+TEST_F(PceFormatDamage, TrailingBytesRejected) {
+    std::vector<char> longer = good;
+    longer.push_back(0);
+    spill(file.path, longer);
+    expect_rejected(file.path, "size mismatch");
+}
+
+TEST_F(PceFormatDamage, FlippedByteRejectedByChecksum) {
+    // One byte in the term data, one in the density words, one in the stored digest itself.
+    for (size_t pos : {good.size() / 2, good.size() - 40, good.size() - 1}) {
+        std::vector<char> bad = good;
+        bad[pos] ^= 0x10;
+        spill(file.path, bad);
+        expect_rejected(file.path, "checksum mismatch");
+    }
+}
+
+TEST_F(PceFormatDamage, WrongMagicRejected) {
+    std::vector<char> bad = good;
+    bad[3] = 'X';
+    spill(file.path, bad);
+    expect_rejected(file.path, "wrong magic");
+}
+
+TEST_F(PceFormatDamage, WrongVersionRejected) {
+    std::vector<char> bad = good;
+    bad[8] = (char)(kPceVersion + 1);  // version u32 little-endian at offset 8
+    spill(file.path, bad);
+    expect_rejected(file.path, "unsupported version 2");
+}
+
+TEST(PceFormat, MissingFileRejected) {
+    EXPECT_ANY_THROW((void)read_pce(temp_file("does_not_exist")));
 }

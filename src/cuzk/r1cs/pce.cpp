@@ -3,6 +3,7 @@
 #include <openssl/evp.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdio>
@@ -130,6 +131,206 @@ void evaluate(const PrecompiledR1cs& pce, std::span<const Fr> inputs, std::span<
 void evaluate(const PrecompiledR1cs& pce, std::span<const Fr> inputs, std::span<const Fr> aux, std::vector<Fr>& a,
               std::vector<Fr>& b, std::vector<Fr>& c) {
     evaluate(pce, inputs, aux, a, b, c, ThreadPool::global());
+}
+
+// ---- on-disk format ------------------------------------------------------------------------------------------------
+
+namespace {
+
+constexpr size_t kHeaderBytes = 8 + 4 + 4 + 6 * 8;
+constexpr size_t kDigestBytes = 32;
+
+[[noreturn]] void fail(const std::filesystem::path& path, const std::string& what) {
+    throw std::runtime_error("pce file " + path.string() + ": " + what);
+}
+
+size_t words_for(size_t bits) { return (bits + 63) / 64; }
+
+// DensityTracker keeps its words private; they are rebuilt bit by bit (get/mark), which is O(variables).
+void put_density(std::vector<uint64_t>& out, const DensityTracker& d) {
+    for (size_t w = 0; w < words_for(d.size()); w++) {
+        uint64_t word = 0;
+        for (size_t i = w * 64; i < std::min(d.size(), w * 64 + 64); i++) word |= uint64_t{d.get(i)} << (i % 64);
+        out.push_back(word);
+    }
+}
+
+class Sha256 {
+public:
+    Sha256() : ctx_(EVP_MD_CTX_new()) {
+        if (!ctx_ || EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr) != 1) throw std::runtime_error("pce: SHA-256 init");
+    }
+    ~Sha256() { EVP_MD_CTX_free(ctx_); }
+    Sha256(const Sha256&) = delete;
+    Sha256& operator=(const Sha256&) = delete;
+    void update(const void* p, size_t n) {
+        if (n && EVP_DigestUpdate(ctx_, p, n) != 1) throw std::runtime_error("pce: SHA-256 update");
+    }
+    std::array<uint8_t, kDigestBytes> finish() {
+        std::array<uint8_t, kDigestBytes> d{};
+        unsigned len = 0;
+        if (EVP_DigestFinal_ex(ctx_, d.data(), &len) != 1 || len != kDigestBytes)
+            throw std::runtime_error("pce: SHA-256 final");
+        return d;
+    }
+
+private:
+    EVP_MD_CTX* ctx_;
+};
+
+// Writes and hashes in one pass.
+class HashingWriter {
+public:
+    HashingWriter(const std::filesystem::path& path) : path_(path), out_(path, std::ios::binary | std::ios::trunc) {
+        if (!out_) fail(path, "cannot open for writing");
+    }
+    void put(const void* p, size_t n) {
+        hash_.update(p, n);
+        out_.write(static_cast<const char*>(p), (std::streamsize)n);
+    }
+    template <class T>
+    void put_value(const T& v) {
+        put(&v, sizeof v);
+    }
+    void finish() {
+        auto d = hash_.finish();
+        out_.write(reinterpret_cast<const char*>(d.data()), (std::streamsize)d.size());
+        out_.flush();
+        if (!out_) fail(path_, "write failed");
+        out_.close();
+    }
+
+private:
+    std::filesystem::path path_;
+    std::ofstream out_;
+    Sha256 hash_;
+};
+
+// a * b + c with overflow detection (the counts come from an untrusted header).
+bool mul_add(uint64_t a, uint64_t b, uint64_t& acc) {
+    uint64_t prod;
+    if (__builtin_mul_overflow(a, b, &prod)) return false;
+    return !__builtin_add_overflow(acc, prod, &acc);
+}
+
+}  // namespace
+
+void write_pce(const std::filesystem::path& path, const PrecompiledR1cs& pce) {
+    for (const SparseMatrix* m : {&pce.a, &pce.b, &pce.c})
+        if (m->rows() != pce.num_constraints || m->row_start.back() != m->terms.size())
+            throw std::invalid_argument("write_pce: matrix shape does not match num_constraints");
+    if (pce.a_aux_density.size() != pce.num_aux || pce.b_input_density.size() != pce.num_inputs ||
+        pce.b_aux_density.size() != pce.num_aux)
+        throw std::invalid_argument("write_pce: density sizes do not match the variable counts");
+    // Written beside the target and renamed, so a crash never leaves a half-written file under the real name.
+    std::filesystem::path tmp = path;
+    tmp += ".tmp";
+    {
+        HashingWriter w(tmp);
+        w.put(kPceMagic, sizeof kPceMagic);
+        w.put_value(kPceVersion);
+        w.put_value(uint32_t{0});
+        for (uint64_t v : {(uint64_t)pce.num_inputs, (uint64_t)pce.num_aux, (uint64_t)pce.num_constraints,
+                           (uint64_t)pce.a.terms.size(), (uint64_t)pce.b.terms.size(), (uint64_t)pce.c.terms.size()})
+            w.put_value(v);
+        for (const SparseMatrix* m : {&pce.a, &pce.b, &pce.c}) {
+            w.put(m->row_start.data(), m->row_start.size() * sizeof(uint64_t));
+            w.put(m->terms.data(), m->terms.size() * sizeof(Term));  // Term is the on-disk layout (static_assert)
+        }
+        std::vector<uint64_t> words;
+        put_density(words, pce.a_aux_density);
+        put_density(words, pce.b_input_density);
+        put_density(words, pce.b_aux_density);
+        w.put(words.data(), words.size() * sizeof(uint64_t));
+        w.finish();
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) fail(path, "cannot rename " + tmp.string() + ": " + ec.message());
+}
+
+PrecompiledR1cs read_pce(const std::filesystem::path& path) {
+    formats::MappedFile file(path);
+    std::span<const uint8_t> bytes = file.bytes();
+    if (bytes.size() < sizeof kPceMagic)
+        fail(path, "truncated: " + std::to_string(bytes.size()) + " bytes is shorter than the magic");
+    if (std::memcmp(bytes.data(), kPceMagic, sizeof kPceMagic) != 0) fail(path, "not a PCE file (wrong magic)");
+    if (bytes.size() < kHeaderBytes + kDigestBytes)
+        fail(path, "truncated: " + std::to_string(bytes.size()) + " bytes is shorter than the header");
+    uint32_t version;
+    std::memcpy(&version, bytes.data() + 8, 4);
+    if (version != kPceVersion)
+        fail(path, "unsupported version " + std::to_string(version) + " (this build reads version " +
+                       std::to_string(kPceVersion) + ")");
+    uint64_t h[6];
+    std::memcpy(h, bytes.data() + 16, sizeof h);
+    const uint64_t num_inputs = h[0], num_aux = h[1], num_constraints = h[2];
+    const uint64_t terms[3] = {h[3], h[4], h[5]};
+    // Variable indices are 31-bit; larger counts cannot come from a circuit. This also keeps the size arithmetic
+    // below far from overflow for the variable counts.
+    if (num_inputs == 0 || num_inputs > uint64_t{Variable::kMaxIndex} + 1 || num_aux > uint64_t{Variable::kMaxIndex} + 1)
+        fail(path, "corrupted header: variable counts out of range");
+    // The exact file size implied by the header, checked before anything is allocated.
+    uint64_t expected = kHeaderBytes + kDigestBytes;
+    bool ok = true;
+    for (uint64_t t : terms) {
+        ok = ok && num_constraints < UINT64_MAX && mul_add(num_constraints + 1, 8, expected);
+        ok = ok && mul_add(t, sizeof(Term), expected);
+    }
+    ok = ok && mul_add(2 * words_for(num_aux) + words_for(num_inputs), 8, expected);
+    if (!ok) fail(path, "corrupted header: counts overflow");
+    if (bytes.size() < expected)
+        fail(path, "truncated: " + std::to_string(bytes.size()) + " bytes, the header implies " +
+                       std::to_string(expected));
+    if (bytes.size() > expected)
+        fail(path, "size mismatch: " + std::to_string(bytes.size()) + " bytes, the header implies " +
+                       std::to_string(expected) + " (trailing data or corrupted header)");
+    {
+        Sha256 sha;
+        sha.update(bytes.data(), bytes.size() - kDigestBytes);
+        auto d = sha.finish();
+        if (std::memcmp(d.data(), bytes.data() + bytes.size() - kDigestBytes, kDigestBytes) != 0)
+            fail(path, "checksum mismatch (file corrupted)");
+    }
+
+    PrecompiledR1cs pce;
+    pce.num_inputs = num_inputs;
+    pce.num_aux = num_aux;
+    pce.num_constraints = num_constraints;
+    size_t off = kHeaderBytes;
+    SparseMatrix* mats[3] = {&pce.a, &pce.b, &pce.c};
+    const char names[3] = {'A', 'B', 'C'};
+    for (int k = 0; k < 3; k++) {
+        SparseMatrix& m = *mats[k];
+        std::string name = std::string("matrix ") + names[k];
+        m.row_start.resize(num_constraints + 1);
+        std::memcpy(m.row_start.data(), bytes.data() + off, m.row_start.size() * 8);
+        off += m.row_start.size() * 8;
+        m.terms.resize(terms[k]);
+        std::memcpy((void*)m.terms.data(), bytes.data() + off, m.terms.size() * sizeof(Term));
+        off += m.terms.size() * sizeof(Term);
+        // A valid checksum only says the file is as written; the structure is still checked so that a file from a
+        // faulty writer cannot make evaluate() read out of bounds.
+        if (m.row_start[0] != 0 || m.row_start.back() != terms[k]) fail(path, name + ": row offsets do not span its terms");
+        for (size_t i = 0; i < num_constraints; i++)
+            if (m.row_start[i] > m.row_start[i + 1]) fail(path, name + ": row offsets decrease at row " + std::to_string(i));
+        for (const Term& t : m.terms) {
+            if (t.var.is_input() ? t.var.index() >= num_inputs : t.var.index() >= num_aux)
+                fail(path, name + ": variable out of range");
+            if (t.coeff_is_one > 1 || (t.coeff_is_one && !t.coeff.is_one())) fail(path, name + ": invalid term flags");
+            if (bigint::cmp(t.coeff.mont_limbs(), Fr::P) >= 0) fail(path, name + ": coefficient not reduced");
+        }
+    }
+    // The densities are stored for the reader's convenience but are a function of the matrices: rebuild them and
+    // require the stored words to agree.
+    derive_densities(pce);
+    std::vector<uint64_t> derived;
+    put_density(derived, pce.a_aux_density);
+    put_density(derived, pce.b_input_density);
+    put_density(derived, pce.b_aux_density);
+    if (std::memcmp(derived.data(), bytes.data() + off, derived.size() * 8) != 0)
+        fail(path, "stored densities disagree with the matrices");
+    return pce;
 }
 
 bool operator==(const SparseMatrix& x, const SparseMatrix& y) {

@@ -103,6 +103,25 @@ void evaluate(const PrecompiledR1cs& pce, std::span<const Fr> inputs, std::span<
 void evaluate(const PrecompiledR1cs& pce, std::span<const Fr> inputs, std::span<const Fr> aux, std::vector<Fr>& a,
               std::vector<Fr>& b, std::vector<Fr>& c);
 
+// ---- on-disk format ------------------------------------------------------------------------------------------------
+//
+// Little-endian throughout:
+//   magic "CUZKPCE\0" (8 bytes), version u32, reserved u32 (0),
+//   num_inputs u64, num_aux u64, num_constraints u64, terms in A u64, terms in B u64, terms in C u64,
+//   A, B, C: each row_start ((num_constraints + 1) x u64), then its terms (u32 variable raw, u32 flags: bit 0 =
+//            coefficient is one, 32-byte Fr in Montgomery form as 4 little-endian u64 limbs),
+//   a_aux density (ceil(num_aux / 64) u64 words), b_input density (ceil(num_inputs / 64)), b_aux density
+//   (ceil(num_aux / 64)),
+//   SHA-256 of every byte before it (32 bytes).
+// The header's counts fix the file size exactly, so a truncated file is told apart from a corrupted one.
+inline constexpr uint32_t kPceVersion = 1;
+inline constexpr char kPceMagic[8] = {'C', 'U', 'Z', 'K', 'P', 'C', 'E', '\0'};
+
+void write_pce(const std::filesystem::path& path, const PrecompiledR1cs& pce);
+// Throws std::runtime_error saying what is wrong: not a PCE file (magic), another version, truncated, trailing
+// bytes, checksum mismatch (corrupted), or a structurally invalid matrix / density.
+PrecompiledR1cs read_pce(const std::filesystem::path& path);
+
 bool operator==(const SparseMatrix& x, const SparseMatrix& y);
 bool operator==(const PrecompiledR1cs& x, const PrecompiledR1cs& y);
 
