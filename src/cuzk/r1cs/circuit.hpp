@@ -5,6 +5,7 @@
 #include "cuzk/r1cs/keygen_assembly.hpp"
 #include "cuzk/r1cs/proving_assignment.hpp"
 #include "cuzk/r1cs/test_cs.hpp"
+#include "cuzk/r1cs/witness_assignment.hpp"
 
 namespace cuzk::r1cs {
 
@@ -15,6 +16,7 @@ public:
     void synthesize_into(KeygenAssembly& cs) const override { self().synthesize(cs); }
     void synthesize_into(ProvingAssignment& cs) const override { self().synthesize(cs); }
     void synthesize_into(TestConstraintSystem& cs) const override { self().synthesize(cs); }
+    void synthesize_into(WitnessAssignment& cs) const override { self().synthesize(cs); }
 
 private:
     const Derived& self() const { return static_cast<const Derived&>(*this); }

@@ -1,4 +1,5 @@
-// The constraint-system interface every circuit is written against, served by three implementations:
+// The constraint-system interface every circuit is written against, served by three implementations (and the
+// witness-only WitnessAssignment of the pre-compiled evaluator):
 //   KeygenAssembly      records the constraints (setup; values are never asked for),
 //   ProvingAssignment   evaluates a, b, c per constraint and keeps the assignment and density (the prover),
 //   TestConstraintSystem keeps names and values, says which constraint fails, and hashes the circuit's shape.
@@ -70,6 +71,7 @@ private:
 class KeygenAssembly;
 class ProvingAssignment;
 class TestConstraintSystem;
+class WitnessAssignment;
 
 // A circuit, type-erased over the three systems. Circuits derive from CircuitImpl<Derived> (circuit.hpp) and
 // implement
@@ -83,6 +85,7 @@ public:
     virtual void synthesize_into(KeygenAssembly& cs) const = 0;
     virtual void synthesize_into(ProvingAssignment& cs) const = 0;
     virtual void synthesize_into(TestConstraintSystem& cs) const = 0;
+    virtual void synthesize_into(WitnessAssignment& cs) const = 0;
 };
 
 }  // namespace cuzk::r1cs

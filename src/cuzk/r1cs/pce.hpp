@@ -22,6 +22,7 @@
 #include "cuzk/r1cs/circuit.hpp"
 #include "cuzk/r1cs/keygen_assembly.hpp"
 #include "cuzk/r1cs/proving_assignment.hpp"
+#include "cuzk/r1cs/witness_assignment.hpp"
 #include "cuzk/util/thread_pool.hpp"
 
 namespace cuzk::r1cs {
@@ -44,55 +45,11 @@ PrecompiledR1cs compile_r1cs(const Circuit& circuit);
 // Derives the three density trackers of `pce` from its matrices (used by compile_r1cs and to check read_pce).
 void derive_densities(PrecompiledR1cs& pce);
 
-// A constraint system that records only the assignment: alloc / alloc_input store the values, enforce does
-// nothing (the constraints are in the PrecompiledR1cs already).
-class WitnessAssignment {
-public:
-    static constexpr bool kNeedsValues = true;
-
-    template <class N, class V>
-    Variable alloc(N&&, V&& value) {
-        if (aux_.size() > Variable::kMaxIndex) throw SynthesisError(SynthesisErrorKind::Other, "too many variables");
-        aux_.push_back(value());
-        return Variable::aux((uint32_t)(aux_.size() - 1));
-    }
-    template <class N, class V>
-    Variable alloc_input(N&&, V&& value) {
-        if (inputs_.size() > Variable::kMaxIndex) throw SynthesisError(SynthesisErrorKind::Other, "too many inputs");
-        inputs_.push_back(value());
-        return Variable::input((uint32_t)(inputs_.size() - 1));
-    }
-    template <class N>
-    void enforce(N&&, const LC&, const LC&, const LC&) {}
-    template <class N>
-    void push_namespace(N&&) {}
-    void pop_namespace() {}
-
-    const std::vector<Fr>& inputs() const { return inputs_; }
-    const std::vector<Fr>& aux() const { return aux_; }
-    std::vector<Fr>& inputs() { return inputs_; }
-    std::vector<Fr>& aux() { return aux_; }
-    // Preallocation for a known shape (e.g. from a PrecompiledR1cs), so the witness pass does not regrow.
-    void reserve(size_t num_inputs, size_t num_aux) {
-        inputs_.reserve(num_inputs);
-        aux_.reserve(num_aux);
-    }
-
-private:
-    std::vector<Fr> inputs_, aux_;
-};
-
 // The witness half of synthesize_groth16: the constant one as input 0, then the circuit. (The input constraints
 // input_i * 0 = 0 that synthesize_groth16 appends are constraints only, already in the PrecompiledR1cs.)
-//
-// A template over the concrete circuit type because the type-erased `Circuit` interface has no
-// synthesize_into(WitnessAssignment&) entry point (constraint_system.hpp / circuit.hpp would need one); any
-// CircuitImpl-derived circuit with a public `template <class CS> void synthesize(CS&) const` works.
-template <class C>
-    requires requires(const C& c, WitnessAssignment& cs) { c.synthesize(cs); }
-void witness_groth16(WitnessAssignment& cs, const C& circuit) {
+inline void witness_groth16(WitnessAssignment& cs, const Circuit& circuit) {
     cs.alloc_input("one", [] { return Fr::one(); });
-    circuit.synthesize(cs);
+    circuit.synthesize_into(cs);
 }
 
 // a[j] = A_j·z, b[j] = B_j·z, c[j] = C_j·z for every constraint j, z = (inputs, aux). Rows are split across
