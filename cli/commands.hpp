@@ -48,6 +48,8 @@ int run_setup(const SetupOptions& opt);
 int run_prove(const ProveOptions& opt);
 int run_verify(const VerifyOptions& opt);
 int run_bench_groth16(int log_size, int reps);
+// Shape of a built-in circuit: constraints, variables, witness 0/1 share, query densities, synthesis time.
+int run_circuit_info(const CircuitOptions& c, bool json);
 
 // Prints one JSON object per benchmark on stdout; returns the process exit code.
 int run_bench(const BenchOptions& opt);

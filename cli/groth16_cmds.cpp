@@ -23,6 +23,7 @@
 #include "cuzk/groth16/prover.hpp"
 #include "cuzk/groth16/setup.hpp"
 #include "cuzk/groth16/verifier.hpp"
+#include "cuzk/poly/domain.hpp"
 #include "cuzk/r1cs/circuit.hpp"
 #include "cuzk/util/random.hpp"
 #include "cuzk/util/thread_pool.hpp"
@@ -260,6 +261,56 @@ int run_bench_groth16(int log_size, int reps) {
     j["median_stage_s"] = st;
     j["samples_prove_s"] = prove_s;
     std::printf("%s\n", j.dump().c_str());
+    return 0;
+}
+
+}  // namespace cuzk::cli
+
+namespace cuzk::cli {
+
+int run_circuit_info(const CircuitOptions& c, bool json) {
+    // One witness (seeded) through the proving assignment: the shape, and how much of the witness the 0/1 fast paths
+    // of the MSMs will skip.
+    CircuitOptions seeded = c;
+    if (!seeded.witness_seed) seeded.witness_seed = 1;
+    if (seeded.x.empty()) seeded.x = "3";
+    auto circuit = make_circuit(seeded, true, 0, nullptr);
+    auto t0 = clock_type::now();
+    r1cs::ProvingAssignment pa;
+    r1cs::synthesize_groth16(pa, *circuit);
+    double synth_s = seconds_since(t0);
+    size_t zeros = 0, ones = 0;
+    for (const Fr& v : pa.aux()) {
+        if (v.is_zero()) zeros++;
+        else if (v.is_one()) ones++;
+    }
+    const size_t n = pa.num_constraints(), na = pa.aux().size(), ni = pa.inputs().size();
+    auto share = [](size_t part, size_t whole) { return whole ? (double)part / (double)whole : 0.0; };
+    nlohmann::json j;
+    j["circuit"] = c.name;
+    j["constraints"] = n;
+    j["domain"] = EvaluationDomain::for_size(n).size();
+    j["public_inputs"] = ni - 1;
+    j["aux_variables"] = na;
+    j["witness_zero_share"] = share(zeros, na);
+    j["witness_one_share"] = share(ones, na);
+    j["a_aux_density"] = share(pa.a_aux_density().count(), na);
+    j["b_aux_density"] = share(pa.b_aux_density().count(), na);
+    j["b_input_density"] = share(pa.b_input_density().count(), ni);
+    j["synthesis_s"] = synth_s;
+    j["bytes_per_constraint"] = n ? (double)(3 * n + na + ni) * sizeof(Fr) / (double)n : 0.0;
+    if (json) {
+        std::printf("%s\n", j.dump().c_str());
+        return 0;
+    }
+    std::printf("circuit %s: %zu constraints (domain 2^%u), %zu public inputs, %zu private variables\n",
+                c.name.c_str(), n, EvaluationDomain::for_size(n).log_size(), ni - 1, na);
+    std::printf("witness: %.1f%% zeros, %.1f%% ones (skipped / summed without Pippenger)\n", 100 * share(zeros, na),
+                100 * share(ones, na));
+    std::printf("density: A aux %.1f%%, B aux %.1f%%, B inputs %.1f%%\n", 100 * share(pa.a_aux_density().count(), na),
+                100 * share(pa.b_aux_density().count(), na), 100 * share(pa.b_input_density().count(), ni));
+    std::printf("synthesis %.3f s, %.0f bytes per constraint (a, b, c and the assignment)\n", synth_s,
+                j["bytes_per_constraint"].get<double>());
     return 0;
 }
 

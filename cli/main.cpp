@@ -54,6 +54,14 @@ int main(int argc, char** argv) {
     verify->add_option("--public", verify_opt.public_path, "public inputs file")->required()->check(CLI::ExistingFile);
     verify->add_flag("--json", verify_opt.json, "machine-readable output with timings");
 
+    cuzk::cli::CircuitOptions info_circuit;
+    bool info_json = false;
+    auto* circuit_cmd = app.add_subcommand("circuit", "inspect built-in circuits");
+    auto* circuit_info = circuit_cmd->add_subcommand("info", "constraints, variables, 0/1 witness share, densities");
+    circuit_cmd->require_subcommand(1);
+    add_circuit(circuit_info, info_circuit);
+    circuit_info->add_flag("--json", info_json, "machine-readable output");
+
     cuzk::cli::BenchOptions bench_opt;
     auto* bench = app.add_subcommand("bench", "run benchmarks, one JSON object per line on stdout");
     bench->add_option("what", bench_opt.what, "benchmark to run")
@@ -84,6 +92,7 @@ int main(int argc, char** argv) {
         if (*selfcheck) return cuzk::cli::run_selfcheck();
         if (*bench) return cuzk::cli::run_bench(bench_opt);
         if (*setup) return cuzk::cli::run_setup(setup_opt);
+        if (*circuit_info) return cuzk::cli::run_circuit_info(info_circuit, info_json);
         if (*prove) return cuzk::cli::run_prove(prove_opt);
         if (*verify) return cuzk::cli::run_verify(verify_opt);
     } catch (const std::exception& e) {
