@@ -50,6 +50,9 @@ int run_verify(const VerifyOptions& opt);
 int run_bench_groth16(int log_size, int reps);
 // Shape of a built-in circuit: constraints, variables, witness 0/1 share, query densities, synthesis time.
 int run_circuit_info(const CircuitOptions& c, bool json);
+// The pre-compiled constraint evaluator's file: build it for a built-in circuit, or check and summarize one.
+int run_pce_build(const CircuitOptions& c, const std::string& out, bool json);
+int run_pce_info(const std::string& path, bool json);
 
 // Prints one JSON object per benchmark on stdout; returns the process exit code.
 int run_bench(const BenchOptions& opt);

@@ -25,6 +25,7 @@
 #include "cuzk/groth16/verifier.hpp"
 #include "cuzk/poly/domain.hpp"
 #include "cuzk/r1cs/circuit.hpp"
+#include "cuzk/r1cs/pce.hpp"
 #include "cuzk/util/random.hpp"
 #include "cuzk/util/thread_pool.hpp"
 #include "cuzk/util/timing.hpp"
@@ -311,6 +312,49 @@ int run_circuit_info(const CircuitOptions& c, bool json) {
                 100 * share(pa.b_aux_density().count(), na), 100 * share(pa.b_input_density().count(), ni));
     std::printf("synthesis %.3f s, %.0f bytes per constraint (a, b, c and the assignment)\n", synth_s,
                 j["bytes_per_constraint"].get<double>());
+    return 0;
+}
+
+}  // namespace cuzk::cli
+
+namespace cuzk::cli {
+
+namespace {
+void print_pce_summary(const r1cs::PrecompiledR1cs& p, const std::string& path, bool json) {
+    auto share = [](size_t part, size_t whole) { return whole ? (double)part / (double)whole : 0.0; };
+    size_t terms = p.a.terms.size() + p.b.terms.size() + p.c.terms.size();
+    nlohmann::json j;
+    j["file"] = path;
+    j["constraints"] = p.num_constraints;
+    j["public_inputs"] = p.num_inputs - 1;
+    j["aux_variables"] = p.num_aux;
+    j["terms"] = {{"a", p.a.terms.size()}, {"b", p.b.terms.size()}, {"c", p.c.terms.size()}};
+    j["a_aux_density"] = share(p.a_aux_density.count(), p.num_aux);
+    j["b_aux_density"] = share(p.b_aux_density.count(), p.num_aux);
+    j["b_input_density"] = share(p.b_input_density.count(), p.num_inputs);
+    if (json) {
+        std::printf("%s\n", j.dump().c_str());
+        return;
+    }
+    std::printf("%s: %zu constraints, %zu public inputs, %zu private variables, %zu terms (A %zu, B %zu, C %zu)\n",
+                path.c_str(), p.num_constraints, p.num_inputs - 1, p.num_aux, terms, p.a.terms.size(),
+                p.b.terms.size(), p.c.terms.size());
+    std::printf("density: A aux %.1f%%, B aux %.1f%%, B inputs %.1f%%\n", 100 * share(p.a_aux_density.count(), p.num_aux),
+                100 * share(p.b_aux_density.count(), p.num_aux), 100 * share(p.b_input_density.count(), p.num_inputs));
+}
+}  // namespace
+
+int run_pce_build(const CircuitOptions& c, const std::string& out, bool json) {
+    auto circuit = make_circuit(c, false, 0, nullptr);
+    auto pce = r1cs::compile_r1cs(*circuit);
+    r1cs::write_pce(out, pce);
+    print_pce_summary(pce, out, json);
+    return 0;
+}
+
+int run_pce_info(const std::string& path, bool json) {
+    auto pce = r1cs::read_pce(path);  // checks magic, version, size, checksum and structure
+    print_pce_summary(pce, path, json);
     return 0;
 }
 

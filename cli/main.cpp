@@ -62,6 +62,19 @@ int main(int argc, char** argv) {
     add_circuit(circuit_info, info_circuit);
     circuit_info->add_flag("--json", info_json, "machine-readable output");
 
+    cuzk::cli::CircuitOptions pce_circuit;
+    std::string pce_path;
+    bool pce_json = false;
+    auto* pce_cmd = app.add_subcommand("pce", "pre-compiled constraint evaluator files");
+    pce_cmd->require_subcommand(1);
+    auto* pce_build = pce_cmd->add_subcommand("build", "record a built-in circuit's R1CS into a .pce file");
+    add_circuit(pce_build, pce_circuit);
+    pce_build->add_option("--out", pce_path, "output file")->required();
+    pce_build->add_flag("--json", pce_json, "machine-readable output");
+    auto* pce_info = pce_cmd->add_subcommand("info", "check a .pce file (version, checksum, structure) and summarize it");
+    pce_info->add_option("file", pce_path, "the .pce file")->required()->check(CLI::ExistingFile);
+    pce_info->add_flag("--json", pce_json, "machine-readable output");
+
     cuzk::cli::BenchOptions bench_opt;
     auto* bench = app.add_subcommand("bench", "run benchmarks, one JSON object per line on stdout");
     bench->add_option("what", bench_opt.what, "benchmark to run")
@@ -93,6 +106,8 @@ int main(int argc, char** argv) {
         if (*bench) return cuzk::cli::run_bench(bench_opt);
         if (*setup) return cuzk::cli::run_setup(setup_opt);
         if (*circuit_info) return cuzk::cli::run_circuit_info(info_circuit, info_json);
+        if (*pce_build) return cuzk::cli::run_pce_build(pce_circuit, pce_path, pce_json);
+        if (*pce_info) return cuzk::cli::run_pce_info(pce_path, pce_json);
         if (*prove) return cuzk::cli::run_prove(prove_opt);
         if (*verify) return cuzk::cli::run_verify(verify_opt);
     } catch (const std::exception& e) {

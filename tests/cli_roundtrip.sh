@@ -70,4 +70,16 @@ grep -q "not made for this circuit" "$dir/err2.txt" || fail "mismatch message: $
 "$CUZK" setup --circuit cubic --params "$dir/c.params" || fail "cubic setup"
 "$CUZK" prove --circuit cubic --x 3 --params "$dir/c.params" --proof "$dir/c.proof" --public "$dir/c.bin" || fail "cubic prove"
 "$CUZK" verify --params "$dir/c.params" --proof "$dir/c.proof" --public "$dir/c.bin" || fail "cubic verify"
+# the pre-compiled evaluator's file: build, check, and a corrupted copy is an error (exit 2)
+"$CUZK" pce build --circuit mulchain --log-size 8 --publics 2 --out "$dir/m.pce" || fail "pce build"
+"$CUZK" pce info "$dir/m.pce" --json | grep -q '"constraints":256' || fail "pce info"
+python3 - "$dir/m.pce" "$dir/bad.pce" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+b[len(b) // 2] ^= 1
+open(sys.argv[2], "wb").write(bytes(b))
+PY
+"$CUZK" pce info "$dir/bad.pce" 2> "$dir/pce_err.txt"
+[ $? -eq 2 ] || fail "a corrupted .pce must give exit 2"
+grep -qi "checksum" "$dir/pce_err.txt" || fail "pce error should name the checksum: $(cat "$dir/pce_err.txt")"
 echo "cli round trip: all checks passed"
