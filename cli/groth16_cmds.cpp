@@ -18,6 +18,7 @@
 
 #include "commands.hpp"
 #include "cuzk/circuits/builtin.hpp"
+#include "cuzk/circuits/porep.hpp"
 #include "cuzk/formats/bellman_params.hpp"
 #include "cuzk/formats/proof_io.hpp"
 #include "cuzk/groth16/prover.hpp"
@@ -64,7 +65,20 @@ std::unique_ptr<r1cs::Circuit> make_circuit(const CircuitOptions& c, bool witnes
         if (publics) *publics = m->public_values();
         return m;
     }
-    throw std::invalid_argument("unknown circuit '" + c.name + "' (cubic, mulchain)");
+    if (circuits::is_porep_preset(c.name)) {
+        // Proof i of a batch is partition i mod P of the replica with seed witness_seed + i / P (P partitions per
+        // replica), so a batch of P proves one whole replica.
+        circuits::PorepParams params = circuits::porep_preset(c.name);
+        if (!witness) return std::make_unique<circuits::PorepCircuit>(params);
+        static const uint64_t process_seed = OsRng()();  // one replica per P proofs of this run without a seed
+        uint64_t seed = (c.witness_seed.has_value() ? *c.witness_seed : process_seed) + i / params.partitions;
+        circuits::PorepReplica replica(params, seed);
+        auto circuit = std::make_unique<circuits::PorepCircuit>(
+            circuits::porep_partition_circuit(replica, i % params.partitions));
+        if (publics) *publics = circuit->public_inputs()->field_elements();
+        return circuit;
+    }
+    throw std::invalid_argument("unknown circuit '" + c.name + "' (cubic, mulchain, porep presets)");
 }
 
 void print_timing_json(const char* command, const TimingSink& sink, double total_s, nlohmann::json extra) {
@@ -275,6 +289,30 @@ int run_circuit_info(const CircuitOptions& c, bool json) {
     CircuitOptions seeded = c;
     if (!seeded.witness_seed) seeded.witness_seed = 1;
     if (seeded.x.empty()) seeded.x = "3";
+    nlohmann::json porep;
+    if (circuits::is_porep_preset(c.name)) {
+        // The shape and the formula's count (circuits/porep.hpp), printed before synthesis, which a preset too big
+        // for this machine's memory skips.
+        circuits::PorepParams p = circuits::porep_preset(c.name);
+        circuits::PorepConstraintCount count = circuits::porep_constraint_count(p);
+        porep = {{"challenges", p.challenges},       {"layers", p.layers},
+                 {"parents", p.parents},             {"tree_d_height", p.tree_d_height},
+                 {"tree_c_height", p.tree_c_height}, {"tree_r_height", p.tree_r_height},
+                 {"partitions", p.partitions},       {"constraints_formula", count.total()}};
+        if (!json)
+            std::printf("%s: %zu challenges, %zu layers, %zu parents, tree D 2^%u (SHA-256), trees C and R 8^%u / 8^%u "
+                        "(Poseidon), %zu partitions; %llu constraints per partition by the formula\n",
+                        c.name.c_str(), p.challenges, p.layers, p.parents, p.tree_d_height, p.tree_c_height,
+                        p.tree_r_height, p.partitions, (unsigned long long)count.total());
+        // a, b, c and about as many aux values per constraint, 32 bytes each
+        const uint64_t bytes = count.total() * 4 * sizeof(Fr);
+        if (bytes > uint64_t{8} << 30) {
+            porep["synthesized"] = false;
+            if (json) std::printf("%s\n", nlohmann::json{{"circuit", c.name}, {"constraints", count.total()}, {"porep", porep}}.dump().c_str());
+            else std::printf("not synthesized here: about %.0f GiB for one partition's assignment\n", (double)bytes / (1 << 30));
+            return 0;
+        }
+    }
     auto circuit = make_circuit(seeded, true, 0, nullptr);
     auto t0 = clock_type::now();
     r1cs::ProvingAssignment pa;
@@ -300,6 +338,7 @@ int run_circuit_info(const CircuitOptions& c, bool json) {
     j["b_input_density"] = share(pa.b_input_density().count(), ni);
     j["synthesis_s"] = synth_s;
     j["bytes_per_constraint"] = n ? (double)(3 * n + na + ni) * sizeof(Fr) / (double)n : 0.0;
+    if (!porep.is_null()) j["porep"] = porep;
     if (json) {
         std::printf("%s\n", j.dump().c_str());
         return 0;

@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "commands.hpp"
+#include "cuzk/circuits/porep.hpp"
 #include "cuzk/util/thread_pool.hpp"
 
 int main(int argc, char** argv) {
@@ -17,11 +18,16 @@ int main(int argc, char** argv) {
     auto* selfcheck = app.add_subcommand("selfcheck", "check the arithmetic (and GPU against CPU when present)");
 
     auto add_circuit = [](CLI::App* cmd, cuzk::cli::CircuitOptions& c) {
-        cmd->add_option("--circuit", c.name, "built-in circuit: cubic (x^3 + x + 5 = y) or mulchain")
-            ->check(CLI::IsMember({"cubic", "mulchain"}));
+        std::vector<std::string> circuits = {"cubic", "mulchain"};
+        for (const std::string& preset : cuzk::circuits::porep_preset_names()) circuits.push_back(preset);
+        cmd->add_option("--circuit", c.name,
+                        "built-in circuit: cubic (x^3 + x + 5 = y), mulchain, or a PoRep-shaped preset "
+                        "(porep-128k, porep-1m, porep-16m, porep-32g; proof i of a batch is partition i)")
+            ->check(CLI::IsMember(circuits));
         cmd->add_option("--log-size", c.log_size, "mulchain: 2^k constraints")->check(CLI::Range(2, 27));
         cmd->add_option("--publics", c.publics, "mulchain: number of public values")->check(CLI::Range(1, 1 << 20));
-        cmd->add_option("--witness-seed", c.witness_seed, "mulchain: witness seed (proof i uses seed + i)");
+        cmd->add_option("--witness-seed", c.witness_seed,
+                        "mulchain: witness seed (proof i uses seed + i); porep: replica seed");
         cmd->add_option("--x", c.x, "cubic: the private x (decimal; proof i uses x + i)");
     };
 
