@@ -66,8 +66,9 @@ struct PorepParams {
     friend bool operator==(const PorepParams&, const PorepParams&) = default;
 };
 
-// The named presets: "porep-128k", "porep-1m", "porep-16m" (each fills its power-of-two domain, input
-// constraints included) and "porep-32g" (Filecoin's 32 GiB shape). Throws std::invalid_argument for another name.
+// The named presets: "porep-128k", "porep-1m", "porep-16m" (each just below its power of two, input constraints
+// included; porep-16m is the 32 GiB shape with 2 challenges) and "porep-32g" (Filecoin's 32 GiB shape: 18
+// challenges, 11 layers, 37 parents, 2^30 nodes, 10 partitions). Throws std::invalid_argument for another name.
 // (No preset near 2^12 or 2^16: one SHA-256 tree level is 45,321 constraints and one label >= 25,773, so every
 // circuit with both is above 2^16.)
 PorepParams porep_preset(std::string_view name);
