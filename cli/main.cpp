@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
     auto add_circuit = [](CLI::App* cmd, cuzk::cli::CircuitOptions& c) {
         std::vector<std::string> circuits = {"cubic", "mulchain"};
         for (const std::string& preset : cuzk::circuits::porep_preset_names()) circuits.push_back(preset);
-        cmd->add_option("--circuit", c.name,
+        cmd->add_option("--circuit,--preset", c.name,
                         "built-in circuit: cubic (x^3 + x + 5 = y), mulchain, or a PoRep-shaped preset "
                         "(porep-128k, porep-1m, porep-16m, porep-32g; proof i of a batch is partition i)")
             ->check(CLI::IsMember(circuits));
