@@ -4,13 +4,15 @@
 namespace cuzk::gpu {
 
 // Cost model: random scalars need about m mixed additions per window for the buckets and ~2 H full additions per
-// window for the reduction (a full addition ~1.4 mixed ones, plus the suffix pass reading every bucket): W (m + 3 H).
-// n = 2^20 gives c = 16 (W = 16, H = 2^15), 2^26 gives c = 22 (W = 12). Ties go to the smaller c (less memory).
+// window for the reduction (a full addition ~1.4 mixed ones, the suffix pass reading every bucket, the lo * running
+// term): W (m + 4 H). The factor 4 was fitted to a window sweep on the H200 (2026-11-29, bench BM_GpuMsmG1Window):
+// 2^20 -> c = 16, 2^22 -> 16, 2^24 -> 20, 2^26 -> 20 (c = 20 ran 912 ms at 2^26 against 968 ms for c = 22 and
+// 1043 ms for c = 16). Ties go to the smaller c (less memory).
 unsigned gpu_msm_window_bits(size_t n) {
     unsigned best = kMinWindow;
     double best_cost = std::numeric_limits<double>::infinity();
     for (unsigned c = kMinWindow; c <= kMaxWindow; c++) {
-        double cost = (double)num_windows(c) * ((double)n + 3.0 * (double)(size_t(1) << (c - 1)));
+        double cost = (double)num_windows(c) * ((double)n + 4.0 * (double)(size_t(1) << (c - 1)));
         if (cost < best_cost) best_cost = cost, best = c;
     }
     return best;

@@ -24,8 +24,8 @@ struct GpuMsmConfig {
     int device = 0;
     // Pippenger window width c in bits (2..24). 0: gpu_msm_window_bits(number of Pippenger scalars).
     unsigned window_bits = 0;
-    // A sorted bucket run is cut into pieces of at most this many points, one thread per piece, so one huge bucket
-    // (e.g. every scalar equal) does not serialise on one thread. 0: 32.
+    // Sorted (bucket, point) entries per accumulation thread (a chunk; runs that cross chunks are combined after),
+    // so one huge bucket (e.g. every scalar equal) does not serialise on one thread. 0: 32.
     unsigned piece_points = 0;
 };
 
@@ -57,6 +57,9 @@ public:
     // by a tree reduction on the device, the others through Pippenger. Throws std::invalid_argument when split.size
     // exceeds the number of bases or an index of the split is out of range.
     Jacobian<Cfg> msm_split(const ScalarSplit& split);
+
+    // Tuning knobs (window_bits, piece_points) may be changed between calls; `device` may not.
+    GpuMsmConfig& tuning();
 
     size_t num_bases() const;
     // Device bytes held by the bases.

@@ -6,11 +6,11 @@
 //      and writes, for every window j of the current window group, the pair (key, value) with
 //      key = j * H + |d_j| - 1 (H = 2^(c-1) buckets per window, signed digit d_j in [-H, H]), value = base index << 1
 //      | [d_j < 0]. A zero digit gets key = sentinel (wg * H), which sorts last and is skipped.
-//   2. cub::DeviceRadixSort over the keys (only the bits the sentinel needs), DeviceRunLengthEncode: one run per
-//      non-empty bucket, with its length.
-//   3. Runs are cut into pieces of at most L points (GpuMsmConfig::piece_points); one thread per piece sums its
-//      affine bases into an XYZZ partial (mixed additions), so a bucket holding every point (all scalars equal) is
-//      still spread over n / L threads. A second kernel adds the few partials of each bucket into the bucket array.
+//   2. cub::DeviceRadixSort over the keys (only the bits the sentinel needs): the pairs of each bucket are adjacent.
+//   3. The sorted pairs are cut into chunks of L entries (GpuMsmConfig::piece_points), one thread per chunk, which
+//      sums each run of equal keys from the affine bases (mixed XYZZ additions); runs that cross chunk boundaries
+//      are finished by a tree of merge_blocks launches (see accumulate_chunks). Every thread runs the same number of
+//      iterations, and a bucket holding every point (all scalars equal) is spread over n / L threads.
 //   4. Bucket reduction: window sum = sum_{k=1..H} k B_k. The H buckets of a window are cut into T segments of S;
 //      the thread of segment [lo, lo + S) runs the suffix sums from the top (running += B_k; acc += running), which
 //      gives sum (k - lo) B_k, then adds lo * running (double-and-add, lo < 2^(c-1)). The T segment sums of each
@@ -19,14 +19,13 @@
 //      ~256 doublings on the CPU cost ~0.2 ms, less than one single-thread device launch of the same chain with the
 //      64-bit-limb device field.
 // Scalars equal to one (msm_split): one thread per 64 indexed bases sums them, then a halving tree.
+// Field: dev_field.cuh (32-bit PTX Montgomery multiplication, kept out of line; why is explained there).
 //
 // The bound: random scalars cost m * W mixed additions (8M + 2S each in F) for the buckets, plus ~2 W H full XYZZ
-// additions (12M + 2S) for the reduction; c is chosen to minimise W (m + 3 H) (gpu_msm_window_bits).
+// additions (12M + 2S) for the reduction; c is chosen to minimise W (m + 4 H) (gpu_msm_window_bits).
 #pragma once
 
 #include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_run_length_encode.cuh>
-#include <cub/device/device_scan.cuh>
 
 #include <algorithm>
 #include <cstring>
@@ -36,6 +35,7 @@
 #include <vector>
 
 #include "cuzk/gpu/cuda_check.cuh"
+#include "cuzk/gpu/dev_field.cuh"
 #include "cuzk/gpu/field.cuh"
 #include "cuzk/gpu/msm.hpp"
 #include "cuzk/gpu/msm_point.cuh"
@@ -52,8 +52,8 @@ constexpr unsigned kMinWindow = 2, kMaxWindow = 24;
 // A window group's (key, value) pairs: 16 bytes each across the sort's double buffers, so 2^30 pairs hold 16 GiB;
 // larger MSMs run their windows in several groups (CUB's run-length encoder counts items in an int, too).
 constexpr size_t kMaxPairsPerGroup = size_t(1) << 30;
-// Random scalars at c = 16, n = 2^20 leave ~32 points per bucket: pieces of 32 give most buckets one or two
-// threads, and the largest possible bucket (n points) n / 32.
+// Sorted entries per accumulation thread: with random scalars at c = 16, n = 2^20 a bucket holds ~32 points, so a
+// chunk of 32 covers about two runs.
 constexpr unsigned kDefaultPiece = 32;
 // Ones: each thread adds 64 bases; 2^20 ones then take 16384 threads, enough to fill the GPU.
 constexpr unsigned kOnesPiece = 64;
@@ -116,59 +116,166 @@ __global__ void digits_kernel(const Limbs4* __restrict__ scalars, const uint32_t
     }
 }
 
+// ---- bases on the device ---------------------------------------------------------------------------------------
+// Affine (x, y) in the device field, 16-byte aligned (G1: 96 B = six 16-byte loads); the point at infinity is
+// x = y = 0, which is on neither curve (0 = 0^3 + b needs b = 0), so no flag byte is needed.
+template <class DF>
+struct alignas(16) BaseDev {
+    DF x, y;
+};
+
+template <class DF>
+__device__ __forceinline__ BaseDev<DF> load_base(const BaseDev<DF>* __restrict__ bases, uint32_t i) {
+    static_assert(sizeof(BaseDev<DF>) % 16 == 0);
+    constexpr unsigned kWords = sizeof(BaseDev<DF>) / 16;
+    union {
+        uint4 w[kWords];
+        BaseDev<DF> b;
+    } u;
+    const uint4* src = reinterpret_cast<const uint4*>(bases + i);
+#pragma unroll
+    for (unsigned k = 0; k < kWords; k++) u.w[k] = __ldg(src + k);
+    return u.b;
+}
+
+template <class DF>
+__device__ __forceinline__ bool base_is_infinity(const BaseDev<DF>& b) {
+    return b.x.is_zero() && b.y.is_zero();
+}
+
+template <class Cfg, class DF>
+__global__ void pack_bases(const Affine<Cfg>* __restrict__ in, size_t n, BaseDev<DF>* __restrict__ out) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    static_assert(sizeof(DF) == sizeof(typename Cfg::F));
+    BaseDev<DF> b;
+    if (in[i].infinity) {
+        b.x = DF::zero();
+        b.y = DF::zero();
+    } else {
+        memcpy(&b.x, &in[i].x, sizeof(DF));
+        memcpy(&b.y, &in[i].y, sizeof(DF));
+    }
+    out[i] = b;
+}
+
 // ---- bucket accumulation --------------------------------------------------------------------------------------
-__global__ void count_pieces(const uint32_t* __restrict__ unique, const uint32_t* __restrict__ counts,
-                             const uint32_t* __restrict__ num_runs, uint32_t r_max, uint32_t sentinel, uint32_t L,
-                             uint32_t* __restrict__ np) {
-    uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
-    if (r > r_max) return;  // np has r_max + 1 entries; the last is 0 so the exclusive sum ends with the total
-    uint32_t v = 0;
-    if (r < *num_runs && unique[r] != sentinel) v = (counts[r] + L - 1) / L;
-    np[r] = v;
+// The sorted pairs are cut into chunks of L consecutive entries, one thread per chunk, whatever the bucket
+// boundaries: every thread of a warp runs the same number of iterations (the first version gave each bucket run its
+// own threads and lost most of its time to divergence and instruction fetch). A thread sums each run of equal keys
+// in its chunk (mixed XYZZ additions from the affine bases). Runs strictly inside the chunk are whole buckets and go
+// straight to them; the chunk's first run (head) and last run (tail) may continue into the neighbours, so the chunk
+// leaves a block {head key, head sum, tail key, tail sum, single} (single: one run, head = tail).
+// merge_blocks then joins neighbouring blocks in a tree (log2(chunks) launches, in place with doubling strides):
+// where L's tail and R's head share a key, they are added; a run that can no longer grow (it has other runs on
+// both sides) is written to its bucket. So a bucket holding every point (all scalars equal, or the few digit values
+// of a top window) costs log-depth, not a serial walk. Sentinel keys (zero digits) sort last, end a chunk's runs,
+// and are never written.
+template <class DF>
+__device__ __forceinline__ void xyzz_from_affine(Xyzz<DF>& p, const BaseDev<DF>& b, bool neg) {
+    if (base_is_infinity(b)) {
+        p = identity<DF>();
+        return;
+    }
+    p.X = b.x;
+    p.Y = neg ? -b.y : b.y;
+    p.ZZ = DF::one();
+    p.ZZZ = DF::one();
 }
 
-template <class Cfg>
-__global__ void accumulate_pieces(const Affine<Cfg>* __restrict__ bases, const uint32_t* __restrict__ vals,
-                                  const uint32_t* __restrict__ run_start, const uint32_t* __restrict__ counts,
-                                  const uint32_t* __restrict__ piece_off, uint32_t r_max, uint32_t L,
-                                  uint32_t pieces_max, Xyzz<typename Cfg::F>* __restrict__ partial) {
-    using F = typename Cfg::F;
-    uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
-    if (p >= pieces_max || p >= piece_off[r_max]) return;
-    // The run of piece p: the largest r with piece_off[r] <= p (runs with no pieces share their successor's offset,
-    // so the largest such r has a piece).
-    uint32_t lo = 0, hi = r_max;
-    while (hi - lo > 1) {
-        uint32_t mid = (lo + hi) / 2;
-        if (piece_off[mid] <= p) lo = mid;
-        else hi = mid;
+template <class DF>
+struct Blocks {
+    Xyzz<DF>* head;
+    Xyzz<DF>* tail;
+    uint32_t* key_head;
+    uint32_t* key_tail;  // == key_head for a single-run block
+};
+
+// Registers: ~176 for G1 (3 blocks of 128 threads per SM); capping at 128 (4 blocks, some spills) measured 2-3%
+// faster for G1 on the H200 and spills 3.8 KB for G2, so no cap.
+template <class DF>
+__global__ void __launch_bounds__(128) accumulate_chunks(const BaseDev<DF>* __restrict__ bases,
+                                                                    const uint32_t* __restrict__ keys,
+                                                                    const uint32_t* __restrict__ vals, size_t count,
+                                                                    uint32_t L, uint32_t sentinel,
+                                                                    uint32_t num_chunks,
+                                                                    Xyzz<DF>* __restrict__ buckets, Blocks<DF> bl) {
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= num_chunks) return;
+    const size_t b = (size_t)t * L;
+    const size_t e = b + L < count ? b + L : count;
+    uint32_t cur = keys[b];
+    bl.key_head[t] = cur;
+    if (cur == sentinel) {
+        bl.key_tail[t] = sentinel;
+        return;
     }
-    const uint32_t r = lo;
-    const uint32_t begin = run_start[r] + (p - piece_off[r]) * L;
-    const uint32_t end = min(begin + L, run_start[r] + counts[r]);
-    Xyzz<F> acc = identity<F>();
-    for (uint32_t e = begin; e < end; e++) {
-        const uint32_t v = vals[e];
-        const Affine<Cfg>& b = bases[v >> 1];
-        if (b.infinity) continue;
-        if (v & 1) add_affine(acc, b.x, -b.y);
-        else add_affine(acc, b.x, b.y);
+    bool first = true;
+    Xyzz<DF> acc;
+    {
+        const uint32_t v = vals[b];
+        xyzz_from_affine(acc, load_base(bases, v >> 1), v & 1);
     }
-    partial[p] = acc;
+    for (size_t i = b + 1; i < e; i++) {
+        const uint32_t k = keys[i];
+        if (k == sentinel) break;
+        const uint32_t v = vals[i];
+        const BaseDev<DF> pt = load_base(bases, v >> 1);
+        if (k != cur) {  // the run `cur` ended inside this chunk
+            if (first) bl.head[t] = acc;
+            else buckets[cur] = acc;
+            first = false;
+            cur = k;
+            xyzz_from_affine(acc, pt, v & 1);
+        } else if (!base_is_infinity(pt)) {
+            add_affine(acc, pt.x, (v & 1) ? -pt.y : pt.y);
+        }
+    }
+    if (first) bl.head[t] = acc;
+    else bl.tail[t] = acc;
+    bl.key_tail[t] = cur;
 }
 
-template <class F>
-__global__ void combine_pieces(const uint32_t* __restrict__ unique, const uint32_t* __restrict__ num_runs,
-                               const uint32_t* __restrict__ piece_off, uint32_t r_max, uint32_t sentinel,
-                               const Xyzz<F>* __restrict__ partial, Xyzz<F>* __restrict__ buckets) {
-    uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
-    if (r >= r_max || r >= *num_runs) return;
-    const uint32_t key = unique[r];
-    if (key == sentinel) return;
-    const uint32_t b = piece_off[r], e = piece_off[r + 1];
-    Xyzz<F> acc = partial[b];
-    for (uint32_t q = b + 1; q < e; q++) acc = add(acc, partial[q]);
-    buckets[key] = acc;
+// Block a = merge(block a, block a + s) for a = 2 s j (one level of the tree, in place).
+template <class DF>
+__global__ void merge_blocks(Blocks<DF> bl, uint32_t n, uint32_t s, uint32_t sentinel,
+                             Xyzz<DF>* __restrict__ buckets) {
+    const uint64_t a = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) * 2 * s;
+    const uint64_t c = a + s;
+    if (c >= n) return;
+    const uint32_t lh = bl.key_head[a], lt = bl.key_tail[a], rh = bl.key_head[c], rt = bl.key_tail[c];
+    const bool l_single = lh == lt, r_single = rh == rt;
+    if (lt == rh) {
+        if (lt == sentinel) return;  // both end in zero digits: nothing to carry (r is then all sentinel too)
+        // L's tail and R's head are one run.
+        const Xyzz<DF> joined = add(l_single ? bl.head[a] : bl.tail[a], bl.head[c]);
+        if (l_single && r_single) {
+            bl.head[a] = joined;
+        } else if (l_single) {
+            bl.head[a] = joined;
+            bl.tail[a] = bl.tail[c];
+        } else if (r_single) {
+            bl.tail[a] = joined;
+        } else {
+            buckets[lt] = joined;  // runs on both sides: complete
+            bl.tail[a] = bl.tail[c];
+        }
+    } else {
+        // Different keys meet: L's tail (unless it is also L's head) and R's head (unless also R's tail) are complete.
+        if (!l_single && lt != sentinel) buckets[lt] = bl.tail[a];
+        if (!r_single && rh != sentinel) buckets[rh] = bl.head[c];
+        bl.tail[a] = r_single ? bl.head[c] : bl.tail[c];
+    }
+    bl.key_tail[a] = rt;
+}
+
+// The root block: its head and tail are complete.
+template <class DF>
+__global__ void finish_blocks(Blocks<DF> bl, uint32_t sentinel, Xyzz<DF>* __restrict__ buckets) {
+    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+    const uint32_t h = bl.key_head[0], t = bl.key_tail[0];
+    if (h != sentinel) buckets[h] = bl.head[0];
+    if (t != h && t != sentinel) buckets[t] = bl.tail[0];
 }
 
 // ---- bucket reduction -----------------------------------------------------------------------------------------
@@ -199,18 +306,17 @@ __global__ void halve(const Xyzz<F>* __restrict__ in, Xyzz<F>* __restrict__ out,
 }
 
 // ---- ones -----------------------------------------------------------------------------------------------------
-template <class Cfg>
-__global__ void sum_indexed(const Affine<Cfg>* __restrict__ bases, const uint32_t* __restrict__ idx, uint32_t count,
-                            uint32_t L, Xyzz<typename Cfg::F>* __restrict__ out) {
-    using F = typename Cfg::F;
+template <class DF>
+__global__ void sum_indexed(const BaseDev<DF>* __restrict__ bases, const uint32_t* __restrict__ idx, uint32_t count,
+                            uint32_t L, Xyzz<DF>* __restrict__ out) {
     uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
     uint64_t begin = (uint64_t)p * L;
     if (begin >= count) return;
     uint32_t end = (uint32_t)(begin + L < count ? begin + L : count);
-    Xyzz<F> acc = identity<F>();
+    Xyzz<DF> acc = identity<DF>();
     for (uint32_t e = (uint32_t)begin; e < end; e++) {
-        const Affine<Cfg>& b = bases[idx[e]];
-        if (!b.infinity) add_affine(acc, b.x, b.y);
+        const BaseDev<DF> b = load_base(bases, idx[e]);
+        if (!base_is_infinity(b)) add_affine(acc, b.x, b.y);
     }
     out[p] = acc;
 }
@@ -224,8 +330,8 @@ struct Plan {
     unsigned c = 0, W = 0, wg = 0;  // window bits, windows, windows per group
     uint32_t H = 0, sentinel = 0;
     size_t P = 0;          // pairs per (full) group: m * wg
-    uint32_t r_max = 0;    // most runs a group can have: min(sentinel + 1, P)
-    uint32_t pieces_max = 0;
+    uint32_t L = 0;        // sorted entries per accumulation chunk (thread)
+    uint32_t chunks = 0;   // chunks of a full group: ceil(P / L)
     uint32_t T = 0, S = 0;  // reduction segments per window, buckets per segment
     size_t cub_bytes = 0;
     // ones
@@ -234,8 +340,9 @@ struct Plan {
 
     struct Ptrs {
         Limbs4* scalars;
-        uint32_t *index, *keys0, *keys1, *vals0, *vals1, *unique, *counts, *run_start, *np, *piece_off, *num_runs;
-        Xyzz<F>*partial, *buckets, *seg0, *seg1;
+        uint32_t *index, *keys0, *keys1, *vals0, *vals1;
+        uint32_t *key_head, *key_tail;
+        Xyzz<F>*head, *tail, *buckets, *seg0, *seg1;
         void* cub;
         uint32_t* ones_idx;
         Xyzz<F>*ones0, *ones1;
@@ -256,13 +363,10 @@ struct Plan {
             p.keys1 = (uint32_t*)take(P * 4);
             p.vals0 = (uint32_t*)take(P * 4);
             p.vals1 = (uint32_t*)take(P * 4);
-            p.unique = (uint32_t*)take((size_t)r_max * 4);
-            p.counts = (uint32_t*)take((size_t)r_max * 4);
-            p.run_start = (uint32_t*)take((size_t)r_max * 4);
-            p.np = (uint32_t*)take(((size_t)r_max + 1) * 4);
-            p.piece_off = (uint32_t*)take(((size_t)r_max + 1) * 4);
-            p.num_runs = (uint32_t*)take(4);
-            p.partial = (Xyzz<F>*)take((size_t)pieces_max * sizeof(Xyzz<F>));
+            p.key_head = (uint32_t*)take((size_t)chunks * 4);
+            p.key_tail = (uint32_t*)take((size_t)chunks * 4);
+            p.head = (Xyzz<F>*)take((size_t)chunks * sizeof(Xyzz<F>));
+            p.tail = (Xyzz<F>*)take((size_t)chunks * sizeof(Xyzz<F>));
             p.buckets = (Xyzz<F>*)take((size_t)wg * H * sizeof(Xyzz<F>));
             p.seg0 = (Xyzz<F>*)take((size_t)wg * T * sizeof(Xyzz<F>));
             p.seg1 = (Xyzz<F>*)take((size_t)wg * std::max<uint32_t>(T / 2, 1) * sizeof(Xyzz<F>));
@@ -295,22 +399,20 @@ Plan<F> make_plan(size_t m, size_t k, const GpuMsmConfig& cfg) {
         pl.H = 1u << (pl.c - 1);
         pl.sentinel = pl.wg * pl.H;  // < 2^28: wg <= 128 windows of H <= 2^23
         pl.P = (size_t)m * pl.wg;
-        pl.r_max = (uint32_t)std::min<size_t>((size_t)pl.sentinel + 1, pl.P);
-        const unsigned L = cfg.piece_points ? cfg.piece_points : kDefaultPiece;
-        // sum over runs of ceil(count / L) <= P / L + runs
-        pl.pieces_max = (uint32_t)std::min<size_t>(pl.P / L + pl.r_max + 1, std::numeric_limits<uint32_t>::max());
+        // Default chunk: 32 entries, more for large calls so the blocks (2 points per chunk) stay <= 2^22.
+        pl.L = cfg.piece_points ? cfg.piece_points
+                                : std::max<uint32_t>(kDefaultPiece, pow2_ceil((pl.P + (1u << 21) - 1) >> 21));
+        if ((pl.P + pl.L - 1) / pl.L >= (size_t(1) << 30))
+            throw std::invalid_argument("gpu msm: too many accumulation chunks; raise piece_points");
+        pl.chunks = (uint32_t)((pl.P + pl.L - 1) / pl.L);
         pl.T = std::min<uint32_t>(pl.H, pow2_floor(std::max<uint32_t>(1, kSegmentThreads / pl.wg)));
         pl.S = pl.H / pl.T;
         // CUB scratch, queried (no launch) for the largest group.
-        size_t sort_b = 0, rle_b = 0, scan_b = 0;
+        size_t sort_b = 0;
         cub::DoubleBuffer<uint32_t> kb(nullptr, nullptr), vb(nullptr, nullptr);
         const int end_bit = 32 - __builtin_clz(pl.sentinel);
         CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_b, kb, vb, (int64_t)pl.P, 0, end_bit));
-        CUZK_CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(nullptr, rle_b, (uint32_t*)nullptr, (uint32_t*)nullptr,
-                                                           (uint32_t*)nullptr, (uint32_t*)nullptr, (int)pl.P));
-        CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_b, (uint32_t*)nullptr, (uint32_t*)nullptr,
-                                                      (int)pl.r_max + 1));
-        pl.cub_bytes = std::max({sort_b, rle_b, scan_b});
+        pl.cub_bytes = sort_b;
     }
     pl.carve(nullptr);
     return pl;
@@ -320,29 +422,48 @@ Plan<F> make_plan(size_t m, size_t k, const GpuMsmConfig& cfg) {
 
 template <class Cfg>
 struct MsmContext<Cfg>::Impl {
-    using F = typename Cfg::F;
+    using F = typename DeviceFieldOf<typename Cfg::F>::type;
     using P = Xyzz<F>;
     static_assert(sizeof(P) == sizeof(XYZZ<Cfg>), "device XYZZ layout equals the CPU's");
 
     GpuMsmConfig cfg;
     size_t n = 0;
-    Affine<Cfg>* d_bases = nullptr;
+    BaseDev<F>* d_bases = nullptr;
     cudaStream_t stream = nullptr;
     std::byte* d_scratch = nullptr;
     size_t scratch_size = 0;
 
+    // The bases go up in slices through a staging buffer and are packed on the device (BaseDev: no flag byte,
+    // 16-byte aligned).
     Impl(std::span<const Affine<Cfg>> bases, const GpuMsmConfig& c) : cfg(c), n(bases.size()) {
         if (n >= (size_t(1) << 31)) throw std::invalid_argument("gpu msm: at most 2^31 - 1 bases");
         CUZK_CUDA_CHECK(cudaSetDevice(cfg.device));
         CUZK_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        Affine<Cfg>* staging = nullptr;
         try {
             if (n) {
-                CUZK_CUDA_CHECK(cudaMalloc(&d_bases, n * sizeof(Affine<Cfg>)));
-                CUZK_CUDA_CHECK(cudaMemcpyAsync(d_bases, bases.data(), n * sizeof(Affine<Cfg>),
-                                                cudaMemcpyHostToDevice, stream));
+                size_t free_b = 0, total_b = 0;
+                CUZK_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+                const size_t slice = std::min<size_t>(n, size_t(1) << 20);
+                const size_t need = n * sizeof(BaseDev<F>) + slice * sizeof(Affine<Cfg>);
+                if (need > free_b)
+                    throw CudaError("gpu msm: " + std::to_string(n) + " bases need " + std::to_string(need) +
+                                    " bytes of device memory, " + std::to_string(free_b) + " are free");
+                CUZK_CUDA_CHECK(cudaMalloc(&d_bases, n * sizeof(BaseDev<F>)));
+                CUZK_CUDA_CHECK(cudaMalloc(&staging, slice * sizeof(Affine<Cfg>)));
+                for (size_t off = 0; off < n; off += slice) {
+                    const size_t cnt = std::min(slice, n - off);
+                    CUZK_CUDA_CHECK(cudaMemcpyAsync(staging, bases.data() + off, cnt * sizeof(Affine<Cfg>),
+                                                    cudaMemcpyHostToDevice, stream));
+                    pack_bases<Cfg, F><<<blocks_for(cnt), kThreads, 0, stream>>>(staging, cnt, d_bases + off);
+                    CUZK_CUDA_CHECK(cudaGetLastError());
+                }
                 CUZK_CUDA_CHECK(cudaStreamSynchronize(stream));
+                CUZK_CUDA_CHECK(cudaFree(staging));
+                staging = nullptr;
             }
         } catch (...) {
+            if (staging) cudaFree(staging);
             release();
             throw;
         }
@@ -377,7 +498,7 @@ struct MsmContext<Cfg>::Impl {
         CUZK_CUDA_CHECK(cudaMemcpyAsync(b.ones_idx, h_ones, (size_t)k * 4, cudaMemcpyHostToDevice, stream));
         CUZK_CUDA_CHECK(cudaMemsetAsync(b.ones0, 0, (size_t)pl.q2 * sizeof(P), stream));  // padding = identity
         const uint32_t q = (k + kOnesPiece - 1) / kOnesPiece;
-        sum_indexed<Cfg><<<blocks_for(q), kThreads, 0, stream>>>(d_bases, b.ones_idx, k, kOnesPiece, b.ones0);
+        sum_indexed<F><<<blocks_for(q), kThreads, 0, stream>>>(d_bases, b.ones_idx, k, kOnesPiece, b.ones0);
         CUZK_CUDA_CHECK(cudaGetLastError());
         P* in = b.ones0;
         P* out = b.ones1;
@@ -400,14 +521,12 @@ struct MsmContext<Cfg>::Impl {
                                         stream));
         if (h_index)
             CUZK_CUDA_CHECK(cudaMemcpyAsync(b.index, h_index, (size_t)m * 4, cudaMemcpyHostToDevice, stream));
-        const unsigned L = cfg.piece_points ? cfg.piece_points : kDefaultPiece;
         std::vector<XYZZ<Cfg>> sums(pl.W);
         for (unsigned w0 = 0; w0 < pl.W; w0 += pl.wg) {
             const unsigned wg = std::min(pl.wg, pl.W - w0);
             const uint32_t sentinel = wg * pl.H;
             const size_t P_g = (size_t)m * wg;
-            const uint32_t r_max = (uint32_t)std::min<size_t>((size_t)sentinel + 1, P_g);
-            const uint32_t pieces_max = (uint32_t)std::min<size_t>(P_g / L + r_max + 1, pl.pieces_max);
+            const uint32_t chunks = (uint32_t)((P_g + pl.L - 1) / pl.L);
             const int end_bit = 32 - __builtin_clz(sentinel);
             if (mont)
                 digits_kernel<true><<<blocks_for(m), kThreads, 0, stream>>>(
@@ -422,24 +541,19 @@ struct MsmContext<Cfg>::Impl {
                 cub::DeviceRadixSort::SortPairs(b.cub, tmp, kb, vb, (int64_t)P_g, 0, end_bit, stream));
             const uint32_t* keys = kb.Current();
             const uint32_t* vals = vb.Current();
-            tmp = pl.cub_bytes;
-            CUZK_CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(b.cub, tmp, keys, b.unique, b.counts, b.num_runs,
-                                                               (int)P_g, stream));
-            count_pieces<<<blocks_for((size_t)r_max + 1), kThreads, 0, stream>>>(b.unique, b.counts, b.num_runs,
-                                                                                 r_max, sentinel, L, b.np);
-            CUZK_CUDA_CHECK(cudaGetLastError());
-            tmp = pl.cub_bytes;
-            CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(b.cub, tmp, b.np, b.piece_off, (int)r_max + 1, stream));
-            // Entries of runs at or past num_runs are never read (count_pieces gives them no piece), so the prefix
-            // over them may include stale counts.
-            tmp = pl.cub_bytes;
-            CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(b.cub, tmp, b.counts, b.run_start, (int)r_max, stream));
-            accumulate_pieces<Cfg><<<blocks_for(pieces_max), kThreads, 0, stream>>>(
-                d_bases, vals, b.run_start, b.counts, b.piece_off, r_max, L, pieces_max, b.partial);
-            CUZK_CUDA_CHECK(cudaGetLastError());
+            // Buckets no run reaches stay the identity (all-zero bytes).
             CUZK_CUDA_CHECK(cudaMemsetAsync(b.buckets, 0, (size_t)sentinel * sizeof(P), stream));
-            combine_pieces<F><<<blocks_for(r_max), kThreads, 0, stream>>>(b.unique, b.num_runs, b.piece_off, r_max,
-                                                                           sentinel, b.partial, b.buckets);
+            const Blocks<F> blk{b.head, b.tail, b.key_head, b.key_tail};
+            accumulate_chunks<F><<<blocks_for(chunks), kThreads, 0, stream>>>(d_bases, keys, vals, P_g, pl.L,
+                                                                               sentinel, chunks, b.buckets, blk);
+            CUZK_CUDA_CHECK(cudaGetLastError());
+            for (uint64_t st = 1; st < chunks; st *= 2) {
+                const uint64_t pairs = (chunks + 2 * st - 1) / (2 * st);
+                merge_blocks<F><<<blocks_for(pairs), kThreads, 0, stream>>>(blk, chunks, (uint32_t)st, sentinel,
+                                                                            b.buckets);
+                CUZK_CUDA_CHECK(cudaGetLastError());
+            }
+            finish_blocks<F><<<1, 1, 0, stream>>>(blk, sentinel, b.buckets);
             CUZK_CUDA_CHECK(cudaGetLastError());
             window_segments<F><<<blocks_for((size_t)wg * pl.T), kThreads, 0, stream>>>(b.buckets, wg, pl.H, pl.S,
                                                                                         b.seg0);
@@ -513,17 +627,21 @@ Jacobian<Cfg> MsmContext<Cfg>::msm_split(const ScalarSplit& split) {
 }
 
 template <class Cfg>
+GpuMsmConfig& MsmContext<Cfg>::tuning() {
+    return impl_->cfg;
+}
+template <class Cfg>
 size_t MsmContext<Cfg>::num_bases() const {
     return impl_->n;
 }
 template <class Cfg>
 size_t MsmContext<Cfg>::resident_bytes() const {
-    return impl_->n * sizeof(Affine<Cfg>);
+    return impl_->n * sizeof(BaseDev<typename Impl::F>);
 }
 template <class Cfg>
 size_t MsmContext<Cfg>::call_bytes(size_t pippenger_scalars, size_t ones) const {
     CUZK_CUDA_CHECK(cudaSetDevice(impl_->cfg.device));
-    return make_plan<typename Cfg::F>(pippenger_scalars, ones, impl_->cfg).total;
+    return make_plan<typename Impl::F>(pippenger_scalars, ones, impl_->cfg).total;
 }
 template <class Cfg>
 size_t MsmContext<Cfg>::scratch_bytes() const {

@@ -1,6 +1,6 @@
-// Device point arithmetic for the GPU MSM: XYZZ coordinates over a field type F (gpu::fq_t for G1, gpu::fq2_t for
-// G2), y^2 = x^3 + b with a = 0. The formulas are the a = 0 cases of the Explicit-Formulas Database, the same ones
-// as the CPU's XYZZ in cuzk/ec/curve.hpp (whose members are not constexpr, so not callable on the device); the
+// Device point arithmetic for the GPU MSM: XYZZ coordinates over a field type F (dev_field.cuh: gpu::fq_dev for
+// G1, gpu::fq2_dev_t for G2), y^2 = x^3 + b with a = 0. The formulas are the a = 0 cases of the Explicit-Formulas
+// Database, the same ones as the CPU's XYZZ in cuzk/ec/curve.hpp (whose members are not constexpr, so not callable on the device); the
 // memory layout {X, Y, ZZ, ZZZ} equals cuzk::XYZZ<Cfg>, so sums copied back are read as CPU points directly.
 // Identity: ZZ = 0 (all-zero bytes are the identity, so cudaMemset initialises buckets).
 #pragma once

@@ -1,0 +1,95 @@
+// The field types of the GPU point kernels (MSM): the 32-bit PTX Montgomery field (mont32.cuh) with its
+// multiplication kept out of line, and Fq2 over it.
+//
+// Why out of line: a point addition inlines ~10 multiplications of ~650 instructions each, so an inlined mixed
+// addition is ~100 KB of machine code. On the H200 the first GPU MSM (CPU MontField inlined, 64-bit limbs emulated)
+// spent 86% of its warp cycles stalled on instruction fetch (ncu, 2026-11-29, accumulate kernel: "no instruction"
+// 22.8 of 26.4 cycles per issued instruction, IPC 0.45). With one out-of-line multiplication the hot code is that one
+// ~10 KB function, which stays in the instruction caches; the call costs a few instructions against ~650.
+//
+// Memory layout equals the CPU's MontField / Fq2 (little-endian limbs, Montgomery form, R = 2^(64N)), so device
+// arrays of these types are read back as CPU values without conversion (static_asserts below).
+#pragma once
+
+#include <cstdint>
+
+#include "cuzk/ff/fq.hpp"
+#include "cuzk/ff/fq2.hpp"
+#include "cuzk/gpu/mont32.cuh"
+
+namespace cuzk::gpu {
+
+template <class Cfg>
+__device__ __noinline__ mont32_t<Cfg> mont32_mul_out_of_line(mont32_t<Cfg> a, mont32_t<Cfg> b) {
+    return a * b;
+}
+
+// mont32_t<Cfg> with multiplication and squaring through one non-inlined function; everything else inline.
+template <class Cfg>
+struct mont32_ool {
+    using Base = mont32_t<Cfg>;
+    Base v;
+
+    __device__ __forceinline__ static mont32_ool zero() { return {Base::zero()}; }
+    __device__ __forceinline__ static mont32_ool one() { return {Base::one()}; }
+    __device__ __forceinline__ bool is_zero() const { return v.is_zero(); }
+    __device__ __forceinline__ friend bool operator==(const mont32_ool& a, const mont32_ool& b) { return a.v == b.v; }
+    __device__ __forceinline__ friend bool operator!=(const mont32_ool& a, const mont32_ool& b) { return !(a == b); }
+    __device__ __forceinline__ friend mont32_ool operator+(const mont32_ool& a, const mont32_ool& b) {
+        return {a.v + b.v};
+    }
+    __device__ __forceinline__ friend mont32_ool operator-(const mont32_ool& a, const mont32_ool& b) {
+        return {a.v - b.v};
+    }
+    __device__ __forceinline__ mont32_ool operator-() const { return {-v}; }
+    __device__ __forceinline__ mont32_ool dbl() const { return {v + v}; }
+    __device__ __forceinline__ friend mont32_ool operator*(const mont32_ool& a, const mont32_ool& b) {
+        return {mont32_mul_out_of_line<Cfg>(a.v, b.v)};
+    }
+    __device__ __forceinline__ mont32_ool square() const { return {mont32_mul_out_of_line<Cfg>(v, v)}; }
+};
+
+// Fq2 = Fq[u] / (u^2 + 1) over a device Fq type F: the CPU Fq2's formulas (Karatsuba product, complex squaring).
+template <class F>
+struct fq2_dev {
+    F c0, c1;
+
+    __device__ __forceinline__ static fq2_dev zero() { return {F::zero(), F::zero()}; }
+    __device__ __forceinline__ static fq2_dev one() { return {F::one(), F::zero()}; }
+    __device__ __forceinline__ bool is_zero() const { return c0.is_zero() && c1.is_zero(); }
+    __device__ __forceinline__ friend bool operator==(const fq2_dev& a, const fq2_dev& b) {
+        return a.c0 == b.c0 && a.c1 == b.c1;
+    }
+    __device__ __forceinline__ friend fq2_dev operator+(const fq2_dev& a, const fq2_dev& b) {
+        return {a.c0 + b.c0, a.c1 + b.c1};
+    }
+    __device__ __forceinline__ friend fq2_dev operator-(const fq2_dev& a, const fq2_dev& b) {
+        return {a.c0 - b.c0, a.c1 - b.c1};
+    }
+    __device__ __forceinline__ fq2_dev operator-() const { return {-c0, -c1}; }
+    __device__ __forceinline__ fq2_dev dbl() const { return {c0.dbl(), c1.dbl()}; }
+    __device__ __forceinline__ friend fq2_dev operator*(const fq2_dev& a, const fq2_dev& b) {
+        F t0 = a.c0 * b.c0, t1 = a.c1 * b.c1;
+        return {t0 - t1, (a.c0 + a.c1) * (b.c0 + b.c1) - t0 - t1};
+    }
+    __device__ __forceinline__ fq2_dev square() const { return {(c0 + c1) * (c0 - c1), (c0 * c1).dbl()}; }
+};
+
+using fq_dev = mont32_ool<FqConfig>;
+using fq2_dev_t = fq2_dev<fq_dev>;
+
+static_assert(sizeof(fq_dev) == sizeof(Fq) && sizeof(fq2_dev_t) == sizeof(Fq2), "layout shared with the CPU");
+
+// The device field of a curve's coordinates: Fq for G1, Fq2 for G2.
+template <class CpuField>
+struct DeviceFieldOf;
+template <>
+struct DeviceFieldOf<Fq> {
+    using type = fq_dev;
+};
+template <>
+struct DeviceFieldOf<Fq2> {
+    using type = fq2_dev_t;
+};
+
+}  // namespace cuzk::gpu
