@@ -128,14 +128,13 @@ template <class DF>
 __device__ __forceinline__ BaseDev<DF> load_base(const BaseDev<DF>* __restrict__ bases, uint32_t i) {
     static_assert(sizeof(BaseDev<DF>) % 16 == 0);
     constexpr unsigned kWords = sizeof(BaseDev<DF>) / 16;
-    union {
-        uint4 w[kWords];
-        BaseDev<DF> b;
-    } u;
+    uint4 w[kWords];
     const uint4* src = reinterpret_cast<const uint4*>(bases + i);
 #pragma unroll
-    for (unsigned k = 0; k < kWords; k++) u.w[k] = __ldg(src + k);
-    return u.b;
+    for (unsigned k = 0; k < kWords; k++) w[k] = __ldg(src + k);
+    BaseDev<DF> b;
+    memcpy(&b, w, sizeof(b));
+    return b;
 }
 
 template <class DF>
