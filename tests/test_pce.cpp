@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cuzk/circuits/builtin.hpp"
+#include "cuzk/circuits/porep.hpp"
 #include "cuzk/r1cs/pce.hpp"
 
 using namespace cuzk;
@@ -150,6 +151,41 @@ TEST(PceEquality, SameResultOnOneThreadAndManyChunks) {
     // Every multiplication row satisfies a*b = c with this honest witness.
     for (size_t j = 0; j < pce.num_constraints; j++) EXPECT_EQ(a1[j] * b1[j], c1[j]) << "row " << j;
 }
+
+// The PoRep-shaped presets up to 2^20 with real generator data (one partition each; the second one where the preset
+// has several, so the challenge data is not partition 0's). The R1CS is compiled as setup would, from the circuit
+// without data, then the witness of the partition is evaluated: equal to full synthesis on a pool of several threads
+// (uneven chunks), and the same on one thread as on several.
+static void check_porep_preset(const std::string& name) {
+    SCOPED_TRACE(name);
+    circuits::PorepParams params = circuits::porep_preset(name);
+    circuits::PorepReplica replica(params, 11);
+    const size_t partition = params.partitions > 1 ? 1 : 0;
+    circuits::PorepCircuit circuit = circuits::porep_partition_circuit(replica, partition);
+    PrecompiledR1cs pce = compile_r1cs(circuits::PorepCircuit(params));
+    ASSERT_EQ(pce.num_constraints, circuits::porep_constraint_count(params).total());
+    WitnessAssignment w;
+    w.reserve(pce.num_inputs, pce.num_aux);
+    witness_groth16(w, circuit);
+    ASSERT_EQ(w.inputs().size(), pce.num_inputs);
+    ASSERT_EQ(w.aux().size(), pce.num_aux);
+    ThreadPool one(1), three(3);
+    expect_same_as_full_synthesis(circuit, pce, w, three);
+    std::vector<Fr> a1, b1, c1, a3, b3, c3;
+    evaluate(pce, w.inputs(), w.aux(), a1, b1, c1, one);
+    evaluate(pce, w.inputs(), w.aux(), a3, b3, c3, three);
+    EXPECT_TRUE(a1 == a3);
+    EXPECT_TRUE(b1 == b3);
+    EXPECT_TRUE(c1 == c3);
+    // The generator's data satisfies the circuit: every row holds.
+    size_t failing = 0;
+    for (size_t j = 0; j < pce.num_constraints; j++) failing += a1[j] * b1[j] != c1[j];
+    EXPECT_EQ(failing, 0u);
+}
+
+TEST(PceEquality, Porep128kMatchesFullSynthesis) { check_porep_preset("porep-128k"); }
+
+TEST(PceEquality, Porep1mMatchesFullSynthesis) { check_porep_preset("porep-1m"); }
 
 TEST(PceEquality, WitnessForAnotherSeedDiffers) {
     // The compiled matrices carry no witness: evaluating a different witness gives different values.
