@@ -47,13 +47,18 @@ void check_variables(const SparseMatrix& m, char name, size_t num_inputs, size_t
     }
 }
 
-// One row: sum coeff * z[var], the multiplication skipped for coefficient one. Zero-coefficient terms need no
-// special case: they add zero, and Fr arithmetic is canonical, so the sum is bit-identical to ProvingAssignment's.
+// One row: sum coeff * z[var]. The multiplication is skipped for coefficient one, and for a witness value of 0 or 1
+// (most of a SHA-256-heavy witness: bits, with packing coefficients 2^i): 0 adds nothing, 1 adds the coefficient.
+// Fr arithmetic is canonical (coeff * 1 == coeff, x + 0 == x limb for limb), and the order of the additions is
+// ProvingAssignment's, so the sum is bit-identical to full synthesis. Zero-coefficient terms need no special case
+// either: they add zero.
 inline Fr dot_row(const Term* t, const Term* end, const Fr* inputs, const Fr* aux) {
     Fr acc = Fr::zero();
     for (; t != end; ++t) {
         const Fr& v = t->var.is_input() ? inputs[t->var.index()] : aux[t->var.index()];
         if (t->coeff_is_one) acc += v;
+        else if (v.is_zero()) continue;
+        else if (v.is_one()) acc += t->coeff;
         else acc += t->coeff * v;
     }
     return acc;
