@@ -499,4 +499,72 @@ void ntt_host(std::span<Fr> values, NttKind kind) {
     CUZK_CUDA_CHECK(cudaMemcpy(values.data(), d.get(), n * sizeof(Fr), cudaMemcpyDeviceToHost));
 }
 
+void ntt_host_batch(std::span<const std::span<Fr>> arrays, NttKind kind, unsigned in_flight) {
+    if (arrays.empty()) return;
+    const size_t n = arrays[0].size();
+    if (n == 0 || (n & (n - 1)) != 0)
+        throw std::invalid_argument("gpu ntt_host_batch: size " + std::to_string(n) + " is not a power of two");
+    for (const auto& a : arrays)
+        if (a.size() != n) throw std::invalid_argument("gpu ntt_host_batch: arrays of different sizes");
+    const unsigned log_n = (unsigned)__builtin_ctzll(n);
+    if (log_n > NTT_MAX_LOG_SIZE)
+        throw std::invalid_argument("gpu ntt_host_batch: size 2^" + std::to_string(log_n) + " exceeds 2^28");
+    const size_t slots = std::max<size_t>(1, std::min<size_t>(in_flight, arrays.size()));
+    const size_t bytes = n * sizeof(Fr);
+    const size_t scratch_elems = ntt_scratch_elements(log_n);
+    int dev = 0;
+    CUZK_CUDA_CHECK(cudaGetDevice(&dev));
+    size_t free_b = 0, total_b = 0;
+    CUZK_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    const size_t need =
+        slots * (bytes + scratch_elems * sizeof(Fr)) + (tables_resident(dev) ? 0 : ntt_twiddle_bytes());
+    if (need > free_b)
+        throw CudaError("gpu ntt_host_batch 2^" + std::to_string(log_n) + " x " + std::to_string(slots) +
+                        " in flight: needs " + std::to_string(need) + " bytes of device memory, " +
+                        std::to_string(free_b) + " free (lower in_flight)");
+
+    // Per slot: a stream and device buffers; the host arrays are copied from and to directly (cudaMemcpyAsync).
+    // From pinned memory those copies are DMA transfers that overlap the other slots' kernels; from pageable
+    // memory the driver stages them and the host waits for each, so the pipeline degrades to one array at a time.
+    struct Slot {
+        cudaStream_t stream = nullptr;
+        fr_t* d_values = nullptr;
+        fr_t* d_scratch = nullptr;
+    };
+    std::vector<Slot> slot(slots);
+    auto release = [&] {
+        for (auto& s : slot) {
+            if (s.stream) cudaStreamSynchronize(s.stream);
+            if (s.d_values) cudaFree(s.d_values);
+            if (s.d_scratch) cudaFree(s.d_scratch);
+            if (s.stream) cudaStreamDestroy(s.stream);
+            s = Slot{};
+        }
+    };
+    try {
+        for (auto& s : slot) {
+            CUZK_CUDA_CHECK(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
+            CUZK_CUDA_CHECK(cudaMalloc(&s.d_values, bytes));
+            if (scratch_elems) CUZK_CUDA_CHECK(cudaMalloc(&s.d_scratch, scratch_elems * sizeof(Fr)));
+        }
+        for (size_t i = 0; i < arrays.size(); i++) {
+            Slot& s = slot[i % slots];
+            CUZK_CUDA_CHECK(cudaStreamSynchronize(s.stream));  // the slot's previous array is back on the host
+            CUZK_CUDA_CHECK(cudaMemcpyAsync(s.d_values, arrays[i].data(), bytes, cudaMemcpyHostToDevice, s.stream));
+            NttConfig cfg;
+            cfg.kind = kind;
+            cfg.stream = s.stream;
+            cfg.d_scratch = reinterpret_cast<Fr*>(s.d_scratch);
+            cfg.synchronize = false;
+            ntt_device(reinterpret_cast<Fr*>(s.d_values), log_n, cfg);
+            CUZK_CUDA_CHECK(cudaMemcpyAsync(arrays[i].data(), s.d_values, bytes, cudaMemcpyDeviceToHost, s.stream));
+        }
+        for (auto& s : slot) CUZK_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+    } catch (...) {
+        release();
+        throw;
+    }
+    release();
+}
+
 }  // namespace cuzk::gpu

@@ -54,4 +54,13 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg = {});
 // two <= 2^NTT_MAX_LOG_SIZE (else std::invalid_argument).
 void ntt_host(std::span<Fr> values, NttKind kind);
 
+// Several transforms of host arrays (all of one power-of-two size, one kind), pipelined: up to `in_flight`
+// transforms are on the device at once, each on its own stream with its own device buffers, so the uploads, the
+// kernels and the downloads of different arrays overlap — when the arrays are in pinned (page-locked) host memory
+// (cudaMallocHost / cudaHostRegister), which is how the GPU prover keeps them; pageable arrays give the same
+// results one at a time (the driver stages such copies synchronously). Results equal ntt_host on each array. The
+// device memory needed is checked before anything is allocated (gpu::CudaError when it does not fit);
+// std::invalid_argument for sizes that differ or are not powers of two.
+void ntt_host_batch(std::span<const std::span<Fr>> arrays, NttKind kind, unsigned in_flight = 3);
+
 }  // namespace cuzk::gpu
