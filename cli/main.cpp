@@ -7,6 +7,11 @@
 #include "cuzk/circuits/porep.hpp"
 #include "cuzk/util/thread_pool.hpp"
 
+namespace cuzk::cli {
+// cli/bench.cpp: run_bench with the circuit of `bench groth16` (mulchain or a PoRep-shaped preset).
+int run_bench(const BenchOptions& opt, const std::string& groth16_circuit);
+}  // namespace cuzk::cli
+
 int main(int argc, char** argv) {
     CLI::App app{"cuzk: Groth16 proving for BLS12-381 on CPUs and CUDA GPUs"};
     size_t threads = 0;
@@ -90,6 +95,15 @@ int main(int argc, char** argv) {
     bench->add_option("--reps", bench_opt.repetitions, "timed repetitions (median reported)")
         ->check(CLI::Range(1, 1000));
     bench->add_flag("--quick", bench_opt.quick, "small sizes and 3 repetitions");
+    std::string bench_circuit = "mulchain";
+    {
+        std::vector<std::string> circuits = {"mulchain"};
+        for (const std::string& preset : cuzk::circuits::porep_preset_names()) circuits.push_back(preset);
+        bench->add_option("--circuit,--preset", bench_circuit,
+                          "groth16: mulchain (2^k constraints, --log-constraints k) or a PoRep-shaped preset "
+                          "(porep-128k, porep-1m, ...; proof r proves partition r of generator data)")
+            ->check(CLI::IsMember(circuits));
+    }
 
     try {
         app.parse(argc, argv);
@@ -109,7 +123,13 @@ int main(int argc, char** argv) {
         }
         if (*info) return cuzk::cli::run_info();
         if (*selfcheck) return cuzk::cli::run_selfcheck();
-        if (*bench) return cuzk::cli::run_bench(bench_opt);
+        if (*bench) {
+            if (bench_circuit != "mulchain" && bench_opt.log_size >= 0 && bench_opt.what == "groth16") {
+                std::fprintf(stderr, "cuzk bench: --log-constraints sizes mulchain only, not %s\n", bench_circuit.c_str());
+                return 2;
+            }
+            return cuzk::cli::run_bench(bench_opt, bench_circuit);
+        }
         if (*setup) return cuzk::cli::run_setup(setup_opt);
         if (*circuit_info) return cuzk::cli::run_circuit_info(info_circuit, info_json);
         if (*pce_build) return cuzk::cli::run_pce_build(pce_circuit, pce_path, pce_json);

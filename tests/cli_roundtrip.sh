@@ -99,4 +99,11 @@ PY
 "$CUZK" verify --vk "$dir/r.vk" --proof "$dir/r.bin" --public "$dir/r_bad.json"
 [ $? -eq 1 ] || fail "a wrong comm_r must give exit 1"
 "$CUZK" circuit info --circuit porep-128k --json | grep -q '"constraints":124936' || fail "porep circuit info"
+# bench groth16 on a preset: one proof of generator data (setup + prove + verify, ~3 s on two cores); --log-constraints
+# sizes mulchain only
+"$CUZK" bench groth16 --circuit porep-128k --reps 1 > "$dir/bench.json" || fail "bench groth16 --circuit porep-128k"
+grep -q '"circuit":"porep-128k"' "$dir/bench.json" && grep -q '"constraints":124936' "$dir/bench.json" &&
+  grep -q '"median_prove_s"' "$dir/bench.json" || fail "bench groth16 porep output: $(cat "$dir/bench.json")"
+"$CUZK" bench groth16 --circuit porep-128k --log-constraints 10 2> /dev/null
+[ $? -eq 2 ] || fail "bench groth16 --circuit porep-128k --log-constraints must give exit 2"
 echo "cli round trip: all checks passed"
