@@ -111,9 +111,10 @@ void evaluate(const PrecompiledR1cs& pce, std::span<const Fr> inputs, std::span<
         if (m->rows() != pce.num_constraints || m->row_start.back() != m->terms.size())
             throw std::invalid_argument("pce evaluate: matrix shape does not match num_constraints");
     const size_t n = pce.num_constraints;
-    a.resize(n);
-    b.resize(n);
-    c.resize(n);
+    for (std::vector<Fr>* out : {&a, &b, &c}) {
+        reserve_huge(*out, n);
+        out->resize(n);
+    }
     const Fr* in = inputs.data();
     const Fr* ax = aux.data();
     // Rows vary in length (bit packings vs. single products), so a few chunks per thread even out the load.
