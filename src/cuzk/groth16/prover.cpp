@@ -71,7 +71,14 @@ EvaluationDomain check_assignment(const Parameters& p, const r1cs::ProvingAssign
     // bellman's domain stops at 2^31 (EvaluationDomain::from_coeffs refuses exponent Fr::S = 32).
     if (m > (size_t{1} << (Fr::S - 1))) mismatch(i, str(m) + " constraints need an evaluation domain of 2^32 or more");
     EvaluationDomain domain = EvaluationDomain::for_size(m);
-    if (p.h.size() != domain.size() - 1)
+    if (p.h_convention == HConvention::Snarkjs) {
+        // A zkey's domain may be larger than the constraints need; it is the H query's length.
+        const size_t n = p.h.size();
+        if (n == 0 || (n & (n - 1)) != 0 || n < m || n > (size_t{1} << (Fr::S - 1)))
+            mismatch(i, "the H query has " + str(n) + " points, not a power of two >= the " + str(m) +
+                            " constraints (snarkjs convention: one point per domain element)");
+        domain = EvaluationDomain::for_size(n);
+    } else if (p.h.size() != domain.size() - 1)
         mismatch(i, "the H query has " + str(p.h.size()) + " points but " + str(m) + " constraints give a domain of " +
                         str(domain.size()) + ", which needs " + str(domain.size() - 1));
     // bellman / bellperson refuse these (SynthesisError::UnexpectedIdentity): a delta at infinity is a subversion
@@ -85,7 +92,10 @@ Proof prove_one(const Parameters& p, r1cs::ProvingAssignment& asg, const Evaluat
                 const Fr& s, TimingSink* timing, int64_t item) {
     G1Jacobian h_sum;
     {
-        std::vector<Fr> h = compute_h(domain, std::move(asg.a()), std::move(asg.b()), std::move(asg.c()), timing, item);
+        std::vector<Fr> h =
+            p.h_convention == HConvention::Snarkjs
+                ? compute_h_odd_coset(domain, std::move(asg.a()), std::move(asg.b()), std::move(asg.c()), timing, item)
+                : compute_h(domain, std::move(asg.a()), std::move(asg.b()), std::move(asg.c()), timing, item);
         release(asg.a());
         release(asg.b());
         release(asg.c());
@@ -203,6 +213,97 @@ std::vector<Fr> compute_h(const EvaluationDomain& domain, std::vector<Fr> a, std
         coset_intt(domain, a);
         // deg H <= n - 2, so the top coefficient is zero for a satisfied assignment; bellman drops it either way.
         a.resize(n - 1);
+    }
+    return a;
+}
+
+namespace {
+
+// 5^T: ffjavascript takes the smallest quadratic non-residue of Fr (5) to the odd part T of r - 1.
+Fr snarkjs_root_32() {
+    static const Fr w = Fr::from_u64(5).pow(Fr::T);
+    return w;
+}
+
+// Evaluations at w^j (snarkjs order) -> the same polynomial's evaluations at s w^j, in place.
+void to_odd_coset(const EvaluationDomain& domain, std::vector<Fr>& v, std::vector<Fr>& tmp, uint64_t e,
+                  const Fr& shift) {
+    const size_t n = domain.size(), mask = n - 1;
+    // w^j = omega^(e j): put value j where cuzk's NTT expects the point omega^(e j).
+    parallel_for(n, [&](size_t begin, size_t end) {
+        for (size_t j = begin; j < end; j++) tmp[(e * j) & mask] = v[j];
+    });
+    intt(domain, tmp);
+    parallel_for(n, [&](size_t begin, size_t end) {
+        Fr sk = shift.pow((uint64_t)begin);
+        for (size_t k = begin; k < end; k++) {
+            tmp[k] *= sk;
+            sk *= shift;
+        }
+    });
+    ntt(domain, tmp);  // tmp[m] = P(s omega^m)
+    parallel_for(n, [&](size_t begin, size_t end) {
+        for (size_t j = begin; j < end; j++) v[j] = tmp[(e * j) & mask];
+    });
+}
+
+}  // namespace
+
+uint64_t snarkjs_root_exponent() {
+    // Pohlig-Hellman in the cyclic group of order 2^32: fix e bit by bit so that (w / omega^e)^(2^(31 - k)) == 1.
+    static const uint64_t e = [] {
+        const Fr omega = Fr::root_of_unity(), w = snarkjs_root_32();
+        uint64_t x = 0;
+        for (unsigned k = 0; k < 32; k++) {
+            Fr t = w * omega.pow(x).inverse().value();
+            for (unsigned i = 0; i < 31 - k; i++) t = t.square();
+            if (t != Fr::one()) x |= uint64_t{1} << k;
+        }
+        if (omega.pow(x) != w) throw std::logic_error("snarkjs_root_exponent: no discrete log (wrong constants)");
+        return x;
+    }();
+    return e;
+}
+
+Fr snarkjs_root_of_unity(const EvaluationDomain& domain) {
+    Fr w = snarkjs_root_32();
+    for (unsigned i = domain.log_size(); i < 32; i++) w = w.square();
+    return w;
+}
+
+Fr snarkjs_coset_shift(const EvaluationDomain& domain) {
+    if (domain.log_size() >= 32) throw std::invalid_argument("snarkjs_coset_shift: the 2^32 domain has no 2n-th root");
+    Fr w = snarkjs_root_32();
+    for (unsigned i = domain.log_size() + 1; i < 32; i++) w = w.square();
+    return w;
+}
+
+std::vector<Fr> compute_h_odd_coset(const EvaluationDomain& domain, std::vector<Fr> a, std::vector<Fr> b,
+                                    std::vector<Fr> c, TimingSink* timing, int64_t item) {
+    const size_t n = domain.size();
+    if (a.size() != b.size() || a.size() != c.size() || a.size() > n || domain.log_size() >= 32)
+        throw std::invalid_argument("compute_h_odd_coset: a, b, c have " + std::to_string(a.size()) + ", " +
+                                    std::to_string(b.size()) + ", " + std::to_string(c.size()) +
+                                    " evaluations for a domain of " + std::to_string(n));
+    a.resize(n);
+    b.resize(n);
+    c.resize(n);
+    const uint64_t e = snarkjs_root_exponent();
+    const Fr shift = snarkjs_coset_shift(domain);
+    std::vector<Fr> tmp(n);
+    {
+        // The spans keep compute_h's names: "ntt.coset" covers the three interpolate-and-shift transforms.
+        ScopedTiming t(timing, kLayer, "ntt.coset", item);
+        to_odd_coset(domain, a, tmp, e, shift);
+        to_odd_coset(domain, b, tmp, e, shift);
+        to_odd_coset(domain, c, tmp, e, shift);
+    }
+    release(tmp);
+    {
+        ScopedTiming t(timing, kLayer, "ntt.h", item);
+        parallel_for(n, [&](size_t begin, size_t end) {
+            for (size_t i = begin; i < end; i++) a[i] = a[i] * b[i] - c[i];
+        });
     }
     return a;
 }

@@ -1,8 +1,11 @@
 // The Groth16 prover on the CPU: the seam (a batch of synthesized assignments plus one parameter set in, proofs
 // out) and the convenience entry points that synthesize circuits first. For the same parameters, assignment and
-// r, s the proof is the same group elements bellman / bellperson compute:
-//   H:  a, b, c padded to the domain size n, inverse NTT, coset NTT, (a*b - c) / Z on the coset, inverse coset NTT;
-//       the first n - 1 coefficients against params.h (the top one is zero for a satisfied assignment);
+// r, s the proof is the same group elements bellman / bellperson compute (or snarkjs, for a parameter set with
+// h_convention Snarkjs, see types.hpp):
+//   H:  Bellman: a, b, c padded to the domain size n, inverse NTT, coset NTT, (a*b - c) / Z on the coset, inverse
+//       coset NTT; the first n - 1 coefficients against params.h (the top one is zero for a satisfied assignment).
+//       Snarkjs: a, b, c on snarkjs's domain, each interpolated and evaluated on the odd coset of the 2n domain,
+//       a*b - c there (n values) against params.h;
 //   A = alpha_1 + sum_{inputs} x_i A_i + sum_{aux in a_aux_density} w_j A_j + r delta_1
 //   B = beta_2  + sum_{inputs in b_input_density} ... + sum_{aux in b_aux_density} ...   + s delta_2   (and in G1)
 //   C = sum h_i H_i + sum_aux w_j L_j + s A + r B_1 - r s delta_1
@@ -51,5 +54,19 @@ std::vector<Proof> prove(const Parameters& params, std::span<const r1cs::Circuit
 // n. Spans "ntt.intt", "ntt.coset", "ntt.h" with the given item.
 std::vector<Fr> compute_h(const EvaluationDomain& domain, std::vector<Fr> a, std::vector<Fr> b, std::vector<Fr> c,
                           TimingSink* timing = nullptr, int64_t item = -1);
+
+// snarkjs's H scalars: with a_j, b_j, c_j the evaluations at w^j (w = snarkjs_root_of_unity(domain)), the n values
+// (A*B - C)(s w^j) for the shift s = snarkjs_coset_shift(domain), a primitive 2n-th root with s^2 = w. Same sizes,
+// errors and spans as compute_h; n <= 2^31.
+std::vector<Fr> compute_h_odd_coset(const EvaluationDomain& domain, std::vector<Fr> a, std::vector<Fr> b,
+                                    std::vector<Fr> c, TimingSink* timing = nullptr, int64_t item = -1);
+
+// ffjavascript's primitive n-th root of unity for n = domain.size(): (5^T)^(2^(32 - k)).
+Fr snarkjs_root_of_unity(const EvaluationDomain& domain);
+// The primitive 2n-th root snarkjs shifts by (Fr.w[k + 1]); needs k < 32.
+Fr snarkjs_coset_shift(const EvaluationDomain& domain);
+// The odd e < 2^32 with omega_32^e = 5^T for cuzk's omega_32 = Fr::root_of_unity(): snarkjs's w^j is cuzk's
+// omega^(e j mod n) on every domain, so a gather by e j mod n converts between the two orders.
+uint64_t snarkjs_root_exponent();
 
 }  // namespace cuzk::groth16

@@ -23,9 +23,17 @@ struct VerifyingKey {
     friend bool operator==(const VerifyingKey&, const VerifyingKey&) = default;
 };
 
+// Which QAP domain and H basis a parameter set was made for (the prover seam serves both):
+//   Bellman  constraint j at omega^j, omega = 7^T squared down to the domain (bellman, bellperson, cuzk's setup);
+//            h = [tau^i Z(tau) / delta]_1 for i < n - 1, and the prover divides A*B - C by Z on the coset 7<omega>.
+//   Snarkjs  constraint j at w^j, w = 5^T squared down (ffjavascript's roots, 5 being the smallest non-residue);
+//            h = n points, the Lagrange basis of the 2n domain at its odd indices over delta (snarkjs .zkey), and the
+//            prover evaluates A*B - C on the odd coset w_2n<w> with no division (Z = -2 there, folded into h).
+enum class HConvention : uint8_t { Bellman, Snarkjs };
+
 struct Parameters {
     VerifyingKey vk;
-    // [tau^i * Z(tau) / delta]_1 for i in [0, n - 1), n the evaluation domain size.
+    // Bellman: [tau^i * Z(tau) / delta]_1 for i in [0, n - 1), n the evaluation domain size. Snarkjs: see above.
     std::vector<G1Affine> h;
     // [(beta*u_j(tau) + alpha*v_j(tau) + w_j(tau)) / delta]_1 for every auxiliary (private) variable j.
     std::vector<G1Affine> l;
@@ -35,6 +43,7 @@ struct Parameters {
     // [v_i(tau)]_1 and [v_i(tau)]_2, inputs then aux, likewise without points at infinity.
     std::vector<G1Affine> b_g1;
     std::vector<G2Affine> b_g2;
+    HConvention h_convention = HConvention::Bellman;
 
     friend bool operator==(const Parameters&, const Parameters&) = default;
 };

@@ -1,0 +1,130 @@
+#include "cuzk/formats/iden3_circom.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "cuzk/util/thread_pool.hpp"
+
+namespace cuzk::formats::iden3 {
+
+namespace {
+
+// Which variables have a nonzero coefficient in A (per wire) and in B, exactly as ProvingAssignment's density
+// trackers mark them when zkey_assignment enforces the same combinations.
+struct WireDensity {
+    std::vector<uint8_t> in_a, in_b;
+};
+
+WireDensity wire_density(const Zkey& z) {
+    WireDensity d{std::vector<uint8_t>(z.n_vars, 0), std::vector<uint8_t>(z.n_vars, 0)};
+    for (const auto& c : z.coefficients) {
+        if (c.value.is_zero()) continue;
+        (c.matrix == 0 ? d.in_a : d.in_b)[c.signal] = 1;
+    }
+    return d;
+}
+
+r1cs::Variable variable(uint32_t wire, uint32_t n_public) {
+    return wire <= n_public ? r1cs::Variable::input(wire) : r1cs::Variable::aux(wire - n_public - 1);
+}
+
+}  // namespace
+
+groth16::VerifyingKey zkey_verifying_key(const Zkey& z) {
+    groth16::VerifyingKey vk;
+    vk.alpha_g1 = z.alpha_1;
+    vk.beta_g1 = z.beta_1;
+    vk.beta_g2 = z.beta_2;
+    vk.gamma_g2 = z.gamma_2;
+    vk.delta_g1 = z.delta_1;
+    vk.delta_g2 = z.delta_2;
+    vk.ic = z.ic;
+    return vk;
+}
+
+groth16::Parameters zkey_to_parameters(const Zkey& z) {
+    if (z.a.size() != z.n_vars || z.b1.size() != z.n_vars || z.b2.size() != z.n_vars ||
+        z.c.size() != z.n_vars - z.n_public - 1 || z.h.size() != z.domain_size)
+        throw std::invalid_argument("zkey_to_parameters: the zkey was read without its proving key");
+    groth16::Parameters p;
+    p.vk = zkey_verifying_key(z);
+    p.h_convention = groth16::HConvention::Snarkjs;
+    p.h = z.h;
+    p.l = z.c;
+    const WireDensity d = wire_density(z);
+    const uint32_t n_in = z.n_public + 1;
+    // A: every input (the seam does not track input density for A), then the aux in A's density.
+    for (uint32_t w = 0; w < z.n_vars; w++)
+        if (w < n_in || d.in_a[w]) p.a.push_back(z.a[w]);
+    for (uint32_t w = 0; w < z.n_vars; w++)
+        if (d.in_b[w]) {
+            p.b_g1.push_back(z.b1[w]);
+            p.b_g2.push_back(z.b2[w]);
+        }
+    return p;
+}
+
+std::vector<Fr> public_signals(const Witness& w, uint32_t n_public) {
+    if (w.values.size() < (size_t)n_public + 1)
+        throw std::invalid_argument("public_signals: the witness has " + std::to_string(w.values.size()) +
+                                    " values, fewer than " + std::to_string(n_public + 1));
+    return std::vector<Fr>(w.values.begin() + 1, w.values.begin() + 1 + n_public);
+}
+
+r1cs::ProvingAssignment zkey_assignment(const Zkey& z, const Witness& w) {
+    if (w.values.size() != z.n_vars)
+        throw std::invalid_argument("the witness has " + std::to_string(w.values.size()) + " values but the zkey has " +
+                                    std::to_string(z.n_vars) + " signals (a witness of another circuit?)");
+    if (w.values.empty() || w.values[0] != Fr::one())
+        throw std::invalid_argument("witness value 0 (the constant one) is not 1");
+    r1cs::ProvingAssignment asg;
+    for (uint32_t i = 0; i <= z.n_public; i++) asg.alloc_input("", [&] { return w.values[i]; });
+    for (uint32_t i = z.n_public + 1; i < z.n_vars; i++) asg.alloc("", [&] { return w.values[i]; });
+
+    // Coefficients bucketed by constraint (counting sort; the file's order is not relied on).
+    uint32_t rows = 0;
+    for (const auto& c : z.coefficients) rows = std::max(rows, c.constraint + 1);
+    std::vector<uint32_t> start(rows + 1, 0);
+    for (const auto& c : z.coefficients) start[c.constraint + 1]++;
+    for (uint32_t i = 0; i < rows; i++) start[i + 1] += start[i];
+    std::vector<uint32_t> order(z.coefficients.size()), fill(start.begin(), start.end() - 1);
+    for (uint32_t k = 0; k < z.coefficients.size(); k++) order[fill[z.coefficients[k].constraint]++] = k;
+
+    const r1cs::LC zero = r1cs::LC::zero();
+    for (uint32_t row = 0; row < rows; row++) {
+        r1cs::LC a, b;
+        for (uint32_t k = start[row]; k < start[row + 1]; k++) {
+            const ZkeyCoefficient& c = z.coefficients[order[k]];
+            (c.matrix == 0 ? a : b).add(c.value, variable(c.signal, z.n_public));
+        }
+        asg.enforce("", a, b, zero);
+    }
+    auto& av = asg.a();
+    auto& bv = asg.b();
+    auto& cv = asg.c();
+    parallel_for(cv.size(), [&](size_t begin, size_t end) {
+        for (size_t i = begin; i < end; i++) cv[i] = av[i] * bv[i];
+    });
+    return asg;
+}
+
+ConstraintEvaluations evaluate_r1cs(const R1cs& r, const Witness& w) {
+    if (w.values.size() != r.n_wires)
+        throw std::invalid_argument("the witness has " + std::to_string(w.values.size()) + " values but the r1cs has " +
+                                    std::to_string(r.n_wires) + " wires");
+    ConstraintEvaluations e;
+    const SparseRows* m[3] = {&r.a, &r.b, &r.c};
+    std::vector<Fr>* out[3] = {&e.a, &e.b, &e.c};
+    for (int k = 0; k < 3; k++) {
+        out[k]->assign(r.n_constraints, Fr::zero());
+        const SparseRows& s = *m[k];
+        for (size_t i = 0; i < r.n_constraints; i++) {
+            Fr acc = Fr::zero();
+            for (size_t t = s.row_start[i]; t < s.row_start[i + 1]; t++) acc += s.coeff[t] * w.values[s.wire[t]];
+            (*out[k])[i] = acc;
+        }
+    }
+    return e;
+}
+
+}  // namespace cuzk::formats::iden3

@@ -1,0 +1,353 @@
+// circom / snarkjs interop: the iden3 readers (.r1cs, .wtns, .zkey) on hand-built files (errors) and on files made
+// by circom2 + snarkjs (tests/circom/make_fixtures.sh; their directory comes in CUZK_CIRCOM_FIXTURES), the
+// snarkjs H convention of the prover, and the snarkjs JSON files.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cuzk/formats/iden3.hpp"
+#include "cuzk/formats/iden3_circom.hpp"
+#include "cuzk/formats/snarkjs_json.hpp"
+#include "cuzk/groth16/prover.hpp"
+#include "cuzk/groth16/verifier.hpp"
+#include "cuzk/poly/domain.hpp"
+
+using namespace cuzk;
+using namespace cuzk::formats::iden3;
+namespace fs = std::filesystem;
+
+namespace {
+
+// ---- hand-built containers ----------------------------------------------------------------------------------------
+
+struct Bytes {
+    std::vector<uint8_t> v;
+    Bytes& u32(uint32_t x) {
+        for (int i = 0; i < 4; i++) v.push_back((uint8_t)(x >> (8 * i)));
+        return *this;
+    }
+    Bytes& u64(uint64_t x) {
+        for (int i = 0; i < 8; i++) v.push_back((uint8_t)(x >> (8 * i)));
+        return *this;
+    }
+    template <size_t N>
+    Bytes& limbs(const limbs_t<N>& l) {
+        for (size_t i = 0; i < N; i++) u64(l[i]);
+        return *this;
+    }
+    Bytes& fr(const Fr& x) { return limbs(x.to_canonical()); }
+    Bytes& raw(std::string_view s) {
+        v.insert(v.end(), s.begin(), s.end());
+        return *this;
+    }
+    Bytes& append(const std::vector<uint8_t>& o) {
+        v.insert(v.end(), o.begin(), o.end());
+        return *this;
+    }
+};
+
+std::vector<uint8_t> container(std::string_view magic, uint32_t version,
+                               const std::vector<std::pair<uint32_t, std::vector<uint8_t>>>& sections) {
+    Bytes b;
+    b.raw(magic).u32(version).u32((uint32_t)sections.size());
+    for (const auto& [type, body] : sections) b.u32(type).u64(body.size()).append(body);
+    return b.v;
+}
+
+// BN254's scalar field prime, little-endian limbs.
+constexpr limbs_t<4> kBn254R = {0x43e1f593f0000001ULL, 0x2833e84879b97091ULL, 0xb85045b68181585dULL,
+                                0x30644e72e131a029ULL};
+
+// x * x = y with the public output y (wire 1) and the private input x (wire 2).
+std::vector<uint8_t> square_r1cs(const limbs_t<4>& prime = Fr::P, uint32_t n_constraints = 1, uint32_t wire = 2) {
+    Bytes h;
+    h.u32(32).limbs(prime).u32(3).u32(1).u32(0).u32(1).u64(3).u32(n_constraints);
+    Bytes c;
+    c.u32(1).u32(wire).fr(Fr::one());  // A: x
+    c.u32(1).u32(2).fr(Fr::one());     // B: x
+    c.u32(1).u32(1).fr(Fr::one());     // C: y
+    return container("r1cs", 1, {{1, h.v}, {2, c.v}});
+}
+
+std::vector<uint8_t> wtns(const std::vector<Fr>& values, const limbs_t<4>& prime = Fr::P,
+                          std::optional<uint32_t> count = std::nullopt) {
+    Bytes h;
+    h.u32(32).limbs(prime).u32(count.value_or((uint32_t)values.size()));
+    Bytes v;
+    for (const Fr& x : values) v.fr(x);
+    return container("wtns", 2, {{1, h.v}, {2, v.v}});
+}
+
+template <class F>
+Iden3ErrorKind error_kind(F&& f) {
+    try {
+        f();
+    } catch (const Iden3Error& e) {
+        EXPECT_NE(std::string(e.what()).find("test"), std::string::npos) << "the message names the source: " << e.what();
+        return e.kind();
+    }
+    ADD_FAILURE() << "no Iden3Error";
+    return Iden3ErrorKind::Io;
+}
+
+}  // namespace
+
+TEST(Iden3R1cs, ReadsAHandBuiltFile) {
+    R1cs r = read_r1cs(square_r1cs(), "test.r1cs");
+    EXPECT_EQ(r.n_wires, 3u);
+    EXPECT_EQ(r.n_public(), 1u);
+    EXPECT_EQ(r.n_constraints, 1u);
+    ASSERT_EQ(r.a.rows(), 1u);
+    EXPECT_EQ(r.a.wire[0], 2u);
+    EXPECT_EQ(r.c.wire[0], 1u);
+    Witness w = read_wtns(wtns({Fr::one(), Fr::from_u64(9), Fr::from_u64(3)}), "test.wtns");
+    auto e = evaluate_r1cs(r, w);
+    EXPECT_EQ(e.a[0] * e.b[0], e.c[0]);
+    EXPECT_EQ(e.c[0], Fr::from_u64(9));
+}
+
+TEST(Iden3R1cs, RejectsBadFiles) {
+    auto good = square_r1cs();
+    // Every strict prefix is refused (never read past the end).
+    for (size_t n = 0; n < good.size(); n += 7) {
+        std::vector<uint8_t> cut(good.begin(), good.begin() + n);
+        Iden3ErrorKind k = error_kind([&] { read_r1cs(cut, "test.r1cs"); });
+        EXPECT_TRUE(k == Iden3ErrorKind::Truncated || k == Iden3ErrorKind::CountTooLarge ||
+                    k == Iden3ErrorKind::MissingSection)
+            << "prefix " << n << ": " << iden3_error_kind_name(k);
+    }
+    auto bad_magic = good;
+    bad_magic[0] = 'x';
+    EXPECT_EQ(error_kind([&] { read_r1cs(bad_magic, "test.r1cs"); }), Iden3ErrorKind::BadMagic);
+    auto bad_version = good;
+    bad_version[4] = 9;
+    EXPECT_EQ(error_kind([&] { read_r1cs(bad_version, "test.r1cs"); }), Iden3ErrorKind::BadVersion);
+    try {
+        read_r1cs(square_r1cs(kBn254R), "test.r1cs");
+        ADD_FAILURE() << "BN254 accepted";
+    } catch (const Iden3Error& e) {
+        EXPECT_EQ(e.kind(), Iden3ErrorKind::UnsupportedCurve);
+        EXPECT_NE(std::string(e.what()).find("BN254"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("--prime bls12381"), std::string::npos) << e.what();
+    }
+    limbs_t<4> other = Fr::P;
+    other[0] += 2;
+    EXPECT_EQ(error_kind([&] { read_r1cs(square_r1cs(other), "test.r1cs"); }), Iden3ErrorKind::UnsupportedCurve);
+    // A constraint count far beyond the section is refused before anything is reserved.
+    EXPECT_EQ(error_kind([&] { read_r1cs(square_r1cs(Fr::P, 0xffffffffu), "test.r1cs"); }),
+              Iden3ErrorKind::CountTooLarge);
+    EXPECT_EQ(error_kind([&] { read_r1cs(square_r1cs(Fr::P, 1, 7), "test.r1cs"); }), Iden3ErrorKind::BadValue);
+    // A section size past the end of the file.
+    auto big_section = good;
+    big_section[12 + 4 + 7] = 0x7f;  // the top byte of section 1's u64 size
+    EXPECT_EQ(error_kind([&] { read_r1cs(big_section, "test.r1cs"); }), Iden3ErrorKind::CountTooLarge);
+    // A section count beyond what the file can hold.
+    auto many = good;
+    many[8] = many[9] = many[10] = 0xff;
+    EXPECT_EQ(error_kind([&] { read_r1cs(many, "test.r1cs"); }), Iden3ErrorKind::CountTooLarge);
+}
+
+TEST(Iden3Wtns, RejectsBadFiles) {
+    std::vector<Fr> vals = {Fr::one(), Fr::from_u64(4), Fr::from_u64(2)};
+    EXPECT_EQ(read_wtns(wtns(vals), "test.wtns").values, vals);
+    EXPECT_EQ(error_kind([&] { read_wtns(wtns(vals, Fr::P, 0x10000000u), "test.wtns"); }),
+              Iden3ErrorKind::CountTooLarge);
+    EXPECT_EQ(error_kind([&] { read_wtns(wtns(vals, kBn254R), "test.wtns"); }), Iden3ErrorKind::UnsupportedCurve);
+    EXPECT_EQ(error_kind([&] { read_wtns(wtns({Fr::from_u64(2), Fr::one()}), "test.wtns"); }),
+              Iden3ErrorKind::BadValue);
+    auto r1cs_bytes = square_r1cs();
+    EXPECT_EQ(error_kind([&] { read_wtns(r1cs_bytes, "test.wtns"); }), Iden3ErrorKind::BadMagic);
+    // A value >= r.
+    auto bad = wtns(vals);
+    std::memset(bad.data() + bad.size() - 32, 0xff, 32);
+    EXPECT_EQ(error_kind([&] { read_wtns(bad, "test.wtns"); }), Iden3ErrorKind::BadValue);
+}
+
+// snarkjs's H scalars against a schoolbook computation on snarkjs's own points.
+TEST(Iden3Prover, OddCosetMatchesNaiveEvaluation) {
+    for (unsigned k : {1u, 3u, 5u}) {
+        EvaluationDomain d = EvaluationDomain::from_log_size(k);
+        const size_t n = d.size();
+        const Fr w = groth16::snarkjs_root_of_unity(d), s = groth16::snarkjs_coset_shift(d);
+        ASSERT_EQ(w.pow(n), Fr::one());
+        if (n > 1) ASSERT_NE(w.pow(n / 2), Fr::one());
+        ASSERT_EQ(s * s, w);
+        // snarkjs's root is cuzk's to the power e.
+        EXPECT_EQ(d.omega().pow(groth16::snarkjs_root_exponent() % n), w);
+        std::mt19937_64 rng(k);
+        std::vector<Fr> a(n), b(n), c(n);
+        for (size_t i = 0; i < n; i++) {
+            a[i] = Fr::from_u64(rng());
+            b[i] = Fr::from_u64(rng());
+            c[i] = Fr::from_u64(rng());
+        }
+        auto h = groth16::compute_h_odd_coset(d, a, b, c);
+        ASSERT_EQ(h.size(), n);
+        // Interpolate each at w^j (inverse DFT with w), evaluate at s w^i.
+        auto eval = [&](const std::vector<Fr>& v, const Fr& x) {
+            Fr acc = Fr::zero();
+            const Fr ninv = Fr::from_u64(n).inverse().value();
+            for (size_t m = 0; m < n; m++) {
+                Fr coef = Fr::zero();
+                for (size_t j = 0; j < n; j++) coef += v[j] * w.pow((uint64_t)((n - (j * m) % n) % n));
+                acc += coef * ninv * x.pow((uint64_t)m);
+            }
+            return acc;
+        };
+        for (size_t i = 0; i < n; i++) {
+            Fr x = s * w.pow((uint64_t)i);
+            EXPECT_EQ(h[i], eval(a, x) * eval(b, x) - eval(c, x)) << "n = " << n << ", i = " << i;
+        }
+    }
+}
+
+// ---- files made by circom2 + snarkjs --------------------------------------------------------------------------------
+
+namespace {
+
+std::optional<fs::path> fixtures() {
+    const char* d = std::getenv("CUZK_CIRCOM_FIXTURES");
+    if (!d || !*d) return std::nullopt;
+    return fs::path(d);
+}
+
+#define REQUIRE_FIXTURES(dir)                                                                               \
+    auto dir##_opt = fixtures();                                                                            \
+    if (!dir##_opt) GTEST_SKIP() << "CUZK_CIRCOM_FIXTURES is not set (ctest's circom.unit_fixtures sets it)"; \
+    const fs::path dir = *dir##_opt;                                                                        \
+    ASSERT_TRUE(fs::exists(dir / "circuits.txt")) << dir << " has no circuits.txt"
+
+std::vector<std::string> circuit_names(const fs::path& dir) {
+    std::ifstream in(dir / "circuits.txt");
+    std::vector<std::string> out;
+    for (std::string s; in >> s;) out.push_back(s);
+    return out;
+}
+
+std::vector<uint8_t> file_bytes(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+TEST(Iden3Fixture, ZkeyCoefficientsReproduceTheR1cs) {
+    REQUIRE_FIXTURES(dir);
+    auto names = circuit_names(dir);
+    ASSERT_GE(names.size(), 3u);
+    for (const auto& name : names) {
+        SCOPED_TRACE(name);
+        R1cs r1cs = read_r1cs(dir / (name + ".r1cs"));
+        Witness w = read_wtns(dir / (name + ".wtns"));
+        Zkey z = read_zkey(dir / (name + ".zkey"));
+        ASSERT_EQ(z.n_vars, r1cs.n_wires);
+        ASSERT_EQ(z.n_public, r1cs.n_public());
+        EXPECT_GE(z.domain_size, r1cs.n_constraints + z.n_public + 1);
+        EXPECT_LT(z.domain_size / 2, r1cs.n_constraints + z.n_public + 1);
+        // The contribution moved delta off the generator.
+        EXPECT_NE(z.delta_1, G1Affine::generator());
+        auto e = evaluate_r1cs(r1cs, w);
+        auto asg = zkey_assignment(z, w);
+        ASSERT_EQ(asg.a().size(), (size_t)r1cs.n_constraints + z.n_public + 1);
+        for (size_t i = 0; i < r1cs.n_constraints; i++) {
+            ASSERT_EQ(asg.a()[i], e.a[i]) << "constraint " << i;
+            ASSERT_EQ(asg.b()[i], e.b[i]) << "constraint " << i;
+            ASSERT_EQ(asg.c()[i], e.c[i]) << "constraint " << i << " (c = a * b needs a satisfying witness)";
+        }
+        for (uint32_t s = 0; s <= z.n_public; s++) {
+            EXPECT_EQ(asg.a()[r1cs.n_constraints + s], w.values[s]);
+            EXPECT_TRUE(asg.b()[r1cs.n_constraints + s].is_zero());
+        }
+    }
+}
+
+TEST(Iden3Fixture, ProofsVerifyBothWaysAndJsonIsByteExact) {
+    REQUIRE_FIXTURES(dir);
+    for (const auto& name : circuit_names(dir)) {
+        SCOPED_TRACE(name);
+        Zkey z = read_zkey(dir / (name + ".zkey"));
+        Witness w = read_wtns(dir / (name + ".wtns"));
+        groth16::Parameters p = zkey_to_parameters(z);
+        auto pvk = groth16::prepare_verifying_key(p.vk);
+        std::vector<Fr> pub = public_signals(w, z.n_public);
+
+        // snarkjs's files, read and written back byte for byte.
+        using namespace cuzk::formats::snarkjs;
+        std::string proof_text = read_text_file(dir / (name + ".proof.json"));
+        std::string public_text = read_text_file(dir / (name + ".public.json"));
+        std::string vk_text = read_text_file(dir / (name + ".vk.json"));
+        groth16::Proof snark_proof = parse_proof_json(proof_text);
+        EXPECT_EQ(proof_to_json(snark_proof), proof_text);
+        EXPECT_EQ(parse_public_signals_json(public_text), pub);
+        EXPECT_EQ(public_signals_to_json(pub), public_text);
+        groth16::VerifyingKey vk_json = parse_verification_key_json(vk_text);
+        EXPECT_EQ(vk_json.alpha_g1, p.vk.alpha_g1);
+        EXPECT_EQ(vk_json.gamma_g2, p.vk.gamma_g2);
+        EXPECT_EQ(vk_json.delta_g2, p.vk.delta_g2);
+        EXPECT_EQ(vk_json.ic, p.vk.ic);
+        EXPECT_EQ(verification_key_to_json(p.vk), vk_text);
+
+        EXPECT_TRUE(groth16::verify_proof(pvk, snark_proof, pub));
+        std::vector<Fr> tampered = pub;
+        tampered[0] += Fr::one();
+        EXPECT_FALSE(groth16::verify_proof(pvk, snark_proof, tampered));
+
+        // Our proof of the same witness.
+        std::vector<r1cs::ProvingAssignment> asg;
+        asg.push_back(zkey_assignment(z, w));
+        std::vector<Fr> r = {Fr::from_u64(12345)}, s = {Fr::from_u64(678)};
+        auto proofs = groth16::prove_from_assignments(p, asg, r, s);
+        ASSERT_EQ(proofs.size(), 1u);
+        EXPECT_TRUE(groth16::verify_proof(pvk, proofs[0], pub));
+        EXPECT_FALSE(groth16::verify_proof(pvk, proofs[0], tampered));
+        EXPECT_EQ(parse_proof_json(proof_to_json(proofs[0])), proofs[0]);
+    }
+}
+
+TEST(Iden3Fixture, ZkeyReaderRejectsDamagedFiles) {
+    REQUIRE_FIXTURES(dir);
+    const std::string name = circuit_names(dir).at(0);
+    auto bytes = file_bytes(dir / (name + ".zkey"));
+    ASSERT_GT(bytes.size(), 1000u);
+    // Truncated anywhere: refused, never a crash.
+    for (size_t n : {size_t{0}, size_t{3}, size_t{11}, size_t{40}, bytes.size() / 2, bytes.size() - 1}) {
+        std::vector<uint8_t> cut(bytes.begin(), bytes.begin() + n);
+        EXPECT_THROW(read_zkey(cut, "test.zkey"), Iden3Error) << "prefix " << n;
+    }
+    auto magic = bytes;
+    magic[0] = 'r';
+    EXPECT_EQ(error_kind([&] { read_zkey(magic, "test.zkey"); }), Iden3ErrorKind::BadMagic);
+    // The r1cs and wtns are not zkeys.
+    EXPECT_EQ(error_kind([&] { read_zkey(file_bytes(dir / (name + ".r1cs")), "test.zkey"); }),
+              Iden3ErrorKind::BadMagic);
+    // A flipped byte inside the H section (the last section before the transcript) is a bad point.
+    Container c = parse_container(bytes, "zkey", 1, "test.zkey");
+    const Section& h = c.unique(9, "H", "test.zkey");
+    auto flipped = bytes;
+    flipped[h.offset + 5] ^= 0x40;
+    Iden3Error err(Iden3ErrorKind::Io, "");
+    try {
+        read_zkey(flipped, "test.zkey");
+        FAIL() << "accepted";
+    } catch (const Iden3Error& e) {
+        EXPECT_EQ(e.kind(), Iden3ErrorKind::BadPoint) << e.what();
+        EXPECT_EQ(e.section(), "H");
+        EXPECT_EQ(e.index(), 0u);
+    }
+    // An n_vars larger than the file: the header is consistent, the sections are not.
+    auto big = bytes;
+    const Section& hdr = c.unique(2, "header", "test.zkey");
+    const size_t n_vars_at = hdr.offset + 4 + 48 + 4 + 32;
+    big[n_vars_at + 3] = 0x7f;
+    EXPECT_EQ(error_kind([&] { read_zkey(big, "test.zkey"); }), Iden3ErrorKind::CountTooLarge);
+    // The unchecked read gives the same key.
+    Zkey a = read_zkey(bytes, "test.zkey"), b = read_zkey(bytes, "test.zkey", {.check_subgroup = false});
+    EXPECT_EQ(a.h, b.h);
+    EXPECT_EQ(a.b2, b.b2);
+}
