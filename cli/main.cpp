@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "circom_cmds.hpp"
 #include "commands.hpp"
 #include "cuzk/circuits/porep.hpp"
 #include "cuzk/util/thread_pool.hpp"
@@ -13,6 +14,9 @@ int run_bench(const BenchOptions& opt, const std::string& groth16_circuit);
 }  // namespace cuzk::cli
 
 int main(int argc, char** argv) {
+    // `prove x.zkey w.wtns ...` and `verify vk.json public.json proof.json` (circom/snarkjs files) share their names
+    // with the bellman-format commands and are told apart by their positional files.
+    if (int code = 0; cuzk::cli::dispatch_circom(argc, argv, code)) return code;
     CLI::App app{"cuzk: Groth16 proving for BLS12-381 on CPUs and CUDA GPUs"};
     size_t threads = 0;
     app.add_option("--threads", threads, "CPU threads (0 = all hardware threads)");
@@ -104,6 +108,8 @@ int main(int argc, char** argv) {
                           "(porep-128k, porep-1m, ...; proof r proves partition r of generator data)")
             ->check(CLI::IsMember(circuits));
     }
+
+    cuzk::cli::add_circom_commands(app);
 
     try {
         app.parse(argc, argv);

@@ -1,0 +1,242 @@
+#include "circom_cmds.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cuzk/formats/bellman_params.hpp"
+#include "cuzk/formats/iden3.hpp"
+#include "cuzk/formats/iden3_circom.hpp"
+#include "cuzk/formats/snarkjs_json.hpp"
+#include "cuzk/groth16/prover.hpp"
+#include "cuzk/groth16/verifier.hpp"
+#include "cuzk/util/random.hpp"
+#include "cuzk/util/thread_pool.hpp"
+#include "cuzk/util/timing.hpp"
+
+namespace cuzk::cli {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+double seconds_since(clock_type::time_point t0) {
+    return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+struct CircomProveOptions {
+    std::string zkey, wtns, proof, pub;
+    bool unchecked = false;
+    bool json = false;
+};
+
+int run_circom_prove(const CircomProveOptions& opt) {
+    auto t0 = clock_type::now();
+    TimingSink sink;
+    formats::iden3::Zkey zkey;
+    {
+        ScopedTiming t(&sink, TimingLayer::Pipeline, "read.zkey");
+        zkey = formats::iden3::read_zkey(opt.zkey, {.check_subgroup = !opt.unchecked});
+    }
+    formats::iden3::Witness witness;
+    {
+        ScopedTiming t(&sink, TimingLayer::Pipeline, "read.wtns");
+        witness = formats::iden3::read_wtns(opt.wtns);
+    }
+    groth16::Parameters params;
+    std::vector<r1cs::ProvingAssignment> asg;
+    {
+        ScopedTiming t(&sink, TimingLayer::Pipeline, "assignment");
+        params = formats::iden3::zkey_to_parameters(zkey);
+        asg.push_back(formats::iden3::zkey_assignment(zkey, witness));
+    }
+    const std::vector<Fr> pub = formats::iden3::public_signals(witness, zkey.n_public);
+    zkey = {};  // the points now live in params
+    std::vector<Fr> r(1), s(1);
+    {
+        OsRng rng;
+        r[0] = Fr::random(rng);
+        s[0] = Fr::random(rng);
+    }
+    auto proofs = groth16::prove_from_assignments(params, asg, r, s, &sink);
+    secure_wipe(r.data(), sizeof(Fr));
+    secure_wipe(s.data(), sizeof(Fr));
+    bool ok;
+    {
+        // A proof is checked before it leaves: a wrong proof is an error, never an output.
+        ScopedTiming t(&sink, TimingLayer::Pipeline, "verify");
+        ok = groth16::verify_proof(groth16::prepare_verifying_key(params.vk), proofs[0], pub);
+    }
+    if (!ok) throw std::runtime_error("the proof did not verify against the zkey's verifying key (witness of another "
+                                      "circuit, or a witness that does not satisfy the constraints?)");
+    formats::snarkjs::write_text_file(opt.proof, formats::snarkjs::proof_to_json(proofs[0]));
+    formats::snarkjs::write_text_file(opt.pub, formats::snarkjs::public_signals_to_json(pub));
+    double total = seconds_since(t0);
+    if (opt.json) {
+        nlohmann::json j;
+        j["command"] = "prove";
+        j["format"] = "circom";
+        j["total_s"] = total;
+        j["threads"] = num_threads();
+        j["constraints_domain"] = params.h.size();
+        j["timings"] = nlohmann::json::parse(sink.to_json());
+        std::printf("%s\n", j.dump().c_str());
+    } else {
+        std::printf("proof written to %s, %zu public signals to %s (%.3f s)\n", opt.proof.c_str(), pub.size(),
+                    opt.pub.c_str(), total);
+    }
+    return 0;
+}
+
+int run_circom_verify(const std::string& vk_path, const std::string& pub_path, const std::string& proof_path) {
+    using namespace formats::snarkjs;
+    groth16::VerifyingKey vk = parse_verification_key_json(read_text_file(vk_path), vk_path);
+    std::vector<Fr> pub = parse_public_signals_json(read_text_file(pub_path), pub_path);
+    groth16::Proof proof = parse_proof_json(read_text_file(proof_path), proof_path);
+    if (pub.size() != vk.num_public_inputs())
+        throw std::invalid_argument(pub_path + " has " + std::to_string(pub.size()) + " public signals, the key expects " +
+                                    std::to_string(vk.num_public_inputs()));
+    bool ok = groth16::verify_proof(groth16::prepare_verifying_key(vk), proof, pub);
+    std::printf("%s\n", ok ? "valid: the proof verified" : "INVALID: the proof did not verify");
+    return ok ? 0 : 1;
+}
+
+[[noreturn]] void fail_command(const char* what, const std::exception& e) {
+    std::fprintf(stderr, "cuzk %s: error: %s\n", what, e.what());
+    throw CLI::RuntimeError(2);
+}
+
+}  // namespace
+
+void add_circom_commands(CLI::App& app) {
+    auto* zkey = app.add_subcommand("zkey", "snarkjs .zkey files (Groth16, BLS12-381)");
+    zkey->require_subcommand(1);
+
+    struct Paths {
+        std::string in, out;
+    };
+    auto add = [&](const char* name, const char* help, const char* out_help) {
+        auto paths = std::make_shared<Paths>();
+        auto* cmd = zkey->add_subcommand(name, help);
+        cmd->add_option("zkey", paths->in, "the .zkey file")->required()->check(CLI::ExistingFile);
+        cmd->add_option("out", paths->out, out_help)->required();
+        return std::make_pair(cmd, paths);
+    };
+
+    auto [vkjson, vkjson_paths] =
+        add("export-verificationkey", "write snarkjs's verification_key.json", "output verification_key.json");
+    vkjson->callback([p = vkjson_paths] {
+        try {
+            auto z = formats::iden3::read_zkey(p->in, {.verifying_key_only = true});
+            formats::snarkjs::write_text_file(
+                p->out, formats::snarkjs::verification_key_to_json(formats::iden3::zkey_verifying_key(z)));
+        } catch (const std::exception& e) {
+            fail_command("zkey export-verificationkey", e);
+        }
+    });
+
+    auto [vk, vk_paths] = add("export-vk", "write the verifying key as a bellman verifying-key file", "output file");
+    vk->callback([p = vk_paths] {
+        try {
+            // Verification does not depend on the QAP's domain, so the key is valid in bellman's format too.
+            auto z = formats::iden3::read_zkey(p->in, {.verifying_key_only = true});
+            formats::write_verifying_key(p->out, formats::iden3::zkey_verifying_key(z));
+        } catch (const std::exception& e) {
+            fail_command("zkey export-vk", e);
+        }
+    });
+
+    auto [params, params_paths] =
+        add("export-params", "a bellperson parameter file from a zkey (not possible; explains why)", "output file");
+    params->callback([] {
+        std::fprintf(stderr,
+                     "cuzk zkey export-params: a snarkjs zkey cannot be turned into a bellperson parameter file.\n"
+                     "  The A, B and C points of a zkey are [u_i(tau)] for polynomials that interpolate the constraints "
+                     "over snarkjs's evaluation domain, whose root of unity is 5^T (ffjavascript's choice);\n"
+                     "  bellperson interpolates over the domain of 7^T and places constraint j at omega^j, so the same "
+                     "points would encode different polynomials, and re-basing them needs tau (the toxic waste).\n"
+                     "  The H points differ as well (snarkjs: Lagrange basis of the odd coset of the 2n domain; "
+                     "bellman: tau^i Z(tau) / delta).\n"
+                     "  What does carry over: the verifying key (`cuzk zkey export-vk`), and `cuzk prove` proves "
+                     "directly from the zkey.\n");
+        throw CLI::RuntimeError(2);
+    });
+}
+
+bool dispatch_circom(int argc, char** argv, int& exit_code) {
+    // Global options before the command: --threads N / --threads=N.
+    int i = 1;
+    size_t threads = 0;
+    bool has_threads = false;
+    while (i < argc && std::string_view(argv[i]).starts_with("--threads")) {
+        std::string_view a(argv[i]);
+        std::string v;
+        if (a == "--threads" && i + 1 < argc) {
+            v = argv[i + 1];
+            i += 2;
+        } else if (a.starts_with("--threads=")) {
+            v = std::string(a.substr(10));
+            i += 1;
+        } else {
+            return false;
+        }
+        try {
+            threads = std::stoul(v);
+            has_threads = true;
+        } catch (...) {
+            return false;
+        }
+    }
+    if (i >= argc) return false;
+    const std::string_view cmd(argv[i]);
+    std::vector<std::string> positional, flags;
+    for (int k = i + 1; k < argc; k++) (std::string_view(argv[k]).starts_with("--") ? flags : positional).push_back(argv[k]);
+
+    bool is_prove = cmd == "prove" && std::any_of(positional.begin(), positional.end(), [](const std::string& s) {
+                        return ends_with(s, ".zkey") || ends_with(s, ".wtns");
+                    });
+    bool is_verify = cmd == "verify" && positional.size() == 3 && flags.empty() &&
+                     std::all_of(positional.begin(), positional.end(),
+                                 [](const std::string& s) { return ends_with(s, ".json"); });
+    if (!is_prove && !is_verify) return false;
+
+    if (has_threads) ThreadPool::set_global_threads(threads);
+    CLI::App app{is_prove ? "cuzk prove: a Groth16 proof from a snarkjs zkey and a circom witness"
+                          : "cuzk verify: check a snarkjs proof.json against verification_key.json and public.json"};
+    CircomProveOptions po;
+    std::string vk, pub, proof;
+    if (is_prove) {
+        app.add_option("zkey", po.zkey, "circuit.zkey (Groth16, BLS12-381)")->required()->check(CLI::ExistingFile);
+        app.add_option("witness", po.wtns, "witness.wtns")->required()->check(CLI::ExistingFile);
+        app.add_option("proof", po.proof, "output proof.json")->required();
+        app.add_option("public", po.pub, "output public.json")->required();
+        app.add_flag("--unchecked-zkey", po.unchecked,
+                     "skip subgroup checks of the zkey's proving-key points (files you trust; faster load)");
+        app.add_flag("--json", po.json, "machine-readable output with timings");
+    } else {
+        app.add_option("verification_key", vk, "verification_key.json")->required()->check(CLI::ExistingFile);
+        app.add_option("public", pub, "public.json")->required()->check(CLI::ExistingFile);
+        app.add_option("proof", proof, "proof.json")->required()->check(CLI::ExistingFile);
+    }
+    try {
+        app.parse(argc - i, argv + i);
+    } catch (const CLI::ParseError& e) {
+        exit_code = app.exit(e) == 0 ? 0 : 2;
+        return true;
+    }
+    try {
+        exit_code = is_prove ? run_circom_prove(po) : run_circom_verify(vk, pub, proof);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "cuzk %s: error: %s\n", is_prove ? "prove" : "verify", e.what());
+        exit_code = 2;
+    }
+    return true;
+}
+
+}  // namespace cuzk::cli
