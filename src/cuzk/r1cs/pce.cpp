@@ -122,14 +122,20 @@ void evaluate(const PrecompiledR1cs& pce, std::span<const Fr> inputs, std::span<
     pool.parallel_for(
         n,
         [&](size_t lo, size_t hi) {
-            auto spmv = [&](const SparseMatrix& m, Fr* out) {
+            auto spmv = [&](const SparseMatrix& m, Fr* out, size_t from, size_t to) {
                 const Term* terms = m.terms.data();
                 const uint64_t* rs = m.row_start.data();
-                for (size_t j = lo; j < hi; j++) out[j] = dot_row(terms + rs[j], terms + rs[j + 1], in, ax);
+                for (size_t j = from; j < to; j++) out[j] = dot_row(terms + rs[j], terms + rs[j + 1], in, ax);
             };
-            spmv(pce.a, a.data());
-            spmv(pce.b, b.data());
-            spmv(pce.c, c.data());
+            // A, B and C row j use the same few variables: blocks of rows through all three matrices keep those
+            // values in cache for B and C.
+            constexpr size_t kBlock = 2048;
+            for (size_t from = lo; from < hi; from += kBlock) {
+                const size_t to = std::min(hi, from + kBlock);
+                spmv(pce.a, a.data(), from, to);
+                spmv(pce.b, b.data(), from, to);
+                spmv(pce.c, c.data(), from, to);
+            }
         },
         chunks);
 }
