@@ -9,6 +9,10 @@ packages=(
   libgmp-dev libssl-dev
   libcli11-dev nlohmann-json3-dev
 )
+# The circom/snarkjs interop tests run snarkjs and circom2 from npm. A node from elsewhere (nodesource, nvm) is kept.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  packages+=(nodejs npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# circom/snarkjs interop end to end, on the fixtures of make_fixtures.sh (ctest fixture "circom"):
+#   cuzk prove (rapidsnark argument order) -> snarkjs groth16 verify accepts, cuzk verify accepts;
+#   snarkjs's own proof -> cuzk verify accepts; cuzk's public.json is byte-identical to snarkjs's;
+#   a tampered public.json -> both verifiers reject (cuzk exit 1); cuzk's verification_key.json export is
+#   byte-identical to snarkjs's; a witness of another circuit is refused (exit 2).
+# Usage: interop.sh CUZK_BIN OUT_DIR   (OUT_DIR as given to make_fixtures.sh)
+set -euo pipefail
+cuzk=${1:?usage: interop.sh CUZK_BIN OUT_DIR}
+out=${2:?usage: interop.sh CUZK_BIN OUT_DIR}
+fix="$out/fixtures"
+snarkjs="$out/node/node_modules/.bin/snarkjs"
+[ -f "$fix/circuits.txt" ] || { echo "interop: no fixtures in $fix (run make_fixtures.sh)" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+fail() { echo "interop: FAILED: $*" >&2; exit 1; }
+snarkjs_accepts() { "$snarkjs" groth16 verify "$1" "$2" "$3" >"$tmp/sj.log" 2>&1 && grep -q "OK!" "$tmp/sj.log"; }
+cuzk_verify() { set +e; "$cuzk" verify "$1" "$2" "$3" >"$tmp/cv.log" 2>&1; local rc=$?; set -e; echo $rc; }
+
+prev=""
+while read -r name; do
+  [ -n "$name" ] || continue
+  vk="$fix/$name.vk.json"
+  "$cuzk" prove "$fix/$name.zkey" "$fix/$name.wtns" "$tmp/$name.proof.json" "$tmp/$name.public.json" >/dev/null ||
+    fail "$name: cuzk prove exited $?"
+  cmp -s "$tmp/$name.public.json" "$fix/$name.public.json" || fail "$name: public.json differs from snarkjs's"
+  snarkjs_accepts "$vk" "$tmp/$name.public.json" "$tmp/$name.proof.json" ||
+    { cat "$tmp/sj.log"; fail "$name: snarkjs rejects cuzk's proof"; }
+  [ "$(cuzk_verify "$vk" "$tmp/$name.public.json" "$tmp/$name.proof.json")" = 0 ] || fail "$name: cuzk rejects its own proof"
+  [ "$(cuzk_verify "$vk" "$fix/$name.public.json" "$fix/$name.proof.json")" = 0 ] ||
+    { cat "$tmp/cv.log"; fail "$name: cuzk rejects snarkjs's proof"; }
+
+  # Tamper: the first public signal plus one.
+  node -e 'const fs = require("fs"); const p = JSON.parse(fs.readFileSync(process.argv[1]));
+           p[0] = (BigInt(p[0]) + 1n).toString(); fs.writeFileSync(process.argv[2], JSON.stringify(p, null, 1));' \
+    "$fix/$name.public.json" "$tmp/tampered.json"
+  ! snarkjs_accepts "$vk" "$tmp/tampered.json" "$tmp/$name.proof.json" || fail "$name: snarkjs accepts a tampered public.json"
+  [ "$(cuzk_verify "$vk" "$tmp/tampered.json" "$tmp/$name.proof.json")" = 1 ] || fail "$name: cuzk accepts a tampered public.json (cuzk's proof)"
+  [ "$(cuzk_verify "$vk" "$tmp/tampered.json" "$fix/$name.proof.json")" = 1 ] || fail "$name: cuzk accepts a tampered public.json (snarkjs's proof)"
+
+  "$cuzk" zkey export-verificationkey "$fix/$name.zkey" "$tmp/vk.json"
+  cmp -s "$tmp/vk.json" "$vk" || fail "$name: exported verification_key.json differs from snarkjs's"
+
+  if [ -n "$prev" ]; then
+    set +e
+    "$cuzk" prove "$fix/$name.zkey" "$fix/$prev.wtns" "$tmp/x.json" "$tmp/y.json" 2>"$tmp/err.log"
+    rc=$?
+    set -e
+    [ "$rc" = 2 ] || fail "$name: a witness of $prev gave exit $rc, not 2"
+  fi
+  prev=$name
+  echo "interop: $name ok"
+done <"$fix/circuits.txt"
+echo "all circom interop checks passed"
