@@ -19,7 +19,11 @@
 
 namespace cuzk::gpu {
 
-template <class Cfg>
+// kMul picks the multiplication's instruction schedule (same result; see operator*): 0 = CIOS with a pass of low
+// halves then a pass of high halves per row; 1 = the same CIOS with the low and high half of each product adjacent
+// (even limbs, then odd limbs), the pattern a 64-bit multiply-add with carry covers; 2 = CIOS in plain C++ on
+// 64-bit intermediates (a * b + t + carry < 2^64), leaving instruction selection to the compiler.
+template <class Cfg, int kMul = 0>
 struct mont32_t {
     using Cpu = MontField<Cfg>;
     static constexpr size_t N = 2 * Cfg::N;  // 32-bit limbs
@@ -110,47 +114,111 @@ struct mont32_t {
     __device__ __forceinline__ mont32_t operator-() const { return zero() - *this; }
     __device__ __forceinline__ mont32_t dbl() const { return *this + *this; }
 
-    // Montgomery product a * b * 2^(-32N) mod p, CIOS: for each limb b_i, t += a * b_i (a chain of low halves and
-    // a chain of high halves), then t += m * p with m = t_0 * (-1/p) mod 2^32, which zeroes t_0, and t >>= 32.
-    // Invariant: t < 2p after every row (a, b < p), so t fits N limbs plus the top word t[N] that the shift brings
-    // down, and the result needs one conditional subtraction.
+    // Montgomery product a * b * 2^(-32N) mod p, CIOS: for each limb b_i, t += a * b_i, then t += m * p with
+    // m = t_0 * (-1/p) mod 2^32, which zeroes t_0, and t >>= 32. Invariant: t < 2p after every row (a, b < p), so
+    // t fits N limbs plus the top word t[N] that the shift brings down, and the result needs one conditional
+    // subtraction. The variants differ only in the order of the same additions.
     __device__ __forceinline__ friend mont32_t operator*(const mont32_t& a, const mont32_t& b) {
-        constexpr Consts c = consts();
         uint32_t t[N + 2];
+        if constexpr (kMul == 2) mul_wide(t, a, b);
+        else mul_cc(t, a, b);
+        return reduce_once(t);
+    }
+
+    // t[N + 1] ... t[0] = a * b * 2^(-32N) (< 2p), carry-flag chains.
+    __device__ __forceinline__ static void mul_cc(uint32_t (&t)[N + 2], const mont32_t& a, const mont32_t& b) {
+        constexpr Consts c = consts();
 #pragma unroll
         for (size_t j = 0; j < N + 2; j++) t[j] = 0;
 #pragma unroll
         for (size_t i = 0; i < N; i++) {
             const uint32_t bi = b.l[i];
-            // t[0..N+1] += a * bi
-            asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a.l[0]), "r"(bi));
-#pragma unroll
-            for (size_t j = 1; j < N; j++) asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a.l[j]), "r"(bi));
-            asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
-            asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
-            asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a.l[0]), "r"(bi));
-#pragma unroll
-            for (size_t j = 1; j < N; j++)
-                asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a.l[j]), "r"(bi));
-            asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
-            // t += m * p; t_0 becomes 0
+            mac_row(t, a.l, bi);  // t += a * bi
             const uint32_t m = t[0] * c.inv;
-            asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(m), "r"(c.p[0]));
-#pragma unroll
-            for (size_t j = 1; j < N; j++) asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(m), "r"(c.p[j]));
-            asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
-            asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
-            asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(m), "r"(c.p[0]));
-#pragma unroll
-            for (size_t j = 1; j < N; j++)
-                asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(m), "r"(c.p[j]));
-            asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
+            mac_row(t, c.p, m);  // t += m * p; t_0 becomes 0
             // t >>= 32
 #pragma unroll
             for (size_t j = 0; j < N + 1; j++) t[j] = t[j + 1];
             t[N + 1] = 0;
         }
-        // t < 2p: subtract p unless that borrows
+    }
+
+    // t[0 .. N+1] += x * y for an N-limb x and one limb y (t[N + 1] absorbs the carry out).
+    __device__ __forceinline__ static void mac_row(uint32_t (&t)[N + 2], const uint32_t* x, uint32_t y) {
+        if constexpr (kMul == 0) {
+            // all low halves (into t[j]), then all high halves (into t[j + 1])
+            asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(x[0]), "r"(y));
+#pragma unroll
+            for (size_t j = 1; j < N; j++) asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(x[j]), "r"(y));
+            asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
+            asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
+            asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(x[0]), "r"(y));
+#pragma unroll
+            for (size_t j = 1; j < N; j++)
+                asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(x[j]), "r"(y));
+            asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
+        } else {
+            // even limbs: (t[j + 1], t[j]) += x[j] * y for j = 0, 2, ..., the low and high half adjacent
+            static_assert(N % 2 == 0);
+            asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(x[0]), "r"(y));
+            asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(x[0]), "r"(y));
+#pragma unroll
+            for (size_t j = 2; j < N; j += 2) {
+                asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(x[j]), "r"(y));
+                asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(x[j]), "r"(y));
+            }
+            asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
+            asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
+            // odd limbs: (t[j + 1], t[j]) += x[j] * y for j = 1, 3, ..., N - 1
+            asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(x[1]), "r"(y));
+            asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[2]) : "r"(x[1]), "r"(y));
+#pragma unroll
+            for (size_t j = 3; j < N; j += 2) {
+                asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(x[j]), "r"(y));
+                asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(x[j]), "r"(y));
+            }
+            asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
+        }
+    }
+
+    // The same product with 64-bit intermediates and no carry flag: every step is x = u * v + t + carry, which is
+    // at most (2^32 - 1)^2 + 2 (2^32 - 1) = 2^64 - 1.
+    __device__ __forceinline__ static void mul_wide(uint32_t (&t)[N + 2], const mont32_t& a, const mont32_t& b) {
+        constexpr Consts c = consts();
+#pragma unroll
+        for (size_t j = 0; j < N + 2; j++) t[j] = 0;
+#pragma unroll
+        for (size_t i = 0; i < N; i++) {
+            const uint32_t bi = b.l[i];
+            uint64_t carry = 0;
+#pragma unroll
+            for (size_t j = 0; j < N; j++) {
+                const uint64_t x = (uint64_t)a.l[j] * bi + t[j] + carry;
+                t[j] = (uint32_t)x;
+                carry = x >> 32;
+            }
+            uint64_t s = (uint64_t)t[N] + carry;
+            t[N] = (uint32_t)s;
+            t[N + 1] += (uint32_t)(s >> 32);
+            const uint32_t m = t[0] * c.inv;
+            uint64_t x = (uint64_t)m * c.p[0] + t[0];  // low word 0
+            carry = x >> 32;
+#pragma unroll
+            for (size_t j = 1; j < N; j++) {
+                x = (uint64_t)m * c.p[j] + t[j] + carry;
+                t[j - 1] = (uint32_t)x;  // shifted down by one word as it goes
+                carry = x >> 32;
+            }
+            s = (uint64_t)t[N] + carry;
+            t[N - 1] = (uint32_t)s;
+            t[N] = t[N + 1] + (uint32_t)(s >> 32);
+            t[N + 1] = 0;
+        }
+    }
+
+    // t (< 2p, in t[0 .. N]) minus p unless that borrows.
+    __device__ __forceinline__ static mont32_t reduce_once(const uint32_t (&t)[N + 2]) {
+        constexpr Consts c = consts();
         uint32_t d[N], borrow;
         asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(t[0]), "r"(c.p[0]));
 #pragma unroll

@@ -42,11 +42,26 @@
 
 #include "cuzk/gpu/cuda_check.cuh"
 #include "cuzk/gpu/field.cuh"
+#include "cuzk/gpu/mont32.cuh"
 #include "cuzk/gpu/ntt.hpp"
 
 namespace cuzk::gpu {
 
 namespace {
+
+// Device elements (same bytes as cuzk::Fr either way): the PTX field with the paired multiplication schedule
+// (mont32.cuh, kMul = 1), or with CUZK_GPU_NTT_PTX=0 the CPU's MontField compiled for the device. H200,
+// 2026-11-29, forward 2^24 / 2^26 / 2^27: 11.0 / 39.4 / 78.7 ms against 11.8 / 40.3 / 79.1 ms (the first PTX
+// schedule, kMul = 0, took 21.1 ms at 2^24).
+#ifndef CUZK_GPU_NTT_PTX
+#define CUZK_GPU_NTT_PTX 1
+#endif
+#if CUZK_GPU_NTT_PTX
+using nfr_t = mont32_t<FrConfig, 1>;
+#else
+using nfr_t = fr_t;
+#endif
+static_assert(sizeof(nfr_t) == sizeof(Fr));
 
 constexpr unsigned TILE_LOG = 11;                  // elements per thread block tile: 2^11 * 32 B = 64 KiB of shared
 constexpr unsigned ELEMS_PER_THREAD_LOG = 3;       // 8 elements in registers, up to 3 DIF levels between barriers
@@ -55,9 +70,9 @@ constexpr unsigned HALF_LOG = 14;                  // exponent tables: e = lo (1
 constexpr unsigned EXP_LOG = 2 * HALF_LOG;         // == NTT_MAX_LOG_SIZE: exponents of omega_{2^28}
 constexpr unsigned LINE_ROOT_LOG = TILE_LOG - 1;   // a line of <= 2^11 points needs roots of order <= 2^11, index < 2^10
 constexpr unsigned MAX_PASSES = 4;
-constexpr size_t SMEM_BYTES = (size_t{1} << TILE_LOG) * sizeof(fr_t);
+constexpr size_t SMEM_BYTES = (size_t{1} << TILE_LOG) * sizeof(nfr_t);
 static_assert(EXP_LOG == NTT_MAX_LOG_SIZE, "the exponent tables bound the supported size");
-static_assert(sizeof(fr_t) == 4 * sizeof(uint64_t), "shared memory holds an element as four 64-bit words");
+static_assert(sizeof(nfr_t) == 4 * sizeof(uint64_t), "shared memory holds an element as four 64-bit words");
 
 // ---- table layout (one allocation, offsets in elements) -------------------------------------------------------
 constexpr size_t HALF = size_t{1} << HALF_LOG;
@@ -77,11 +92,11 @@ enum : size_t {
 };
 
 struct TableView {
-    const fr_t* w_lo;
-    const fr_t* w_hi;
-    const fr_t* line;
-    const fr_t* s_lo;  // coset powers (g or 1/g), only read when pre == PRE_POWERS or post != 0
-    const fr_t* s_hi;
+    const nfr_t* w_lo;
+    const nfr_t* w_hi;
+    const nfr_t* line;
+    const nfr_t* s_lo;  // coset powers (g or 1/g), only read when pre == PRE_POWERS or post != 0
+    const nfr_t* s_hi;
 };
 
 enum : uint32_t { PRE_NONE = 0, PRE_POWERS = 1, PRE_CONST = 2 };
@@ -96,7 +111,7 @@ struct PassParams {
     uint32_t dig[MAX_PASSES - 1];
     uint32_t pre;     // pass 0: PRE_POWERS multiplies x[a] by s^a, PRE_CONST by pre_c
     uint32_t post;    // last pass: 1 multiplies out[a] by s^a
-    fr_t pre_c;
+    nfr_t pre_c;
 };
 
 // ---- device helpers ---------------------------------------------------------------------------------------
@@ -107,26 +122,26 @@ struct alignas(16) Raw32 {
     ulonglong2 a, b;
 };
 
-__device__ __forceinline__ fr_t load_global(const fr_t* p) {
+__device__ __forceinline__ nfr_t load_global(const nfr_t* p) {
     Raw32 raw;
     const ulonglong2* q = reinterpret_cast<const ulonglong2*>(p);
     raw.a = q[0];
     raw.b = q[1];
-    fr_t v;
+    nfr_t v;
     memcpy(&v, &raw, sizeof(v));
     return v;
 }
 // Tables are never written by a kernel: the read-only (non-coherent) cache path is safe for them.
-__device__ __forceinline__ fr_t load_table(const fr_t* p) {
+__device__ __forceinline__ nfr_t load_table(const nfr_t* p) {
     Raw32 raw;
     const ulonglong2* q = reinterpret_cast<const ulonglong2*>(p);
     raw.a = __ldg(q);
     raw.b = __ldg(q + 1);
-    fr_t v;
+    nfr_t v;
     memcpy(&v, &raw, sizeof(v));
     return v;
 }
-__device__ __forceinline__ void store_global(fr_t* p, const fr_t& v) {
+__device__ __forceinline__ void store_global(nfr_t* p, const nfr_t& v) {
     Raw32 raw;
     memcpy(&raw, &v, sizeof(v));
     ulonglong2* q = reinterpret_cast<ulonglong2*>(p);
@@ -139,15 +154,15 @@ __device__ __forceinline__ void store_global(fr_t* p, const fr_t& v) {
 __device__ __forceinline__ uint32_t swz(uint32_t e) { return e ^ (((e >> 4) ^ (e >> 8)) & 15u); }
 
 // Shared memory: word w of the element at (swizzled) position e lives at smem[w * tile + e].
-__device__ __forceinline__ fr_t load_smem(const uint64_t* smem, uint32_t tile, uint32_t e) {
+__device__ __forceinline__ nfr_t load_smem(const uint64_t* smem, uint32_t tile, uint32_t e) {
     uint64_t w[4];
 #pragma unroll
     for (int i = 0; i < 4; i++) w[i] = smem[i * tile + e];
-    fr_t v;
+    nfr_t v;
     memcpy(&v, w, sizeof(v));
     return v;
 }
-__device__ __forceinline__ void store_smem(uint64_t* smem, uint32_t tile, uint32_t e, const fr_t& v) {
+__device__ __forceinline__ void store_smem(uint64_t* smem, uint32_t tile, uint32_t e, const nfr_t& v) {
     uint64_t w[4];
     memcpy(w, &v, sizeof(v));
 #pragma unroll
@@ -155,7 +170,7 @@ __device__ __forceinline__ void store_smem(uint64_t* smem, uint32_t tile, uint32
 }
 
 // base^e for e < 2^28 from the two half tables (lo[0] = hi[0] = 1).
-__device__ __forceinline__ fr_t power_at(const fr_t* lo, const fr_t* hi, uint32_t e) {
+__device__ __forceinline__ nfr_t power_at(const nfr_t* lo, const nfr_t* hi, uint32_t e) {
     return load_table(lo + (e & ((1u << HALF_LOG) - 1))) * load_table(hi + (e >> HALF_LOG));
 }
 
@@ -186,7 +201,7 @@ __device__ __forceinline__ uint32_t line_of_output(uint32_t q, const PassParams&
 // w_{2h} = w_{2^11}^(2^(10-hl)). A set is the 2^G elements base + m * 2^a (a = log2 of the last level's h).
 template <int G>
 __device__ __forceinline__ void dif_levels(uint64_t* smem, uint32_t tile, uint32_t r, uint32_t t0, uint32_t nthr,
-                                           const fr_t* line_roots) {
+                                           const nfr_t* line_roots) {
     const uint32_t a = r - t0 - G;
     const uint32_t sets_log = r - G;  // sets per line
 #pragma unroll
@@ -196,7 +211,7 @@ __device__ __forceinline__ void dif_levels(uint64_t* smem, uint32_t tile, uint32
         const uint32_t qq = q & ((1u << sets_log) - 1);
         const uint32_t in_line = (qq & ((1u << a) - 1)) | ((qq >> a) << (a + G));
         const uint32_t base = (line << r) | in_line;
-        fr_t x[1 << G];
+        nfr_t x[1 << G];
 #pragma unroll
         for (int m = 0; m < (1 << G); m++) x[m] = load_smem(smem, tile, swz(base + ((uint32_t)m << a)));
 #pragma unroll
@@ -207,9 +222,9 @@ __device__ __forceinline__ void dif_levels(uint64_t* smem, uint32_t tile, uint32
             for (int m = 0; m < (1 << G); m++) {
                 if (m & dm) continue;
                 const uint32_t j = (in_line + ((uint32_t)m << a)) & ((1u << hl) - 1);
-                const fr_t w = load_table(line_roots + (j << (LINE_ROOT_LOG - hl)));
-                const fr_t s = x[m] + x[m + dm];
-                const fr_t d = x[m] - x[m + dm];
+                const nfr_t w = load_table(line_roots + (j << (LINE_ROOT_LOG - hl)));
+                const nfr_t s = x[m] + x[m + dm];
+                const nfr_t d = x[m] - x[m + dm];
                 x[m] = s;
                 x[m + dm] = d * w;
             }
@@ -223,7 +238,7 @@ __device__ __forceinline__ void dif_levels(uint64_t* smem, uint32_t tile, uint32
 // buffer (middle passes): every element of a tile is read before the barrier and written after it, by the
 // block that owns the tile, and tiles are disjoint.
 __global__ void __launch_bounds__(MAX_THREADS, 2)
-    ntt_pass_kernel(const fr_t* in, fr_t* out, PassParams p, TableView tb) {
+    ntt_pass_kernel(const nfr_t* in, nfr_t* out, PassParams p, TableView tb) {
     extern __shared__ uint64_t smem[];
     const uint32_t r = p.r;
     const uint32_t log_c = p.log_c;
@@ -234,7 +249,7 @@ __global__ void __launch_bounds__(MAX_THREADS, 2)
     const uint32_t s_mask = (1u << p.log_s) - 1;
 
     // 1) Load: all 8 loads of a thread are issued before any use.
-    fr_t v[8];
+    nfr_t v[8];
     uint32_t addr[8];
 #pragma unroll
     for (int i = 0; i < 8; i++) {
@@ -275,7 +290,7 @@ __global__ void __launch_bounds__(MAX_THREADS, 2)
     for (int i = 0; i < 8; i++) {
         const uint32_t idx = tid + i * nthr;
         const uint32_t line = idx & ((1u << log_c) - 1), k = idx >> log_c;
-        fr_t x = load_smem(smem, tile, swz((line << r) + bitrev(k, r)));
+        nfr_t x = load_smem(smem, tile, swz((line << r) + bitrev(k, r)));
         uint32_t dst;
         if (!p.last) {
             const uint32_t L = line0 + line;
@@ -293,9 +308,9 @@ __global__ void __launch_bounds__(MAX_THREADS, 2)
 }
 
 // n = 2 or 4: one thread, the DFT by definition (pass kernels need at least 8 elements).
-__global__ void ntt_tiny_kernel(fr_t* x, uint32_t log_n, PassParams p, TableView tb) {
+__global__ void ntt_tiny_kernel(nfr_t* x, uint32_t log_n, PassParams p, TableView tb) {
     const uint32_t n = 1u << log_n;
-    fr_t in[4], out[4], w[4];
+    nfr_t in[4], out[4], w[4];
     // omega_n^i = omega28^(i * 2^(28 - log_n))
     for (uint32_t i = 0; i < n; i++) w[i] = power_at(tb.w_lo, tb.w_hi, i << (EXP_LOG - log_n));
     for (uint32_t i = 0; i < n; i++) {
@@ -304,7 +319,7 @@ __global__ void ntt_tiny_kernel(fr_t* x, uint32_t log_n, PassParams p, TableView
         else if (p.pre == PRE_CONST) in[i] = in[i] * p.pre_c;
     }
     for (uint32_t i = 0; i < n; i++) {
-        fr_t acc = fr_t::zero();
+        nfr_t acc = nfr_t::zero();
         for (uint32_t j = 0; j < n; j++) acc = acc + in[j] * w[(i * j) & (n - 1)];
         out[i] = p.post ? acc * power_at(tb.s_lo, tb.s_hi, i) : acc;
     }
@@ -335,7 +350,7 @@ void fill_halves(Fr* lo, Fr* hi, const Fr& b) {
 }
 
 struct DeviceTables {
-    fr_t* d = nullptr;  // TABLE_ELEMS elements; kept for the life of the process (see tables_for)
+    nfr_t* d = nullptr;  // TABLE_ELEMS elements; kept for the life of the process (see tables_for)
 };
 
 std::mutex g_tables_mu;
@@ -365,8 +380,8 @@ const DeviceTables& tables_for(int dev) {
     fill_powers(&h[OFF_L], w11, LINE);
     fill_powers(&h[OFF_LI], *w11.inverse(), LINE);
     DeviceTables t;
-    CUZK_CUDA_CHECK(cudaMalloc(&t.d, TABLE_ELEMS * sizeof(fr_t)));
-    if (auto e = cudaMemcpy(t.d, h.data(), TABLE_ELEMS * sizeof(fr_t), cudaMemcpyHostToDevice); e != cudaSuccess) {
+    CUZK_CUDA_CHECK(cudaMalloc(&t.d, TABLE_ELEMS * sizeof(nfr_t)));
+    if (auto e = cudaMemcpy(t.d, h.data(), TABLE_ELEMS * sizeof(nfr_t), cudaMemcpyHostToDevice); e != cudaSuccess) {
         cudaFree(t.d);
         CUZK_CUDA_CHECK(e);
     }
@@ -384,10 +399,10 @@ size_t ntt_scratch_elements(unsigned log_n) {
     return num_passes(log_n) > 1 ? size_t{1} << log_n : 0;
 }
 
-size_t ntt_twiddle_bytes() { return TABLE_ELEMS * sizeof(fr_t); }
+size_t ntt_twiddle_bytes() { return TABLE_ELEMS * sizeof(nfr_t); }
 
 size_t ntt_device_bytes_needed(unsigned log_n) {
-    size_t bytes = ntt_scratch_elements(log_n) * sizeof(fr_t);
+    size_t bytes = ntt_scratch_elements(log_n) * sizeof(nfr_t);
     int dev = 0;
     CUZK_CUDA_CHECK(cudaGetDevice(&dev));
     if (!tables_resident(dev)) bytes += ntt_twiddle_bytes();
@@ -406,7 +421,7 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
 
     // Memory first: refuse before touching anything rather than fail half-way.
     const bool own_scratch = ntt_scratch_elements(log_n) > 0 && cfg.d_scratch == nullptr;
-    size_t need = (own_scratch ? n * sizeof(fr_t) : 0) + (tables_resident(dev) ? 0 : ntt_twiddle_bytes());
+    size_t need = (own_scratch ? n * sizeof(nfr_t) : 0) + (tables_resident(dev) ? 0 : ntt_twiddle_bytes());
     if (need) {
         size_t free_b = 0, total_b = 0;
         CUZK_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
@@ -416,7 +431,7 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
                             std::to_string(total_b));
     }
     const DeviceTables& t = tables_for(dev);
-    std::optional<DeviceBuffer<fr_t>> scratch;
+    std::optional<DeviceBuffer<nfr_t>> scratch;
     if (own_scratch) scratch.emplace(n);  // throws CudaError on out-of-memory
 
     const bool inverse = cfg.kind == NttKind::inverse || cfg.kind == NttKind::coset_inverse;
@@ -431,9 +446,12 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
     base.log_n = log_n;
     const uint32_t pre = cfg.kind == NttKind::coset_forward ? PRE_POWERS : inverse ? PRE_CONST : PRE_NONE;
     const uint32_t post = cfg.kind == NttKind::coset_inverse ? 1 : 0;
-    if (inverse) base.pre_c = *Fr::from_u64(n).inverse();  // n <= 2^28 < r: nonzero
+    if (inverse) {
+        const Fr n_inv = *Fr::from_u64(n).inverse();  // n <= 2^28 < r: nonzero
+        std::memcpy(&base.pre_c, &n_inv, sizeof(Fr));
+    }
 
-    fr_t* values = reinterpret_cast<fr_t*>(d_values);
+    nfr_t* values = reinterpret_cast<nfr_t*>(d_values);
     if (log_n < 3) {
         PassParams p = base;
         p.pre = pre;
@@ -445,7 +463,7 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
         const unsigned P = num_passes(log_n);
         unsigned radix[MAX_PASSES];
         for (unsigned i = 0; i < P; i++) radix[i] = log_n / P + (i < log_n % P ? 1 : 0);
-        fr_t* tmp = own_scratch ? scratch->get() : reinterpret_cast<fr_t*>(cfg.d_scratch);
+        nfr_t* tmp = own_scratch ? scratch->get() : reinterpret_cast<nfr_t*>(cfg.d_scratch);
         unsigned done = 0;  // log2 of B_p
         for (unsigned i = 0; i < P; i++) {
             PassParams p = base;
@@ -461,11 +479,11 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
                 for (unsigned j = 0; j < i; j++) p.dig[j] = radix[j];
             }
             // pass 0 reads the caller's array; the last writes it; everything between stays in the scratch.
-            const fr_t* src = i == 0 ? values : tmp;
-            fr_t* dst = p.last ? values : tmp;
+            const nfr_t* src = i == 0 ? values : tmp;
+            nfr_t* dst = p.last ? values : tmp;
             const unsigned blocks = (unsigned)(n >> tile_log);
             const unsigned threads = 1u << (tile_log - ELEMS_PER_THREAD_LOG);
-            const size_t smem = (size_t{1} << tile_log) * sizeof(fr_t);
+            const size_t smem = (size_t{1} << tile_log) * sizeof(nfr_t);
             ntt_pass_kernel<<<blocks, threads, smem, stream>>>(src, dst, p, tb);
             CUZK_CUDA_CHECK(cudaGetLastError());
             done += radix[i];
@@ -489,7 +507,7 @@ void ntt_host(std::span<Fr> values, NttKind kind) {
     if (need > free_b)
         throw CudaError("gpu ntt_host 2^" + std::to_string(log_n) + ": needs " + std::to_string(need) +
                         " bytes of device memory, " + std::to_string(free_b) + " free");
-    DeviceBuffer<fr_t> d(n);
+    DeviceBuffer<nfr_t> d(n);
     // Pageable copies: the driver stages them through its own pinned buffers; pinning the caller's pages
     // (cudaHostRegister) costs about as much as the copy it would speed up for a single transform.
     CUZK_CUDA_CHECK(cudaMemcpy(d.get(), values.data(), n * sizeof(Fr), cudaMemcpyHostToDevice));
@@ -528,8 +546,8 @@ void ntt_host_batch(std::span<const std::span<Fr>> arrays, NttKind kind, unsigne
     // memory the driver stages them and the host waits for each, so the pipeline degrades to one array at a time.
     struct Slot {
         cudaStream_t stream = nullptr;
-        fr_t* d_values = nullptr;
-        fr_t* d_scratch = nullptr;
+        nfr_t* d_values = nullptr;
+        nfr_t* d_scratch = nullptr;
     };
     std::vector<Slot> slot(slots);
     auto release = [&] {
