@@ -10,6 +10,7 @@
 #include "cuzk/formats/bellman_params.hpp"
 #include "cuzk/formats/iden3.hpp"
 #include "cuzk/formats/iden3_circom.hpp"
+#include "cuzk/formats/iden3_zkey_writer.hpp"
 #include "cuzk/formats/snarkjs_json.hpp"
 #include "cuzk/groth16/prover.hpp"
 #include "cuzk/groth16/verifier.hpp"
@@ -151,6 +152,30 @@ void add_circom_commands(CLI::App& app) {
             fail_command("zkey export-vk", e);
         }
     });
+
+    {
+        struct NewArgs {
+            std::string r1cs, out;
+            uint64_t seed = 0;
+        };
+        auto a = std::make_shared<NewArgs>();
+        auto* cmd = zkey->add_subcommand(
+            "new", "TESTS/BENCHMARKS ONLY: a zkey from an r1cs with toxic waste derived from --seed (anyone who knows "
+                   "the seed can forge proofs; real keys come from a ceremony)");
+        cmd->add_option("r1cs", a->r1cs, "circuit.r1cs (BLS12-381)")->required()->check(CLI::ExistingFile);
+        cmd->add_option("out", a->out, "output .zkey")->required();
+        cmd->add_option("--seed", a->seed, "seed of the toxic waste")->required();
+        cmd->callback([a] {
+            try {
+                auto r1cs = formats::iden3::read_r1cs(a->r1cs);
+                auto tw = groth16::ToxicWaste::from_seed(a->seed);
+                auto bytes = formats::iden3::make_test_zkey(r1cs, tw);
+                formats::detail::write_file_atomically(a->out, bytes);
+            } catch (const std::exception& e) {
+                fail_command("zkey new", e);
+            }
+        });
+    }
 
     auto [params, params_paths] =
         add("export-params", "a bellperson parameter file from a zkey (not possible; explains why)", "output file");

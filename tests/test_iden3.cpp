@@ -13,6 +13,7 @@
 
 #include "cuzk/formats/iden3.hpp"
 #include "cuzk/formats/iden3_circom.hpp"
+#include "cuzk/formats/iden3_zkey_writer.hpp"
 #include "cuzk/formats/snarkjs_json.hpp"
 #include "cuzk/groth16/prover.hpp"
 #include "cuzk/groth16/verifier.hpp"
@@ -167,6 +168,31 @@ TEST(Iden3Wtns, RejectsBadFiles) {
     auto bad = wtns(vals);
     std::memset(bad.data() + bad.size() - 32, 0xff, 32);
     EXPECT_EQ(error_kind([&] { read_wtns(bad, "test.wtns"); }), Iden3ErrorKind::BadValue);
+}
+
+// A zkey made by cuzk for x * x = y reads back, proves and verifies; a wrong public value does not.
+TEST(Iden3ZkeyWriter, MadeKeyProvesAndVerifies) {
+    R1cs r = read_r1cs(square_r1cs(), "test.r1cs");
+    auto bytes = make_test_zkey(r, groth16::ToxicWaste::from_seed(3));
+    Zkey z = read_zkey(bytes, "test.zkey");
+    EXPECT_EQ(z.n_vars, 3u);
+    EXPECT_EQ(z.n_public, 1u);
+    EXPECT_EQ(z.domain_size, 4u);  // 1 constraint + 2 input constraints
+    Witness w = read_wtns(wtns({Fr::one(), Fr::from_u64(49), Fr::from_u64(7)}), "test.wtns");
+    groth16::Parameters p = zkey_to_parameters(z);
+    std::vector<r1cs::ProvingAssignment> asg;
+    asg.push_back(zkey_assignment(z, w));
+    std::vector<Fr> rr = {Fr::from_u64(5)}, ss = {Fr::from_u64(6)};
+    auto proofs = groth16::prove_from_assignments(p, asg, rr, ss);
+    auto pvk = groth16::prepare_verifying_key(p.vk);
+    EXPECT_TRUE(groth16::verify_proof(pvk, proofs[0], std::vector<Fr>{Fr::from_u64(49)}));
+    EXPECT_FALSE(groth16::verify_proof(pvk, proofs[0], std::vector<Fr>{Fr::from_u64(48)}));
+    // A witness that does not satisfy the constraint gives a proof that does not verify.
+    Witness bad = read_wtns(wtns({Fr::one(), Fr::from_u64(50), Fr::from_u64(7)}), "test.wtns");
+    std::vector<r1cs::ProvingAssignment> asg2;
+    asg2.push_back(zkey_assignment(z, bad));
+    auto bad_proofs = groth16::prove_from_assignments(p, asg2, rr, ss);
+    EXPECT_FALSE(groth16::verify_proof(pvk, bad_proofs[0], std::vector<Fr>{Fr::from_u64(50)}));
 }
 
 // snarkjs's H scalars against a schoolbook computation on snarkjs's own points.

@@ -49,6 +49,15 @@ while read -r name; do
     set -e
     [ "$rc" = 2 ] || fail "$name: a witness of $prev gave exit $rc, not 2"
   fi
+  # A zkey made by cuzk (test toxic waste): snarkjs proves with it, and each verifier accepts the other's proof.
+  "$cuzk" zkey new "$fix/$name.r1cs" "$tmp/made.zkey" --seed 11
+  "$cuzk" zkey export-verificationkey "$tmp/made.zkey" "$tmp/made.vk.json"
+  "$snarkjs" groth16 prove "$tmp/made.zkey" "$fix/$name.wtns" "$tmp/mp.json" "$tmp/mpub.json" >/dev/null 2>&1 ||
+    fail "$name: snarkjs cannot prove with a cuzk-made zkey"
+  [ "$(cuzk_verify "$tmp/made.vk.json" "$tmp/mpub.json" "$tmp/mp.json")" = 0 ] || fail "$name: cuzk rejects snarkjs's proof on a cuzk-made zkey"
+  "$cuzk" prove "$tmp/made.zkey" "$fix/$name.wtns" "$tmp/cmp.json" "$tmp/cmpub.json" >/dev/null
+  snarkjs_accepts "$tmp/made.vk.json" "$tmp/cmpub.json" "$tmp/cmp.json" || fail "$name: snarkjs rejects cuzk's proof on a cuzk-made zkey"
+
   prev=$name
   echo "interop: $name ok"
 done <"$fix/circuits.txt"
