@@ -28,6 +28,7 @@ namespace cuzk::gadgets {
 
 using r1cs::LC;
 using r1cs::Namespace;
+using r1cs::records_constraints;
 using r1cs::SynthesisError;
 using r1cs::SynthesisErrorKind;
 using r1cs::Variable;
@@ -65,7 +66,7 @@ public:
     static AllocatedBit alloc(CS& cs, N&& name, std::optional<bool> value) {
         Namespace<CS> ns(cs, std::forward<N>(name));
         AllocatedBit b = alloc_unconstrained(cs, "bit", value);
-        cs.enforce("boolean", LC(Variable::one()) - b.var_, LC(b.var_), LC());
+        if constexpr (records_constraints<CS>()) cs.enforce("boolean", LC(Variable::one()) - b.var_, LC(b.var_), LC());
         return b;
     }
 
@@ -181,8 +182,9 @@ public:
         Namespace<CS> ns(cs, std::forward<N>(name));
         auto value = detail::lift2(x.value(), y.value(), [](bool p, bool q) { return p != q; });
         AllocatedBit c = AllocatedBit::alloc_unconstrained(cs, "xor result", value);
-        cs.enforce("xor", LC().add(pow2_table()[1], x.variable()), LC(y.variable()),
-                   LC(x.variable()) + y.variable() - c.variable());
+        if constexpr (records_constraints<CS>())
+            cs.enforce("xor", LC().add(pow2_table()[1], x.variable()), LC(y.variable()),
+                       LC(x.variable()) + y.variable() - c.variable());
         Boolean r(c);
         return negate ? r.not_() : r;
     }
@@ -206,11 +208,13 @@ public:
         std::optional<bool> value;
         if (auto av = a.value(), bv = b.value(), cv = c.value(); av && bv && cv) value = *av ? *bv : *cv;
         AllocatedBit r = AllocatedBit::alloc_unconstrained(cs, "ch result", value);
-        LC b_minus_c = b.lc();
-        c.add_to_lc(b_minus_c, -Fr::one());
-        LC ch_minus_c(r.variable());
-        c.add_to_lc(ch_minus_c, -Fr::one());
-        cs.enforce("ch", a.lc(), b_minus_c, ch_minus_c);
+        if constexpr (records_constraints<CS>()) {
+            LC b_minus_c = b.lc();
+            c.add_to_lc(b_minus_c, -Fr::one());
+            LC ch_minus_c(r.variable());
+            c.add_to_lc(ch_minus_c, -Fr::one());
+            cs.enforce("ch", a.lc(), b_minus_c, ch_minus_c);
+        }
         return Boolean(r);
     }
 
@@ -239,12 +243,14 @@ public:
         if (auto av = a.value(), bv = b.value(), cv = c.value(); av && bv && cv)
             value = (*av && *bv) || (*av && *cv) || (*bv && *cv);
         AllocatedBit m = AllocatedBit::alloc_unconstrained(cs, "maj result", value);
-        LC lin = bc.lc(pow2_table()[1]);
-        b.add_to_lc(lin, -Fr::one());
-        c.add_to_lc(lin, -Fr::one());
-        LC rhs = bc.lc();
-        rhs.sub(m.variable());
-        cs.enforce("maj", a.lc(), lin, rhs);
+        if constexpr (records_constraints<CS>()) {
+            LC lin = bc.lc(pow2_table()[1]);
+            b.add_to_lc(lin, -Fr::one());
+            c.add_to_lc(lin, -Fr::one());
+            LC rhs = bc.lc();
+            rhs.sub(m.variable());
+            cs.enforce("maj", a.lc(), lin, rhs);
+        }
         return Boolean(m);
     }
 
@@ -256,9 +262,11 @@ public:
                 throw SynthesisError(SynthesisErrorKind::Unsatisfiable, "enforce_equal of unequal constants");
             return;
         }
-        LC diff = a.lc();
-        b.add_to_lc(diff, -Fr::one());
-        cs.enforce(std::forward<N>(name), diff, LC(Variable::one()), LC());
+        if constexpr (records_constraints<CS>()) {
+            LC diff = a.lc();
+            b.add_to_lc(diff, -Fr::one());
+            cs.enforce(std::forward<N>(name), diff, LC(Variable::one()), LC());
+        }
     }
 
 private:
@@ -267,7 +275,7 @@ private:
     static Boolean product(CS& cs, const Boolean& a, const Boolean& b) {
         auto value = detail::lift2(a.value(), b.value(), [](bool p, bool q) { return p && q; });
         AllocatedBit c = AllocatedBit::alloc_unconstrained(cs, "and result", value);
-        cs.enforce("and", a.lc(), b.lc(), LC(c.variable()));
+        if constexpr (records_constraints<CS>()) cs.enforce("and", a.lc(), b.lc(), LC(c.variable()));
         return Boolean(c);
     }
 
@@ -283,9 +291,11 @@ Variable pack_bits(CS& cs, N&& name, std::span<const Boolean> bits) {
     if (bits.size() > 253) throw SynthesisError(SynthesisErrorKind::Other, "pack_bits: more than 253 bits");
     Namespace<CS> ns(cs, std::forward<N>(name));
     LC sum;
-    Fr constant = Fr::zero();
-    for (size_t i = 0; i < bits.size(); i++) bits[i].add_to_lc_folding(sum, constant, pow2_table()[i]);
-    if (!constant.is_zero()) sum.add(constant, Variable::one());
+    if constexpr (records_constraints<CS>()) {
+        Fr constant = Fr::zero();
+        for (size_t i = 0; i < bits.size(); i++) bits[i].add_to_lc_folding(sum, constant, pow2_table()[i]);
+        if (!constant.is_zero()) sum.add(constant, Variable::one());
+    }
     Variable x = cs.alloc("packed", [&] {
         Fr acc = Fr::zero();
         for (size_t i = 0; i < bits.size(); i++) {
@@ -295,7 +305,7 @@ Variable pack_bits(CS& cs, N&& name, std::span<const Boolean> bits) {
         }
         return acc;
     });
-    cs.enforce("packing", sum, LC(Variable::one()), LC(x));
+    if constexpr (records_constraints<CS>()) cs.enforce("packing", sum, LC(Variable::one()), LC(x));
     return x;
 }
 
@@ -319,10 +329,10 @@ std::vector<Boolean> to_bits_le(CS& cs, N&& name, Variable x, const std::optiona
         std::optional<bool> v;
         if (canon) v = ((*canon)[i / 64] >> (i % 64)) & 1;
         AllocatedBit b = AllocatedBit::alloc(cs, [i] { return "bit " + std::to_string(i); }, v);
-        sum.add(pow2_table()[i], b.variable());
+        if constexpr (records_constraints<CS>()) sum.add(pow2_table()[i], b.variable());
         bits.emplace_back(b);
     }
-    cs.enforce("packing", sum, LC(Variable::one()), LC(x));
+    if constexpr (records_constraints<CS>()) cs.enforce("packing", sum, LC(Variable::one()), LC(x));
     return bits;
 }
 

@@ -99,16 +99,21 @@ Variable poseidon_hash_gadget(CS& cs, std::span<const LC> inputs) {
     const PoseidonParams& params = poseidon_params(arity);
     const size_t t = params.t;
     r1cs::Namespace<CS> ns(cs, [&] { return "poseidon" + std::to_string(arity); });
+    // The symbolic state (linear combinations over the S-box outputs) only feeds enforce(): a witness-only system
+    // skips it and tracks values alone.
+    constexpr bool kRecord = r1cs::records_constraints<CS>();
 
     detail::PoseidonLcState st;
-    st.basis.push_back(Variable::one());
-    st.coeffs.assign(t, std::vector<Fr>(1, Fr::zero()));
-    st.coeffs[0][0] = poseidon_domain_tag(arity);
-    for (size_t i = 0; i < arity; i++)
-        for (const r1cs::Term& term : inputs[i].terms()) {
-            size_t k = st.index_of(term.var);
-            st.coeffs[i + 1][k] += term.coeff;  // coeff is exact even when coeff_is_one is set
-        }
+    if constexpr (kRecord) {
+        st.basis.push_back(Variable::one());
+        st.coeffs.assign(t, std::vector<Fr>(1, Fr::zero()));
+        st.coeffs[0][0] = poseidon_domain_tag(arity);
+        for (size_t i = 0; i < arity; i++)
+            for (const r1cs::Term& term : inputs[i].terms()) {
+                size_t k = st.index_of(term.var);
+                st.coeffs[i + 1][k] += term.coeff;  // coeff is exact even when coeff_is_one is set
+            }
+    }
 
     // Native values of the state, tracked only where the system asks for values.
     std::vector<Fr> val(t);
@@ -119,7 +124,6 @@ Variable poseidon_hash_gadget(CS& cs, std::span<const LC> inputs) {
 
     // x^5 of state element i by three constraints; returns the variable holding it.
     auto sbox = [&](size_t r, size_t i) {
-        LC x = st.to_lc(i);
         Fr v = val[i], v2, v4, v5;
         if constexpr (CS::kNeedsValues) {
             v2 = v.square();
@@ -129,47 +133,56 @@ Variable poseidon_hash_gadget(CS& cs, std::span<const LC> inputs) {
         auto name = [r, i](const char* what) {
             return [r, i, what] { return "round " + std::to_string(r) + "/elt " + std::to_string(i) + "/" + what; };
         };
+        LC x;
+        if constexpr (kRecord) x = st.to_lc(i);
         Variable x2 = cs.alloc(name("x^2"), [&] { return v2; });
-        cs.enforce(name("x*x=x^2"), x, x, LC(x2));
+        if constexpr (kRecord) cs.enforce(name("x*x=x^2"), x, x, LC(x2));
         Variable x4 = cs.alloc(name("x^4"), [&] { return v4; });
-        cs.enforce(name("x^2*x^2=x^4"), LC(x2), LC(x2), LC(x4));
+        if constexpr (kRecord) cs.enforce(name("x^2*x^2=x^4"), LC(x2), LC(x2), LC(x4));
         Variable x5 = cs.alloc(name("x^5"), [&] { return v5; });
-        cs.enforce(name("x^4*x=x^5"), LC(x4), x, LC(x5));
+        if constexpr (kRecord) cs.enforce(name("x^4*x=x^5"), LC(x4), x, LC(x5));
         if constexpr (CS::kNeedsValues) val[i] = v5;
         return x5;
     };
 
     for (size_t r = 0; r < params.rounds(); r++) {
-        for (size_t i = 0; i < t; i++) st.coeffs[i][0] += params.rc(r, i);  // basis[0] is the constant one
+        if constexpr (kRecord)
+            for (size_t i = 0; i < t; i++) st.coeffs[i][0] += params.rc(r, i);  // basis[0] is the constant one
         if constexpr (CS::kNeedsValues)
             for (size_t i = 0; i < t; i++) val[i] += params.rc(r, i);
         if (params.is_full_round(r)) {
             std::vector<Variable> outs(t);
             for (size_t i = 0; i < t; i++) outs[i] = sbox(r, i);
-            // Restart the basis: one, then the t S-box outputs; element i is exactly outs[i].
-            st.basis.assign(1, Variable::one());
-            st.basis.insert(st.basis.end(), outs.begin(), outs.end());
-            for (size_t i = 0; i < t; i++) {
-                st.coeffs[i].assign(t + 1, Fr::zero());
-                st.coeffs[i][i + 1] = Fr::one();
+            if constexpr (kRecord) {
+                // Restart the basis: one, then the t S-box outputs; element i is exactly outs[i].
+                st.basis.assign(1, Variable::one());
+                st.basis.insert(st.basis.end(), outs.begin(), outs.end());
+                for (size_t i = 0; i < t; i++) {
+                    st.coeffs[i].assign(t + 1, Fr::zero());
+                    st.coeffs[i][i + 1] = Fr::one();
+                }
             }
         } else {
             Variable out = sbox(r, 0);
-            st.basis.push_back(out);
-            for (auto& c : st.coeffs) c.push_back(Fr::zero());
-            std::fill(st.coeffs[0].begin(), st.coeffs[0].end(), Fr::zero());
-            st.coeffs[0].back() = Fr::one();
+            if constexpr (kRecord) {
+                st.basis.push_back(out);
+                for (auto& c : st.coeffs) c.push_back(Fr::zero());
+                std::fill(st.coeffs[0].begin(), st.coeffs[0].end(), Fr::zero());
+                st.coeffs[0].back() = Fr::one();
+            }
         }
         // MDS: new[i] = sum_j M[i][j] * old[j], coefficient by coefficient (and value by value).
-        const size_t width = st.basis.size();
-        std::vector<std::vector<Fr>> next(t, std::vector<Fr>(width, Fr::zero()));
-        for (size_t i = 0; i < t; i++)
-            for (size_t j = 0; j < t; j++) {
-                const Fr& m = params.m(i, j);
-                for (size_t k = 0; k < width; k++)
-                    if (!st.coeffs[j][k].is_zero()) next[i][k] += m * st.coeffs[j][k];
-            }
-        st.coeffs = std::move(next);
+        if constexpr (kRecord) {
+            const size_t width = st.basis.size();
+            std::vector<std::vector<Fr>> next(t, std::vector<Fr>(width, Fr::zero()));
+            for (size_t i = 0; i < t; i++)
+                for (size_t j = 0; j < t; j++) {
+                    const Fr& m = params.m(i, j);
+                    for (size_t k = 0; k < width; k++)
+                        if (!st.coeffs[j][k].is_zero()) next[i][k] += m * st.coeffs[j][k];
+                }
+            st.coeffs = std::move(next);
+        }
         if constexpr (CS::kNeedsValues) {
             std::vector<Fr> nv(t, Fr::zero());
             for (size_t i = 0; i < t; i++)
@@ -180,7 +193,7 @@ Variable poseidon_hash_gadget(CS& cs, std::span<const LC> inputs) {
 
     Fr out_value = val[1];
     Variable out = cs.alloc("hash", [&] { return out_value; });
-    cs.enforce("hash = state[1]", st.to_lc(1), LC(Variable::one()), LC(out));
+    if constexpr (kRecord) cs.enforce("hash = state[1]", st.to_lc(1), LC(Variable::one()), LC(out));
     return out;
 }
 

@@ -39,6 +39,7 @@ public:
     // lhs = rhs where both are below 2^num_bits as integers (num_bits <= 253).
     void enforce_equal(size_t num_bits, const LC& lhs, const LC& rhs) {
         if (num_bits > kCapacityBits) throw SynthesisError(SynthesisErrorKind::Other, "equality wider than 253 bits");
+        if constexpr (!records_constraints<CS>()) return;
         if (bits_used_ + num_bits > kCapacityBits) flush();
         const Fr& scale = pow2_table()[bits_used_];
         lhs_.add(scale, lhs);
@@ -184,11 +185,14 @@ public:
         if (all_constant) return constant((uint32_t)sum);  // constant words always carry their value
         if constexpr (!CS::kNeedsValues) sum_known = false;
         Namespace<CS> ns(cs, std::forward<N>(name));
+        constexpr bool kRecord = records_constraints<CS>();
         LC lhs;
-        Fr constant_part = Fr::zero();
-        for (const UInt32& op : ops)
-            for (int i = 0; i < 32; i++) op.bits_[i].add_to_lc_folding(lhs, constant_part, pow2_table()[i]);
-        if (!constant_part.is_zero()) lhs.add(constant_part, Variable::one());
+        if constexpr (kRecord) {
+            Fr constant_part = Fr::zero();
+            for (const UInt32& op : ops)
+                for (int i = 0; i < 32; i++) op.bits_[i].add_to_lc_folding(lhs, constant_part, pow2_table()[i]);
+            if (!constant_part.is_zero()) lhs.add(constant_part, Variable::one());
+        }
         size_t nbits = std::max<size_t>(32, (size_t)std::bit_width(max_sum));
         UInt32 r(0);
         LC rhs;
@@ -196,12 +200,14 @@ public:
             std::optional<bool> b;
             if (sum_known) b = (sum >> j) & 1;
             AllocatedBit bit = AllocatedBit::alloc(cs, [j] { return "sum bit " + std::to_string(j); }, b);
-            rhs.add(pow2_table()[j], bit.variable());
+            if constexpr (kRecord) rhs.add(pow2_table()[j], bit.variable());
             if (j < 32) r.bits_[j] = bit;
         }
         if (sum_known) r.value_ = (uint32_t)sum;
-        if (batch) batch->enforce_equal(nbits, lhs, rhs);
-        else cs.enforce("sum", lhs, LC(Variable::one()), rhs);
+        if constexpr (kRecord) {
+            if (batch) batch->enforce_equal(nbits, lhs, rhs);
+            else cs.enforce("sum", lhs, LC(Variable::one()), rhs);
+        }
         return r;
     }
 

@@ -52,6 +52,15 @@ concept ConstraintSystem = requires(CS& cs, const LC& lc) {
     cs.pop_namespace();
 };
 
+// Whether a constraint system records constraints: false for the witness-only system (witness_assignment.hpp,
+// `kRecordsConstraints = false`), whose enforce() ignores its arguments, so gadgets skip building the linear
+// combinations they would pass to it. Systems that do not say record them.
+template <class CS>
+constexpr bool records_constraints() {
+    if constexpr (requires { CS::kRecordsConstraints; }) return CS::kRecordsConstraints;
+    else return true;
+}
+
 // RAII namespace scope: `Namespace ns(cs, "sha256");`
 template <class CS>
 class Namespace {

@@ -34,6 +34,7 @@ inline void reserve_huge(std::vector<Fr>& v, size_t n) {
 class WitnessAssignment {
 public:
     static constexpr bool kNeedsValues = true;
+    static constexpr bool kRecordsConstraints = false;  // gadgets skip building enforce()'s combinations
 
     template <class N, class V>
     Variable alloc(N&&, V&& value) {
