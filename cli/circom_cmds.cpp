@@ -223,9 +223,11 @@ bool dispatch_circom(int argc, char** argv, int& exit_code) {
     std::vector<std::string> positional, flags;
     for (int k = i + 1; k < argc; k++) (std::string_view(argv[k]).starts_with("--") ? flags : positional).push_back(argv[k]);
 
-    bool is_prove = cmd == "prove" && std::any_of(positional.begin(), positional.end(), [](const std::string& s) {
-                        return ends_with(s, ".zkey") || ends_with(s, ".wtns");
-                    });
+    // rapidsnark's order puts the zkey first; a bellman `prove --params x.zkey` stays with the bellman command.
+    const bool bellman_style = std::any_of(flags.begin(), flags.end(), [](const std::string& f) {
+        return f == "--params" || f.starts_with("--params=") || f == "--proof" || f == "--public";
+    });
+    bool is_prove = cmd == "prove" && !bellman_style && !positional.empty() && ends_with(positional[0], ".zkey");
     bool is_verify = cmd == "verify" && positional.size() == 3 && flags.empty() &&
                      std::all_of(positional.begin(), positional.end(),
                                  [](const std::string& s) { return ends_with(s, ".json"); });
