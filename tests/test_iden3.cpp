@@ -195,6 +195,59 @@ TEST(Iden3ZkeyWriter, MadeKeyProvesAndVerifies) {
     EXPECT_FALSE(groth16::verify_proof(pvk, bad_proofs[0], std::vector<Fr>{Fr::from_u64(50)}));
 }
 
+// The zkey reader on a cuzk-made key with damage: every kind of error is typed, none crashes.
+TEST(Iden3Zkey, RejectsDamagedKeys) {
+    const auto good = make_test_zkey(read_r1cs(square_r1cs(), "test.r1cs"), groth16::ToxicWaste::from_seed(4));
+    ASSERT_NO_THROW(read_zkey(good, "test.zkey"));
+    for (size_t n = 0; n < good.size(); n += 97) {
+        std::vector<uint8_t> cut(good.begin(), good.begin() + n);
+        EXPECT_THROW(read_zkey(cut, "test.zkey"), Iden3Error) << "prefix " << n;
+    }
+    Container c = parse_container(good, "zkey", 1, "test.zkey");
+    const Section& proto = c.unique(1, "protocol", "test.zkey");
+    const Section& hdr = c.unique(2, "header", "test.zkey");
+    auto plonk = good;
+    plonk[proto.offset] = 2;
+    EXPECT_EQ(error_kind([&] { read_zkey(plonk, "test.zkey"); }), Iden3ErrorKind::BadHeader);
+    // q replaced by BN254's base field prime (n8q stays 48 in this forgery; the curve is refused first).
+    auto bn = good;
+    const limbs_t<4> bn_q = {0x3c208c16d87cfd47ULL, 0x97816a916871ca8dULL, 0xb85045b68181585dULL, 0x30644e72e131a029ULL};
+    std::memset(bn.data() + hdr.offset + 4, 0, 48);
+    for (size_t i = 0; i < 4; i++)
+        for (size_t k = 0; k < 8; k++) bn[hdr.offset + 4 + 8 * i + k] = (uint8_t)(bn_q[i] >> (8 * k));
+    try {
+        read_zkey(bn, "test.zkey");
+        ADD_FAILURE() << "BN254 accepted";
+    } catch (const Iden3Error& e) {
+        EXPECT_EQ(e.kind(), Iden3ErrorKind::UnsupportedCurve) << e.what();
+        EXPECT_NE(std::string(e.what()).find("BN254"), std::string::npos) << e.what();
+    }
+    // n_vars and domain size far beyond the file.
+    const size_t n_vars_at = hdr.offset + 4 + 48 + 4 + 32;
+    auto big = good;
+    big[n_vars_at + 3] = 0x40;
+    EXPECT_EQ(error_kind([&] { read_zkey(big, "test.zkey"); }), Iden3ErrorKind::CountTooLarge);
+    auto domain = good;
+    domain[n_vars_at + 8 + 3] = 0x40;  // 2^30 + 4: not a power of two
+    EXPECT_EQ(error_kind([&] { read_zkey(domain, "test.zkey"); }), Iden3ErrorKind::BadHeader);
+    // alpha_1 off the curve: always checked, even unchecked reads.
+    auto alpha = good;
+    alpha[n_vars_at + 12 + 1] ^= 1;
+    EXPECT_EQ(error_kind([&] { read_zkey(alpha, "test.zkey", {.check_subgroup = false}); }), Iden3ErrorKind::BadPoint);
+    // A coefficient naming a signal past n_vars.
+    const Section& coef = c.unique(4, "coefficients", "test.zkey");
+    auto sig = good;
+    sig[coef.offset + 4 + 8 + 3] = 0x7f;
+    try {
+        read_zkey(sig, "test.zkey");
+        ADD_FAILURE() << "accepted";
+    } catch (const Iden3Error& e) {
+        EXPECT_EQ(e.kind(), Iden3ErrorKind::BadValue);
+        EXPECT_EQ(e.section(), "coefficients");
+        EXPECT_EQ(e.index(), 0u);
+    }
+}
+
 // snarkjs's H scalars against a schoolbook computation on snarkjs's own points.
 TEST(Iden3Prover, OddCosetMatchesNaiveEvaluation) {
     for (unsigned k : {1u, 3u, 5u}) {
