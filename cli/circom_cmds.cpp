@@ -54,11 +54,11 @@ int run_circom_prove(const CircomProveOptions& opt) {
     std::vector<r1cs::ProvingAssignment> asg;
     {
         ScopedTiming t(&sink, TimingLayer::Pipeline, "assignment");
-        params = formats::iden3::zkey_to_parameters(zkey);
+        params = formats::iden3::zkey_to_parameters(std::move(zkey));
         asg.push_back(formats::iden3::zkey_assignment(zkey, witness));
     }
     const std::vector<Fr> pub = formats::iden3::public_signals(witness, zkey.n_public);
-    zkey = {};  // the points now live in params
+    zkey = {};
     std::vector<Fr> r(1), s(1);
     {
         OsRng rng;

@@ -353,6 +353,13 @@ TEST(Iden3Fixture, ProofsVerifyBothWaysAndJsonIsByteExact) {
         Zkey z = read_zkey(dir / (name + ".zkey"));
         Witness w = read_wtns(dir / (name + ".wtns"));
         groth16::Parameters p = zkey_to_parameters(z);
+        {
+            // The moving conversion gives the same parameters and leaves what zkey_assignment needs.
+            Zkey moved = z;
+            EXPECT_EQ(zkey_to_parameters(std::move(moved)), p);
+            EXPECT_TRUE(moved.h.empty() && moved.a.empty() && moved.b2.empty());
+            EXPECT_EQ(moved.coefficients.size(), z.coefficients.size());
+        }
         auto pvk = groth16::prepare_verifying_key(p.vk);
         std::vector<Fr> pub = public_signals(w, z.n_public);
 

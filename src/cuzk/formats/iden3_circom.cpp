@@ -42,15 +42,18 @@ groth16::VerifyingKey zkey_verifying_key(const Zkey& z) {
     return vk;
 }
 
-groth16::Parameters zkey_to_parameters(const Zkey& z) {
+namespace {
+
+// h and c are the zkey's H and C sections, passed separately so they can be moved in.
+groth16::Parameters build_parameters(const Zkey& z, std::vector<G1Affine> h, std::vector<G1Affine> c) {
     if (z.a.size() != z.n_vars || z.b1.size() != z.n_vars || z.b2.size() != z.n_vars ||
-        z.c.size() != z.n_vars - z.n_public - 1 || z.h.size() != z.domain_size)
+        c.size() != z.n_vars - z.n_public - 1 || h.size() != z.domain_size)
         throw std::invalid_argument("zkey_to_parameters: the zkey was read without its proving key");
     groth16::Parameters p;
     p.vk = zkey_verifying_key(z);
     p.h_convention = groth16::HConvention::Snarkjs;
-    p.h = z.h;
-    p.l = z.c;
+    p.h = std::move(h);
+    p.l = std::move(c);
     const WireDensity d = wire_density(z);
     const uint32_t n_in = z.n_public + 1;
     // A: every input (the seam does not track input density for A), then the aux in A's density.
@@ -61,6 +64,21 @@ groth16::Parameters zkey_to_parameters(const Zkey& z) {
             p.b_g1.push_back(z.b1[w]);
             p.b_g2.push_back(z.b2[w]);
         }
+    return p;
+}
+
+}  // namespace
+
+groth16::Parameters zkey_to_parameters(const Zkey& z) { return build_parameters(z, z.h, z.c); }
+
+groth16::Parameters zkey_to_parameters(Zkey&& z) {
+    std::vector<G1Affine> h = std::move(z.h), c = std::move(z.c);
+    z.h.clear();
+    z.c.clear();
+    groth16::Parameters p = build_parameters(z, std::move(h), std::move(c));
+    std::vector<G1Affine>().swap(z.a);
+    std::vector<G1Affine>().swap(z.b1);
+    std::vector<G2Affine>().swap(z.b2);
     return p;
 }
 

@@ -21,6 +21,9 @@ namespace cuzk::formats::iden3 {
 // of the variables whose A resp. B combination has a nonzero coefficient somewhere (the density the assignment from
 // zkey_assignment tracks), in input-then-aux order. The zkey is left as it was (points are copied).
 groth16::Parameters zkey_to_parameters(const Zkey& zkey);
+// The same, moving the points out of the zkey (peak memory one key instead of two); the zkey keeps its header and
+// coefficients (enough for zkey_assignment) and loses its A, B1, B2, C and H sections.
+groth16::Parameters zkey_to_parameters(Zkey&& zkey);
 
 // Also only the verifying key (what verification_key.json holds).
 groth16::VerifyingKey zkey_verifying_key(const Zkey& zkey);
