@@ -80,7 +80,9 @@ void check(size_t n, Kind kind, uint64_t seed, const gpu::GpuMsmConfig& cfg = {}
     auto bases = random_points<Cfg>(n, rng());
     auto scalars = make_scalars(n, kind, rng);
     const Jacobian<Cfg> want = msm<Cfg>(bases, scalars);
-    if (kind == Kind::AllZero) ASSERT_TRUE(want.is_identity());
+    if (kind == Kind::AllZero) {
+        ASSERT_TRUE(want.is_identity());
+    }
     gpu::MsmContext<Cfg> ctx(std::span<const Affine<Cfg>>(bases), cfg);
     EXPECT_EQ(ctx.msm(scalars), want) << "Pippenger on every scalar";
     EXPECT_EQ(ctx.msm_split(split_scalars(scalars)), want) << "0/1 split";
