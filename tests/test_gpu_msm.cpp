@@ -116,6 +116,10 @@ TEST(GpuMsm, G2Sizes) {
     check<G2Config>(1 << 14, Kind::Dense, fresh_seed());
     check<G2Config>(1 << 14, Kind::ZeroOne, fresh_seed());
     check<G2Config>(1 << 16, Kind::Dense, fresh_seed());
+    check<G2Config>(1 << 16, Kind::Sparse, fresh_seed());
+    // The range goes to 2^20 for G2 as well (the CPU reference takes a few seconds on a 16-core host).
+    check<G2Config>(1 << 18, Kind::Dense, fresh_seed());
+    check<G2Config>(1 << 20, Kind::ZeroOne, fresh_seed());
 }
 
 // Fixed window widths from 2 to 20 bits, and pieces small enough that every bucket is split over several threads

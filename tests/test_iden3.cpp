@@ -255,7 +255,9 @@ TEST(Iden3Prover, OddCosetMatchesNaiveEvaluation) {
         const size_t n = d.size();
         const Fr w = groth16::snarkjs_root_of_unity(d), s = groth16::snarkjs_coset_shift(d);
         ASSERT_EQ(w.pow(n), Fr::one());
-        if (n > 1) ASSERT_NE(w.pow(n / 2), Fr::one());
+        if (n > 1) {
+            ASSERT_NE(w.pow(n / 2), Fr::one());
+        }
         ASSERT_EQ(s * s, w);
         // snarkjs's root is cuzk's to the power e.
         EXPECT_EQ(d.omega().pow(groth16::snarkjs_root_exponent() % n), w);
