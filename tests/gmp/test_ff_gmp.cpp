@@ -173,7 +173,9 @@ void check_ops(uint64_t seed, int random_count) {
         EXPECT_EQ(fa.legendre(), leg) << "legendre " << a.str();
         auto s = fa.sqrt();
         EXPECT_EQ(s.has_value(), leg >= 0) << "sqrt existence " << a.str();
-        if (s) EXPECT_EQ(s->square(), fa) << "sqrt " << a.str();
+        if (s) {
+            EXPECT_EQ(s->square(), fa) << "sqrt " << a.str();
+        }
         EXPECT_EQ(fa.to_decimal(), a.str());
         EXPECT_EQ(F::from_decimal(a.str()).value(), fa);
         uint8_t be[F::BYTES], le[F::BYTES];
