@@ -103,20 +103,22 @@ double throughput(size_t threads, size_t chain) {
 double field_mul_throughput(bool fq, unsigned impl, size_t threads, size_t chain) {
     threads = threads / 256 * 256;
     if (threads == 0) throw std::invalid_argument("field_mul_throughput: at least 256 threads");
-    if (impl > 3) throw std::invalid_argument("field_mul_throughput: impl is 0..3");
+    if (impl > 4) throw std::invalid_argument("field_mul_throughput: impl is 0..4");
     if (fq) {
         switch (impl) {
             case 0: return throughput<Fq, Fq>(threads, chain);
             case 1: return throughput<Fq, mont32_t<FqConfig, 0>>(threads, chain);
             case 2: return throughput<Fq, mont32_t<FqConfig, 1>>(threads, chain);
-            default: return throughput<Fq, mont32_t<FqConfig, 2>>(threads, chain);
+            case 3: return throughput<Fq, mont32_t<FqConfig, 2>>(threads, chain);
+            default: return throughput<Fq, mont32_t<FqConfig, 3>>(threads, chain);
         }
     }
     switch (impl) {
         case 0: return throughput<Fr, Fr>(threads, chain);
         case 1: return throughput<Fr, mont32_t<FrConfig, 0>>(threads, chain);
         case 2: return throughput<Fr, mont32_t<FrConfig, 1>>(threads, chain);
-        default: return throughput<Fr, mont32_t<FrConfig, 2>>(threads, chain);
+        case 3: return throughput<Fr, mont32_t<FrConfig, 2>>(threads, chain);
+        default: return throughput<Fr, mont32_t<FrConfig, 3>>(threads, chain);
     }
 }
 
@@ -127,7 +129,8 @@ void ops32_variant(std::span<const MontField<Cfg>> a, std::span<const MontField<
         case 0: return ops32_on_device<Cfg, 0>(a, b, out);
         case 1: return ops32_on_device<Cfg, 1>(a, b, out);
         case 2: return ops32_on_device<Cfg, 2>(a, b, out);
-        default: throw std::invalid_argument("ops32: mul_variant is 0..2");
+        case 3: return ops32_on_device<Cfg, 3>(a, b, out);
+        default: throw std::invalid_argument("ops32: mul_variant is 0..3");
     }
 }
 

@@ -22,7 +22,9 @@ namespace cuzk::gpu {
 // kMul picks the multiplication's instruction schedule (same result; see operator*): 0 = CIOS with a pass of low
 // halves then a pass of high halves per row; 1 = the same CIOS with the low and high half of each product adjacent
 // (even limbs, then odd limbs), the pattern a 64-bit multiply-add with carry covers; 2 = CIOS in plain C++ on
-// 64-bit intermediates (a * b + t + carry < 2^64), leaving instruction selection to the compiler.
+// 64-bit intermediates (a * b + t + carry < 2^64), leaving instruction selection to the compiler; 3 = paired
+// products into two accumulators (even / odd limbs) so that every 64-bit multiply-add writes an aligned register
+// pair in every row (mul_even_odd).
 template <class Cfg, int kMul = 0>
 struct mont32_t {
     using Cpu = MontField<Cfg>;
@@ -121,6 +123,7 @@ struct mont32_t {
     __device__ __forceinline__ friend mont32_t operator*(const mont32_t& a, const mont32_t& b) {
         uint32_t t[N + 2];
         if constexpr (kMul == 2) mul_wide(t, a, b);
+        else if constexpr (kMul == 3) mul_even_odd(t, a, b);
         else mul_cc(t, a, b);
         return reduce_once(t);
     }
@@ -179,6 +182,61 @@ struct mont32_t {
             }
             asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
         }
+    }
+
+    // CIOS with T = E + 2^32 O: the products of even limbs go to E as (lo, hi) pairs at (j, j + 1), those of odd
+    // limbs to O at (j - 1, j), so every pair is register-aligned the same way in every row (the paired schedule
+    // shifts one accumulator by one word per row, which misaligns its pairs and costs register moves). After the
+    // reduction E[0] = 0, and T / 2^32 = E[1..] + O becomes E' = O + E[1] (one carry chain) and O' = E[2..] (a
+    // renaming by two words, which keeps pairs aligned). Bounds: E <= T and O <= T / 2^32, with T < 2^33 p before
+    // the shift, so E fits N + 2 words and O N + 1.
+    __device__ __forceinline__ static void mul_even_odd(uint32_t (&t)[N + 2], const mont32_t& a, const mont32_t& b) {
+        static_assert(N % 2 == 0);
+        constexpr Consts c = consts();
+        uint32_t e[N + 2], o[N + 2];
+#pragma unroll
+        for (size_t j = 0; j < N + 2; j++) e[j] = o[j] = 0;
+#pragma unroll
+        for (size_t i = 0; i < N; i++) {
+            const uint32_t bi = b.l[i];
+            mac_half(e, a.l, 0, bi);  // even limbs of a * bi into E
+            mac_half(o, a.l, 1, bi);  // odd limbs into O
+            const uint32_t m = e[0] * c.inv;
+            mac_half(e, c.p, 0, m);
+            mac_half(o, c.p, 1, m);
+            // E' = O + E[1], O' = E[2..]
+            uint32_t ne[N + 2];
+            asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(ne[0]) : "r"(o[0]), "r"(e[1]));
+#pragma unroll
+            for (size_t j = 1; j < N + 1; j++) asm volatile("addc.cc.u32 %0, %1, 0;" : "=r"(ne[j]) : "r"(o[j]));
+            asm volatile("addc.u32 %0, %1, 0;" : "=r"(ne[N + 1]) : "r"(o[N + 1]));
+#pragma unroll
+            for (size_t j = 0; j < N; j++) o[j] = e[j + 2];
+            o[N] = o[N + 1] = 0;
+#pragma unroll
+            for (size_t j = 0; j < N + 2; j++) e[j] = ne[j];
+        }
+        // T = E + 2^32 O (< 2p)
+        t[0] = e[0];
+        asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(t[1]) : "r"(e[1]), "r"(o[0]));
+#pragma unroll
+        for (size_t j = 2; j < N + 1; j++) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(t[j]) : "r"(e[j]), "r"(o[j - 1]));
+        asm volatile("addc.u32 %0, %1, %2;" : "=r"(t[N + 1]) : "r"(e[N + 1]), "r"(o[N]));
+    }
+
+    // acc[0 .. N+1] += sum over limbs j = parity, parity + 2, ... of x[j] * y * 2^(32 (j - parity)), each product's
+    // low and high half adjacent (one 64-bit multiply-add into the aligned pair acc[j - parity], acc[j - parity + 1]).
+    __device__ __forceinline__ static void mac_half(uint32_t (&acc)[N + 2], const uint32_t* x, size_t parity,
+                                                    uint32_t y) {
+        asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(acc[0]) : "r"(x[parity]), "r"(y));
+        asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(acc[1]) : "r"(x[parity]), "r"(y));
+#pragma unroll
+        for (size_t j = 2; j < N; j += 2) {
+            asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(acc[j]) : "r"(x[j + parity]), "r"(y));
+            asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(acc[j + 1]) : "r"(x[j + parity]), "r"(y));
+        }
+        asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(acc[N]));
+        asm volatile("addc.u32 %0, %0, 0;" : "+r"(acc[N + 1]));
     }
 
     // The same product with 64-bit intermediates and no carry flag: every step is x = u * v + t + carry, which is
