@@ -54,8 +54,10 @@ int run_circuit_info(const CircuitOptions& c, bool json);
 int run_pce_build(const CircuitOptions& c, const std::string& out, bool json);
 int run_pce_info(const std::string& path, bool json);
 
-// Prints one JSON object per benchmark on stdout; returns the process exit code.
+// Prints one JSON object per benchmark on stdout; returns the process exit code. `bench groth16` proves the
+// mulchain circuit, or `groth16_circuit` when it names a PoRep-shaped preset.
 int run_bench(const BenchOptions& opt);
+int run_bench(const BenchOptions& opt, const std::string& groth16_circuit);
 
 // Runs the correctness self-check (CPU, and GPU against CPU when a device is present); prints one line per check,
 // returns 0 when every check passed.

@@ -8,11 +8,6 @@
 #include "cuzk/circuits/porep.hpp"
 #include "cuzk/util/thread_pool.hpp"
 
-namespace cuzk::cli {
-// cli/bench.cpp: run_bench with the circuit of `bench groth16` (mulchain or a PoRep-shaped preset).
-int run_bench(const BenchOptions& opt, const std::string& groth16_circuit);
-}  // namespace cuzk::cli
-
 int main(int argc, char** argv) {
     // `prove x.zkey w.wtns ...` and `verify vk.json public.json proof.json` (circom/snarkjs files) share their names
     // with the bellman-format commands and are told apart by their positional files.
