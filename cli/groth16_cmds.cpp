@@ -364,6 +364,7 @@ void print_pce_summary(const r1cs::PrecompiledR1cs& p, const std::string& path, 
     size_t terms = p.a.terms.size() + p.b.terms.size() + p.c.terms.size();
     nlohmann::json j;
     j["file"] = path;
+    j["circuit"] = p.circuit;
     j["constraints"] = p.num_constraints;
     j["public_inputs"] = p.num_inputs - 1;
     j["aux_variables"] = p.num_aux;
@@ -375,17 +376,26 @@ void print_pce_summary(const r1cs::PrecompiledR1cs& p, const std::string& path, 
         std::printf("%s\n", j.dump().c_str());
         return;
     }
-    std::printf("%s: %zu constraints, %zu public inputs, %zu private variables, %zu terms (A %zu, B %zu, C %zu)\n",
-                path.c_str(), p.num_constraints, p.num_inputs - 1, p.num_aux, terms, p.a.terms.size(),
+    std::printf("%s: circuit '%s', %zu constraints, %zu public inputs, %zu private variables, %zu terms (A %zu, B %zu, "
+                "C %zu)\n",
+                path.c_str(), p.circuit.c_str(), p.num_constraints, p.num_inputs - 1, p.num_aux, terms, p.a.terms.size(),
                 p.b.terms.size(), p.c.terms.size());
     std::printf("density: A aux %.1f%%, B aux %.1f%%, B inputs %.1f%%\n", 100 * share(p.a_aux_density.count(), p.num_aux),
                 100 * share(p.b_aux_density.count(), p.num_aux), 100 * share(p.b_input_density.count(), p.num_inputs));
 }
 }  // namespace
 
+// The name a PCE file records for the circuit shape `c` selects (the witness seed and x do not change the shape).
+static std::string circuit_shape_name(const CircuitOptions& c) {
+    if (c.name == "mulchain")
+        return "mulchain log_size=" + std::to_string(c.log_size) + " publics=" + std::to_string(c.publics);
+    return c.name;
+}
+
 int run_pce_build(const CircuitOptions& c, const std::string& out, bool json) {
     auto circuit = make_circuit(c, false, 0, nullptr);
     auto pce = r1cs::compile_r1cs(*circuit);
+    pce.circuit = circuit_shape_name(c);
     r1cs::write_pce(out, pce);
     print_pce_summary(pce, out, json);
     return 0;

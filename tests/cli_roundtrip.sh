@@ -73,6 +73,7 @@ grep -q "not made for this circuit" "$dir/err2.txt" || fail "mismatch message: $
 # the pre-compiled evaluator's file: build, check, and a corrupted copy is an error (exit 2)
 "$CUZK" pce build --circuit mulchain --log-size 8 --publics 2 --out "$dir/m.pce" || fail "pce build"
 "$CUZK" pce info "$dir/m.pce" --json | grep -q '"constraints":256' || fail "pce info"
+"$CUZK" pce info "$dir/m.pce" --json | grep -q '"circuit":"mulchain log_size=8 publics=2"' || fail "pce info: circuit name"
 python3 - "$dir/m.pce" "$dir/bad.pce" <<'PY'
 import sys
 b = bytearray(open(sys.argv[1], "rb").read())

@@ -249,6 +249,32 @@ TEST(PceFormat, RoundTrip) {
     EXPECT_FALSE(other == pce);
 }
 
+// The circuit name travels with the file, and a reader that says which circuit it expects refuses another one
+// (same sizes or not) with a message naming both.
+TEST(PceFormat, CircuitNameRoundTripsAndForeignFilesAreRefused) {
+    PrecompiledR1cs pce = compile_r1cs(MulChainCircuit(6, 2, 1));
+    pce.circuit = "mulchain log_size=6 publics=2";
+    TempFile f("named");
+    write_pce(f.path, pce);
+    PrecompiledR1cs back = read_pce(f.path, "mulchain log_size=6 publics=2");
+    EXPECT_EQ(back.circuit, pce.circuit);
+    EXPECT_TRUE(back == pce);
+    EXPECT_EQ(read_pce(f.path).circuit, pce.circuit) << "no expectation: any name is accepted";
+    try {
+        (void)read_pce(f.path, "porep-128k");
+        ADD_FAILURE() << "a file recorded for another circuit was accepted";
+    } catch (const std::runtime_error& e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find("mulchain log_size=6 publics=2"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("porep-128k"), std::string::npos) << msg;
+    }
+    PrecompiledR1cs renamed = pce;
+    renamed.circuit = "cubic";
+    EXPECT_FALSE(renamed == pce) << "the name is part of the structure's identity";
+    renamed.circuit = std::string(kPceMaxCircuitName + 1, 'x');
+    EXPECT_THROW(write_pce(f.path, renamed), std::invalid_argument);
+}
+
 class PceFormatDamage : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -298,7 +324,10 @@ TEST_F(PceFormatDamage, WrongVersionRejected) {
     std::vector<char> bad = good;
     bad[8] = (char)(kPceVersion + 1);  // version u32 little-endian at offset 8
     spill(file.path, bad);
-    expect_rejected(file.path, "unsupported version 2");
+    expect_rejected(file.path, "unsupported version " + std::to_string(kPceVersion + 1));
+    bad[8] = 1;  // a version-1 file (no circuit name) is refused by number too
+    spill(file.path, bad);
+    expect_rejected(file.path, "unsupported version 1");
 }
 
 TEST(PceFormat, MissingFileRejected) {

@@ -234,6 +234,7 @@ void write_pce(const std::filesystem::path& path, const PrecompiledR1cs& pce) {
     if (pce.a_aux_density.size() != pce.num_aux || pce.b_input_density.size() != pce.num_inputs ||
         pce.b_aux_density.size() != pce.num_aux)
         throw std::invalid_argument("write_pce: density sizes do not match the variable counts");
+    if (pce.circuit.size() > kPceMaxCircuitName) throw std::invalid_argument("write_pce: circuit name too long");
     // Written beside the target and renamed, so a crash never leaves a half-written file under the real name.
     std::filesystem::path tmp = path;
     tmp += ".tmp";
@@ -241,10 +242,11 @@ void write_pce(const std::filesystem::path& path, const PrecompiledR1cs& pce) {
         HashingWriter w(tmp);
         w.put(kPceMagic, sizeof kPceMagic);
         w.put_value(kPceVersion);
-        w.put_value(uint32_t{0});
+        w.put_value((uint32_t)pce.circuit.size());
         for (uint64_t v : {(uint64_t)pce.num_inputs, (uint64_t)pce.num_aux, (uint64_t)pce.num_constraints,
                            (uint64_t)pce.a.terms.size(), (uint64_t)pce.b.terms.size(), (uint64_t)pce.c.terms.size()})
             w.put_value(v);
+        w.put(pce.circuit.data(), pce.circuit.size());
         for (const SparseMatrix* m : {&pce.a, &pce.b, &pce.c}) {
             w.put(m->row_start.data(), m->row_start.size() * sizeof(uint64_t));
             w.put(m->terms.data(), m->terms.size() * sizeof(Term));  // Term is the on-disk layout (static_assert)
@@ -261,7 +263,7 @@ void write_pce(const std::filesystem::path& path, const PrecompiledR1cs& pce) {
     if (ec) fail(path, "cannot rename " + tmp.string() + ": " + ec.message());
 }
 
-PrecompiledR1cs read_pce(const std::filesystem::path& path) {
+PrecompiledR1cs read_pce(const std::filesystem::path& path, std::string_view expected_circuit) {
     formats::MappedFile file(path);
     std::span<const uint8_t> bytes = file.bytes();
     if (bytes.size() < sizeof kPceMagic)
@@ -274,6 +276,9 @@ PrecompiledR1cs read_pce(const std::filesystem::path& path) {
     if (version != kPceVersion)
         fail(path, "unsupported version " + std::to_string(version) + " (this build reads version " +
                        std::to_string(kPceVersion) + ")");
+    uint32_t name_len;
+    std::memcpy(&name_len, bytes.data() + 12, 4);
+    if (name_len > kPceMaxCircuitName) fail(path, "corrupted header: circuit name length " + std::to_string(name_len));
     uint64_t h[6];
     std::memcpy(h, bytes.data() + 16, sizeof h);
     const uint64_t num_inputs = h[0], num_aux = h[1], num_constraints = h[2];
@@ -283,7 +288,7 @@ PrecompiledR1cs read_pce(const std::filesystem::path& path) {
     if (num_inputs == 0 || num_inputs > uint64_t{Variable::kMaxIndex} + 1 || num_aux > uint64_t{Variable::kMaxIndex} + 1)
         fail(path, "corrupted header: variable counts out of range");
     // The exact file size implied by the header, checked before anything is allocated.
-    uint64_t expected = kHeaderBytes + kDigestBytes;
+    uint64_t expected = kHeaderBytes + name_len + kDigestBytes;
     bool ok = true;
     for (uint64_t t : terms) {
         ok = ok && num_constraints < UINT64_MAX && mul_add(num_constraints + 1, 8, expected);
@@ -309,7 +314,10 @@ PrecompiledR1cs read_pce(const std::filesystem::path& path) {
     pce.num_inputs = num_inputs;
     pce.num_aux = num_aux;
     pce.num_constraints = num_constraints;
-    size_t off = kHeaderBytes;
+    pce.circuit.assign(reinterpret_cast<const char*>(bytes.data() + kHeaderBytes), name_len);
+    if (!expected_circuit.empty() && pce.circuit != expected_circuit)
+        fail(path, "recorded for circuit '" + pce.circuit + "', not '" + std::string(expected_circuit) + "'");
+    size_t off = kHeaderBytes + name_len;
     SparseMatrix* mats[3] = {&pce.a, &pce.b, &pce.c};
     const char names[3] = {'A', 'B', 'C'};
     for (int k = 0; k < 3; k++) {
@@ -355,8 +363,8 @@ bool operator==(const SparseMatrix& x, const SparseMatrix& y) {
 }
 
 bool operator==(const PrecompiledR1cs& x, const PrecompiledR1cs& y) {
-    return x.num_inputs == y.num_inputs && x.num_aux == y.num_aux && x.num_constraints == y.num_constraints &&
-           x.a == y.a && x.b == y.b && x.c == y.c && x.a_aux_density == y.a_aux_density &&
+    return x.circuit == y.circuit && x.num_inputs == y.num_inputs && x.num_aux == y.num_aux &&
+           x.num_constraints == y.num_constraints && x.a == y.a && x.b == y.b && x.c == y.c && x.a_aux_density == y.a_aux_density &&
            x.b_input_density == y.b_input_density && x.b_aux_density == y.b_aux_density;
 }
 

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cuzk/r1cs/circuit.hpp"
@@ -35,6 +36,10 @@ struct PrecompiledR1cs {
     // As ProvingAssignment marks them: aux variables with a nonzero coefficient in some A row; input / aux
     // variables with a nonzero coefficient in some B row.
     DensityTracker a_aux_density, b_input_density, b_aux_density;
+    // Which circuit shape the matrices were recorded from, as the caller names it (e.g. the CLI's "porep-128k" or
+    // "mulchain log_size=16 publics=4"); empty when unnamed. Stored in the file, so a reader can refuse a file made
+    // for another circuit even when the sizes happen to agree (read_pce's expected_circuit).
+    std::string circuit;
 };
 
 // Records `circuit` as Groth16 synthesizes it (synthesize_groth16 over KeygenAssembly) and derives the densities.
@@ -63,21 +68,24 @@ void evaluate(const PrecompiledR1cs& pce, std::span<const Fr> inputs, std::span<
 // ---- on-disk format ------------------------------------------------------------------------------------------------
 //
 // Little-endian throughout:
-//   magic "CUZKPCE\0" (8 bytes), version u32, reserved u32 (0),
+//   magic "CUZKPCE\0" (8 bytes), version u32, circuit name length u32 (<= 4096),
 //   num_inputs u64, num_aux u64, num_constraints u64, terms in A u64, terms in B u64, terms in C u64,
+//   the circuit name (that many bytes, no terminator; version 2),
 //   A, B, C: each row_start ((num_constraints + 1) x u64), then its terms (u32 variable raw, u32 flags: bit 0 =
 //            coefficient is one, 32-byte Fr in Montgomery form as 4 little-endian u64 limbs),
 //   a_aux density (ceil(num_aux / 64) u64 words), b_input density (ceil(num_inputs / 64)), b_aux density
 //   (ceil(num_aux / 64)),
 //   SHA-256 of every byte before it (32 bytes).
 // The header's counts fix the file size exactly, so a truncated file is told apart from a corrupted one.
-inline constexpr uint32_t kPceVersion = 1;
+inline constexpr uint32_t kPceVersion = 2;  // 2: the circuit name (version 1 files are refused: rebuild them)
+inline constexpr size_t kPceMaxCircuitName = 4096;
 inline constexpr char kPceMagic[8] = {'C', 'U', 'Z', 'K', 'P', 'C', 'E', '\0'};
 
 void write_pce(const std::filesystem::path& path, const PrecompiledR1cs& pce);
 // Throws std::runtime_error saying what is wrong: not a PCE file (magic), another version, truncated, trailing
-// bytes, checksum mismatch (corrupted), or a structurally invalid matrix / density.
-PrecompiledR1cs read_pce(const std::filesystem::path& path);
+// bytes, checksum mismatch (corrupted), a structurally invalid matrix / density, or — when expected_circuit is not
+// empty — a file recorded for another circuit (its stored name differs).
+PrecompiledR1cs read_pce(const std::filesystem::path& path, std::string_view expected_circuit = {});
 
 bool operator==(const SparseMatrix& x, const SparseMatrix& y);
 bool operator==(const PrecompiledR1cs& x, const PrecompiledR1cs& y);
