@@ -36,6 +36,7 @@ struct ProveOptions {
     std::string params_path, proof_path, public_path;
     size_t batch = 1;
     bool unchecked_params = false;  // skip the subgroup checks of the queries (on-curve is still checked)
+    std::string pce_path;           // a .pce of this circuit: witness + sparse product instead of full synthesis
     bool json = false;
 };
 

@@ -168,6 +168,8 @@ int run_setup(const SetupOptions& opt) {
     return 0;
 }
 
+static std::string circuit_shape_name(const CircuitOptions& c);
+
 int run_prove(const ProveOptions& opt) {
     auto t0 = clock_type::now();
     TimingSink sink;
@@ -186,10 +188,39 @@ int run_prove(const ProveOptions& opt) {
         circuits.push_back(owned.back().get());
     }
     std::vector<groth16::Proof> proofs;
-    try {
-        proofs = groth16::prove(loaded.params, circuits, &sink);
-    } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument(opt.params_path + " was not made for this circuit (" + e.what() + ")");
+    if (!opt.pce_path.empty()) {
+        // The pre-compiled path: the file must have been recorded for this circuit (read_pce checks its name).
+        const auto pce = r1cs::read_pce(opt.pce_path, circuit_shape_name(opt.circuit));
+        std::vector<r1cs::ProvingAssignment> assignments;
+        for (size_t i = 0; i < circuits.size(); i++) {
+            ScopedTiming t(&sink, TimingLayer::Prover, "witness+spmv", (int64_t)i);
+            try {
+                assignments.push_back(r1cs::assignment_from_pce(pce, *circuits[i], ThreadPool::global()));
+            } catch (const std::invalid_argument& e) {
+                throw std::invalid_argument(opt.pce_path + " does not fit this circuit (" + e.what() + ")");
+            }
+        }
+        // r and s are secrets: wiped however this scope ends.
+        struct Secrets {
+            std::vector<Fr> r, s;
+            ~Secrets() {
+                secure_wipe(r.data(), r.size() * sizeof(Fr));
+                secure_wipe(s.data(), s.size() * sizeof(Fr));
+            }
+        } rs;
+        OsRng rng;
+        for (size_t i = 0; i < circuits.size(); i++) rs.r.push_back(Fr::random(rng)), rs.s.push_back(Fr::random(rng));
+        try {
+            proofs = groth16::prove_from_assignments(loaded.params, assignments, rs.r, rs.s, &sink);
+        } catch (const std::invalid_argument& e) {
+            throw std::invalid_argument(opt.params_path + " was not made for this circuit (" + e.what() + ")");
+        }
+    } else {
+        try {
+            proofs = groth16::prove(loaded.params, circuits, &sink);
+        } catch (const std::invalid_argument& e) {
+            throw std::invalid_argument(opt.params_path + " was not made for this circuit (" + e.what() + ")");
+        }
     }
     formats::write_proofs(opt.proof_path, proofs);
     write_publics(opt.public_path, publics);

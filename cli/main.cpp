@@ -52,6 +52,10 @@ int main(int argc, char** argv) {
     prove->add_option("--batch", prove_opt.batch, "proofs in the batch")->check(CLI::Range(1, 1024));
     prove->add_flag("--unchecked-params", prove_opt.unchecked_params,
                     "skip subgroup checks of the proving key's queries (only for files you trust; faster load)");
+    prove->add_option("--pce", prove_opt.pce_path,
+                      "a .pce file of this circuit (cuzk pce build): per proof only the witness and a sparse product "
+                      "instead of full synthesis")
+        ->check(CLI::ExistingFile);
     prove->add_flag("--json", prove_opt.json, "machine-readable output with timings");
 
     cuzk::cli::VerifyOptions verify_opt;

@@ -74,6 +74,16 @@ grep -q "not made for this circuit" "$dir/err2.txt" || fail "mismatch message: $
 "$CUZK" pce build --circuit mulchain --log-size 8 --publics 2 --out "$dir/m.pce" || fail "pce build"
 "$CUZK" pce info "$dir/m.pce" --json | grep -q '"constraints":256' || fail "pce info"
 "$CUZK" pce info "$dir/m.pce" --json | grep -q '"circuit":"mulchain log_size=8 publics=2"' || fail "pce info: circuit name"
+# Proving through the PCE (witness + sparse product): valid proofs; a .pce of another circuit is refused (exit 2).
+"$CUZK" setup --circuit mulchain --log-size 8 --publics 2 --params "$dir/m8.params" --vk "$dir/m8.vk" --seed 5 \
+  >/dev/null || fail "setup for the pce proof"
+"$CUZK" prove --circuit mulchain --log-size 8 --publics 2 --params "$dir/m8.params" --pce "$dir/m.pce" --batch 2 \
+  --proof "$dir/m8.proof" --public "$dir/m8.json" >/dev/null || fail "prove --pce"
+"$CUZK" verify --vk "$dir/m8.vk" --proof "$dir/m8.proof" --public "$dir/m8.json" >/dev/null || fail "pce proofs must verify"
+"$CUZK" prove --circuit mulchain --log-size 8 --publics 3 --params "$dir/m8.params" --pce "$dir/m.pce" \
+  --proof "$dir/x.proof" --public "$dir/x.json" 2> "$dir/pce_foreign.txt"
+[ $? -eq 2 ] || fail "a .pce of another circuit must give exit 2"
+grep -q "recorded for circuit" "$dir/pce_foreign.txt" || fail "foreign pce message: $(cat "$dir/pce_foreign.txt")"
 python3 - "$dir/m.pce" "$dir/bad.pce" <<'PY'
 import sys
 b = bytearray(open(sys.argv[1], "rb").read())

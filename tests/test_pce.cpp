@@ -137,6 +137,27 @@ TEST(PceEquality, MulChainMatchesFullSynthesis) {
         }
 }
 
+// assignment_from_pce packages witness + sparse product as the ProvingAssignment full synthesis builds, field by
+// field; a circuit of another size is refused.
+TEST(PceEquality, AssignmentFromPceEqualsSynthesizedAssignment) {
+    ThreadPool pool(2);
+    MulChainCircuit circuit(9, 3, 77);
+    const PrecompiledR1cs pce = compile_r1cs(circuit);
+    ProvingAssignment full;
+    synthesize_groth16(full, circuit);
+    ProvingAssignment fast = assignment_from_pce(pce, circuit, pool);
+    EXPECT_TRUE(fast.inputs() == full.inputs());
+    EXPECT_TRUE(fast.aux() == full.aux());
+    EXPECT_TRUE(fast.a() == full.a());
+    EXPECT_TRUE(fast.b() == full.b());
+    EXPECT_TRUE(fast.c() == full.c());
+    EXPECT_TRUE(fast.a_aux_density() == full.a_aux_density());
+    EXPECT_TRUE(fast.b_input_density() == full.b_input_density());
+    EXPECT_TRUE(fast.b_aux_density() == full.b_aux_density());
+    MulChainCircuit bigger(10, 3, 77);
+    EXPECT_THROW((void)assignment_from_pce(pce, bigger, pool), std::invalid_argument);
+}
+
 TEST(PceEquality, SameResultOnOneThreadAndManyChunks) {
     // The row split must not change the result: one thread versus a pool whose chunks cut rows unevenly.
     MulChainCircuit circuit(10, 3, 7);

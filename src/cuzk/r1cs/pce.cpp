@@ -227,6 +227,16 @@ bool mul_add(uint64_t a, uint64_t b, uint64_t& acc) {
 
 }  // namespace
 
+ProvingAssignment assignment_from_pce(const PrecompiledR1cs& pce, const Circuit& circuit, ThreadPool& pool) {
+    WitnessAssignment w;
+    w.reserve(pce.num_inputs, pce.num_aux);
+    witness_groth16(w, circuit);
+    std::vector<Fr> a, b, c;
+    evaluate(pce, w.inputs(), w.aux(), a, b, c, pool);  // checks the witness sizes against the compiled ones
+    return ProvingAssignment::from_parts(std::move(w.inputs()), std::move(w.aux()), std::move(a), std::move(b),
+                                         std::move(c), pce.a_aux_density, pce.b_input_density, pce.b_aux_density);
+}
+
 void write_pce(const std::filesystem::path& path, const PrecompiledR1cs& pce) {
     for (const SparseMatrix* m : {&pce.a, &pce.b, &pce.c})
         if (m->rows() != pce.num_constraints || m->row_start.back() != m->terms.size())

@@ -65,6 +65,11 @@ void evaluate(const PrecompiledR1cs& pce, std::span<const Fr> inputs, std::span<
 void evaluate(const PrecompiledR1cs& pce, std::span<const Fr> inputs, std::span<const Fr> aux, std::vector<Fr>& a,
               std::vector<Fr>& b, std::vector<Fr>& c);
 
+// Witness generation and the sparse product for one circuit, packaged as the ProvingAssignment full synthesis
+// would have produced (bit-identical): the input to groth16::prove_from_assignments. Throws std::invalid_argument
+// when the circuit's witness does not have the compiled sizes (another circuit), SynthesisError from the circuit.
+ProvingAssignment assignment_from_pce(const PrecompiledR1cs& pce, const Circuit& circuit, ThreadPool& pool);
+
 // ---- on-disk format ------------------------------------------------------------------------------------------------
 //
 // Little-endian throughout:

@@ -63,6 +63,23 @@ public:
     void push_namespace(N&&) {}
     void pop_namespace() {}
 
+    // An assignment whose a, b, c and densities were computed elsewhere (the pre-compiled evaluator's sparse
+    // product, pce.hpp): the prover cannot tell it from one synthesis filled. Sizes are checked by the prover.
+    static ProvingAssignment from_parts(std::vector<Fr> inputs, std::vector<Fr> aux, std::vector<Fr> a,
+                                        std::vector<Fr> b, std::vector<Fr> c, DensityTracker a_aux_density,
+                                        DensityTracker b_input_density, DensityTracker b_aux_density) {
+        ProvingAssignment p;
+        p.inputs_ = std::move(inputs);
+        p.aux_ = std::move(aux);
+        p.a_ = std::move(a);
+        p.b_ = std::move(b);
+        p.c_ = std::move(c);
+        p.a_aux_density_ = std::move(a_aux_density);
+        p.b_input_density_ = std::move(b_input_density);
+        p.b_aux_density_ = std::move(b_aux_density);
+        return p;
+    }
+
     size_t num_constraints() const { return a_.size(); }
     const std::vector<Fr>& inputs() const { return inputs_; }
     const std::vector<Fr>& aux() const { return aux_; }
