@@ -18,36 +18,14 @@
 #include <vector>
 
 #include "cuzk/circuits/porep.hpp"
-#include "cuzk/gadgets/sha256.hpp"
 #include "cuzk/r1cs/pce.hpp"
 #include "cuzk/util/thread_pool.hpp"
+#include "sha256_chain.hpp"
 
 using namespace cuzk;
 using namespace cuzk::r1cs;
 
 namespace {
-
-// `blocks` chained compressions over freshly allocated random message bits (as bench_synthesis.cpp's chain, as a
-// Circuit so that it can be compiled).
-struct Sha256ChainCircuit : CircuitImpl<Sha256ChainCircuit> {
-    size_t blocks = 40;
-    uint64_t seed = 7;
-    template <class CS>
-    void synthesize(CS& cs) const {
-        std::mt19937_64 rng(seed);
-        auto state = gadgets::sha256_iv();
-        for (size_t b = 0; b < blocks; b++) {
-            std::vector<gadgets::Boolean> block;
-            block.reserve(512);
-            for (size_t i = 0; i < 512; i++) {
-                std::optional<bool> v;
-                if constexpr (CS::kNeedsValues) v = (rng() & 1) != 0;
-                block.push_back(gadgets::Boolean(gadgets::AllocatedBit::alloc(cs, "bit", v)));
-            }
-            state = gadgets::sha256_compression(cs, "compression", block, state);
-        }
-    }
-};
 
 // One workload: `parts` partitions (circuits of one shape) and their compiled R1CS, made once per process.
 struct Workload {
@@ -64,7 +42,7 @@ Workload& workload(const std::string& name, size_t parts) {
     Workload& w = *slot;
     if (name == "sha256") {
         for (size_t p = 0; p < parts; p++) {
-            auto c = std::make_unique<Sha256ChainCircuit>();
+            auto c = std::make_unique<bench::Sha256ChainCircuit>();
             c->seed = 7 + p;
             w.circuits.push_back(std::move(c));
         }

@@ -9,32 +9,14 @@
 #include <vector>
 
 #include "cuzk/circuits/porep.hpp"
-#include "cuzk/gadgets/sha256.hpp"
 #include "cuzk/r1cs/keygen_assembly.hpp"
 #include "cuzk/r1cs/proving_assignment.hpp"
 #include "cuzk/util/thread_pool.hpp"
+#include "sha256_chain.hpp"
 
 using namespace cuzk;
 
 namespace {
-
-// `blocks` chained compressions over freshly allocated random message bits.
-template <class CS>
-void synthesize_sha256_chain(CS& cs, size_t blocks, uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    cs.alloc_input("one", [] { return Fr::one(); });
-    auto state = gadgets::sha256_iv();
-    for (size_t b = 0; b < blocks; b++) {
-        std::vector<gadgets::Boolean> block;
-        block.reserve(512);
-        for (size_t i = 0; i < 512; i++) {
-            std::optional<bool> v;
-            if constexpr (CS::kNeedsValues) v = (rng() & 1) != 0;
-            block.push_back(gadgets::Boolean(gadgets::AllocatedBit::alloc(cs, "bit", v)));
-        }
-        state = gadgets::sha256_compression(cs, "compression", block, state);
-    }
-}
 
 template <class CS>
 void BM_synthesis_sha256(benchmark::State& state) {
@@ -42,7 +24,8 @@ void BM_synthesis_sha256(benchmark::State& state) {
     size_t constraints = 0;
     for (auto _ : state) {
         CS cs;
-        synthesize_sha256_chain(cs, blocks, 7);
+        cs.alloc_input("one", [] { return Fr::one(); });
+        bench::sha256_chain(cs, blocks, 7);
         constraints = cs.num_constraints();
         benchmark::DoNotOptimize(constraints);
     }
