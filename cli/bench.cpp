@@ -134,56 +134,6 @@ void bench_msm(const std::string& name, int log_size, int reps) {
     report(name, log_size, 1e3, "ms", 1, s);
 }
 
-// `bench groth16 --circuit PRESET`: setup once from the circuit without data (deterministic toxic waste), then `reps`
-// proofs, proof r of partition r mod P of the replica with seed 1000 + r (so every rep proves new generator data,
-// and a preset with several partitions has each proved in turn); each proof is verified. Reports the median proof
-// time and the median of each prover stage, as the mulchain benchmark does (run_bench_groth16).
-int bench_groth16_porep(const std::string& name, int reps) {
-    const circuits::PorepParams params = circuits::porep_preset(name);
-    const uint64_t constraints = circuits::porep_constraint_count(params).total();
-    auto t0 = clock_type::now();
-    TimingSink setup_sink;
-    auto groth_params = groth16::generate_parameters(circuits::PorepCircuit(params), groth16::ToxicWaste::from_seed(1),
-                                                     &setup_sink);
-    const double setup_s = std::chrono::duration<double>(clock_type::now() - t0).count();
-    auto pvk = groth16::prepare_verifying_key(groth_params.vk);
-    std::map<std::string, std::vector<double>> stages;
-    std::vector<double> prove_s, verify_s;
-    for (int rep = 0; rep < reps; rep++) {
-        circuits::PorepReplica replica(params, 1000 + (uint64_t)rep / params.partitions);
-        circuits::PorepCircuit circuit = circuits::porep_partition_circuit(replica, (size_t)rep % params.partitions);
-        std::vector<Fr> pub = circuit.public_inputs()->field_elements();
-        const r1cs::Circuit* ptr = &circuit;
-        TimingSink sink;
-        auto p0 = clock_type::now();
-        auto proofs = groth16::prove(groth_params, std::span<const r1cs::Circuit* const>(&ptr, 1), &sink);
-        prove_s.push_back(std::chrono::duration<double>(clock_type::now() - p0).count());
-        auto v0 = clock_type::now();
-        bool ok = groth16::verify_proof(pvk, proofs[0], pub);
-        verify_s.push_back(std::chrono::duration<double>(clock_type::now() - v0).count());
-        if (!ok) throw std::runtime_error("bench groth16: a " + name + " proof did not verify");
-        std::map<std::string, double> per_proof;  // a stage may run several times per proof (three intts)
-        for (const auto& span : sink.spans()) per_proof[span.name] += span.duration_s;
-        for (auto& [stage, t] : per_proof) stages[stage].push_back(t);
-    }
-    nlohmann::json j;
-    j["bench"] = "groth16";
-    j["circuit"] = name;
-    j["constraints"] = constraints;
-    j["threads"] = num_threads();
-    j["setup_s"] = setup_s;
-    j["median_prove_s"] = median(prove_s);
-    j["median_verify_ms"] = median(verify_s) * 1e3;
-    nlohmann::json st;
-    for (auto& [stage, v] : stages) st[stage] = median(v);
-    j["median_stage_s"] = st;
-    j["samples_prove_s"] = prove_s;
-    j["cpu"] = cpu_model();
-    std::printf("%s\n", j.dump().c_str());
-    std::fflush(stdout);
-    return 0;
-}
-
 }  // namespace
 
 std::vector<std::string> bench_names() {
@@ -206,8 +156,11 @@ int run_bench(const BenchOptions& opt, const std::string& groth16_circuit) {
     if (all || opt.what == "msm-g1") bench_msm<G1Config>("msm-g1", size_or(16, 12), reps);
     if (all || opt.what == "msm-g2") bench_msm<G2Config>("msm-g2", size_or(16, 10), reps);
     if (all || opt.what == "groth16") {
-        if (groth16_circuit == "mulchain") run_bench_groth16(size_or(16, 10), reps);
-        else bench_groth16_porep(groth16_circuit, reps);
+        CircuitOptions c;
+        c.name = groth16_circuit;
+        c.log_size = (unsigned)size_or(16, 10);  // mulchain only
+        c.publics = 1;
+        run_bench_groth16(c, reps, cpu_model());
     }
     return 0;
 }

@@ -48,7 +48,7 @@ struct VerifyOptions {
 int run_setup(const SetupOptions& opt);
 int run_prove(const ProveOptions& opt);
 int run_verify(const VerifyOptions& opt);
-int run_bench_groth16(int log_size, int reps);
+int run_bench_groth16(const CircuitOptions& circuit, int reps, const std::string& cpu);
 // Shape of a built-in circuit: constraints, variables, witness 0/1 share, query densities, synthesis time.
 int run_circuit_info(const CircuitOptions& c, bool json);
 // The pre-compiled constraint evaluator's file: build it for a built-in circuit, or check and summarize one.
