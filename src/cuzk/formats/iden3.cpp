@@ -264,6 +264,16 @@ std::span<const uint8_t> read_prime(Reader& r, std::string_view source, std::str
     return r.bytes(n8);
 }
 
+// The scalar-field header prefix of .r1cs and .wtns: n8 | r, which must name a supported curve, with 32-byte values.
+CurveId read_scalar_field(Reader& h, std::string_view source) {
+    uint32_t n8 = 0;
+    auto prime = read_prime(h, source, "header", n8);
+    const CurveId curve = curve_by_r(prime, source, "header");
+    if (n8 != kFrBytes)
+        fail(Iden3ErrorKind::BadHeader, source, "header", "n8 = " + std::to_string(n8) + " for BLS12-381 (expected 32)");
+    return curve;
+}
+
 void expect_size(const Section& s, uint64_t want, std::string_view source, std::string_view name,
                  const std::string& why) {
     if (s.body.size() != want)
@@ -357,11 +367,7 @@ R1cs read_r1cs(std::span<const uint8_t> data, std::string_view source) {
     R1cs out;
     const Section& hs = c.unique(1, "header", source);
     Reader h(hs.body, source, "header");
-    uint32_t n8 = 0;
-    auto prime = read_prime(h, source, "header", n8);
-    out.curve = curve_by_r(prime, source, "header");
-    if (n8 != kFrBytes)
-        fail(Iden3ErrorKind::BadHeader, source, "header", "n8 = " + std::to_string(n8) + " for BLS12-381 (expected 32)");
+    out.curve = read_scalar_field(h, source);
     out.n_wires = h.u32();
     out.n_pub_out = h.u32();
     out.n_pub_in = h.u32();
@@ -429,11 +435,7 @@ Witness read_wtns(std::span<const uint8_t> data, std::string_view source) {
     Witness out;
     const Section& hs = c.unique(1, "header", source);
     Reader h(hs.body, source, "header");
-    uint32_t n8 = 0;
-    auto prime = read_prime(h, source, "header", n8);
-    out.curve = curve_by_r(prime, source, "header");
-    if (n8 != kFrBytes)
-        fail(Iden3ErrorKind::BadHeader, source, "header", "n8 = " + std::to_string(n8) + " for BLS12-381 (expected 32)");
+    out.curve = read_scalar_field(h, source);
     uint32_t n = h.u32();
     const Section& vs = c.unique(2, "values", source);
     expect_size(vs, mul_sat(n, kFrBytes), source, "values", std::to_string(n) + " witness values");
