@@ -1,5 +1,5 @@
-// The field types of the GPU point kernels (MSM): the 32-bit PTX Montgomery field (mont32.cuh, paired
-// multiplication schedule) with its multiplication kept out of line, and Fq2 over it.
+// The field types of the GPU point kernels (MSM): the 32-bit PTX Montgomery field (mont32.cuh) with its
+// multiplication and squaring kept out of line, and Fq2 over it.
 //
 // Why out of line: a point addition inlines ~10 multiplications of ~650 instructions each, so an inlined mixed
 // addition is ~100 KB of machine code. On the H200 the first GPU MSM (CPU MontField inlined, 64-bit limbs emulated)
@@ -26,6 +26,15 @@ template <class Base>
 __device__ __noinline__ Base mul_out_of_line(Base a, Base b) {
     return a * b;
 }
+template <class Base>
+__device__ __noinline__ Base sqr_out_of_line(Base a) {
+    return a.square();
+}
+
+// 1: squarings through mont32_t's dedicated squaring (a second out-of-line function), 0: through the product.
+#ifndef CUZK_GPU_DEDICATED_SQR
+#define CUZK_GPU_DEDICATED_SQR 1
+#endif
 
 // A field type (mont32_t, or the CPU's MontField compiled for the device) with multiplication and squaring through
 // one non-inlined function; everything else inline.
@@ -49,7 +58,10 @@ struct field_ool {
     __device__ __forceinline__ friend field_ool operator*(const field_ool& a, const field_ool& b) {
         return {mul_out_of_line<Base>(a.v, b.v)};
     }
-    __device__ __forceinline__ field_ool square() const { return {mul_out_of_line<Base>(v, v)}; }
+    __device__ __forceinline__ field_ool square() const {
+        if constexpr (CUZK_GPU_DEDICATED_SQR) return {sqr_out_of_line<Base>(v)};
+        else return {mul_out_of_line<Base>(v, v)};
+    }
 };
 
 // Fq2 = Fq[u] / (u^2 + 1) over a device Fq type F: the CPU Fq2's formulas (Karatsuba product, complex squaring).
@@ -80,16 +92,8 @@ struct fq2_dev {
 
 // The PTX field: with MontField<FqConfig> (nvcc's code for the CPU's 64-bit-limb loop) behind the same wrapper the
 // MSM measured 5% slower for G1 and 15% slower for G2 (H200, 2026-11-29: G1 2^20 17.5 vs 16.7 ms, 2^24 189 vs
-// 179 ms, G2 2^20 65.4 vs 57.0 ms).
-// mont32_t's multiplication schedule (kMul) for the MSM. The paired schedule (1) lets ptxas fuse each product's
-// low and high multiply-add into one IMAD.WIDE.U32.X: 880 SASS instructions per Fq product instead of 1,360, 23.3
-// instead of 17.5 Gmul/s in a dependent chain, and the MSM 11-13% faster (H200, 2026-11-29: G1 2^20 15.1 vs
-// 16.9 ms, 2^24 160 vs 179 ms, G2 2^20 50.3 vs 58.1 ms; the 64-bit-intermediate C++ schedule (2): 16.6 / 175 /
-// 56.5 ms).
-#ifndef CUZK_GPU_FQ_MUL
-#define CUZK_GPU_FQ_MUL 1
-#endif
-using fq_dev = field_ool<mont32_t<FqConfig, CUZK_GPU_FQ_MUL>>;
+// 179 ms, G2 2^20 65.4 vs 57.0 ms). mont32.cuh records how its multiplication schedule was chosen.
+using fq_dev = field_ool<mont32_t<FqConfig>>;
 using fq2_dev_t = fq2_dev<fq_dev>;
 
 static_assert(sizeof(fq_dev) == sizeof(Fq) && sizeof(fq2_dev_t) == sizeof(Fq2), "layout shared with the CPU");

@@ -35,14 +35,14 @@ void fr_mul(std::span<const Fr> a, std::span<const Fr> b, std::span<Fr> out);
 void fq_mul(std::span<const Fq> a, std::span<const Fq> b, std::span<Fq> out);
 
 // The 32-bit-limb PTX arithmetic (mont32.cuh) on device 0: for each i, out[4i..4i+3] = a*b, a+b, a-b, a^2, with
-// the multiplication schedule `mul_variant` (mont32_t's kMul, 0..3). Used by the tests to check it against the CPU.
-void fr_ops32(std::span<const Fr> a, std::span<const Fr> b, std::span<Fr> out, unsigned mul_variant = 0);
-void fq_ops32(std::span<const Fq> a, std::span<const Fq> b, std::span<Fq> out, unsigned mul_variant = 0);
+// a^2 by the dedicated squaring. Used by the tests to check it against the CPU.
+void fr_ops32(std::span<const Fr> a, std::span<const Fr> b, std::span<Fr> out);
+void fq_ops32(std::span<const Fq> a, std::span<const Fq> b, std::span<Fq> out);
 
-// Multiplication throughput on device 0 (giga-multiplications per second): every thread runs a dependent chain of
-// `chain` products on its own random element. impl: 0 = the CPU MontField code compiled for the device, 1..4 = the
-// PTX arithmetic with multiplication schedule kMul = impl - 1. For choosing the field implementation; timed with
-// CUDA events.
+// Multiplication throughput on device 0 (giga-operations per second): every thread runs a dependent chain of
+// `chain` operations on its own random element. impl: 0 = products by the CPU MontField code compiled for the
+// device, 1 = products by the PTX arithmetic (mont32.cuh), 2 = its dedicated squarings, 3 = its squarings through
+// the product. For choosing the field implementation; timed with CUDA events.
 double field_mul_throughput(bool fq, unsigned impl, size_t threads, size_t chain);
 
 }  // namespace cuzk::gpu

@@ -32,22 +32,21 @@ void mul_on_device(std::span<const F> a, std::span<const F> b, std::span<F> out)
 }
 
 // The same values viewed as mont32_t (identical layout), four results per input pair.
-template <class Cfg, int kMul>
-__global__ void ops32_kernel(const mont32_t<Cfg, kMul>* a, const mont32_t<Cfg, kMul>* b, mont32_t<Cfg, kMul>* out,
-                             size_t n) {
+template <class Cfg>
+__global__ void ops32_kernel(const mont32_t<Cfg>* a, const mont32_t<Cfg>* b, mont32_t<Cfg>* out, size_t n) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    mont32_t<Cfg, kMul> x = a[i], y = b[i];
+    mont32_t<Cfg> x = a[i], y = b[i];
     out[4 * i] = x * y;
     out[4 * i + 1] = x + y;
     out[4 * i + 2] = x - y;
     out[4 * i + 3] = x.square();
 }
 
-template <class Cfg, int kMul>
+template <class Cfg>
 void ops32_on_device(std::span<const MontField<Cfg>> a, std::span<const MontField<Cfg>> b,
                      std::span<MontField<Cfg>> out) {
-    using D = mont32_t<Cfg, kMul>;
+    using D = mont32_t<Cfg>;
     static_assert(sizeof(D) == sizeof(MontField<Cfg>));
     if (a.size() != b.size() || out.size() != 4 * a.size())
         throw std::invalid_argument("gpu ops32: out must hold 4 results per input pair");
@@ -58,20 +57,25 @@ void ops32_on_device(std::span<const MontField<Cfg>> a, std::span<const MontFiel
     CUZK_CUDA_CHECK(cudaMemcpy(d_a.get(), a.data(), n * sizeof(D), cudaMemcpyHostToDevice));
     CUZK_CUDA_CHECK(cudaMemcpy(d_b.get(), b.data(), n * sizeof(D), cudaMemcpyHostToDevice));
     unsigned threads = 256;
-    ops32_kernel<Cfg, kMul><<<(unsigned)((n + threads - 1) / threads), threads>>>(d_a.get(), d_b.get(), d_out.get(), n);
+    ops32_kernel<Cfg><<<(unsigned)((n + threads - 1) / threads), threads>>>(d_a.get(), d_b.get(), d_out.get(), n);
     CUZK_CUDA_CHECK(cudaGetLastError());
     CUZK_CUDA_CHECK(cudaMemcpy(out.data(), d_out.get(), 4 * n * sizeof(D), cudaMemcpyDeviceToHost));
 }
 
-template <class T>
+// A dependent chain of products (kOp 0), dedicated squarings (1) or squarings through the product (2).
+template <class T, int kOp>
 __global__ void mul_chain_kernel(T* v, size_t chain) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     T x = v[i], y = v[i] + v[i];
-    for (size_t k = 0; k < chain; k++) x = x * y;
+    for (size_t k = 0; k < chain; k++) {
+        if constexpr (kOp == 0) x = x * y;
+        else if constexpr (kOp == 1) x = x.square();
+        else x = x.square_by_mul();
+    }
     v[i] = x;  // keeps the chain observable
 }
 
-template <class Cpu, class Dev>
+template <class Cpu, class Dev, int kOp = 0>
 double throughput(size_t threads, size_t chain) {
     CUZK_CUDA_CHECK(cudaSetDevice(0));
     std::vector<Cpu> h(threads);
@@ -85,10 +89,10 @@ double throughput(size_t threads, size_t chain) {
     CUZK_CUDA_CHECK(cudaEventCreate(&e1));
     unsigned block = 256;
     unsigned grid = (unsigned)(threads / block);
-    mul_chain_kernel<Dev><<<grid, block>>>(d.get(), 16);  // warm-up
+    mul_chain_kernel<Dev, kOp><<<grid, block>>>(d.get(), 16);  // warm-up
     CUZK_CUDA_CHECK(cudaGetLastError());
     CUZK_CUDA_CHECK(cudaEventRecord(e0));
-    mul_chain_kernel<Dev><<<grid, block>>>(d.get(), chain);
+    mul_chain_kernel<Dev, kOp><<<grid, block>>>(d.get(), chain);
     CUZK_CUDA_CHECK(cudaEventRecord(e1));
     CUZK_CUDA_CHECK(cudaEventSynchronize(e1));
     float ms = 0;
@@ -103,42 +107,28 @@ double throughput(size_t threads, size_t chain) {
 double field_mul_throughput(bool fq, unsigned impl, size_t threads, size_t chain) {
     threads = threads / 256 * 256;
     if (threads == 0) throw std::invalid_argument("field_mul_throughput: at least 256 threads");
-    if (impl > 4) throw std::invalid_argument("field_mul_throughput: impl is 0..4");
+    if (impl > 3) throw std::invalid_argument("field_mul_throughput: impl is 0..3");
     if (fq) {
         switch (impl) {
             case 0: return throughput<Fq, Fq>(threads, chain);
-            case 1: return throughput<Fq, mont32_t<FqConfig, 0>>(threads, chain);
-            case 2: return throughput<Fq, mont32_t<FqConfig, 1>>(threads, chain);
-            case 3: return throughput<Fq, mont32_t<FqConfig, 2>>(threads, chain);
-            default: return throughput<Fq, mont32_t<FqConfig, 3>>(threads, chain);
+            case 1: return throughput<Fq, mont32_t<FqConfig>, 0>(threads, chain);
+            case 2: return throughput<Fq, mont32_t<FqConfig>, 1>(threads, chain);
+            default: return throughput<Fq, mont32_t<FqConfig>, 2>(threads, chain);
         }
     }
     switch (impl) {
         case 0: return throughput<Fr, Fr>(threads, chain);
-        case 1: return throughput<Fr, mont32_t<FrConfig, 0>>(threads, chain);
-        case 2: return throughput<Fr, mont32_t<FrConfig, 1>>(threads, chain);
-        case 3: return throughput<Fr, mont32_t<FrConfig, 2>>(threads, chain);
-        default: return throughput<Fr, mont32_t<FrConfig, 3>>(threads, chain);
+        case 1: return throughput<Fr, mont32_t<FrConfig>, 0>(threads, chain);
+        case 2: return throughput<Fr, mont32_t<FrConfig>, 1>(threads, chain);
+        default: return throughput<Fr, mont32_t<FrConfig>, 2>(threads, chain);
     }
 }
 
-template <class Cfg>
-void ops32_variant(std::span<const MontField<Cfg>> a, std::span<const MontField<Cfg>> b,
-                   std::span<MontField<Cfg>> out, unsigned mul_variant) {
-    switch (mul_variant) {
-        case 0: return ops32_on_device<Cfg, 0>(a, b, out);
-        case 1: return ops32_on_device<Cfg, 1>(a, b, out);
-        case 2: return ops32_on_device<Cfg, 2>(a, b, out);
-        case 3: return ops32_on_device<Cfg, 3>(a, b, out);
-        default: throw std::invalid_argument("ops32: mul_variant is 0..3");
-    }
+void fr_ops32(std::span<const Fr> a, std::span<const Fr> b, std::span<Fr> out) {
+    ops32_on_device<FrConfig>(a, b, out);
 }
-
-void fr_ops32(std::span<const Fr> a, std::span<const Fr> b, std::span<Fr> out, unsigned mul_variant) {
-    ops32_variant<FrConfig>(a, b, out, mul_variant);
-}
-void fq_ops32(std::span<const Fq> a, std::span<const Fq> b, std::span<Fq> out, unsigned mul_variant) {
-    ops32_variant<FqConfig>(a, b, out, mul_variant);
+void fq_ops32(std::span<const Fq> a, std::span<const Fq> b, std::span<Fq> out) {
+    ops32_on_device<FqConfig>(a, b, out);
 }
 
 std::vector<DeviceInfo> devices() {

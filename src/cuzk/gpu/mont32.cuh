@@ -7,6 +7,15 @@
 // Why PTX: a 32x32 multiply-add with carry-in/out (mad.lo.cc / madc.hi.cc) is the GPU's native big-integer step;
 // the CPU's 64-bit code compiled for the device emulates each 64x64 product with four of them plus carry fix-ups.
 //
+// The multiplication is CIOS on two accumulators that trade roles every row (mul_rshift): each product's low and
+// high half form one 64-bit multiply-add into an aligned register pair, which ptxas emits as one IMAD.WIDE.U32(.X),
+// and the row's shift by one word is a renaming. H200, 2026-11-29, same run (Gmul/s in a dependent chain, Fq / Fr):
+// this schedule 27.6 / 52.4; CIOS with each product's halves adjacent but one accumulator 23.3 / 47.9 (its shift
+// misaligned the pairs: ~290 of its 880 SASS instructions per Fq product were register moves); CIOS with a pass of
+// low halves then one of high halves 17.5 / 36.6; plain C++ on 64-bit intermediates 16.7 / 37.4; two accumulators
+// merged by an addition chain every row 26.2 / 49.4. In the kernels the gap is larger (fewer live registers): G1
+// MSM 2^26 468 against 580 ms, NTT 2^24 6.3 against 11.2 ms.
+//
 // Carry chains span several asm statements inside fully unrolled loops, with nothing between them that writes the
 // condition code. Every statement is `asm volatile`: the carry flag is invisible to the compiler, so without it
 // independent statements of one chain were reordered (seen on the H200: wrong products, while sums were right).
@@ -19,13 +28,7 @@
 
 namespace cuzk::gpu {
 
-// kMul picks the multiplication's instruction schedule (same result; see operator*): 0 = CIOS with a pass of low
-// halves then a pass of high halves per row; 1 = the same CIOS with the low and high half of each product adjacent
-// (even limbs, then odd limbs), the pattern a 64-bit multiply-add with carry covers; 2 = CIOS in plain C++ on
-// 64-bit intermediates (a * b + t + carry < 2^64), leaving instruction selection to the compiler; 3 = paired
-// products into two accumulators (even / odd limbs) so that every 64-bit multiply-add writes an aligned register
-// pair in every row (mul_even_odd).
-template <class Cfg, int kMul = 0>
+template <class Cfg>
 struct mont32_t {
     using Cpu = MontField<Cfg>;
     static constexpr size_t N = 2 * Cfg::N;  // 32-bit limbs
@@ -52,6 +55,9 @@ struct mont32_t {
     // The no-carry bound of MontField (p's top limb < 2^63 - 1) gives p's top 32-bit limb < 2^31 - 1: the running
     // value of the multiplication below stays < 2p < 2^(32N) and a + b < 2^(32N).
     static_assert(Cpu::P[Cfg::N - 1] < 0x7fffffffffffffffULL);
+    // mul_rshift's odd accumulator has no carry out if p's top 32-bit limb is at most 2^31 - 3 (bound below).
+    static constexpr uint32_t kTopLimb = (uint32_t)(Cpu::P[Cfg::N - 1] >> 32);
+    static_assert(kTopLimb <= 0x7ffffffdu);
 
     __device__ __forceinline__ static mont32_t zero() {
         mont32_t r;
@@ -116,161 +122,97 @@ struct mont32_t {
     __device__ __forceinline__ mont32_t operator-() const { return zero() - *this; }
     __device__ __forceinline__ mont32_t dbl() const { return *this + *this; }
 
-    // Montgomery product a * b * 2^(-32N) mod p, CIOS: for each limb b_i, t += a * b_i, then t += m * p with
-    // m = t_0 * (-1/p) mod 2^32, which zeroes t_0, and t >>= 32. Invariant: t < 2p after every row (a, b < p), so
-    // t fits N limbs plus the top word t[N] that the shift brings down, and the result needs one conditional
-    // subtraction. The variants differ only in the order of the same additions.
+    // Montgomery product a * b * 2^(-32N) mod p (CIOS, mul_rshift below) and one conditional subtraction.
     __device__ __forceinline__ friend mont32_t operator*(const mont32_t& a, const mont32_t& b) {
         uint32_t t[N + 2];
-        if constexpr (kMul == 2) mul_wide(t, a, b);
-        else if constexpr (kMul == 3) mul_even_odd(t, a, b);
-        else mul_cc(t, a, b);
+        mul_rshift(t, a, b);
         return reduce_once(t);
     }
 
-    // t[N + 1] ... t[0] = a * b * 2^(-32N) (< 2p), carry-flag chains.
-    __device__ __forceinline__ static void mul_cc(uint32_t (&t)[N + 2], const mont32_t& a, const mont32_t& b) {
-        constexpr Consts c = consts();
-#pragma unroll
-        for (size_t j = 0; j < N + 2; j++) t[j] = 0;
-#pragma unroll
-        for (size_t i = 0; i < N; i++) {
-            const uint32_t bi = b.l[i];
-            mac_row(t, a.l, bi);  // t += a * bi
-            const uint32_t m = t[0] * c.inv;
-            mac_row(t, c.p, m);  // t += m * p; t_0 becomes 0
-            // t >>= 32
-#pragma unroll
-            for (size_t j = 0; j < N + 1; j++) t[j] = t[j + 1];
-            t[N + 1] = 0;
-        }
-    }
-
-    // t[0 .. N+1] += x * y for an N-limb x and one limb y (t[N + 1] absorbs the carry out).
-    __device__ __forceinline__ static void mac_row(uint32_t (&t)[N + 2], const uint32_t* x, uint32_t y) {
-        if constexpr (kMul == 0) {
-            // all low halves (into t[j]), then all high halves (into t[j + 1])
-            asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(x[0]), "r"(y));
-#pragma unroll
-            for (size_t j = 1; j < N; j++) asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(x[j]), "r"(y));
-            asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
-            asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
-            asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(x[0]), "r"(y));
-#pragma unroll
-            for (size_t j = 1; j < N; j++)
-                asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(x[j]), "r"(y));
-            asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
-        } else {
-            // even limbs: (t[j + 1], t[j]) += x[j] * y for j = 0, 2, ..., the low and high half adjacent
-            static_assert(N % 2 == 0);
-            asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(x[0]), "r"(y));
-            asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(x[0]), "r"(y));
-#pragma unroll
-            for (size_t j = 2; j < N; j += 2) {
-                asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(x[j]), "r"(y));
-                asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(x[j]), "r"(y));
-            }
-            asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
-            asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
-            // odd limbs: (t[j + 1], t[j]) += x[j] * y for j = 1, 3, ..., N - 1
-            asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(x[1]), "r"(y));
-            asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[2]) : "r"(x[1]), "r"(y));
-#pragma unroll
-            for (size_t j = 3; j < N; j += 2) {
-                asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(x[j]), "r"(y));
-                asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(x[j]), "r"(y));
-            }
-            asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
-        }
-    }
-
-    // CIOS with T = E + 2^32 O: the products of even limbs go to E as (lo, hi) pairs at (j, j + 1), those of odd
-    // limbs to O at (j - 1, j), so every pair is register-aligned the same way in every row (the paired schedule
-    // shifts one accumulator by one word per row, which misaligns its pairs and costs register moves). After the
-    // reduction E[0] = 0, and T / 2^32 = E[1..] + O becomes E' = O + E[1] (one carry chain) and O' = E[2..] (a
-    // renaming by two words, which keeps pairs aligned). Bounds: E <= T and O <= T / 2^32, with T < 2^33 p before
-    // the shift, so E fits N + 2 words and O N + 1.
-    __device__ __forceinline__ static void mul_even_odd(uint32_t (&t)[N + 2], const mont32_t& a, const mont32_t& b) {
+    // CIOS on two accumulators that trade roles. After row i (products with b_i and the reduction by m_i):
+    // T = E + 2^32 O, E and O of N words each, E's pairs (2k, 2k+1) collecting the products of even limbs x_2k, O's
+    // pairs (2k, 2k+1) those of odd limbs x_2k+1 (O sits one word up), and E_0 = 0. The next row needs
+    // T / 2^32 = (O + E_1) + 2^32 (E_2 .. E_{N-1}): O, with E_1 added to its word 0, becomes the new E, and E's words
+    // from 2 up, renamed two words down, become the new O; the renaming happens inside the first multiply-add
+    // chain of the row (d = x * y + E_{j+2} written to E_j), so it costs nothing.
+    //
+    // Carries: the E chains end with a carry of weight 2^(32N), added to O's top word. The O chains end without
+    // one: O = E_old[2..] + x_odd * b_i + p_odd * m_i + carries, with x_odd < (top + 1) 2^(32(N-2)) for the top
+    // limb `top` of p (x < p), so O < 2^(32(N-2)) + (2 top + 4) 2^(32(N-1)) < 2^(32N) when top <= 2^31 - 3
+    // (static_assert above; partial sums are smaller). The result O + E / 2^32 is the usual CIOS value < 2p.
+    __device__ __forceinline__ static void mul_rshift(uint32_t (&t)[N + 2], const mont32_t& a, const mont32_t& b) {
         static_assert(N % 2 == 0);
-        constexpr Consts c = consts();
-        uint32_t e[N + 2], o[N + 2];
+        uint32_t x[N], y[N];  // row 0: E = x, O = y; then the roles alternate
+        const uint32_t b0 = b.l[0];
 #pragma unroll
-        for (size_t j = 0; j < N + 2; j++) e[j] = o[j] = 0;
-#pragma unroll
-        for (size_t i = 0; i < N; i++) {
-            const uint32_t bi = b.l[i];
-            mac_half(e, a.l, 0, bi);  // even limbs of a * bi into E
-            mac_half(o, a.l, 1, bi);  // odd limbs into O
-            const uint32_t m = e[0] * c.inv;
-            mac_half(e, c.p, 0, m);
-            mac_half(o, c.p, 1, m);
-            // E' = O + E[1], O' = E[2..]
-            uint32_t ne[N + 2];
-            asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(ne[0]) : "r"(o[0]), "r"(e[1]));
-#pragma unroll
-            for (size_t j = 1; j < N + 1; j++) asm volatile("addc.cc.u32 %0, %1, 0;" : "=r"(ne[j]) : "r"(o[j]));
-            asm volatile("addc.u32 %0, %1, 0;" : "=r"(ne[N + 1]) : "r"(o[N + 1]));
-#pragma unroll
-            for (size_t j = 0; j < N; j++) o[j] = e[j + 2];
-            o[N] = o[N + 1] = 0;
-#pragma unroll
-            for (size_t j = 0; j < N + 2; j++) e[j] = ne[j];
+        for (size_t j = 0; j < N; j += 2) {
+            asm volatile("mul.lo.u32 %0, %1, %2;" : "=r"(x[j]) : "r"(a.l[j]), "r"(b0));
+            asm volatile("mul.hi.u32 %0, %1, %2;" : "=r"(x[j + 1]) : "r"(a.l[j]), "r"(b0));
+            asm volatile("mul.lo.u32 %0, %1, %2;" : "=r"(y[j]) : "r"(a.l[j + 1]), "r"(b0));
+            asm volatile("mul.hi.u32 %0, %1, %2;" : "=r"(y[j + 1]) : "r"(a.l[j + 1]), "r"(b0));
         }
-        // T = E + 2^32 O (< 2p)
-        t[0] = e[0];
-        asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(t[1]) : "r"(e[1]), "r"(o[0]));
+        redc_row(x, y);
 #pragma unroll
-        for (size_t j = 2; j < N + 1; j++) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(t[j]) : "r"(e[j]), "r"(o[j - 1]));
-        asm volatile("addc.u32 %0, %1, %2;" : "=r"(t[N + 1]) : "r"(e[N + 1]), "r"(o[N]));
+        for (size_t i = 1; i < N; i++) {
+            if (i % 2 == 1) {
+                rshift_row(x, y, a.l, b.l[i]);  // E = y, O = x
+                redc_row(y, x);
+            } else {
+                rshift_row(y, x, a.l, b.l[i]);  // E = x, O = y
+                redc_row(x, y);
+            }
+        }
+        // N is even: after row N - 1, E = y and O = x. t = O + E / 2^32.
+        asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(t[0]) : "r"(x[0]), "r"(y[1]));
+#pragma unroll
+        for (size_t j = 1; j < N - 1; j++) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(t[j]) : "r"(x[j]), "r"(y[j + 1]));
+        asm volatile("addc.u32 %0, %1, 0;" : "=r"(t[N - 1]) : "r"(x[N - 1]));
+        t[N] = t[N + 1] = 0;
     }
 
-    // acc[0 .. N+1] += sum over limbs j = parity, parity + 2, ... of x[j] * y * 2^(32 (j - parity)), each product's
-    // low and high half adjacent (one 64-bit multiply-add into the aligned pair acc[j - parity], acc[j - parity + 1]).
-    __device__ __forceinline__ static void mac_half(uint32_t (&acc)[N + 2], const uint32_t* x, size_t parity,
-                                                    uint32_t y) {
-        asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(acc[0]) : "r"(x[parity]), "r"(y));
-        asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(acc[1]) : "r"(x[parity]), "r"(y));
+    // One row's products: on entry T = e + 2^32 o (previous row, e_0 = 0); on exit o holds the new E (o + e_1 +
+    // x_even * y) and e the new O (e_2.. renamed + x_odd * y).
+    __device__ __forceinline__ static void rshift_row(uint32_t (&e)[N], uint32_t (&o)[N], const uint32_t* xs,
+                                                      uint32_t yv) {
+        asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(o[0]) : "r"(e[1]));  // its carry has weight 2^32: new O's word 0
+#pragma unroll
+        for (size_t j = 0; j + 2 < N; j += 2) {
+            asm volatile("madc.lo.cc.u32 %0, %1, %2, %3;" : "=r"(e[j]) : "r"(xs[j + 1]), "r"(yv), "r"(e[j + 2]));
+            asm volatile("madc.hi.cc.u32 %0, %1, %2, %3;" : "=r"(e[j + 1]) : "r"(xs[j + 1]), "r"(yv), "r"(e[j + 3]));
+        }
+        asm volatile("madc.lo.cc.u32 %0, %1, %2, 0;" : "=r"(e[N - 2]) : "r"(xs[N - 1]), "r"(yv));
+        asm volatile("madc.hi.u32 %0, %1, %2, 0;" : "=r"(e[N - 1]) : "r"(xs[N - 1]), "r"(yv));  // hi <= 2^32 - 2
+        pair_chain(o, xs, 0, yv);
+        asm volatile("addc.u32 %0, %0, 0;" : "+r"(e[N - 1]));
+    }
+
+    // The reduction of one row: m = E_0 / -p mod 2^32; O += p_odd * m (no carry out, see mul_rshift), E += p_even * m
+    // with its carry into O's top word. E_0 becomes 0.
+    __device__ __forceinline__ static void redc_row(uint32_t (&e)[N], uint32_t (&o)[N]) {
+        constexpr Consts c = consts();
+        const uint32_t m = e[0] * c.inv;
+        asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(o[0]) : "r"(c.p[1]), "r"(m));
+        asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(o[1]) : "r"(c.p[1]), "r"(m));
+#pragma unroll
+        for (size_t j = 2; j + 2 < N; j += 2) {
+            asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(o[j]) : "r"(c.p[j + 1]), "r"(m));
+            asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(o[j + 1]) : "r"(c.p[j + 1]), "r"(m));
+        }
+        asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(o[N - 2]) : "r"(c.p[N - 1]), "r"(m));
+        asm volatile("madc.hi.u32 %0, %1, %2, %0;" : "+r"(o[N - 1]) : "r"(c.p[N - 1]), "r"(m));
+        pair_chain(e, c.p, 0, m);
+        asm volatile("addc.u32 %0, %0, 0;" : "+r"(o[N - 1]));
+    }
+
+    // acc's pairs (2k, 2k + 1) += xs[2k + parity] * y in one carry chain; the carry out is left in the flag.
+    __device__ __forceinline__ static void pair_chain(uint32_t (&acc)[N], const uint32_t* xs, size_t parity,
+                                                      uint32_t yv) {
+        asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(acc[0]) : "r"(xs[parity]), "r"(yv));
+        asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(acc[1]) : "r"(xs[parity]), "r"(yv));
 #pragma unroll
         for (size_t j = 2; j < N; j += 2) {
-            asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(acc[j]) : "r"(x[j + parity]), "r"(y));
-            asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(acc[j + 1]) : "r"(x[j + parity]), "r"(y));
-        }
-        asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(acc[N]));
-        asm volatile("addc.u32 %0, %0, 0;" : "+r"(acc[N + 1]));
-    }
-
-    // The same product with 64-bit intermediates and no carry flag: every step is x = u * v + t + carry, which is
-    // at most (2^32 - 1)^2 + 2 (2^32 - 1) = 2^64 - 1.
-    __device__ __forceinline__ static void mul_wide(uint32_t (&t)[N + 2], const mont32_t& a, const mont32_t& b) {
-        constexpr Consts c = consts();
-#pragma unroll
-        for (size_t j = 0; j < N + 2; j++) t[j] = 0;
-#pragma unroll
-        for (size_t i = 0; i < N; i++) {
-            const uint32_t bi = b.l[i];
-            uint64_t carry = 0;
-#pragma unroll
-            for (size_t j = 0; j < N; j++) {
-                const uint64_t x = (uint64_t)a.l[j] * bi + t[j] + carry;
-                t[j] = (uint32_t)x;
-                carry = x >> 32;
-            }
-            uint64_t s = (uint64_t)t[N] + carry;
-            t[N] = (uint32_t)s;
-            t[N + 1] += (uint32_t)(s >> 32);
-            const uint32_t m = t[0] * c.inv;
-            uint64_t x = (uint64_t)m * c.p[0] + t[0];  // low word 0
-            carry = x >> 32;
-#pragma unroll
-            for (size_t j = 1; j < N; j++) {
-                x = (uint64_t)m * c.p[j] + t[j] + carry;
-                t[j - 1] = (uint32_t)x;  // shifted down by one word as it goes
-                carry = x >> 32;
-            }
-            s = (uint64_t)t[N] + carry;
-            t[N - 1] = (uint32_t)s;
-            t[N] = t[N + 1] + (uint32_t)(s >> 32);
-            t[N + 1] = 0;
+            asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(acc[j]) : "r"(xs[j + parity]), "r"(yv));
+            asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(acc[j + 1]) : "r"(xs[j + parity]), "r"(yv));
         }
     }
 
@@ -289,7 +231,102 @@ struct mont32_t {
         return r;
     }
 
-    __device__ __forceinline__ mont32_t square() const { return *this * *this; }
+    // a^2 * 2^(-32N) mod p with each cross product a_i a_j (i < j) computed once: T = 2 sum_{i<j} a_i a_j 2^(32(i+j))
+    // + sum a_i^2 2^(64i) (2N words), then Montgomery's reduction of T. N(N+1)/2 products instead of N^2 for the
+    // square itself; the reduction is the multiplication's.
+    __device__ __forceinline__ mont32_t square() const {
+        static_assert(N % 2 == 0);
+        // Cross products at position i + j: odd positions into o (o[k] is word k + 1, so its pairs start at even
+        // indices), even positions into e. Each row's chain ends with a carry into the word above its last pair;
+        // that word holds at most an earlier row's carry (0 or 1), so the addition cannot overflow.
+        uint32_t e[2 * N], o[2 * N];
+#pragma unroll
+        for (size_t k = 0; k < 2 * N; k++) e[k] = o[k] = 0;
+#pragma unroll
+        for (size_t i = 0; i + 1 < N; i++) {
+            cross_chain(o, i, i + 1, i + i);      // j = i + 1, i + 3, ...: position i + j odd, o index i + j - 1
+            if (i + 2 < N) cross_chain(e, i, i + 2, i + i + 2);  // j = i + 2, i + 4, ...: even positions
+        }
+        // t = 2 (e + 2^32 o) + sum a_i^2 2^(64i) = a^2 < p^2 < 2^(64N): no carry leaves the top word.
+        uint32_t t[2 * N];
+        t[0] = e[0];
+        asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(t[1]) : "r"(e[1]), "r"(o[0]));
+#pragma unroll
+        for (size_t k = 2; k < 2 * N; k++) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(t[k]) : "r"(e[k]), "r"(o[k - 1]));
+        asm volatile("add.cc.u32 %0, %0, %0;" : "+r"(t[0]));
+#pragma unroll
+        for (size_t k = 1; k < 2 * N; k++) asm volatile("addc.cc.u32 %0, %0, %0;" : "+r"(t[k]));
+        asm volatile("mad.lo.cc.u32 %0, %1, %1, %0;" : "+r"(t[0]) : "r"(l[0]));
+        asm volatile("madc.hi.cc.u32 %0, %1, %1, %0;" : "+r"(t[1]) : "r"(l[0]));
+#pragma unroll
+        for (size_t i = 1; i < N; i++) {
+            asm volatile("madc.lo.cc.u32 %0, %1, %1, %0;" : "+r"(t[2 * i]) : "r"(l[i]));
+            asm volatile("madc.hi.cc.u32 %0, %1, %1, %0;" : "+r"(t[2 * i + 1]) : "r"(l[i]));
+        }
+        // Montgomery's reduction of the low half, (T_lo + M p) / 2^(32N) <= p, with the multiplication's two
+        // accumulators (x = E, y = O in row 0, then the roles alternate), then plus T_hi < p: the sum is < 2p.
+        uint32_t x[N], y[N];
+#pragma unroll
+        for (size_t j = 0; j < N; j++) {
+            x[j] = t[j];
+            y[j] = 0;
+        }
+        redc_row(x, y);
+#pragma unroll
+        for (size_t i = 1; i < N; i++) {
+            if (i % 2 == 1) redc_shift_row(x, y);
+            else redc_shift_row(y, x);
+        }
+        uint32_t r[N + 2];
+        asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r[0]) : "r"(x[0]), "r"(y[1]));
+#pragma unroll
+        for (size_t j = 1; j < N - 1; j++) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r[j]) : "r"(x[j]), "r"(y[j + 1]));
+        asm volatile("addc.u32 %0, %1, 0;" : "=r"(r[N - 1]) : "r"(x[N - 1]));
+        asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(r[0]) : "r"(t[N]));
+#pragma unroll
+        for (size_t j = 1; j < N - 1; j++) asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(r[j]) : "r"(t[N + j]));
+        asm volatile("addc.u32 %0, %0, %1;" : "+r"(r[N - 1]) : "r"(t[2 * N - 1]));
+        r[N] = r[N + 1] = 0;
+        return reduce_once(r);
+    }
+
+    // acc's pairs (idx, idx + 1), idx = first_idx, first_idx + 2, ... += l[i] * l[j] for j = j0, j0 + 2, ... < N,
+    // in one carry chain, whose carry goes into the word above the last pair.
+    __device__ __forceinline__ void cross_chain(uint32_t (&acc)[2 * N], size_t i, size_t j0, size_t first_idx) const {
+        size_t idx = first_idx;
+#pragma unroll
+        for (size_t j = j0; j < N; j += 2, idx += 2) {
+            if (j == j0) {
+                asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(acc[idx]) : "r"(l[i]), "r"(l[j]));
+            } else {
+                asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(acc[idx]) : "r"(l[i]), "r"(l[j]));
+            }
+            asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(acc[idx + 1]) : "r"(l[i]), "r"(l[j]));
+        }
+        asm volatile("addc.u32 %0, %0, 0;" : "+r"(acc[idx]));
+    }
+
+    // One row of the reduction without products: as rshift_row (new E = o + e_1, new O = e_2.. renamed), then
+    // m from the new E's word 0 and the new E, O += p * m. The carry of the first addition is still pending when m is
+    // computed; mul.lo does not touch the condition code.
+    __device__ __forceinline__ static void redc_shift_row(uint32_t (&e)[N], uint32_t (&o)[N]) {
+        constexpr Consts c = consts();
+        asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(o[0]) : "r"(e[1]));
+        uint32_t m;
+        asm volatile("mul.lo.u32 %0, %1, %2;" : "=r"(m) : "r"(o[0]), "r"(c.inv));
+#pragma unroll
+        for (size_t j = 0; j + 2 < N; j += 2) {
+            asm volatile("madc.lo.cc.u32 %0, %1, %2, %3;" : "=r"(e[j]) : "r"(c.p[j + 1]), "r"(m), "r"(e[j + 2]));
+            asm volatile("madc.hi.cc.u32 %0, %1, %2, %3;" : "=r"(e[j + 1]) : "r"(c.p[j + 1]), "r"(m), "r"(e[j + 3]));
+        }
+        asm volatile("madc.lo.cc.u32 %0, %1, %2, 0;" : "=r"(e[N - 2]) : "r"(c.p[N - 1]), "r"(m));
+        asm volatile("madc.hi.u32 %0, %1, %2, 0;" : "=r"(e[N - 1]) : "r"(c.p[N - 1]), "r"(m));
+        pair_chain(o, c.p, 0, m);
+        asm volatile("addc.u32 %0, %0, 0;" : "+r"(e[N - 1]));
+    }
+
+    // The square through the general product (for comparison in the benchmark).
+    __device__ __forceinline__ mont32_t square_by_mul() const { return *this * *this; }
     __device__ __forceinline__ mont32_t& operator+=(const mont32_t& b) { return *this = *this + b; }
     __device__ __forceinline__ mont32_t& operator-=(const mont32_t& b) { return *this = *this - b; }
     __device__ __forceinline__ mont32_t& operator*=(const mont32_t& b) { return *this = *this * b; }

@@ -49,15 +49,15 @@ namespace cuzk::gpu {
 
 namespace {
 
-// Device elements (same bytes as cuzk::Fr either way): the PTX field with the paired multiplication schedule
-// (mont32.cuh, kMul = 1), or with CUZK_GPU_NTT_PTX=0 the CPU's MontField compiled for the device. H200,
-// 2026-11-29, forward 2^24 / 2^26 / 2^27: 11.0 / 39.4 / 78.7 ms against 11.8 / 40.3 / 79.1 ms (the first PTX
-// schedule, kMul = 0, took 21.1 ms at 2^24).
+// Device elements (same bytes as cuzk::Fr either way): the PTX field (mont32.cuh), or with CUZK_GPU_NTT_PTX=0
+// the CPU's MontField compiled for the device. H200, 2026-11-29, forward 2^24 / 2^26 / 2^27: 6.3 / 25.4 / 51.9 ms
+// with the PTX field's current multiplication; its previous schedule gave 11.2 / 42.6 / 79.8 ms and MontField
+// 11.8 / 40.3 / 79.1 ms.
 #ifndef CUZK_GPU_NTT_PTX
 #define CUZK_GPU_NTT_PTX 1
 #endif
 #if CUZK_GPU_NTT_PTX
-using nfr_t = mont32_t<FrConfig, 1>;
+using nfr_t = mont32_t<FrConfig>;
 #else
 using nfr_t = fr_t;
 #endif
