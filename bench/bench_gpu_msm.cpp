@@ -84,7 +84,7 @@ void BM_GpuMsmG1(benchmark::State& state) {
     std::span<const Fr> s(scalars(n).data(), n);
     timed(state, false, log_n, [&] { benchmark::DoNotOptimize(ctx.msm(s)); });
     state.counters["scratch_GB"] = (double)ctx.call_bytes(n) / 1e9;
-    state.counters["window_bits"] = gpu::gpu_msm_window_bits(n);
+    state.counters["window_bits"] = gpu::gpu_msm_window_bits(n, gpu::devices()[0].sm_count);
 }
 BENCHMARK(BM_GpuMsmG1)->Arg(20)->Arg(22)->Arg(24)->Arg(26)->Iterations(kReps)->UseManualTime()->Unit(
     benchmark::kMillisecond);
@@ -102,10 +102,44 @@ void BM_GpuMsmG1Pinned(benchmark::State& state) {
     std::span<const Fr> s(h, n);
     timed(state, false, log_n, [&] { benchmark::DoNotOptimize(ctx.msm(s)); });
     cudaFreeHost(h);
-    state.counters["window_bits"] = gpu::gpu_msm_window_bits(n);
+    state.counters["window_bits"] = gpu::gpu_msm_window_bits(n, gpu::devices()[0].sm_count);
 }
 BENCHMARK(BM_GpuMsmG1Pinned)->Arg(20)->Arg(22)->Arg(24)->Arg(26)->Iterations(kReps)->UseManualTime()->Unit(
     benchmark::kMillisecond);
+
+// Precomputed window multiples (GpuMsmConfig::precompute_windows): a context over the first 2^log_n tiled bases
+// with its table (W times their memory, built once; table_s is that build), scalars pinned as above.
+template <class Cfg>
+void precomputed_bench(benchmark::State& state, bool g2, size_t generated) {
+    if (gpu::devices().empty()) return state.SkipWithError("no CUDA device");
+    const int log_n = (int)state.range(0);
+    const size_t n = size_t(1) << log_n;
+    auto bases = tiled_bases<Cfg>(n, generated);
+    gpu::GpuMsmConfig cfg;
+    cfg.precompute_windows = true;
+    const auto t0 = std::chrono::steady_clock::now();
+    gpu::MsmContext<Cfg> ctx(bases, cfg);
+    const double table_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    bases = {};
+    Fr* h = nullptr;
+    if (cudaMallocHost(&h, n * sizeof(Fr)) != cudaSuccess) return state.SkipWithError("cudaMallocHost failed");
+    std::memcpy(h, scalars(n).data(), n * sizeof(Fr));
+    std::span<const Fr> s(h, n);
+    timed(state, g2, log_n, [&] { benchmark::DoNotOptimize(ctx.msm(s)); });
+    cudaFreeHost(h);
+    state.counters["window_bits"] = ctx.precomputed_window_bits();
+    state.counters["table_GB"] = (double)ctx.resident_bytes() / 1e9;
+    state.counters["table_s"] = table_s;
+}
+void BM_GpuMsmG1Precomputed(benchmark::State& state) {
+    precomputed_bench<G1Config>(state, false, size_t(1) << 22);
+}
+BENCHMARK(BM_GpuMsmG1Precomputed)->Arg(20)->Arg(22)->Arg(24)->Arg(26)->Iterations(kReps)->UseManualTime()->Unit(
+    benchmark::kMillisecond);
+void BM_GpuMsmG2Precomputed(benchmark::State& state) {
+    precomputed_bench<G2Config>(state, true, size_t(1) << 20);
+}
+BENCHMARK(BM_GpuMsmG2Precomputed)->Arg(20)->Iterations(kReps)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 // Window width sweep: BM_GpuMsmG1Window/log_n/c (the cost model's choice is what BM_GpuMsmG1 runs).
 void BM_GpuMsmG1Window(benchmark::State& state) {

@@ -137,7 +137,7 @@ TEST(GpuMsm, WindowWidthsAndPieces) {
 // Bases at infinity, repeated bases with equal scalars (a bucket adds a point to itself: the doubling case) and
 // opposite bases with equal scalars (a bucket reaches the identity mid-way).
 template <class Cfg>
-void check_special_bases(size_t n, uint64_t seed) {
+void check_special_bases(size_t n, uint64_t seed, const gpu::GpuMsmConfig& cfg = {}) {
     SCOPED_TRACE(::testing::Message() << "n = " << n << ", seed " << seed);
     std::mt19937_64 rng(seed);
     auto bases = random_points<Cfg>(n, rng());
@@ -151,13 +151,13 @@ void check_special_bases(size_t n, uint64_t seed) {
         bases[i + 5] = bases[i + 6];  // repeated base, different scalar
     }
     const Jacobian<Cfg> want = msm<Cfg>(bases, scalars);
-    gpu::MsmContext<Cfg> ctx{std::span<const Affine<Cfg>>(bases)};
+    gpu::MsmContext<Cfg> ctx{std::span<const Affine<Cfg>>(bases), cfg};
     EXPECT_EQ(ctx.msm(scalars), want);
     EXPECT_EQ(ctx.msm_split(split_scalars(scalars)), want);
     // Every base repeated with scalar 1 and the same scalar: every bucket and the ones tree double.
     std::vector<Affine<Cfg>> rep(n, bases[2]);
     std::vector<Fr> ones(n, Fr::one()), same(n, scalars[2]);
-    gpu::MsmContext<Cfg> rctx{std::span<const Affine<Cfg>>(rep)};
+    gpu::MsmContext<Cfg> rctx{std::span<const Affine<Cfg>>(rep), cfg};
     EXPECT_EQ(rctx.msm_split(split_scalars(ones)), msm<Cfg>(rep, ones));
     EXPECT_EQ(rctx.msm(ones), msm<Cfg>(rep, ones));
     EXPECT_EQ(rctx.msm(same), msm<Cfg>(rep, same));
@@ -206,6 +206,66 @@ TEST(GpuMsm, ContextReuse) {
     EXPECT_TRUE(ctx.msm(std::span<const Fr>()).is_identity());
 }
 
+// Precomputed window multiples: the table (2^(j c) B_i, built on the device with batched inversions) and the one
+// bucket set shared by all windows, for the model's c and for fixed ones, on every scalar kind, prefixes, the 0/1
+// split, and bases at infinity, repeated and opposite.
+TEST(GpuMsm, PrecomputedWindows) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+    gpu::GpuMsmConfig pre;
+    pre.precompute_windows = true;
+    for (size_t n : {size_t(1), size_t(37), size_t(1) << 12, size_t(1) << 16})
+        for (Kind k : {Kind::Dense, Kind::Sparse, Kind::ZeroOne, Kind::Edge, Kind::Same})
+            check<G1Config>(n, k, fresh_seed(), pre);
+    for (unsigned c : {2u, 5u, 13u, 17u}) {
+        gpu::GpuMsmConfig cfg = pre;
+        cfg.window_bits = c;
+        check<G1Config>(3000, Kind::Edge, fresh_seed(), cfg);
+        check<G1Config>(3000, Kind::Dense, fresh_seed(), cfg);
+    }
+    check<G2Config>(1 << 10, Kind::Dense, fresh_seed(), pre);
+    check<G2Config>(1 << 10, Kind::Edge, fresh_seed(), pre);
+    check_special_bases<G1Config>(1 << 12, fresh_seed(), pre);
+    check_special_bases<G2Config>(1 << 9, fresh_seed(), pre);
+
+    const uint64_t seed = fresh_seed();
+    SCOPED_TRACE(seed);
+    std::mt19937_64 rng(seed);
+    const size_t n = 5000;
+    auto bases = random_points<G1Config>(n, rng());
+    gpu::G1MsmContext ctx(bases, pre);
+    const unsigned c = ctx.precomputed_window_bits();
+    EXPECT_EQ(c, gpu::gpu_msm_window_bits(n, gpu::devices()[0].sm_count, true));
+    EXPECT_EQ(ctx.resident_bytes(), gpu::G1MsmContext::precomputed_table_bytes(n, c));
+    EXPECT_EQ(ctx.resident_bytes(), n * ((256 + c - 1) / c) * 2 * sizeof(Fq));
+    auto s = make_scalars(n, Kind::Dense, rng);
+    std::span<const Fr> prefix(s.data(), 1234);
+    EXPECT_EQ(ctx.msm(prefix), msm_g1(std::span<const G1Affine>(bases).first(1234), prefix));
+    ctx.tuning().window_bits = c + 1;  // ignored: the table fixes c
+    EXPECT_EQ(ctx.msm(s), msm_g1(bases, s));
+}
+
+// The window model (no GPU needed): on the H200's 132 SMs it reproduces the widths the sweep found best, never
+// shrinks as n grows, and a precomputed table (one reduction for all windows) never makes it narrower.
+TEST(GpuMsm, WindowModel) {
+    EXPECT_EQ(gpu::gpu_msm_window_bits(size_t(1) << 20, 132), 16u);
+    EXPECT_EQ(gpu::gpu_msm_window_bits(size_t(1) << 22, 132), 16u);
+    EXPECT_EQ(gpu::gpu_msm_window_bits(size_t(1) << 24, 132), 20u);
+    EXPECT_EQ(gpu::gpu_msm_window_bits(size_t(1) << 26, 132), 20u);
+    for (unsigned sm : {8u, 20u, 132u}) {
+        unsigned prev = 0, prev_pre = 0;
+        for (unsigned k = 0; k <= 28; k++) {
+            const size_t n = size_t(1) << k;
+            const unsigned c = gpu::gpu_msm_window_bits(n, sm), cp = gpu::gpu_msm_window_bits(n, sm, true);
+            EXPECT_GE(c, prev) << "n = 2^" << k << ", " << sm << " SMs";
+            EXPECT_GE(cp, prev_pre) << "n = 2^" << k << ", " << sm << " SMs";
+            EXPECT_GE(cp, c) << "n = 2^" << k << ", " << sm << " SMs";
+            EXPECT_GE(c, 2u);
+            EXPECT_LE(cp, 24u);
+            prev = c, prev_pre = cp;
+        }
+    }
+}
+
 TEST(GpuMsm, RejectsBadInput) {
     if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
     auto bases = random_points<G1Config>(16, fresh_seed());
@@ -220,6 +280,8 @@ TEST(GpuMsm, RejectsBadInput) {
     EXPECT_THROW(ctx.msm_split(bad), std::invalid_argument);
     gpu::G1MsmContext wide(bases, {0, 25, 0});
     EXPECT_THROW(wide.msm(std::vector<Fr>(16, Fr::one())), std::invalid_argument);
+    EXPECT_THROW(gpu::G1MsmContext(bases, {0, 25, 0, true}), std::invalid_argument) << "table with c = 25";
+    EXPECT_THROW(gpu::G1MsmContext::precomputed_table_bytes(16, 1), std::invalid_argument);
     EXPECT_THROW(gpu::msm_g1_gpu(bases, std::vector<Fr>(15, Fr::one())), std::invalid_argument);
 }
 

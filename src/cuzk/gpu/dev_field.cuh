@@ -98,6 +98,42 @@ using fq2_dev_t = fq2_dev<fq_dev>;
 
 static_assert(sizeof(fq_dev) == sizeof(Fq) && sizeof(fq2_dev_t) == sizeof(Fq2), "layout shared with the CPU");
 
+// a^(-1) (0 for a = 0) by Fermat's little theorem, a^(p - 2): one squaring per bit of p and one product per set
+// bit, so ~381 squarings and ~190 products for Fq. For one-off work (the precomputed MSM tables invert once per
+// batch of points), not for hot loops.
+template <class Cfg>
+__device__ __noinline__ field_ool<mont32_t<Cfg>> inverse(const field_ool<mont32_t<Cfg>>& a) {
+    using Cpu = MontField<Cfg>;
+    struct Exp {
+        uint64_t w[Cfg::N];
+    };
+    constexpr Exp e = [] {
+        Exp x{};
+        uint64_t borrow = 2;
+        for (size_t i = 0; i < Cfg::N; i++) {
+            x.w[i] = Cpu::P[i] - borrow;
+            borrow = Cpu::P[i] < borrow ? 1 : 0;
+        }
+        return x;
+    }();
+    using F = field_ool<mont32_t<Cfg>>;
+    F r = F::one();
+    int top = 64 * (int)Cfg::N - 1;
+    while (top > 0 && ((e.w[top / 64] >> (top % 64)) & 1) == 0) top--;
+    for (int bit = top; bit >= 0; bit--) {
+        r = r.square();
+        if ((e.w[bit / 64] >> (bit % 64)) & 1) r = r * a;
+    }
+    return r;
+}
+
+// (c0 + c1 u)^(-1) = (c0 - c1 u) / (c0^2 + c1^2) (u^2 = -1); 0 for 0.
+template <class Cfg>
+__device__ fq2_dev<field_ool<mont32_t<Cfg>>> inverse(const fq2_dev<field_ool<mont32_t<Cfg>>>& a) {
+    const auto t = inverse<Cfg>(a.c0.square() + a.c1.square());
+    return {a.c0 * t, -(a.c1 * t)};
+}
+
 // The device field of a curve's coordinates: Fq for G1, Fq2 for G2.
 template <class CpuField>
 struct DeviceFieldOf;

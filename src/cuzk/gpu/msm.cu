@@ -3,16 +3,31 @@
 
 namespace cuzk::gpu {
 
-// Cost model: random scalars need about m mixed additions per window for the buckets and ~2 H full additions per
-// window for the reduction (a full addition ~1.4 mixed ones, the suffix pass reading every bucket, the lo * running
-// term): W (m + 4 H). The factor 4 was fitted to a window sweep on the H200 (2026-11-29, bench BM_GpuMsmG1Window):
-// 2^20 -> c = 16, 2^22 -> 16, 2^24 -> 20, 2^26 -> 20 (c = 20 ran 912 ms at 2^26 against 968 ms for c = 22 and
-// 1043 ms for c = 16). Ties go to the smaller c (less memory).
-unsigned gpu_msm_window_bits(size_t n) {
+// Cost model, in mixed additions per resident thread (R = 384 accumulation threads per SM: 3 blocks of 128 at
+// ~176 registers):
+//   accumulation: m W additions over R threads, but at least one chunk (32 additions) per thread: a call too small
+//   to fill the GPU takes one chunk's time whatever c is;
+//   reduction: ~4 H additions per bucket set (two full additions per bucket, a full one ~1.4 mixed ones, plus the
+//   segments' lo * running; the factor 4 is fitted), B = W sets (one with a precomputed table) over R threads, but
+//   at least one segment's chain of 4 S additions (S = H / T buckets per segment, T = min(H, 2^16 / B)).
+// When neither floor binds (large n) this is W (m + 4 H) / R, whose argmin does not depend on R; it was fitted to a
+// window sweep on the H200 (2026-11-29, bench BM_GpuMsmG1Window): 2^20 -> c = 16, 2^22 -> 16, 2^24 -> 20,
+// 2^26 -> 20 (c = 20 ran 912 ms at 2^26 against 968 ms for c = 22 and 1043 ms for c = 16). On small calls (or few
+// SMs) the floors bind: an idle GPU gains nothing from fewer windows, and the total work W (m + 4 H) breaks the tie.
+unsigned gpu_msm_window_bits(size_t n, unsigned sm_count, bool precomputed) {
+    const double R = 384.0 * (double)std::max(sm_count, 1u);
     unsigned best = kMinWindow;
     double best_cost = std::numeric_limits<double>::infinity();
     for (unsigned c = kMinWindow; c <= kMaxWindow; c++) {
-        double cost = (double)num_windows(c) * ((double)n + 4.0 * (double)(size_t(1) << (c - 1)));
+        const double W = num_windows(c);
+        const uint32_t H = 1u << (c - 1);
+        const uint32_t B = precomputed ? 1 : (uint32_t)W;
+        const uint32_t T = std::min<uint32_t>(H, pow2_floor(std::max<uint32_t>(1, kSegmentThreads / B)));
+        const double S = (double)(H / T);
+        const double accumulate = std::max((double)n * W / R, (double)kDefaultPiece);
+        const double reduce = std::max(4.0 * B * (double)H / R, 4.0 * S);
+        // total work as a tie-breaker where the floors make several c equal (tiny calls)
+        const double cost = accumulate + reduce + 1e-3 * ((double)n * W + 4.0 * B * (double)H) / R;
         if (cost < best_cost) best_cost = cost, best = c;
     }
     return best;

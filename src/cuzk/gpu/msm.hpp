@@ -22,15 +22,23 @@ namespace cuzk::gpu {
 struct GpuMsmConfig {
     // Device ordinal the context lives on.
     int device = 0;
-    // Pippenger window width c in bits (2..24). 0: gpu_msm_window_bits(number of Pippenger scalars).
+    // Pippenger window width c in bits (2..24). 0: gpu_msm_window_bits(number of Pippenger scalars, SM count).
     unsigned window_bits = 0;
     // Sorted (bucket, point) entries per accumulation thread (a chunk; runs that cross chunks are combined after),
     // so one huge bucket (e.g. every scalar equal) does not serialise on one thread. 0: 32.
     unsigned piece_points = 0;
+    // Precomputed window multiples: the constructor also keeps 2^(j c) B_i for every window j on the device (W =
+    // ceil(256 / c) times the bases' memory: MsmContext::precomputed_table_bytes), so every window of a call feeds
+    // one set of buckets, reduced once, with no doublings between windows; wider windows then pay off. c is fixed
+    // when the table is built (window_bits, or gpu_msm_window_bits(n, SM count, true) for the n bases); later
+    // changes of window_bits are ignored. Memory the table does not fit in is a CudaError from the constructor that
+    // names the bytes; n * W must stay below 2^31.
+    bool precompute_windows = false;
 };
 
-// The window width the cost model in msm.cu picks for n Pippenger scalars.
-unsigned gpu_msm_window_bits(size_t n);
+// The window width the cost model in msm.cu picks for n Pippenger scalars on a GPU with sm_count SMs, without or
+// with a precomputed table (one bucket set for all windows).
+unsigned gpu_msm_window_bits(size_t n, unsigned sm_count = 132, bool precomputed = false);
 
 // Bases resident on the device across calls: uploaded once by the constructor, then any number of MSMs over
 // (a prefix of) them with scalars streamed from host memory. Device scratch is kept between calls and grows to the
@@ -69,6 +77,10 @@ public:
     size_t call_bytes(size_t pippenger_scalars, size_t ones = 0) const;
     // Scratch currently held (the largest call so far).
     size_t scratch_bytes() const;
+    // The window width of the precomputed table, 0 without one.
+    unsigned precomputed_window_bits() const;
+    // Device bytes a table of precomputed window multiples for n bases and c-bit windows takes (the bases included).
+    static size_t precomputed_table_bytes(size_t n, unsigned window_bits);
 
     struct Impl;
 

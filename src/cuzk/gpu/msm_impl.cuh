@@ -19,6 +19,11 @@
 //      ~256 doublings on the CPU cost ~0.2 ms, less than one single-thread device launch of the same chain with the
 //      64-bit-limb device field.
 // Scalars equal to one (msm_split): one thread per 64 indexed bases sums them, then a halving tree.
+// Precomputed window multiples (GpuMsmConfig::precompute_windows): the constructor builds table entry w n + i =
+// 2^(w c) B_i (times_two_pow_c: c doublings, then affine through one inversion per 16 points); the digits of every
+// window then index that table and share one set of H buckets, so step 4 runs once per group of windows and step 5
+// is a plain sum. Costs W times the bases' memory; saves the W - 1 other reductions, and the cheaper reduction
+// moves the best c up (gpu_msm_window_bits(n, sm, true)), which cuts the additions m W.
 // Field: dev_field.cuh (32-bit PTX Montgomery multiplication, kept out of line; why is explained there).
 //
 // The bound: random scalars cost m * W mixed additions (8M + 2S each in F) for the buckets, plus ~2 W H full XYZZ
@@ -89,9 +94,11 @@ __device__ __forceinline__ uint64_t window_raw(const Limbs4& s, unsigned bit, un
     return v & ((uint64_t(1) << c) - 1);
 }
 
+// With precomputed window multiples (pre_stride = number of bases, table entry w * pre_stride + i = 2^(w c) B_i),
+// every window uses the same H buckets (key = |d_j| - 1, sentinel H) and the value names the table entry.
 template <bool kMont>
 __global__ void digits_kernel(const Limbs4* __restrict__ scalars, const uint32_t* __restrict__ index, uint32_t m,
-                              unsigned c, unsigned w0, unsigned wg, uint32_t* __restrict__ keys,
+                              unsigned c, unsigned w0, unsigned wg, uint32_t pre_stride, uint32_t* __restrict__ keys,
                               uint32_t* __restrict__ vals) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= m) return;
@@ -99,16 +106,17 @@ __global__ void digits_kernel(const Limbs4* __restrict__ scalars, const uint32_t
     if constexpr (kMont) s = Fr::from_mont_limbs(s).to_canonical();
     const uint32_t base = index ? index[i] : i;  // < 2^31 (checked on the host), so base << 1 fits
     const uint32_t H = 1u << (c - 1);
-    const uint32_t sentinel = wg * H;
+    const uint32_t sentinel = pre_stride ? H : wg * H;
     for (unsigned j = 0; j < wg; j++) {
         const unsigned w = w0 + j;
         const uint64_t raw = window_raw(s, w * c, c);
         int64_t d = raw >= H ? (int64_t)raw - ((int64_t)1 << c) : (int64_t)raw;
         if (w > 0 && window_raw(s, (w - 1) * c, c) >= H) d += 1;
-        uint32_t key = sentinel, val = base << 1;
+        // W * pre_stride < 2^31 (checked when the table is built), so the table index << 1 fits
+        uint32_t key = sentinel, val = (pre_stride ? w * pre_stride + base : base) << 1;
         if (d != 0) {
             const uint32_t mag = (uint32_t)(d < 0 ? -d : d);  // 1 .. H
-            key = j * H + mag - 1;
+            key = (pre_stride ? 0 : j * H) + mag - 1;
             val |= d < 0 ? 1u : 0u;
         }
         keys[(size_t)j * m + i] = key;
@@ -156,6 +164,49 @@ __global__ void pack_bases(const Affine<Cfg>* __restrict__ in, size_t n, BaseDev
         memcpy(&b.y, &in[i].y, sizeof(DF));
     }
     out[i] = b;
+}
+
+// ---- precomputed window multiples ------------------------------------------------------------------------------
+// out[i] = 2^c in[i] for i < n (affine; infinity = (0, 0)), K points per thread: c doublings in XYZZ each, then one
+// inversion for the thread's K points (Montgomery's trick on ZZZ): x = X / ZZ = X (ZZ / ZZZ)^2 (ZZ^3 = ZZZ^2),
+// y = Y / ZZZ. tmp and prefix hold each point's XYZZ result and the running product of the ZZZs. A result at
+// infinity (no finite point of these curves has order dividing 2^c: both group orders are odd, and a base that is
+// not on the curve at all gives garbage but never touches its neighbours) stays out of the product.
+template <class DF>
+__global__ void times_two_pow_c(const BaseDev<DF>* __restrict__ in, BaseDev<DF>* __restrict__ out, uint32_t n,
+                                unsigned c, uint32_t K, Xyzz<DF>* __restrict__ tmp, DF* __restrict__ prefix) {
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    const uint64_t b = (uint64_t)t * K;
+    if (b >= n) return;
+    const uint32_t e = (uint32_t)(b + K < n ? b + K : n);
+    DF run = DF::one();
+    for (uint32_t i = (uint32_t)b; i < e; i++) {
+        const BaseDev<DF> p = load_base(in, i);
+        Xyzz<DF> q = identity<DF>();
+        if (!base_is_infinity(p)) {
+            q = dbl_affine(p.x, p.y);
+            for (unsigned k = 1; k < c; k++) q = dbl(q);
+        }
+        tmp[i] = q;
+        if (!q.ZZZ.is_zero()) run = run * q.ZZZ;
+        prefix[i] = run;
+    }
+    DF inv = inverse(run);  // 1 / (product of the nonzero ZZZs)
+    for (uint32_t i = e; i-- > (uint32_t)b;) {
+        const Xyzz<DF> q = tmp[i];
+        BaseDev<DF> r;
+        if (q.ZZZ.is_zero() || q.ZZ.is_zero()) {
+            r.x = DF::zero();
+            r.y = DF::zero();
+        } else {
+            const DF iz3 = i > (uint32_t)b ? inv * prefix[i - 1] : inv;  // 1 / ZZZ_i
+            inv = inv * q.ZZZ;
+            const DF iz = q.ZZ * iz3;  // 1 / Z
+            r.x = q.X * iz.square();
+            r.y = q.Y * iz3;
+        }
+        out[i] = r;
+    }
 }
 
 // ---- bucket accumulation --------------------------------------------------------------------------------------
@@ -327,6 +378,8 @@ struct Plan {
     // Pippenger
     uint32_t m = 0;
     unsigned c = 0, W = 0, wg = 0;  // window bits, windows, windows per group
+    uint32_t pre_stride = 0;        // bases per window of the precomputed table (0: none)
+    unsigned sets = 0;              // bucket sets per group: wg, or 1 with precomputed windows
     uint32_t H = 0, sentinel = 0;
     size_t P = 0;          // pairs per (full) group: m * wg
     uint32_t L = 0;        // sorted entries per accumulation chunk (thread)
@@ -366,9 +419,9 @@ struct Plan {
             p.key_tail = (uint32_t*)take((size_t)chunks * 4);
             p.head = (Xyzz<F>*)take((size_t)chunks * sizeof(Xyzz<F>));
             p.tail = (Xyzz<F>*)take((size_t)chunks * sizeof(Xyzz<F>));
-            p.buckets = (Xyzz<F>*)take((size_t)wg * H * sizeof(Xyzz<F>));
-            p.seg0 = (Xyzz<F>*)take((size_t)wg * T * sizeof(Xyzz<F>));
-            p.seg1 = (Xyzz<F>*)take((size_t)wg * std::max<uint32_t>(T / 2, 1) * sizeof(Xyzz<F>));
+            p.buckets = (Xyzz<F>*)take((size_t)sets * H * sizeof(Xyzz<F>));
+            p.seg0 = (Xyzz<F>*)take((size_t)sets * T * sizeof(Xyzz<F>));
+            p.seg1 = (Xyzz<F>*)take((size_t)sets * std::max<uint32_t>(T / 2, 1) * sizeof(Xyzz<F>));
             p.cub = take(cub_bytes);
         }
         if (k) {
@@ -381,8 +434,10 @@ struct Plan {
     }
 };
 
+// pre_c: the window width of the precomputed table (0: none; its stride is pre_stride).
 template <class F>
-Plan<F> make_plan(size_t m, size_t k, const GpuMsmConfig& cfg) {
+Plan<F> make_plan(size_t m, size_t k, const GpuMsmConfig& cfg, unsigned sm_count, unsigned pre_c = 0,
+                  uint32_t pre_stride = 0) {
     if (m >= (size_t(1) << 31) || k >= (size_t(1) << 31))
         throw std::invalid_argument("gpu msm: at most 2^31 - 1 scalars");
     Plan<F> pl;
@@ -390,13 +445,15 @@ Plan<F> make_plan(size_t m, size_t k, const GpuMsmConfig& cfg) {
     pl.k = (uint32_t)k;
     if (k) pl.q2 = pow2_ceil((k + kOnesPiece - 1) / kOnesPiece);
     if (m) {
-        pl.c = cfg.window_bits ? cfg.window_bits : gpu_msm_window_bits(m);
+        pl.c = pre_c ? pre_c : cfg.window_bits ? cfg.window_bits : gpu_msm_window_bits(m, sm_count);
         if (pl.c < kMinWindow || pl.c > kMaxWindow)
             throw std::invalid_argument("gpu msm: window_bits must be in [2, 24]");
         pl.W = num_windows(pl.c);
         pl.wg = (unsigned)std::min<size_t>(pl.W, std::max<size_t>(1, kMaxPairsPerGroup / m));
+        pl.pre_stride = pre_c ? pre_stride : 0;
+        pl.sets = pre_c ? 1 : pl.wg;
         pl.H = 1u << (pl.c - 1);
-        pl.sentinel = pl.wg * pl.H;  // < 2^28: wg <= 128 windows of H <= 2^23
+        pl.sentinel = pl.sets * pl.H;  // < 2^28: at most 128 sets of H <= 2^23
         pl.P = (size_t)m * pl.wg;
         // Default chunk: 32 entries, more for large calls so the blocks (2 points per chunk) stay <= 2^22.
         pl.L = cfg.piece_points ? cfg.piece_points
@@ -404,7 +461,7 @@ Plan<F> make_plan(size_t m, size_t k, const GpuMsmConfig& cfg) {
         if ((pl.P + pl.L - 1) / pl.L >= (size_t(1) << 30))
             throw std::invalid_argument("gpu msm: too many accumulation chunks; raise piece_points");
         pl.chunks = (uint32_t)((pl.P + pl.L - 1) / pl.L);
-        pl.T = std::min<uint32_t>(pl.H, pow2_floor(std::max<uint32_t>(1, kSegmentThreads / pl.wg)));
+        pl.T = std::min<uint32_t>(pl.H, pow2_floor(std::max<uint32_t>(1, kSegmentThreads / pl.sets)));
         pl.S = pl.H / pl.T;
         // CUB scratch, queried (no launch) for the largest group.
         size_t sort_b = 0;
@@ -427,7 +484,10 @@ struct MsmContext<Cfg>::Impl {
 
     GpuMsmConfig cfg;
     size_t n = 0;
-    BaseDev<F>* d_bases = nullptr;
+    unsigned sm_count = 0;
+    unsigned pre_c = 0;  // window width of the precomputed table, 0 without one
+    unsigned pre_windows = 1;  // bases entries per base held on the device (W with the table)
+    BaseDev<F>* d_bases = nullptr;  // n entries, or n * W: entry w * n + i = 2^(w pre_c) B_i
     cudaStream_t stream = nullptr;
     std::byte* d_scratch = nullptr;
     size_t scratch_size = 0;
@@ -437,6 +497,19 @@ struct MsmContext<Cfg>::Impl {
     Impl(std::span<const Affine<Cfg>> bases, const GpuMsmConfig& c) : cfg(c), n(bases.size()) {
         if (n >= (size_t(1) << 31)) throw std::invalid_argument("gpu msm: at most 2^31 - 1 bases");
         CUZK_CUDA_CHECK(cudaSetDevice(cfg.device));
+        int sms = 0;
+        CUZK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, cfg.device));
+        sm_count = (unsigned)std::max(sms, 1);
+        if (cfg.precompute_windows && n) {
+            pre_c = cfg.window_bits ? cfg.window_bits : gpu_msm_window_bits(n, sm_count, true);
+            if (pre_c < kMinWindow || pre_c > kMaxWindow)
+                throw std::invalid_argument("gpu msm: window_bits must be in [2, 24]");
+            pre_windows = num_windows(pre_c);
+            if ((uint64_t)n * pre_windows >= (uint64_t(1) << 31))
+                throw std::invalid_argument("gpu msm: a precomputed table of " + std::to_string(pre_windows) +
+                                            " windows of " + std::to_string(n) +
+                                            " bases exceeds 2^31 entries; use wider windows or no table");
+        }
         CUZK_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
         Affine<Cfg>* staging = nullptr;
         try {
@@ -444,11 +517,13 @@ struct MsmContext<Cfg>::Impl {
                 size_t free_b = 0, total_b = 0;
                 CUZK_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
                 const size_t slice = std::min<size_t>(n, size_t(1) << 20);
-                const size_t need = n * sizeof(BaseDev<F>) + slice * sizeof(Affine<Cfg>);
+                const size_t need = n * pre_windows * sizeof(BaseDev<F>) + table_tmp_bytes(slice);
                 if (need > free_b)
-                    throw CudaError("gpu msm: " + std::to_string(n) + " bases need " + std::to_string(need) +
-                                    " bytes of device memory, " + std::to_string(free_b) + " are free");
-                CUZK_CUDA_CHECK(cudaMalloc(&d_bases, n * sizeof(BaseDev<F>)));
+                    throw CudaError("gpu msm: " + std::to_string(n) + " bases" +
+                                    (pre_c ? " with " + std::to_string(pre_windows) + " precomputed windows" : "") +
+                                    " need " + std::to_string(need) + " bytes of device memory, " +
+                                    std::to_string(free_b) + " are free");
+                CUZK_CUDA_CHECK(cudaMalloc(&d_bases, n * pre_windows * sizeof(BaseDev<F>)));
                 CUZK_CUDA_CHECK(cudaMalloc(&staging, slice * sizeof(Affine<Cfg>)));
                 for (size_t off = 0; off < n; off += slice) {
                     const size_t cnt = std::min(slice, n - off);
@@ -460,12 +535,42 @@ struct MsmContext<Cfg>::Impl {
                 CUZK_CUDA_CHECK(cudaStreamSynchronize(stream));
                 CUZK_CUDA_CHECK(cudaFree(staging));
                 staging = nullptr;
+                if (pre_c) build_table(slice);
             }
         } catch (...) {
             if (staging) cudaFree(staging);
             release();
             throw;
         }
+    }
+
+    // Staging for the table: one slice's XYZZ results and running products (build_table), or the affine upload.
+    static size_t table_tmp_bytes(size_t slice) {
+        return std::max(slice * sizeof(Affine<Cfg>), slice * (sizeof(Xyzz<F>) + sizeof(F)));
+    }
+
+    // Window w of the table from window w - 1, one slice of bases at a time.
+    void build_table(size_t slice) {
+        constexpr uint32_t kPerThread = 16;
+        std::byte* tmp = nullptr;
+        CUZK_CUDA_CHECK(cudaMalloc(&tmp, slice * (sizeof(Xyzz<F>) + sizeof(F))));
+        try {
+            auto* q = reinterpret_cast<Xyzz<F>*>(tmp);
+            auto* pre = reinterpret_cast<F*>(tmp + slice * sizeof(Xyzz<F>));
+            for (unsigned w = 1; w < pre_windows; w++) {
+                for (size_t off = 0; off < n; off += slice) {
+                    const uint32_t cnt = (uint32_t)std::min(slice, n - off);
+                    times_two_pow_c<F><<<blocks_for((cnt + kPerThread - 1) / kPerThread), kThreads, 0, stream>>>(
+                        d_bases + (w - 1) * n + off, d_bases + w * n + off, cnt, pre_c, kPerThread, q, pre);
+                    CUZK_CUDA_CHECK(cudaGetLastError());
+                }
+            }
+            CUZK_CUDA_CHECK(cudaStreamSynchronize(stream));
+        } catch (...) {
+            cudaFree(tmp);
+            throw;
+        }
+        CUZK_CUDA_CHECK(cudaFree(tmp));
     }
     ~Impl() { release(); }
     void release() {
@@ -520,19 +625,21 @@ struct MsmContext<Cfg>::Impl {
                                         stream));
         if (h_index)
             CUZK_CUDA_CHECK(cudaMemcpyAsync(b.index, h_index, (size_t)m * 4, cudaMemcpyHostToDevice, stream));
+        // Window sums (Horner below), or with the precomputed table one sum per group (added up below).
         std::vector<XYZZ<Cfg>> sums(pl.W);
         for (unsigned w0 = 0; w0 < pl.W; w0 += pl.wg) {
             const unsigned wg = std::min(pl.wg, pl.W - w0);
-            const uint32_t sentinel = wg * pl.H;
+            const unsigned sets = pl.pre_stride ? 1 : wg;
+            const uint32_t sentinel = sets * pl.H;
             const size_t P_g = (size_t)m * wg;
             const uint32_t chunks = (uint32_t)((P_g + pl.L - 1) / pl.L);
             const int end_bit = 32 - __builtin_clz(sentinel);
             if (mont)
                 digits_kernel<true><<<blocks_for(m), kThreads, 0, stream>>>(
-                    b.scalars, h_index ? b.index : nullptr, m, pl.c, w0, wg, b.keys0, b.vals0);
+                    b.scalars, h_index ? b.index : nullptr, m, pl.c, w0, wg, pl.pre_stride, b.keys0, b.vals0);
             else
                 digits_kernel<false><<<blocks_for(m), kThreads, 0, stream>>>(
-                    b.scalars, h_index ? b.index : nullptr, m, pl.c, w0, wg, b.keys0, b.vals0);
+                    b.scalars, h_index ? b.index : nullptr, m, pl.c, w0, wg, pl.pre_stride, b.keys0, b.vals0);
             CUZK_CUDA_CHECK(cudaGetLastError());
             cub::DoubleBuffer<uint32_t> kb(b.keys0, b.keys1), vb(b.vals0, b.vals1);
             size_t tmp = pl.cub_bytes;
@@ -554,22 +661,27 @@ struct MsmContext<Cfg>::Impl {
             }
             finish_blocks<F><<<1, 1, 0, stream>>>(blk, sentinel, b.buckets);
             CUZK_CUDA_CHECK(cudaGetLastError());
-            window_segments<F><<<blocks_for((size_t)wg * pl.T), kThreads, 0, stream>>>(b.buckets, wg, pl.H, pl.S,
-                                                                                        b.seg0);
+            window_segments<F><<<blocks_for((size_t)sets * pl.T), kThreads, 0, stream>>>(b.buckets, sets, pl.H,
+                                                                                          pl.S, b.seg0);
             CUZK_CUDA_CHECK(cudaGetLastError());
             P* in = b.seg0;
             P* out = b.seg1;
             for (uint32_t cnt = pl.T; cnt > 1; cnt /= 2) {
-                halve<F><<<blocks_for((size_t)wg * cnt / 2), kThreads, 0, stream>>>(in, out, wg * cnt / 2);
+                halve<F><<<blocks_for((size_t)sets * cnt / 2), kThreads, 0, stream>>>(in, out, sets * cnt / 2);
                 CUZK_CUDA_CHECK(cudaGetLastError());
                 std::swap(in, out);
             }
             CUZK_CUDA_CHECK(
-                cudaMemcpyAsync(sums.data() + w0, in, (size_t)wg * sizeof(P), cudaMemcpyDeviceToHost, stream));
+                cudaMemcpyAsync(sums.data() + w0, in, (size_t)sets * sizeof(P), cudaMemcpyDeviceToHost, stream));
         }
         CUZK_CUDA_CHECK(cudaStreamSynchronize(stream));
-        // sum_j 2^(j c) S_j by Horner's rule from the top window.
         Jacobian<Cfg> acc = Jacobian<Cfg>::identity();
+        if (pl.pre_stride) {
+            // The table already scaled window j by 2^(j c): the groups' sums just add.
+            for (unsigned w0 = 0; w0 < pl.W; w0 += pl.wg) acc += sums[w0].to_jacobian();
+            return acc;
+        }
+        // sum_j 2^(j c) S_j by Horner's rule from the top window.
         for (size_t j = pl.W; j-- > 0;) {
             for (unsigned t = 0; t < pl.c; t++) acc = acc.dbl();
             acc += sums[j].to_jacobian();
@@ -580,7 +692,7 @@ struct MsmContext<Cfg>::Impl {
     Jacobian<Cfg> run(size_t m, const Limbs4* h_scalars, bool mont, const uint32_t* h_index, size_t k,
                       const uint32_t* h_ones) {
         CUZK_CUDA_CHECK(cudaSetDevice(cfg.device));
-        Plan<F> pl = make_plan<F>(m, k, cfg);
+        Plan<F> pl = make_plan<F>(m, k, cfg, sm_count, pre_c, (uint32_t)n);
         reserve(pl.total);
         auto b = pl.carve(d_scratch);
         Jacobian<Cfg> acc = Jacobian<Cfg>::identity();
@@ -635,16 +747,28 @@ size_t MsmContext<Cfg>::num_bases() const {
 }
 template <class Cfg>
 size_t MsmContext<Cfg>::resident_bytes() const {
-    return impl_->n * sizeof(BaseDev<typename Impl::F>);
+    return impl_->n * impl_->pre_windows * sizeof(BaseDev<typename Impl::F>);
 }
 template <class Cfg>
 size_t MsmContext<Cfg>::call_bytes(size_t pippenger_scalars, size_t ones) const {
     CUZK_CUDA_CHECK(cudaSetDevice(impl_->cfg.device));
-    return make_plan<typename Impl::F>(pippenger_scalars, ones, impl_->cfg).total;
+    return make_plan<typename Impl::F>(pippenger_scalars, ones, impl_->cfg, impl_->sm_count, impl_->pre_c,
+                                       (uint32_t)impl_->n)
+        .total;
 }
 template <class Cfg>
 size_t MsmContext<Cfg>::scratch_bytes() const {
     return impl_->scratch_size;
+}
+template <class Cfg>
+unsigned MsmContext<Cfg>::precomputed_window_bits() const {
+    return impl_->pre_c;
+}
+template <class Cfg>
+size_t MsmContext<Cfg>::precomputed_table_bytes(size_t n, unsigned window_bits) {
+    if (window_bits < kMinWindow || window_bits > kMaxWindow)
+        throw std::invalid_argument("gpu msm: window_bits must be in [2, 24]");
+    return n * num_windows(window_bits) * sizeof(BaseDev<typename Impl::F>);
 }
 
 
