@@ -16,10 +16,10 @@ void BM_gpu_field_mul(benchmark::State& state) {
     double gmul = 0;
     for (auto _ : state) gmul = cuzk::gpu::field_mul_throughput(fq, impl, size_t{132} * 2048 * 4, 256);
     state.counters["Gmul_per_s"] = gmul;
-    static const char* names[] = {" montfield64 mul", " ptx32 mul", " ptx32 square", " ptx32 square by mul"};
+    static const char* names[] = {" montfield64 mul", " ptx32 mul", " ptx32 square", " ptx32 square by mul", " ptx32 2 chains, out-of-line mul", " ptx32 2 chains, out-of-line mul2"};
     state.SetLabel(std::string(fq ? "Fq" : "Fr") + names[impl]);
 }
 }  // namespace
 
-BENCHMARK(BM_gpu_field_mul)->ArgsProduct({{0, 1}, {0, 1, 2, 3}})->Iterations(3)->UseRealTime();
+BENCHMARK(BM_gpu_field_mul)->ArgsProduct({{0, 1}, {0, 1, 2, 3, 4, 5}})->Iterations(3)->UseRealTime();
 #endif

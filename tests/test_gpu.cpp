@@ -35,8 +35,8 @@ TEST(Gpu, FieldMulMatchesCpu) {
     check_mul_against_cpu<Fq>(gpu::fq_mul, 1 << 16);
 }
 
-// The 32-bit PTX arithmetic: products, sums, differences and squares of random values and of every pair of edge
-// values (0, 1, 2, p-1, p-2, (p-1)/2, (p+1)/2, R mod p as a field element, and values with all-ones limbs).
+// The 32-bit PTX arithmetic: products, sums, differences, squares, and products and squares of unreduced (lazy)
+// sums, of random values and of every pair of edge values (0, 1, 2, p-1, p-2, (p-1)/2, (p+1)/2, R mod p as a field element, and values with all-ones limbs).
 template <class F, class Fn>
 void check_ops32_against_cpu(Fn gpu_ops, size_t random_pairs) {
     std::random_device rd;
@@ -52,13 +52,16 @@ void check_ops32_against_cpu(Fn gpu_ops, size_t random_pairs) {
     for (auto& x : edge)
         for (auto& y : edge) a.push_back(x), b.push_back(y);
     for (size_t i = 0; i < random_pairs; i++) a.push_back(F::random(rng)), b.push_back(F::random(rng));
-    std::vector<F> out(4 * a.size());
+    std::vector<F> out(6 * a.size());
     gpu_ops(std::span<const F>(a), std::span<const F>(b), std::span<F>(out));
     for (size_t i = 0; i < a.size(); i++) {
-        ASSERT_EQ(out[4 * i], a[i] * b[i]) << "mul, pair " << i;
-        ASSERT_EQ(out[4 * i + 1], a[i] + b[i]) << "add, pair " << i;
-        ASSERT_EQ(out[4 * i + 2], a[i] - b[i]) << "sub, pair " << i;
-        ASSERT_EQ(out[4 * i + 3], a[i].square()) << "square, pair " << i;
+        ASSERT_EQ(out[6 * i], a[i] * b[i]) << "mul, pair " << i;
+        ASSERT_EQ(out[6 * i + 1], a[i] + b[i]) << "add, pair " << i;
+        ASSERT_EQ(out[6 * i + 2], a[i] - b[i]) << "sub, pair " << i;
+        ASSERT_EQ(out[6 * i + 3], a[i].square()) << "square, pair " << i;
+        const F s = a[i] + b[i];
+        ASSERT_EQ(out[6 * i + 4], s * (b[i] + b[i])) << "product of lazy sums, pair " << i;
+        ASSERT_EQ(out[6 * i + 5], s.square()) << "square of a lazy sum, pair " << i;
     }
 }
 

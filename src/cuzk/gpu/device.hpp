@@ -34,15 +34,18 @@ std::vector<DeviceInfo> devices();
 void fr_mul(std::span<const Fr> a, std::span<const Fr> b, std::span<Fr> out);
 void fq_mul(std::span<const Fq> a, std::span<const Fq> b, std::span<Fq> out);
 
-// The 32-bit-limb PTX arithmetic (mont32.cuh) on device 0: for each i, out[4i..4i+3] = a*b, a+b, a-b, a^2, with
-// a^2 by the dedicated squaring. Used by the tests to check it against the CPU.
+// The 32-bit-limb PTX arithmetic (mont32.cuh, through dev_field.cuh's wrapper) on device 0: for each i,
+// out[6i..6i+5] = a*b, a+b, a-b, a^2 (the dedicated squaring), (a+b)(2b) and (a+b)^2 with the sums a+b and 2b
+// left unreduced (< 2p) where the field allows lazy sums (Fq). Used by the tests to check it against the CPU.
 void fr_ops32(std::span<const Fr> a, std::span<const Fr> b, std::span<Fr> out);
 void fq_ops32(std::span<const Fq> a, std::span<const Fq> b, std::span<Fq> out);
 
 // Multiplication throughput on device 0 (giga-operations per second): every thread runs a dependent chain of
 // `chain` operations on its own random element. impl: 0 = products by the CPU MontField code compiled for the
 // device, 1 = products by the PTX arithmetic (mont32.cuh), 2 = its dedicated squarings, 3 = its squarings through
-// the product. For choosing the field implementation; timed with CUDA events.
+// the product, 4 = two independent chains of its products each through an out-of-line call, 5 = the same two
+// chains through one out-of-line call for both (field_ool::mul2). For choosing the field implementation; timed
+// with CUDA events.
 double field_mul_throughput(bool fq, unsigned impl, size_t threads, size_t chain);
 
 }  // namespace cuzk::gpu

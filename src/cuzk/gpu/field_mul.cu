@@ -2,6 +2,7 @@
 // --expt-relaxed-constexpr), so the constants and the algorithm have one source of truth.
 #include "cuzk/gpu/cuda_check.cuh"
 #include "cuzk/gpu/device.hpp"
+#include "cuzk/gpu/dev_field.cuh"
 #include "cuzk/gpu/mont32.cuh"
 
 namespace cuzk::gpu {
@@ -31,16 +32,21 @@ void mul_on_device(std::span<const F> a, std::span<const F> b, std::span<F> out)
     CUZK_CUDA_CHECK(cudaMemcpy(out.data(), d_out.get(), n * sizeof(F), cudaMemcpyDeviceToHost));
 }
 
-// The same values viewed as mont32_t (identical layout), four results per input pair.
+// The same values viewed as mont32_t (identical layout), kOps32 results per input pair.
+constexpr size_t kOps32 = 6;
 template <class Cfg>
 __global__ void ops32_kernel(const mont32_t<Cfg>* a, const mont32_t<Cfg>* b, mont32_t<Cfg>* out, size_t n) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    mont32_t<Cfg> x = a[i], y = b[i];
-    out[4 * i] = x * y;
-    out[4 * i + 1] = x + y;
-    out[4 * i + 2] = x - y;
-    out[4 * i + 3] = x.square();
+    using O = field_ool<mont32_t<Cfg>>;
+    const O x{a[i]}, y{b[i]};
+    out[kOps32 * i] = (x * y).v;
+    out[kOps32 * i + 1] = (x + y).v;
+    out[kOps32 * i + 2] = (x - y).v;
+    out[kOps32 * i + 3] = x.v.square();
+    const O s = O::add_lazy(x, y), t = O::add_lazy(y, y);  // < 2p where the field allows lazy sums
+    out[kOps32 * i + 4] = (s * t).v;
+    out[kOps32 * i + 5] = s.square().v;
 }
 
 template <class Cfg>
@@ -48,29 +54,45 @@ void ops32_on_device(std::span<const MontField<Cfg>> a, std::span<const MontFiel
                      std::span<MontField<Cfg>> out) {
     using D = mont32_t<Cfg>;
     static_assert(sizeof(D) == sizeof(MontField<Cfg>));
-    if (a.size() != b.size() || out.size() != 4 * a.size())
-        throw std::invalid_argument("gpu ops32: out must hold 4 results per input pair");
+    if (a.size() != b.size() || out.size() != kOps32 * a.size())
+        throw std::invalid_argument("gpu ops32: out must hold 6 results per input pair");
     size_t n = a.size();
     if (n == 0) return;
     CUZK_CUDA_CHECK(cudaSetDevice(0));
-    DeviceBuffer<D> d_a(n), d_b(n), d_out(4 * n);
+    DeviceBuffer<D> d_a(n), d_b(n), d_out(kOps32 * n);
     CUZK_CUDA_CHECK(cudaMemcpy(d_a.get(), a.data(), n * sizeof(D), cudaMemcpyHostToDevice));
     CUZK_CUDA_CHECK(cudaMemcpy(d_b.get(), b.data(), n * sizeof(D), cudaMemcpyHostToDevice));
     unsigned threads = 256;
     ops32_kernel<Cfg><<<(unsigned)((n + threads - 1) / threads), threads>>>(d_a.get(), d_b.get(), d_out.get(), n);
     CUZK_CUDA_CHECK(cudaGetLastError());
-    CUZK_CUDA_CHECK(cudaMemcpy(out.data(), d_out.get(), 4 * n * sizeof(D), cudaMemcpyDeviceToHost));
+    CUZK_CUDA_CHECK(cudaMemcpy(out.data(), d_out.get(), kOps32 * n * sizeof(D), cudaMemcpyDeviceToHost));
 }
 
-// A dependent chain of products (kOp 0), dedicated squarings (1) or squarings through the product (2).
+// A dependent chain of products (kOp 0), dedicated squarings (1) or squarings through the product (2); two
+// independent chains of out-of-line products, one call each (3) or one call for both (4, field_ool::mul2): the
+// point kernels' situation.
 template <class T, int kOp>
 __global__ void mul_chain_kernel(T* v, size_t chain) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     T x = v[i], y = v[i] + v[i];
-    for (size_t k = 0; k < chain; k++) {
-        if constexpr (kOp == 0) x = x * y;
-        else if constexpr (kOp == 1) x = x.square();
-        else x = x.square_by_mul();
+    if constexpr (kOp >= 3) {
+        using O = field_ool<T>;
+        O a{x}, b{y}, c{y + x}, d{x};
+        for (size_t k = 0; k < chain; k += 2) {
+            if constexpr (kOp == 3) {
+                a = {mul_out_of_line<T>(a.v, b.v)};
+                c = {mul_out_of_line<T>(c.v, d.v)};
+            } else {
+                O::mul2(a, c, a, b, c, d);
+            }
+        }
+        x = a.v + c.v;
+    } else {
+        for (size_t k = 0; k < chain; k++) {
+            if constexpr (kOp == 0) x = x * y;
+            else if constexpr (kOp == 1) x = x.square();
+            else x = x.square_by_mul();
+        }
     }
     v[i] = x;  // keeps the chain observable
 }
@@ -107,20 +129,24 @@ double throughput(size_t threads, size_t chain) {
 double field_mul_throughput(bool fq, unsigned impl, size_t threads, size_t chain) {
     threads = threads / 256 * 256;
     if (threads == 0) throw std::invalid_argument("field_mul_throughput: at least 256 threads");
-    if (impl > 3) throw std::invalid_argument("field_mul_throughput: impl is 0..3");
+    if (impl > 5) throw std::invalid_argument("field_mul_throughput: impl is 0..5");
     if (fq) {
         switch (impl) {
             case 0: return throughput<Fq, Fq>(threads, chain);
             case 1: return throughput<Fq, mont32_t<FqConfig>, 0>(threads, chain);
             case 2: return throughput<Fq, mont32_t<FqConfig>, 1>(threads, chain);
-            default: return throughput<Fq, mont32_t<FqConfig>, 2>(threads, chain);
+            case 3: return throughput<Fq, mont32_t<FqConfig>, 2>(threads, chain);
+            case 4: return throughput<Fq, mont32_t<FqConfig>, 3>(threads, chain);
+            default: return throughput<Fq, mont32_t<FqConfig>, 4>(threads, chain);
         }
     }
     switch (impl) {
         case 0: return throughput<Fr, Fr>(threads, chain);
         case 1: return throughput<Fr, mont32_t<FrConfig>, 0>(threads, chain);
         case 2: return throughput<Fr, mont32_t<FrConfig>, 1>(threads, chain);
-        default: return throughput<Fr, mont32_t<FrConfig>, 2>(threads, chain);
+        case 3: return throughput<Fr, mont32_t<FrConfig>, 2>(threads, chain);
+        case 4: return throughput<Fr, mont32_t<FrConfig>, 3>(threads, chain);
+        default: return throughput<Fr, mont32_t<FrConfig>, 4>(threads, chain);
     }
 }
 

@@ -241,10 +241,16 @@ struct Blocks {
     uint32_t* key_tail;  // == key_head for a single-run block
 };
 
-// Registers: ~176 for G1 (3 blocks of 128 threads per SM); capping at 128 (4 blocks, some spills) measured 2-3%
-// faster for G1 on the H200 and spills 3.8 KB for G2, so no cap.
+// Blocks of 128 per SM the accumulation is compiled for (register cap 65536 / (128 * blocks)). G1: 3 (cap 170;
+// uncapped it takes 208 registers, 2 blocks, 12.5% occupancy, and ncu shows it stalled on fixed-latency
+// dependencies 63% of the time); H200, 2026-11-29, same run: 2^26 419 ms with 3 blocks, 444 ms with 2, 415 ms with
+// 4 (cap 128, spills). G2: uncapped (3 blocks: 41.3 ms against 38.1, 4: 46.7; its Fq2 state spills).
 template <class DF>
-__global__ void __launch_bounds__(128) accumulate_chunks(const BaseDev<DF>* __restrict__ bases,
+struct AccMinBlocks {
+    static constexpr int value = sizeof(DF) <= 48 ? 3 : 1;
+};
+template <class DF>
+__global__ void __launch_bounds__(128, AccMinBlocks<DF>::value) accumulate_chunks(const BaseDev<DF>* __restrict__ bases,
                                                                     const uint32_t* __restrict__ keys,
                                                                     const uint32_t* __restrict__ vals, size_t count,
                                                                     uint32_t L, uint32_t sentinel,

@@ -25,17 +25,20 @@ __device__ __forceinline__ Xyzz<F> identity() {
 }
 
 // mdbl-2008-s-1: 2 (x, y) for an affine point (1M + 2S + ... : 4M + 2S over F).
+// Independent products are computed in pairs (F::mul2 / F::sqr2, dev_field.cuh), which lets their carry chains
+// interleave.
 template <class F>
 __device__ Xyzz<F> dbl_affine(const F& x, const F& y) {
     F U = y.dbl();
-    F V = U.square();
-    F W = U * V;
-    F S = x * V;
-    F X2 = x.square();
-    F M = X2.dbl() + X2;
+    F V, X2, W, S;
+    F::sqr2(V, X2, U, x);
+    F::mul2(W, S, U, V, x, V);
+    F M = F::add_lazy(X2.dbl(), X2);  // 3 x^2, a factor only: < 2p
     Xyzz<F> r;
     r.X = M.square() - S.dbl();
-    r.Y = M * (S - r.X) - W * y;
+    F t0, t1;
+    F::mul2(t0, t1, M, S - r.X, W, y);
+    r.Y = t0 - t1;
     r.ZZ = V;
     r.ZZZ = W;
     return r;
@@ -46,15 +49,17 @@ template <class F>
 __device__ Xyzz<F> dbl(const Xyzz<F>& p) {
     if (is_identity(p)) return p;
     F U = p.Y.dbl();
-    F V = U.square();
-    F W = U * V;
-    F S = p.X * V;
-    F X2 = p.X.square();
-    F M = X2.dbl() + X2;
+    F V, X2, W, S;
+    F::sqr2(V, X2, U, p.X);
+    F::mul2(W, S, U, V, p.X, V);
+    F M = F::add_lazy(X2.dbl(), X2);  // 3 x^2, a factor only: < 2p
+    F MM;
     Xyzz<F> r;
-    r.X = M.square() - S.dbl();
-    r.Y = M * (S - r.X) - W * p.Y;
-    r.ZZ = V * p.ZZ;
+    F::mul2(MM, r.ZZ, M, M, V, p.ZZ);
+    r.X = MM - S.dbl();
+    F t0, t1;
+    F::mul2(t0, t1, M, S - r.X, W, p.Y);
+    r.Y = t0 - t1;
     r.ZZZ = W * p.ZZZ;
     return r;
 }
@@ -70,22 +75,23 @@ __device__ void add_affine(Xyzz<F>& p, const F& x, const F& y) {
         p.ZZZ = F::one();
         return;
     }
-    F U2 = x * p.ZZ;
-    F S2 = y * p.ZZZ;
+    F U2, S2;
+    F::mul2(U2, S2, x, p.ZZ, y, p.ZZZ);
     F P = U2 - p.X;
     F R = S2 - p.Y;
     if (P.is_zero()) {
         p = R.is_zero() ? dbl_affine(x, y) : identity<F>();
         return;
     }
-    F PP = P.square();
-    F PPP = P * PP;
-    F Q = p.X * PP;
-    F X3 = R.square() - PPP - Q.dbl();
-    p.Y = R * (Q - X3) - p.Y * PPP;
+    F PP, RR, PPP, Q;
+    F::sqr2(PP, RR, P, R);
+    F::mul2(PPP, Q, P, PP, p.X, PP);
+    F X3 = RR - PPP - Q.dbl();
+    F t0, t1;
+    F::mul2(t0, t1, R, Q - X3, p.Y, PPP);
+    p.Y = t0 - t1;
     p.X = X3;
-    p.ZZ = p.ZZ * PP;
-    p.ZZZ = p.ZZZ * PPP;
+    F::mul2(p.ZZ, p.ZZZ, p.ZZ, PP, p.ZZZ, PPP);
 }
 
 // add-2008-s: p + q (12M + 2S), exceptional cases handled.
@@ -93,21 +99,22 @@ template <class F>
 __device__ Xyzz<F> add(const Xyzz<F>& p, const Xyzz<F>& q) {
     if (is_identity(p)) return q;
     if (is_identity(q)) return p;
-    F U1 = p.X * q.ZZ;
-    F U2 = q.X * p.ZZ;
-    F S1 = p.Y * q.ZZZ;
-    F S2 = q.Y * p.ZZZ;
+    F U1, U2, S1, S2;
+    F::mul2(U1, U2, p.X, q.ZZ, q.X, p.ZZ);
+    F::mul2(S1, S2, p.Y, q.ZZZ, q.Y, p.ZZZ);
     F P = U2 - U1;
     F R = S2 - S1;
     if (P.is_zero()) return R.is_zero() ? dbl(p) : identity<F>();
-    F PP = P.square();
-    F PPP = P * PP;
-    F Q = U1 * PP;
+    F PP, RR, PPP, Q, ZZ12, ZZZ12;
+    F::sqr2(PP, RR, P, R);
+    F::mul2(PPP, Q, P, PP, U1, PP);
+    F::mul2(ZZ12, ZZZ12, p.ZZ, q.ZZ, p.ZZZ, q.ZZZ);
     Xyzz<F> r;
-    r.X = R.square() - PPP - Q.dbl();
-    r.Y = R * (Q - r.X) - S1 * PPP;
-    r.ZZ = p.ZZ * q.ZZ * PP;
-    r.ZZZ = p.ZZZ * q.ZZZ * PPP;
+    r.X = RR - PPP - Q.dbl();
+    F t0, t1;
+    F::mul2(t0, t1, R, Q - r.X, S1, PPP);
+    r.Y = t0 - t1;
+    F::mul2(r.ZZ, r.ZZZ, ZZ12, PP, ZZZ12, PPP);
     return r;
 }
 
