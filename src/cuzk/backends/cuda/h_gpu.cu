@@ -1,0 +1,207 @@
+// Groth16's H on the GPU: see h_gpu.hpp. Composed of the device NTT (gpu/ntt.hpp, bit-identical to the CPU's) and
+// three element-wise kernels on one stream; every array stays on the device between the steps.
+#include "cuzk/backends/cuda/h_gpu.hpp"
+
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "cuzk/gpu/cuda_check.cuh"
+#include "cuzk/gpu/mont32.cuh"
+#include "cuzk/gpu/ntt.hpp"
+#include "cuzk/groth16/prover.hpp"
+#include "cuzk/poly/domain.hpp"
+
+namespace cuzk::gpu {
+
+namespace {
+
+using dfr = mont32_t<FrConfig>;
+static_assert(sizeof(dfr) == sizeof(Fr), "device Fr has the CPU layout");
+
+constexpr unsigned kThreads = 256;
+unsigned blocks_for(size_t n) { return (unsigned)((n + kThreads - 1) / kThreads); }
+
+// a[i] = (a[i] b[i] - c[i]) * z_inv, or without the factor when !scale.
+__global__ void ab_minus_c(dfr* __restrict__ a, const dfr* __restrict__ b, const dfr* __restrict__ c, size_t n,
+                           dfr z_inv, bool scale) {
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const dfr t = a[i] * b[i] - c[i];
+    a[i] = scale ? t * z_inv : t;
+}
+
+// out[(e j) mod n] = in[j] (scatter) or out[j] = in[(e j) mod n] (gather); n a power of two, e odd.
+__global__ void permute_by_exponent(const dfr* __restrict__ in, dfr* __restrict__ out, size_t n, uint64_t e,
+                                    bool scatter) {
+    const size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= n) return;
+    const size_t k = (size_t)((e * (uint64_t)j) & (uint64_t)(n - 1));
+    if (scatter) out[k] = in[j];
+    else out[j] = in[k];
+}
+
+// x[k] *= s^k, s^k = lo[k mod 2^h] * hi[k >> h].
+__global__ void scale_by_powers(dfr* __restrict__ x, size_t n, const dfr* __restrict__ lo,
+                                const dfr* __restrict__ hi, unsigned h) {
+    const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= n) return;
+    x[k] = x[k] * (lo[k & ((size_t{1} << h) - 1)] * hi[k >> h]);
+}
+
+class Stream {
+public:
+    Stream() { CUZK_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+    ~Stream() { cudaStreamDestroy(s_); }
+    Stream(const Stream&) = delete;
+    Stream& operator=(const Stream&) = delete;
+    cudaStream_t get() const { return s_; }
+
+private:
+    cudaStream_t s_ = nullptr;
+};
+
+size_t powers_half(unsigned log_n) { return (log_n + 1) / 2; }
+
+}  // namespace
+
+size_t h_gpu_device_bytes(unsigned log_n, groth16::HConvention convention) {
+    if (log_n > NTT_MAX_LOG_SIZE)
+        throw std::invalid_argument("gpu compute_h: 2^" + std::to_string(log_n) + " exceeds the GPU NTT's 2^" +
+                                    std::to_string(NTT_MAX_LOG_SIZE));
+    const size_t n = size_t{1} << log_n;
+    size_t arrays = 3 + (ntt_scratch_elements(log_n) ? 1 : 0);
+    size_t tables = 0;
+    if (convention == groth16::HConvention::Snarkjs) {
+        arrays += 1;  // the gather buffer
+        tables = ((size_t{1} << powers_half(log_n)) + (size_t{1} << (log_n - powers_half(log_n)))) * sizeof(Fr);
+    }
+    return arrays * n * sizeof(Fr) + tables + ntt_twiddle_bytes();
+}
+
+size_t h_gpu_length(unsigned log_n, groth16::HConvention convention) {
+    if (log_n > NTT_MAX_LOG_SIZE)
+        throw std::invalid_argument("gpu compute_h: 2^" + std::to_string(log_n) + " exceeds the GPU NTT's 2^" +
+                                    std::to_string(NTT_MAX_LOG_SIZE));
+    const size_t n = size_t{1} << log_n;
+    return convention == groth16::HConvention::Bellman ? n - 1 : n;
+}
+
+std::vector<Fr> compute_h_gpu(unsigned log_n, std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c,
+                              groth16::HConvention convention) {
+    std::vector<Fr> h(h_gpu_length(log_n, convention));
+    compute_h_gpu(log_n, a, b, c, h, convention);
+    return h;
+}
+
+void compute_h_gpu(unsigned log_n, std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c,
+                   std::span<Fr> h, groth16::HConvention convention) {
+    if (log_n > NTT_MAX_LOG_SIZE)
+        throw std::invalid_argument("gpu compute_h: 2^" + std::to_string(log_n) + " exceeds the GPU NTT's 2^" +
+                                    std::to_string(NTT_MAX_LOG_SIZE));
+    const size_t n = size_t{1} << log_n;
+    if (a.size() != b.size() || a.size() != c.size() || a.size() > n)
+        throw std::invalid_argument("gpu compute_h: a, b, c have " + std::to_string(a.size()) + ", " +
+                                    std::to_string(b.size()) + ", " + std::to_string(c.size()) +
+                                    " evaluations for a domain of " + std::to_string(n));
+    {
+        size_t free_b = 0, total_b = 0;
+        CUZK_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+        const size_t need = h_gpu_device_bytes(log_n, convention);
+        if (need > free_b)
+            throw CudaError("gpu compute_h: 2^" + std::to_string(log_n) + " needs " + std::to_string(need) +
+                            " bytes of device memory, " + std::to_string(free_b) + " are free");
+    }
+    if (h.size() != h_gpu_length(log_n, convention))
+        throw std::invalid_argument("gpu compute_h: the result needs " +
+                                    std::to_string(h_gpu_length(log_n, convention)) + " elements, got " +
+                                    std::to_string(h.size()));
+    const EvaluationDomain domain = EvaluationDomain::from_log_size(log_n);
+    Stream stream, upload;
+    const cudaStream_t st = stream.get();
+    DeviceBuffer<Fr> d_a(n), d_b(n), d_c(n), d_scratch(ntt_scratch_elements(log_n));
+    Fr* const arrays[3] = {d_a.get(), d_b.get(), d_c.get()};
+    const std::span<const Fr> host[3] = {a, b, c};
+    // Uploads on their own stream; the compute stream waits for each array's event, so b and c arrive while a is
+    // being transformed.
+    cudaEvent_t ready[3] = {};
+    struct Events {
+        cudaEvent_t* e;
+        ~Events() {
+            for (int k = 0; k < 3; k++)
+                if (e[k]) cudaEventDestroy(e[k]);
+        }
+    } events{ready};
+    for (int k = 0; k < 3; k++) {
+        CUZK_CUDA_CHECK(cudaEventCreateWithFlags(&ready[k], cudaEventDisableTiming));
+        const size_t m = host[k].size();
+        if (m)
+            CUZK_CUDA_CHECK(cudaMemcpyAsync(arrays[k], host[k].data(), m * sizeof(Fr), cudaMemcpyHostToDevice,
+                                            upload.get()));
+        // Constraints beyond the last one are 0 * 0 = 0.
+        if (m < n) CUZK_CUDA_CHECK(cudaMemsetAsync(arrays[k] + m, 0, (n - m) * sizeof(Fr), upload.get()));
+        CUZK_CUDA_CHECK(cudaEventRecord(ready[k], upload.get()));
+    }
+    NttConfig cfg;
+    cfg.stream = st;
+    cfg.d_scratch = d_scratch.size() ? d_scratch.get() : nullptr;
+    cfg.synchronize = false;
+    auto transform = [&](Fr* x, NttKind kind) {
+        cfg.kind = kind;
+        ntt_device(x, log_n, cfg);
+    };
+    auto* da = reinterpret_cast<dfr*>(d_a.get());
+    auto* db = reinterpret_cast<dfr*>(d_b.get());
+    auto* dc = reinterpret_cast<dfr*>(d_c.get());
+    if (convention == groth16::HConvention::Bellman) {
+        for (int k = 0; k < 3; k++) {
+            Fr* x = arrays[k];
+            CUZK_CUDA_CHECK(cudaStreamWaitEvent(st, ready[k], 0));
+            transform(x, NttKind::inverse);
+            transform(x, NttKind::coset_forward);
+        }
+        const Fr z_inv = domain.z_on_coset().inverse().value();  // g^n != 1: g = 7 generates Fr^*
+        dfr zi;
+        static_assert(sizeof(zi) == sizeof(z_inv));
+        std::memcpy(&zi, &z_inv, sizeof(zi));
+        ab_minus_c<<<blocks_for(n), kThreads, 0, st>>>(da, db, dc, n, zi, true);
+        CUZK_CUDA_CHECK(cudaGetLastError());
+        transform(d_a.get(), NttKind::coset_inverse);  // deg H <= n - 2; bellman drops the top coefficient
+    } else {
+        const uint64_t e = groth16::snarkjs_root_exponent();
+        const Fr shift = groth16::snarkjs_coset_shift(domain);
+        const unsigned hb = (unsigned)powers_half(log_n);
+        std::vector<Fr> lo(size_t{1} << hb), hi(size_t{1} << (log_n - hb));
+        lo[0] = Fr::one();
+        for (size_t i = 1; i < lo.size(); i++) lo[i] = lo[i - 1] * shift;
+        const Fr step = lo.back() * shift;  // s^(2^hb)
+        hi[0] = Fr::one();
+        for (size_t i = 1; i < hi.size(); i++) hi[i] = hi[i - 1] * step;
+        DeviceBuffer<Fr> d_t(n), d_lo(lo.size()), d_hi(hi.size());
+        CUZK_CUDA_CHECK(cudaMemcpyAsync(d_lo.get(), lo.data(), lo.size() * sizeof(Fr), cudaMemcpyHostToDevice, st));
+        CUZK_CUDA_CHECK(cudaMemcpyAsync(d_hi.get(), hi.data(), hi.size() * sizeof(Fr), cudaMemcpyHostToDevice, st));
+        auto* dt = reinterpret_cast<dfr*>(d_t.get());
+        for (int k = 0; k < 3; k++) {
+            CUZK_CUDA_CHECK(cudaStreamWaitEvent(st, ready[k], 0));
+            auto* dx = reinterpret_cast<dfr*>(arrays[k]);
+            // value j sits at snarkjs's w^j = omega^(e j): put it where cuzk's NTT expects omega^(e j)
+            permute_by_exponent<<<blocks_for(n), kThreads, 0, st>>>(dx, dt, n, e, true);
+            CUZK_CUDA_CHECK(cudaGetLastError());
+            transform(d_t.get(), NttKind::inverse);
+            scale_by_powers<<<blocks_for(n), kThreads, 0, st>>>(dt, n, reinterpret_cast<const dfr*>(d_lo.get()),
+                                                               reinterpret_cast<const dfr*>(d_hi.get()), hb);
+            CUZK_CUDA_CHECK(cudaGetLastError());
+            transform(d_t.get(), NttKind::forward);  // P(s omega^m)
+            permute_by_exponent<<<blocks_for(n), kThreads, 0, st>>>(dt, dx, n, e, false);
+            CUZK_CUDA_CHECK(cudaGetLastError());
+        }
+        ab_minus_c<<<blocks_for(n), kThreads, 0, st>>>(da, db, dc, n, dfr{}, false);
+        CUZK_CUDA_CHECK(cudaGetLastError());
+        CUZK_CUDA_CHECK(cudaStreamSynchronize(st));  // d_t and the tables go out of scope here
+    }
+    if (!h.empty())
+        CUZK_CUDA_CHECK(cudaMemcpyAsync(h.data(), d_a.get(), h.size() * sizeof(Fr), cudaMemcpyDeviceToHost, st));
+    CUZK_CUDA_CHECK(cudaStreamSynchronize(st));
+}
+
+}  // namespace cuzk::gpu

@@ -1,0 +1,40 @@
+// Groth16's H on the GPU (issue 7, first part): the same values as the CPU's compute_h / compute_h_odd_coset
+// (cuzk/groth16/prover.hpp), bit for bit, from the a, b, c evaluations of one circuit.
+//
+//   bellman (groth16::HConvention::Bellman): a, b, c -> inverse NTT -> coset NTT (g = 7) -> (a b - c) / Z(g) pointwise ->
+//     inverse coset NTT; returns the n - 1 coefficients of H (the top one, zero for a satisfied assignment, is
+//     dropped as bellman does).
+//   snarkjs (groth16::HConvention::Snarkjs): each of a, b, c re-evaluated on the odd coset s <w> (s^2 = w, snarkjs's roots:
+//     a gather into cuzk's root order, inverse NTT, times s^k, NTT, gather back), then a b - c pointwise; returns
+//     the n evaluations (snarkjs's H points are the odd-coset Lagrange basis, so no division by Z).
+//
+// No CUDA headers here. Errors: std::invalid_argument for sizes (a, b, c of different lengths or longer than the
+// domain, log_n > gpu::NTT_MAX_LOG_SIZE), gpu::CudaError for a device failure, including too little device memory
+// (checked before anything is allocated: h_gpu_device_bytes).
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "cuzk/ff/fr.hpp"
+#include "cuzk/groth16/types.hpp"
+
+namespace cuzk::gpu {
+
+// Device bytes one call at 2^log_n needs (three arrays, the snarkjs gather buffer, NTT scratch, tables).
+size_t h_gpu_device_bytes(unsigned log_n, groth16::HConvention convention);
+
+// The length of H: n - 1 coefficients (bellman) or n evaluations (snarkjs).
+size_t h_gpu_length(unsigned log_n, groth16::HConvention convention);
+
+// a, b, c: evaluations over the 2^log_n domain (shorter vectors are zero-padded, as the CPU does), in host memory;
+// h: h_gpu_length(log_n, convention) elements of host memory for the result. Pinned (cudaMallocHost) arrays move
+// at full PCIe speed, and the uploads of b and c overlap the transforms of a. Runs on the current device.
+void compute_h_gpu(unsigned log_n, std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c,
+                   std::span<Fr> h, groth16::HConvention convention = groth16::HConvention::Bellman);
+// The same, returning the result in a new vector.
+std::vector<Fr> compute_h_gpu(unsigned log_n, std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c,
+                              groth16::HConvention convention = groth16::HConvention::Bellman);
+
+}  // namespace cuzk::gpu
