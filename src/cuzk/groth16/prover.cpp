@@ -34,6 +34,8 @@ struct SecretFrs {
     throw std::invalid_argument("prove: circuit " + std::to_string(circuit) + ": " + what);
 }
 
+}  // namespace
+
 // Checks one assignment against the parameters (everything the proof computation indexes), so nothing below reads
 // out of bounds; returns the evaluation domain of its constraints.
 EvaluationDomain check_assignment(const Parameters& p, const r1cs::ProvingAssignment& asg, size_t i) {
@@ -88,6 +90,53 @@ EvaluationDomain check_assignment(const Parameters& p, const r1cs::ProvingAssign
     return domain;
 }
 
+QuerySplits split_queries(const r1cs::ProvingAssignment& asg) {
+    // A (all inputs, then aux in a_aux_density), B (inputs in b_input_density, then aux in b_aux_density; shared
+    // by B_G1 and B_G2), L (all aux). The gathered order is the order of the query points setup kept.
+    const auto& inputs = asg.inputs();
+    const auto& aux = asg.aux();
+    QuerySplits q;
+    std::vector<Fr> g;
+    g.reserve(inputs.size() + aux.size());
+    g.insert(g.end(), inputs.begin(), inputs.end());
+    const auto& a_aux = asg.a_aux_density();
+    for (size_t j = 0; j < aux.size(); j++)
+        if (a_aux.get(j)) g.push_back(aux[j]);
+    q.a = split_scalars(g);
+    g.clear();
+    const auto& b_in = asg.b_input_density();
+    const auto& b_aux = asg.b_aux_density();
+    for (size_t j = 0; j < inputs.size(); j++)
+        if (b_in.get(j)) g.push_back(inputs[j]);
+    for (size_t j = 0; j < aux.size(); j++)
+        if (b_aux.get(j)) g.push_back(aux[j]);
+    q.b = split_scalars(g);
+    release(g);
+    q.l = split_scalars(aux);
+    return q;
+}
+
+Proof assemble_proof(const VerifyingKey& vk, const G1Jacobian& a_sum, const G1Jacobian& b1_sum,
+                     const G2Jacobian& b2_sum, const G1Jacobian& h_sum, const G1Jacobian& l_sum, const Fr& r,
+                     const Fr& s) {
+    limbs_t<4> rc = r.to_canonical(), sc = s.to_canonical();
+    Fr rs = r * s;
+    limbs_t<4> rsc = rs.to_canonical();
+    const G1Jacobian delta1 = G1Jacobian::from_affine(vk.delta_g1);
+    const G2Jacobian delta2 = G2Jacobian::from_affine(vk.delta_g2);
+    G1Jacobian A = G1Jacobian::from_affine(vk.alpha_g1) + a_sum + delta1.mul(rc);
+    G2Jacobian B = G2Jacobian::from_affine(vk.beta_g2) + b2_sum + delta2.mul(sc);
+    G1Jacobian B1 = G1Jacobian::from_affine(vk.beta_g1) + b1_sum + delta1.mul(sc);
+    G1Jacobian C = h_sum + l_sum + A.mul(sc) + B1.mul(rc) - delta1.mul(rsc);
+    secure_wipe_object(rc);
+    secure_wipe_object(sc);
+    secure_wipe_object(rs);
+    secure_wipe_object(rsc);
+    return Proof{A.to_affine(), B.to_affine(), C.to_affine()};
+}
+
+namespace {
+
 Proof prove_one(const Parameters& p, r1cs::ProvingAssignment& asg, const EvaluationDomain& domain, const Fr& r,
                 const Fr& s, TimingSink* timing, int64_t item) {
     G1Jacobian h_sum;
@@ -103,31 +152,13 @@ Proof prove_one(const Parameters& p, r1cs::ProvingAssignment& asg, const Evaluat
         h_sum = msm_g1(p.h, std::span<const Fr>(h.data(), p.h.size()));
     }
 
-    // One split per scalar vector: A (all inputs, then aux in a_aux_density), B (inputs in b_input_density, then
-    // aux in b_aux_density; shared by B_G1 and B_G2), L (all aux). The gathered order is the order of the query
-    // points setup kept.
-    const auto& inputs = asg.inputs();
-    const auto& aux = asg.aux();
     ScalarSplit split_a, split_b, split_l;
     {
         ScopedTiming t(timing, kLayer, "msm.split", item);
-        std::vector<Fr> g;
-        g.reserve(std::max(p.a.size(), p.b_g1.size()));
-        g.insert(g.end(), inputs.begin(), inputs.end());
-        const auto& a_aux = asg.a_aux_density();
-        for (size_t j = 0; j < aux.size(); j++)
-            if (a_aux.get(j)) g.push_back(aux[j]);
-        split_a = split_scalars(g);
-        g.clear();
-        const auto& b_in = asg.b_input_density();
-        const auto& b_aux = asg.b_aux_density();
-        for (size_t j = 0; j < inputs.size(); j++)
-            if (b_in.get(j)) g.push_back(inputs[j]);
-        for (size_t j = 0; j < aux.size(); j++)
-            if (b_aux.get(j)) g.push_back(aux[j]);
-        split_b = split_scalars(g);
-        release(g);
-        split_l = split_scalars(aux);
+        QuerySplits q = split_queries(asg);
+        split_a = std::move(q.a);
+        split_b = std::move(q.b);
+        split_l = std::move(q.l);
     }
     G1Jacobian a_sum, b1_sum, l_sum;
     G2Jacobian b2_sum;
@@ -152,30 +183,16 @@ Proof prove_one(const Parameters& p, r1cs::ProvingAssignment& asg, const Evaluat
     }
 
     ScopedTiming t(timing, kLayer, "assembly", item);
-    const VerifyingKey& vk = p.vk;
-    limbs_t<4> rc = r.to_canonical(), sc = s.to_canonical();
-    Fr rs = r * s;
-    limbs_t<4> rsc = rs.to_canonical();
-    const G1Jacobian delta1 = G1Jacobian::from_affine(vk.delta_g1);
-    const G2Jacobian delta2 = G2Jacobian::from_affine(vk.delta_g2);
-    G1Jacobian A = G1Jacobian::from_affine(vk.alpha_g1) + a_sum + delta1.mul(rc);
-    G2Jacobian B = G2Jacobian::from_affine(vk.beta_g2) + b2_sum + delta2.mul(sc);
-    G1Jacobian B1 = G1Jacobian::from_affine(vk.beta_g1) + b1_sum + delta1.mul(sc);
-    G1Jacobian C = h_sum + l_sum + A.mul(sc) + B1.mul(rc) - delta1.mul(rsc);
-    secure_wipe_object(rc);
-    secure_wipe_object(sc);
-    secure_wipe_object(rs);
-    secure_wipe_object(rsc);
-    return Proof{A.to_affine(), B.to_affine(), C.to_affine()};
+    return assemble_proof(p.vk, a_sum, b1_sum, b2_sum, h_sum, l_sum, r, s);
 }
+
+}  // namespace
 
 void check_randomness(size_t n, std::span<const Fr> r, std::span<const Fr> s) {
     if (r.size() != n || s.size() != n)
         throw std::invalid_argument("prove: " + std::to_string(n) + " circuits but " + std::to_string(r.size()) +
                                     " values of r and " + std::to_string(s.size()) + " of s");
 }
-
-}  // namespace
 
 std::vector<Fr> compute_h(const EvaluationDomain& domain, std::vector<Fr> a, std::vector<Fr> b, std::vector<Fr> c,
                           TimingSink* timing, int64_t item) {

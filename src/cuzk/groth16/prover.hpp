@@ -19,6 +19,7 @@
 
 #include "cuzk/ff/fr.hpp"
 #include "cuzk/groth16/types.hpp"
+#include "cuzk/msm/msm.hpp"
 #include "cuzk/poly/domain.hpp"
 #include "cuzk/r1cs/constraint_system.hpp"
 #include "cuzk/r1cs/proving_assignment.hpp"
@@ -68,5 +69,27 @@ Fr snarkjs_coset_shift(const EvaluationDomain& domain);
 // The odd e < 2^32 with omega_32^e = 5^T for cuzk's omega_32 = Fr::root_of_unity(): snarkjs's w^j is cuzk's
 // omega^(e j mod n) on every domain, so a gather by e j mod n converts between the two orders.
 uint64_t snarkjs_root_exponent();
+
+// ---- building blocks every backend shares (this CPU prover and backends/cuda), so that the parts that are not
+// H or an MSM are the same code, and proofs agree byte for byte ----
+
+// Checks assignment `index` against the parameters (everything a proof computation indexes; the messages
+// prove_from_assignments documents) and returns its evaluation domain (snarkjs: the H query's length).
+EvaluationDomain check_assignment(const Parameters& params, const r1cs::ProvingAssignment& asg, size_t index);
+// r.size() == s.size() == circuits, else std::invalid_argument.
+void check_randomness(size_t circuits, std::span<const Fr> r, std::span<const Fr> s);
+
+// The scalar vectors of the A, B (shared by B_G1 and B_G2) and L queries, gathered through the densities in the
+// order of the query points, each split into zeros / ones / others (msm/msm.hpp).
+struct QuerySplits {
+    ScalarSplit a, b, l;
+};
+QuerySplits split_queries(const r1cs::ProvingAssignment& asg);
+
+// A = alpha_1 + a_sum + r delta_1, B = beta_2 + b2_sum + s delta_2, B_1 = beta_1 + b1_sum + s delta_1,
+// C = h_sum + l_sum + s A + r B_1 - r s delta_1, in affine form; the scalars derived from r, s are wiped.
+Proof assemble_proof(const VerifyingKey& vk, const G1Jacobian& a_sum, const G1Jacobian& b1_sum,
+                     const G2Jacobian& b2_sum, const G1Jacobian& h_sum, const G1Jacobian& l_sum, const Fr& r,
+                     const Fr& s);
 
 }  // namespace cuzk::groth16
