@@ -12,7 +12,13 @@
 #include <vector>
 
 #include "cuzk/backends/cuda/h_gpu.hpp"
+#include "cuzk/backends/cuda/prover_gpu.hpp"
+#include "cuzk/circuits/builtin.hpp"
 #include "cuzk/gpu/device.hpp"
+#include "cuzk/groth16/prover.hpp"
+#include "cuzk/groth16/setup.hpp"
+#include "cuzk/r1cs/circuit.hpp"
+#include "cuzk/util/timing.hpp"
 
 using namespace cuzk;
 
@@ -49,6 +55,55 @@ BENCHMARK(BM_gpu_compute_h)
     ->Iterations(5)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
+
+// A whole Groth16 proof of a 2^log_n multiplication chain (dense witness) on the GPU prover: parameters resident,
+// one circuit per call (synthesis not timed; the assignment is copied before each call because the seam consumes
+// a, b, c), median of 3 after a warm-up. Counters: each stage's mean over the timed calls (h = the H NTTs with
+// their transfers, msm_* the MSMs with their scalar uploads). Arg 1: 1 = also time the CPU prover once for comparison.
+void BM_gpu_prove(benchmark::State& state) {
+    if (gpu::devices().empty()) return state.SkipWithError("no CUDA device");
+    const unsigned k = (unsigned)state.range(0);
+    const auto p = groth16::generate_parameters(circuits::MulChainCircuit(k, 2, std::nullopt),
+                                                groth16::ToxicWaste::from_seed(k));
+    circuits::MulChainCircuit c(k, 2, 77);
+    r1cs::ProvingAssignment base;
+    r1cs::synthesize_groth16(base, c);
+    gpu::GpuProver prover(p);
+    std::vector<Fr> r{Fr::from_u64(5)}, s{Fr::from_u64(7)};
+    auto run = [&](TimingSink* sink) {
+        std::vector<r1cs::ProvingAssignment> asg{base};
+        return prover.prove_from_assignments(asg, r, s, sink)[0];
+    };
+    const auto warm = run(nullptr);
+    std::vector<double> ms;
+    TimingSink last;
+    for (auto _ : state) {
+        TimingSink sink;
+        std::vector<r1cs::ProvingAssignment> asg{base};
+        const auto t0 = std::chrono::steady_clock::now();
+        auto proof = prover.prove_from_assignments(asg, r, s, &sink)[0];
+        const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        benchmark::DoNotOptimize(proof);
+        state.SetIterationTime(sec);
+        ms.push_back(sec * 1e3);
+        for (const auto& sp : sink.spans()) last.record(sp);
+    }
+    std::sort(ms.begin(), ms.end());
+    state.counters["median_ms"] = ms[ms.size() / 2];
+    state.counters["log_n"] = k;
+    const double reps = (double)ms.size();
+    for (const char* st : {"h", "msm.h", "msm.split", "msm.a", "msm.b_g1", "msm.b_g2", "msm.l", "assembly"})
+        state.counters[std::string(st) + "_ms"] = last.total(TimingLayer::Prover, st) / reps * 1e3;
+    if (state.range(1)) {
+        std::vector<r1cs::ProvingAssignment> asg{base};
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto cpu = groth16::prove_from_assignments(p, asg, r, s)[0];
+        state.counters["cpu_ms"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() * 1e3;
+        state.counters["same_proof"] = cpu == warm ? 1 : 0;
+    }
+}
+BENCHMARK(BM_gpu_prove)->Args({16, 1})->Args({20, 1})->Iterations(3)->UseManualTime()->Unit(
+    benchmark::kMillisecond);
 
 }  // namespace
 #endif

@@ -29,6 +29,9 @@ struct DeviceInfo {
 // The usable devices; empty when there is no GPU or no driver (never throws for that).
 std::vector<DeviceInfo> devices();
 
+// Makes `id` the calling thread's current CUDA device (cudaSetDevice); gpu::CudaError if it fails.
+void use_device(int id);
+
 // Element-wise products out[i] = a[i] * b[i] computed on device 0 by the same MontField code the CPU runs
 // (compiled for the GPU); the first CUDA translation unit and the seed of the GPU-vs-CPU checks.
 void fr_mul(std::span<const Fr> a, std::span<const Fr> b, std::span<Fr> out);

@@ -157,6 +157,8 @@ void fq_ops32(std::span<const Fq> a, std::span<const Fq> b, std::span<Fq> out) {
     ops32_on_device<FqConfig>(a, b, out);
 }
 
+void use_device(int id) { CUZK_CUDA_CHECK(cudaSetDevice(id)); }
+
 std::vector<DeviceInfo> devices() {
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess) {

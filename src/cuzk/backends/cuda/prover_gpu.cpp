@@ -1,0 +1,106 @@
+#include "cuzk/backends/cuda/prover_gpu.hpp"
+
+#include <utility>
+
+#include "cuzk/backends/cuda/h_gpu.hpp"
+#include "cuzk/gpu/device.hpp"
+#include "cuzk/gpu/msm.hpp"
+#include "cuzk/groth16/prover.hpp"
+
+namespace cuzk::gpu {
+
+namespace {
+constexpr TimingLayer kLayer = TimingLayer::Prover;
+
+GpuMsmConfig on(int device) {
+    GpuMsmConfig c;
+    c.device = device;
+    return c;
+}
+}  // namespace
+
+struct GpuProver::Impl {
+    const groth16::Parameters& p;
+    GpuProverConfig cfg;
+    G1MsmContext a, b1, l, h;
+    G2MsmContext b2;
+
+    Impl(const groth16::Parameters& params, const GpuProverConfig& c)
+        : p(params),
+          cfg(c),
+          a(params.a, on(c.device)),
+          b1(params.b_g1, on(c.device)),
+          l(params.l, on(c.device)),
+          h(params.h, on(c.device)),
+          b2(params.b_g2, on(c.device)) {}
+
+    groth16::Proof prove_one(r1cs::ProvingAssignment& asg, const EvaluationDomain& domain, const Fr& r,
+                             const Fr& s, TimingSink* timing, int64_t item) {
+        G1Jacobian h_sum;
+        {
+            std::vector<Fr> hv;
+            {
+                ScopedTiming t(timing, kLayer, "h", item);
+                use_device(cfg.device);
+                hv = compute_h_gpu(domain.log_size(), asg.a(), asg.b(), asg.c(), p.h_convention);
+                std::vector<Fr>().swap(asg.a());
+                std::vector<Fr>().swap(asg.b());
+                std::vector<Fr>().swap(asg.c());
+            }
+            ScopedTiming t(timing, kLayer, "msm.h", item);
+            h_sum = h.msm(std::span<const Fr>(hv.data(), p.h.size()));
+        }
+        groth16::QuerySplits q;
+        {
+            ScopedTiming t(timing, kLayer, "msm.split", item);
+            q = groth16::split_queries(asg);
+        }
+        G1Jacobian a_sum, b1_sum, l_sum;
+        G2Jacobian b2_sum;
+        {
+            ScopedTiming t(timing, kLayer, "msm.a", item);
+            a_sum = a.msm_split(q.a);
+        }
+        {
+            ScopedTiming t(timing, kLayer, "msm.b_g1", item);
+            b1_sum = b1.msm_split(q.b);
+        }
+        {
+            ScopedTiming t(timing, kLayer, "msm.b_g2", item);
+            b2_sum = b2.msm_split(q.b);
+        }
+        {
+            ScopedTiming t(timing, kLayer, "msm.l", item);
+            l_sum = l.msm_split(q.l);
+        }
+        ScopedTiming t(timing, kLayer, "assembly", item);
+        return groth16::assemble_proof(p.vk, a_sum, b1_sum, b2_sum, h_sum, l_sum, r, s);
+    }
+};
+
+GpuProver::GpuProver(const groth16::Parameters& params, const GpuProverConfig& cfg)
+    : impl_(std::make_unique<Impl>(params, cfg)) {}
+GpuProver::~GpuProver() = default;
+
+std::vector<groth16::Proof> GpuProver::prove_from_assignments(std::span<r1cs::ProvingAssignment> assignments,
+                                                              std::span<const Fr> r, std::span<const Fr> s,
+                                                              TimingSink* timing) {
+    ScopedTiming total(timing, kLayer, "prove");
+    groth16::check_randomness(assignments.size(), r, s);
+    std::vector<EvaluationDomain> domains;
+    domains.reserve(assignments.size());
+    for (size_t i = 0; i < assignments.size(); i++)
+        domains.push_back(groth16::check_assignment(impl_->p, assignments[i], i));
+    std::vector<groth16::Proof> proofs;
+    proofs.reserve(assignments.size());
+    for (size_t i = 0; i < assignments.size(); i++)
+        proofs.push_back(impl_->prove_one(assignments[i], domains[i], r[i], s[i], timing, (int64_t)i));
+    return proofs;
+}
+
+size_t GpuProver::resident_bytes() const {
+    return impl_->a.resident_bytes() + impl_->b1.resident_bytes() + impl_->l.resident_bytes() +
+           impl_->h.resident_bytes() + impl_->b2.resident_bytes();
+}
+
+}  // namespace cuzk::gpu

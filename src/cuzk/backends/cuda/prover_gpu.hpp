@@ -1,0 +1,54 @@
+// The Groth16 prover on the GPU (issue 7): the CPU prover's seam (groth16::prove_from_assignments) with H and the
+// five MSMs on the device. The parameter set's query points (A, B_G1, B_G2, L, H) are uploaded once by the
+// constructor and stay resident; per proof only scalars move. Everything else (assignment checks, the 0/1 split of
+// the A, B, L scalars, proof assembly) is the CPU prover's own code (groth16/prover.hpp building blocks), and for
+// the same assignment and r, s the proof is byte-identical to the CPU's (tests/test_gpu_groth16.cpp).
+//
+// Per circuit: H (compute_h_gpu, both conventions) -> MSM over the H query; the A, B_G1, B_G2 and L MSMs take the
+// split scalars (zeros skipped, ones summed by a tree, the rest through Pippenger). Timing spans (layer Prover,
+// item = index in the batch): "h", "msm.h", "msm.split", "msm.a", "msm.b_g1", "msm.b_g2", "msm.l", "assembly", and
+// "prove" (item -1) over the call.
+//
+// Not yet (issue 7): H kept on the device for its MSM (it goes to the host and back), the B_G2 MSM overlapped with
+// the G1 work, batches sharing one split, a split start/finish interface for the engine, kernel-layer timing.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "cuzk/groth16/types.hpp"
+#include "cuzk/r1cs/proving_assignment.hpp"
+#include "cuzk/util/timing.hpp"
+
+namespace cuzk::gpu {
+
+struct GpuProverConfig {
+    int device = 0;
+};
+
+class GpuProver {
+public:
+    // Uploads the queries of `params`, which must outlive the prover (parameters are shared by reference). Throws
+    // gpu::CudaError when they do not fit in device memory (with the bytes needed).
+    explicit GpuProver(const groth16::Parameters& params, const GpuProverConfig& cfg = {});
+    ~GpuProver();
+    GpuProver(const GpuProver&) = delete;
+    GpuProver& operator=(const GpuProver&) = delete;
+
+    // groth16::prove_from_assignments on the GPU: same checks and errors, same consumption of a, b, c.
+    std::vector<groth16::Proof> prove_from_assignments(std::span<r1cs::ProvingAssignment> assignments,
+                                                       std::span<const Fr> r, std::span<const Fr> s,
+                                                       TimingSink* timing = nullptr);
+
+    // Device bytes held by the resident queries.
+    size_t resident_bytes() const;
+
+    struct Impl;
+
+private:
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace cuzk::gpu
