@@ -8,6 +8,8 @@
 #include "cuzk/ec/random_points.hpp"
 #include "cuzk/msm/msm.hpp"
 #ifdef CUZK_HAVE_CUDA
+#include <cuda_runtime.h>
+
 #include "cuzk/gpu/device.hpp"
 #include "cuzk/gpu/msm.hpp"
 #endif
@@ -204,6 +206,15 @@ TEST(GpuMsm, ContextReuse) {
     EXPECT_EQ(gpu::msm_g2_split_gpu(g2b, split_scalars(g2s)), msm_g2(g2b, g2s));
     // Empty MSM: the identity.
     EXPECT_TRUE(ctx.msm(std::span<const Fr>()).is_identity());
+    // Scalars already on the device (as the prover's H is): read in place.
+    Fr* d = nullptr;
+    ASSERT_EQ(cudaMalloc(&d, n * sizeof(Fr)), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(d, s1.data(), n * sizeof(Fr), cudaMemcpyHostToDevice), cudaSuccess);
+    EXPECT_EQ(ctx.msm_device(d, n), r1);
+    EXPECT_EQ(ctx.msm_device(d, n / 2), msm_g1(std::span<const G1Affine>(bases).first(n / 2), half));
+    EXPECT_THROW(ctx.msm_device(d, n + 1), std::invalid_argument);
+    EXPECT_TRUE(ctx.msm_device(nullptr, 0).is_identity());
+    cudaFree(d);
 }
 
 // Precomputed window multiples: the table (2^(j c) B_i, built on the device with batched inversions) and the one

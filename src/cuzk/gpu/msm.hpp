@@ -61,6 +61,11 @@ public:
     // goes through Pippenger (zero digits cost no addition).
     Jacobian<Cfg> msm(std::span<const Fr> scalars);
 
+    // The same with the m scalars already in device memory on this context's device (e.g. an NTT's output): read in
+    // place, nothing uploaded. They must be complete when the call starts (the context's stream does not wait for
+    // other streams) and stay unchanged until it returns.
+    Jacobian<Cfg> msm_device(const Fr* d_scalars, size_t m);
+
     // The same with the scalars split on the CPU (cuzk::split_scalars): zeros skipped, the bases of the ones summed
     // by a tree reduction on the device, the others through Pippenger. Throws std::invalid_argument when split.size
     // exceeds the number of bases or an index of the split is out of range.

@@ -624,11 +624,14 @@ struct MsmContext<Cfg>::Impl {
     }
 
     // Pippenger over m scalars (Montgomery cuzk::Fr when mont, else canonical limbs), base i or h_index[i].
+    // on_device: h_scalars is device memory (read in place), else host memory (uploaded).
     Jacobian<Cfg> pippenger(const Plan<F>& pl, const typename Plan<F>::Ptrs& b, const Limbs4* h_scalars, bool mont,
-                            const uint32_t* h_index) {
+                            const uint32_t* h_index, bool on_device = false) {
         const uint32_t m = pl.m;
-        CUZK_CUDA_CHECK(cudaMemcpyAsync(b.scalars, h_scalars, (size_t)m * sizeof(Limbs4), cudaMemcpyHostToDevice,
-                                        stream));
+        const Limbs4* d_scalars = on_device ? h_scalars : b.scalars;
+        if (!on_device)
+            CUZK_CUDA_CHECK(cudaMemcpyAsync(b.scalars, h_scalars, (size_t)m * sizeof(Limbs4), cudaMemcpyHostToDevice,
+                                            stream));
         if (h_index)
             CUZK_CUDA_CHECK(cudaMemcpyAsync(b.index, h_index, (size_t)m * 4, cudaMemcpyHostToDevice, stream));
         // Window sums (Horner below), or with the precomputed table one sum per group (added up below).
@@ -642,10 +645,10 @@ struct MsmContext<Cfg>::Impl {
             const int end_bit = 32 - __builtin_clz(sentinel);
             if (mont)
                 digits_kernel<true><<<blocks_for(m), kThreads, 0, stream>>>(
-                    b.scalars, h_index ? b.index : nullptr, m, pl.c, w0, wg, pl.pre_stride, b.keys0, b.vals0);
+                    d_scalars, h_index ? b.index : nullptr, m, pl.c, w0, wg, pl.pre_stride, b.keys0, b.vals0);
             else
                 digits_kernel<false><<<blocks_for(m), kThreads, 0, stream>>>(
-                    b.scalars, h_index ? b.index : nullptr, m, pl.c, w0, wg, pl.pre_stride, b.keys0, b.vals0);
+                    d_scalars, h_index ? b.index : nullptr, m, pl.c, w0, wg, pl.pre_stride, b.keys0, b.vals0);
             CUZK_CUDA_CHECK(cudaGetLastError());
             cub::DoubleBuffer<uint32_t> kb(b.keys0, b.keys1), vb(b.vals0, b.vals1);
             size_t tmp = pl.cub_bytes;
@@ -696,14 +699,14 @@ struct MsmContext<Cfg>::Impl {
     }
 
     Jacobian<Cfg> run(size_t m, const Limbs4* h_scalars, bool mont, const uint32_t* h_index, size_t k,
-                      const uint32_t* h_ones) {
+                      const uint32_t* h_ones, bool on_device = false) {
         CUZK_CUDA_CHECK(cudaSetDevice(cfg.device));
         Plan<F> pl = make_plan<F>(m, k, cfg, sm_count, pre_c, (uint32_t)n);
         reserve(pl.total);
         auto b = pl.carve(d_scratch);
         Jacobian<Cfg> acc = Jacobian<Cfg>::identity();
         if (k) acc += sum_ones(pl, b, h_ones).to_jacobian();
-        if (m) acc += pippenger(pl, b, h_scalars, mont, h_index);
+        if (m) acc += pippenger(pl, b, h_scalars, mont, h_index, on_device);
         return acc;
     }
 };
@@ -725,6 +728,15 @@ Jacobian<Cfg> MsmContext<Cfg>::msm(std::span<const Fr> scalars) {
                                     std::to_string(impl_->n) + " bases");
     static_assert(sizeof(Fr) == sizeof(Limbs4), "Fr is its Montgomery limbs");
     return impl_->run(scalars.size(), reinterpret_cast<const Limbs4*>(scalars.data()), true, nullptr, 0, nullptr);
+}
+
+template <class Cfg>
+Jacobian<Cfg> MsmContext<Cfg>::msm_device(const Fr* d_scalars, size_t m) {
+    if (m > impl_->n)
+        throw std::invalid_argument("gpu msm: " + std::to_string(m) + " scalars for " + std::to_string(impl_->n) +
+                                    " bases");
+    if (m && !d_scalars) throw std::invalid_argument("gpu msm: null device scalars");
+    return impl_->run(m, reinterpret_cast<const Limbs4*>(d_scalars), true, nullptr, 0, nullptr, true);
 }
 
 template <class Cfg>

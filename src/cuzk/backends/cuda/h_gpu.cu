@@ -94,114 +94,160 @@ std::vector<Fr> compute_h_gpu(unsigned log_n, std::span<const Fr> a, std::span<c
     return h;
 }
 
-void compute_h_gpu(unsigned log_n, std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c,
-                   std::span<Fr> h, groth16::HConvention convention) {
-    if (log_n > NTT_MAX_LOG_SIZE)
-        throw std::invalid_argument("gpu compute_h: 2^" + std::to_string(log_n) + " exceeds the GPU NTT's 2^" +
-                                    std::to_string(NTT_MAX_LOG_SIZE));
-    const size_t n = size_t{1} << log_n;
-    if (a.size() != b.size() || a.size() != c.size() || a.size() > n)
-        throw std::invalid_argument("gpu compute_h: a, b, c have " + std::to_string(a.size()) + ", " +
-                                    std::to_string(b.size()) + ", " + std::to_string(c.size()) +
-                                    " evaluations for a domain of " + std::to_string(n));
-    {
+struct HComputer::Impl {
+    unsigned log_n;
+    size_t n;
+    groth16::HConvention convention;
+    EvaluationDomain domain;
+    Stream stream, upload;
+    cudaEvent_t ready[3] = {};
+    DeviceBuffer<Fr> d_a, d_b, d_c, d_scratch, d_t, d_lo, d_hi;
+    unsigned hb = 0;  // the power tables' split (snarkjs)
+    uint64_t e = 0;   // snarkjs's root as a power of cuzk's
+    Fr z_inv;         // 1 / Z on the coset (bellman)
+
+    static size_t checked(unsigned log_n, groth16::HConvention convention) {
         size_t free_b = 0, total_b = 0;
         CUZK_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-        const size_t need = h_gpu_device_bytes(log_n, convention);
+        const size_t need = h_gpu_device_bytes(log_n, convention);  // throws for log_n too large
         if (need > free_b)
             throw CudaError("gpu compute_h: 2^" + std::to_string(log_n) + " needs " + std::to_string(need) +
                             " bytes of device memory, " + std::to_string(free_b) + " are free");
+        return size_t{1} << log_n;
     }
-    if (h.size() != h_gpu_length(log_n, convention))
-        throw std::invalid_argument("gpu compute_h: the result needs " +
-                                    std::to_string(h_gpu_length(log_n, convention)) + " elements, got " +
-                                    std::to_string(h.size()));
-    const EvaluationDomain domain = EvaluationDomain::from_log_size(log_n);
-    Stream stream, upload;
-    const cudaStream_t st = stream.get();
-    DeviceBuffer<Fr> d_a(n), d_b(n), d_c(n), d_scratch(ntt_scratch_elements(log_n));
-    Fr* const arrays[3] = {d_a.get(), d_b.get(), d_c.get()};
-    const std::span<const Fr> host[3] = {a, b, c};
-    // Uploads on their own stream; the compute stream waits for each array's event, so b and c arrive while a is
-    // being transformed.
-    cudaEvent_t ready[3] = {};
-    struct Events {
-        cudaEvent_t* e;
-        ~Events() {
-            for (int k = 0; k < 3; k++)
-                if (e[k]) cudaEventDestroy(e[k]);
+    static size_t snarkjs_only(groth16::HConvention c, size_t x) { return c == groth16::HConvention::Snarkjs ? x : 0; }
+
+    Impl(unsigned k, groth16::HConvention conv)
+        : log_n(k),
+          n(checked(k, conv)),
+          convention(conv),
+          domain(EvaluationDomain::from_log_size(k)),
+          d_a(n),
+          d_b(n),
+          d_c(n),
+          d_scratch(ntt_scratch_elements(k)),
+          d_t(snarkjs_only(conv, n)),
+          d_lo(snarkjs_only(conv, size_t{1} << powers_half(k))),
+          d_hi(snarkjs_only(conv, size_t{1} << (k - powers_half(k)))) {
+        for (auto& ev : ready) CUZK_CUDA_CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+        if (conv == groth16::HConvention::Bellman) {
+            z_inv = domain.z_on_coset().inverse().value();  // g^n != 1: g = 7 generates Fr^*
+            return;
         }
-    } events{ready};
-    for (int k = 0; k < 3; k++) {
-        CUZK_CUDA_CHECK(cudaEventCreateWithFlags(&ready[k], cudaEventDisableTiming));
-        const size_t m = host[k].size();
-        if (m)
-            CUZK_CUDA_CHECK(cudaMemcpyAsync(arrays[k], host[k].data(), m * sizeof(Fr), cudaMemcpyHostToDevice,
-                                            upload.get()));
-        // Constraints beyond the last one are 0 * 0 = 0.
-        if (m < n) CUZK_CUDA_CHECK(cudaMemsetAsync(arrays[k] + m, 0, (n - m) * sizeof(Fr), upload.get()));
-        CUZK_CUDA_CHECK(cudaEventRecord(ready[k], upload.get()));
-    }
-    NttConfig cfg;
-    cfg.stream = st;
-    cfg.d_scratch = d_scratch.size() ? d_scratch.get() : nullptr;
-    cfg.synchronize = false;
-    auto transform = [&](Fr* x, NttKind kind) {
-        cfg.kind = kind;
-        ntt_device(x, log_n, cfg);
-    };
-    auto* da = reinterpret_cast<dfr*>(d_a.get());
-    auto* db = reinterpret_cast<dfr*>(d_b.get());
-    auto* dc = reinterpret_cast<dfr*>(d_c.get());
-    if (convention == groth16::HConvention::Bellman) {
-        for (int k = 0; k < 3; k++) {
-            Fr* x = arrays[k];
-            CUZK_CUDA_CHECK(cudaStreamWaitEvent(st, ready[k], 0));
-            transform(x, NttKind::inverse);
-            transform(x, NttKind::coset_forward);
-        }
-        const Fr z_inv = domain.z_on_coset().inverse().value();  // g^n != 1: g = 7 generates Fr^*
-        dfr zi;
-        static_assert(sizeof(zi) == sizeof(z_inv));
-        std::memcpy(&zi, &z_inv, sizeof(zi));
-        ab_minus_c<<<blocks_for(n), kThreads, 0, st>>>(da, db, dc, n, zi, true);
-        CUZK_CUDA_CHECK(cudaGetLastError());
-        transform(d_a.get(), NttKind::coset_inverse);  // deg H <= n - 2; bellman drops the top coefficient
-    } else {
-        const uint64_t e = groth16::snarkjs_root_exponent();
+        e = groth16::snarkjs_root_exponent();
         const Fr shift = groth16::snarkjs_coset_shift(domain);
-        const unsigned hb = (unsigned)powers_half(log_n);
-        std::vector<Fr> lo(size_t{1} << hb), hi(size_t{1} << (log_n - hb));
+        hb = (unsigned)powers_half(k);
+        std::vector<Fr> lo(size_t{1} << hb), hi(size_t{1} << (k - hb));
         lo[0] = Fr::one();
         for (size_t i = 1; i < lo.size(); i++) lo[i] = lo[i - 1] * shift;
         const Fr step = lo.back() * shift;  // s^(2^hb)
         hi[0] = Fr::one();
         for (size_t i = 1; i < hi.size(); i++) hi[i] = hi[i - 1] * step;
-        DeviceBuffer<Fr> d_t(n), d_lo(lo.size()), d_hi(hi.size());
-        CUZK_CUDA_CHECK(cudaMemcpyAsync(d_lo.get(), lo.data(), lo.size() * sizeof(Fr), cudaMemcpyHostToDevice, st));
-        CUZK_CUDA_CHECK(cudaMemcpyAsync(d_hi.get(), hi.data(), hi.size() * sizeof(Fr), cudaMemcpyHostToDevice, st));
-        auto* dt = reinterpret_cast<dfr*>(d_t.get());
+        CUZK_CUDA_CHECK(cudaMemcpy(d_lo.get(), lo.data(), lo.size() * sizeof(Fr), cudaMemcpyHostToDevice));
+        CUZK_CUDA_CHECK(cudaMemcpy(d_hi.get(), hi.data(), hi.size() * sizeof(Fr), cudaMemcpyHostToDevice));
+    }
+    ~Impl() {
+        for (auto& ev : ready)
+            if (ev) cudaEventDestroy(ev);
+    }
+
+    void run(std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c) {
+        if (a.size() != b.size() || a.size() != c.size() || a.size() > n)
+            throw std::invalid_argument("gpu compute_h: a, b, c have " + std::to_string(a.size()) + ", " +
+                                        std::to_string(b.size()) + ", " + std::to_string(c.size()) +
+                                        " evaluations for a domain of " + std::to_string(n));
+        const cudaStream_t st = stream.get();
+        Fr* const arrays[3] = {d_a.get(), d_b.get(), d_c.get()};
+        const std::span<const Fr> host[3] = {a, b, c};
+        // Uploads on their own stream; the compute stream waits for each array's event, so b and c arrive while a
+        // is being transformed.
         for (int k = 0; k < 3; k++) {
-            CUZK_CUDA_CHECK(cudaStreamWaitEvent(st, ready[k], 0));
-            auto* dx = reinterpret_cast<dfr*>(arrays[k]);
-            // value j sits at snarkjs's w^j = omega^(e j): put it where cuzk's NTT expects omega^(e j)
-            permute_by_exponent<<<blocks_for(n), kThreads, 0, st>>>(dx, dt, n, e, true);
+            const size_t m = host[k].size();
+            if (m)
+                CUZK_CUDA_CHECK(cudaMemcpyAsync(arrays[k], host[k].data(), m * sizeof(Fr), cudaMemcpyHostToDevice,
+                                                upload.get()));
+            // Constraints beyond the last one are 0 * 0 = 0.
+            if (m < n) CUZK_CUDA_CHECK(cudaMemsetAsync(arrays[k] + m, 0, (n - m) * sizeof(Fr), upload.get()));
+            CUZK_CUDA_CHECK(cudaEventRecord(ready[k], upload.get()));
+        }
+        NttConfig cfg;
+        cfg.stream = st;
+        cfg.d_scratch = d_scratch.size() ? d_scratch.get() : nullptr;
+        cfg.synchronize = false;
+        auto transform = [&](Fr* x, NttKind kind) {
+            cfg.kind = kind;
+            ntt_device(x, log_n, cfg);
+        };
+        auto* da = reinterpret_cast<dfr*>(d_a.get());
+        auto* db = reinterpret_cast<dfr*>(d_b.get());
+        auto* dc = reinterpret_cast<dfr*>(d_c.get());
+        if (convention == groth16::HConvention::Bellman) {
+            for (int k = 0; k < 3; k++) {
+                CUZK_CUDA_CHECK(cudaStreamWaitEvent(st, ready[k], 0));
+                transform(arrays[k], NttKind::inverse);
+                transform(arrays[k], NttKind::coset_forward);
+            }
+            dfr zi;
+            static_assert(sizeof(zi) == sizeof(z_inv));
+            std::memcpy(&zi, &z_inv, sizeof(zi));
+            ab_minus_c<<<blocks_for(n), kThreads, 0, st>>>(da, db, dc, n, zi, true);
             CUZK_CUDA_CHECK(cudaGetLastError());
-            transform(d_t.get(), NttKind::inverse);
-            scale_by_powers<<<blocks_for(n), kThreads, 0, st>>>(dt, n, reinterpret_cast<const dfr*>(d_lo.get()),
-                                                               reinterpret_cast<const dfr*>(d_hi.get()), hb);
-            CUZK_CUDA_CHECK(cudaGetLastError());
-            transform(d_t.get(), NttKind::forward);  // P(s omega^m)
-            permute_by_exponent<<<blocks_for(n), kThreads, 0, st>>>(dt, dx, n, e, false);
+            transform(d_a.get(), NttKind::coset_inverse);  // deg H <= n - 2; bellman drops the top coefficient
+        } else {
+            auto* dt = reinterpret_cast<dfr*>(d_t.get());
+            for (int k = 0; k < 3; k++) {
+                CUZK_CUDA_CHECK(cudaStreamWaitEvent(st, ready[k], 0));
+                auto* dx = reinterpret_cast<dfr*>(arrays[k]);
+                // value j sits at snarkjs's w^j = omega^(e j): put it where cuzk's NTT expects omega^(e j)
+                permute_by_exponent<<<blocks_for(n), kThreads, 0, st>>>(dx, dt, n, e, true);
+                CUZK_CUDA_CHECK(cudaGetLastError());
+                transform(d_t.get(), NttKind::inverse);
+                scale_by_powers<<<blocks_for(n), kThreads, 0, st>>>(dt, n, reinterpret_cast<const dfr*>(d_lo.get()),
+                                                                   reinterpret_cast<const dfr*>(d_hi.get()), hb);
+                CUZK_CUDA_CHECK(cudaGetLastError());
+                transform(d_t.get(), NttKind::forward);  // P(s omega^m)
+                permute_by_exponent<<<blocks_for(n), kThreads, 0, st>>>(dt, dx, n, e, false);
+                CUZK_CUDA_CHECK(cudaGetLastError());
+            }
+            ab_minus_c<<<blocks_for(n), kThreads, 0, st>>>(da, db, dc, n, dfr{}, false);
             CUZK_CUDA_CHECK(cudaGetLastError());
         }
-        ab_minus_c<<<blocks_for(n), kThreads, 0, st>>>(da, db, dc, n, dfr{}, false);
-        CUZK_CUDA_CHECK(cudaGetLastError());
-        CUZK_CUDA_CHECK(cudaStreamSynchronize(st));  // d_t and the tables go out of scope here
+        CUZK_CUDA_CHECK(cudaStreamSynchronize(st));
     }
-    if (!h.empty())
-        CUZK_CUDA_CHECK(cudaMemcpyAsync(h.data(), d_a.get(), h.size() * sizeof(Fr), cudaMemcpyDeviceToHost, st));
-    CUZK_CUDA_CHECK(cudaStreamSynchronize(st));
+};
+
+HComputer::HComputer(unsigned log_n, groth16::HConvention convention)
+    : impl_(std::make_unique<Impl>(log_n, convention)) {}
+HComputer::~HComputer() = default;
+unsigned HComputer::log_n() const { return impl_->log_n; }
+groth16::HConvention HComputer::convention() const { return impl_->convention; }
+void HComputer::run(std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c) { impl_->run(a, b, c); }
+const Fr* HComputer::h_device() const { return impl_->d_a.get(); }
+void HComputer::copy_h_to_host(std::span<Fr> h) const {
+    const size_t len = h_gpu_length(impl_->log_n, impl_->convention);
+    if (h.size() != len)
+        throw std::invalid_argument("gpu compute_h: the result needs " + std::to_string(len) + " elements, got " +
+                                    std::to_string(h.size()));
+    if (len)
+        CUZK_CUDA_CHECK(cudaMemcpyAsync(h.data(), impl_->d_a.get(), len * sizeof(Fr), cudaMemcpyDeviceToHost,
+                                        impl_->stream.get()));
+    CUZK_CUDA_CHECK(cudaStreamSynchronize(impl_->stream.get()));
+}
+
+void compute_h_gpu(unsigned log_n, std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c,
+                   std::span<Fr> h, groth16::HConvention convention) {
+    if (h.size() != h_gpu_length(log_n, convention))  // also refuses log_n > NTT_MAX_LOG_SIZE
+        throw std::invalid_argument("gpu compute_h: the result needs " +
+                                    std::to_string(h_gpu_length(log_n, convention)) + " elements, got " +
+                                    std::to_string(h.size()));
+    const size_t n = size_t{1} << log_n;
+    if (a.size() != b.size() || a.size() != c.size() || a.size() > n)
+        throw std::invalid_argument("gpu compute_h: a, b, c have " + std::to_string(a.size()) + ", " +
+                                    std::to_string(b.size()) + ", " + std::to_string(c.size()) +
+                                    " evaluations for a domain of " + std::to_string(n));
+    HComputer hc(log_n, convention);
+    hc.run(a, b, c);
+    hc.copy_h_to_host(h);
 }
 
 }  // namespace cuzk::gpu

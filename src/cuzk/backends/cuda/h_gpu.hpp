@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -24,6 +25,29 @@ namespace cuzk::gpu {
 
 // Device bytes one call at 2^log_n needs (three arrays, the snarkjs gather buffer, NTT scratch, tables).
 size_t h_gpu_device_bytes(unsigned log_n, groth16::HConvention convention);
+
+// H with its device memory kept between calls (the prover's form): the constructor allocates the arrays for one
+// domain size and convention (memory checked first); run() computes H from host a, b, c and leaves it on the
+// device, synchronized, for an MSM to read (h_device()) or for copy_h_to_host. One call at a time.
+class HComputer {
+public:
+    HComputer(unsigned log_n, groth16::HConvention convention);
+    ~HComputer();
+    HComputer(const HComputer&) = delete;
+    HComputer& operator=(const HComputer&) = delete;
+
+    unsigned log_n() const;
+    groth16::HConvention convention() const;
+    void run(std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c);
+    // h_gpu_length(log_n, convention) values in device memory, valid until the next run().
+    const Fr* h_device() const;
+    void copy_h_to_host(std::span<Fr> h) const;
+
+    struct Impl;
+
+private:
+    std::unique_ptr<Impl> impl_;
+};
 
 // The length of H: n - 1 coefficients (bellman) or n evaluations (snarkjs).
 size_t h_gpu_length(unsigned log_n, groth16::HConvention convention);

@@ -1,5 +1,6 @@
 #include "cuzk/backends/cuda/prover_gpu.hpp"
 
+#include <future>
 #include <utility>
 
 #include "cuzk/backends/cuda/h_gpu.hpp"
@@ -24,6 +25,7 @@ struct GpuProver::Impl {
     GpuProverConfig cfg;
     G1MsmContext a, b1, l, h;
     G2MsmContext b2;
+    std::unique_ptr<HComputer> hc;  // device arrays for H, kept while the domain size stays the same
 
     Impl(const groth16::Parameters& params, const GpuProverConfig& c)
         : p(params),
@@ -34,29 +36,37 @@ struct GpuProver::Impl {
           h(params.h, on(c.device)),
           b2(params.b_g2, on(c.device)) {}
 
+    // CPU and GPU work overlap: the 0/1 split of the A, B, L scalars (CPU) runs while H and its MSM run on the
+    // GPU, and the B_G2 MSM (its own stream, from another host thread) runs beside the G1 MSMs.
     groth16::Proof prove_one(r1cs::ProvingAssignment& asg, const EvaluationDomain& domain, const Fr& r,
                              const Fr& s, TimingSink* timing, int64_t item) {
+        auto split = std::async(std::launch::async, [&] {
+            ScopedTiming t(timing, kLayer, "msm.split", item);
+            return groth16::split_queries(asg);  // reads inputs, aux, densities only
+        });
         G1Jacobian h_sum;
         {
-            std::vector<Fr> hv;
-            {
-                ScopedTiming t(timing, kLayer, "h", item);
-                use_device(cfg.device);
-                hv = compute_h_gpu(domain.log_size(), asg.a(), asg.b(), asg.c(), p.h_convention);
-                std::vector<Fr>().swap(asg.a());
-                std::vector<Fr>().swap(asg.b());
-                std::vector<Fr>().swap(asg.c());
+            ScopedTiming t(timing, kLayer, "h", item);
+            use_device(cfg.device);
+            if (!hc || hc->log_n() != domain.log_size() || hc->convention() != p.h_convention) {
+                hc.reset();
+                hc = std::make_unique<HComputer>(domain.log_size(), p.h_convention);
             }
-            ScopedTiming t(timing, kLayer, "msm.h", item);
-            h_sum = h.msm(std::span<const Fr>(hv.data(), p.h.size()));
+            hc->run(asg.a(), asg.b(), asg.c());
+            std::vector<Fr>().swap(asg.a());
+            std::vector<Fr>().swap(asg.b());
+            std::vector<Fr>().swap(asg.c());
         }
-        groth16::QuerySplits q;
         {
-            ScopedTiming t(timing, kLayer, "msm.split", item);
-            q = groth16::split_queries(asg);
+            ScopedTiming t(timing, kLayer, "msm.h", item);
+            h_sum = h.msm_device(hc->h_device(), p.h.size());  // H never leaves the device
         }
+        groth16::QuerySplits q = split.get();
+        auto b2_future = std::async(std::launch::async, [&] {
+            ScopedTiming t(timing, kLayer, "msm.b_g2", item);
+            return b2.msm_split(q.b);
+        });
         G1Jacobian a_sum, b1_sum, l_sum;
-        G2Jacobian b2_sum;
         {
             ScopedTiming t(timing, kLayer, "msm.a", item);
             a_sum = a.msm_split(q.a);
@@ -66,13 +76,10 @@ struct GpuProver::Impl {
             b1_sum = b1.msm_split(q.b);
         }
         {
-            ScopedTiming t(timing, kLayer, "msm.b_g2", item);
-            b2_sum = b2.msm_split(q.b);
-        }
-        {
             ScopedTiming t(timing, kLayer, "msm.l", item);
             l_sum = l.msm_split(q.l);
         }
+        const G2Jacobian b2_sum = b2_future.get();
         ScopedTiming t(timing, kLayer, "assembly", item);
         return groth16::assemble_proof(p.vk, a_sum, b1_sum, b2_sum, h_sum, l_sum, r, s);
     }

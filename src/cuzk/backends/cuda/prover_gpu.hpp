@@ -4,13 +4,15 @@
 // the A, B, L scalars, proof assembly) is the CPU prover's own code (groth16/prover.hpp building blocks), and for
 // the same assignment and r, s the proof is byte-identical to the CPU's (tests/test_gpu_groth16.cpp).
 //
-// Per circuit: H (compute_h_gpu, both conventions) -> MSM over the H query; the A, B_G1, B_G2 and L MSMs take the
-// split scalars (zeros skipped, ones summed by a tree, the rest through Pippenger). Timing spans (layer Prover,
-// item = index in the batch): "h", "msm.h", "msm.split", "msm.a", "msm.b_g1", "msm.b_g2", "msm.l", "assembly", and
+// Per circuit: H (HComputer, both conventions; its device arrays are kept while the domain size stays) and the MSM
+// over the H query read straight from device memory; meanwhile the CPU splits the A, B, L scalars (zeros skipped,
+// ones summed by a tree, the rest through Pippenger); then A, B_G1, L on the GPU with B_G2 beside them (another
+// host thread and stream). Timing spans (layer Prover, item = index in the batch; "msm.split" and "msm.b_g2"
+// overlap the others): "h", "msm.h", "msm.split", "msm.a", "msm.b_g1", "msm.b_g2", "msm.l", "assembly", and
 // "prove" (item -1) over the call.
 //
-// Not yet (issue 7): H kept on the device for its MSM (it goes to the host and back), the B_G2 MSM overlapped with
-// the G1 work, batches sharing one split, a split start/finish interface for the engine, kernel-layer timing.
+// Not yet (issue 7): a, b, c through pinned staging, batches sharing one split, a split start/finish interface
+// for the engine, kernel-layer timing, the density split chosen by measured cost.
 #pragma once
 
 #include <cstddef>
