@@ -471,37 +471,41 @@ ScalarSplit split_scalars(std::span<const Fr> scalars, ThreadPool* pool_arg) {
     ScalarSplit out;
     out.size = n;
     if (n == 0) return out;
-    // Pieces are classified in parallel into their own lists, then concatenated in order so indices increase.
+    // Two parallel passes over pieces: count the ones and the others of each piece, then (after a prefix sum) write
+    // each piece's entries straight into its own range of the outputs, so indices increase and nothing is copied
+    // twice or reallocated.
     const size_t pieces = std::min(n, 4 * pool.size());
-    struct Piece {
-        std::vector<uint32_t> ones, others;
-        std::vector<ScalarLimbs> values;
-    };
-    std::vector<Piece> piece(pieces);
+    std::vector<size_t> ones(pieces + 1, 0), others(pieces + 1, 0);
     pool.run_tasks(pieces, [&](size_t p) {
-        size_t lo = n * p / pieces, hi = n * (p + 1) / pieces;
-        Piece& pc = piece[p];
+        const size_t lo = n * p / pieces, hi = n * (p + 1) / pieces;
+        size_t k1 = 0, ko = 0;
         for (size_t i = lo; i < hi; i++) {
-            const Fr& s = scalars[i];
-            if (s.is_zero()) continue;
-            if (s.is_one()) {
-                pc.ones.push_back((uint32_t)i);
+            const Fr& x = scalars[i];
+            if (x.is_zero()) continue;
+            if (x.is_one()) k1++;
+            else ko++;
+        }
+        ones[p + 1] = k1;
+        others[p + 1] = ko;
+    });
+    for (size_t p = 0; p < pieces; p++) ones[p + 1] += ones[p], others[p + 1] += others[p];
+    out.one_indices.resize(ones[pieces]);
+    out.other_indices.resize(others[pieces]);
+    out.other_scalars.resize(others[pieces]);
+    pool.run_tasks(pieces, [&](size_t p) {
+        const size_t lo = n * p / pieces, hi = n * (p + 1) / pieces;
+        size_t k1 = ones[p], ko = others[p];
+        for (size_t i = lo; i < hi; i++) {
+            const Fr& x = scalars[i];
+            if (x.is_zero()) continue;
+            if (x.is_one()) {
+                out.one_indices[k1++] = (uint32_t)i;
                 continue;
             }
-            pc.others.push_back((uint32_t)i);
-            pc.values.push_back(s.to_canonical());
+            out.other_indices[ko] = (uint32_t)i;
+            out.other_scalars[ko++] = x.to_canonical();
         }
     });
-    size_t n1 = 0, no = 0;
-    for (auto& pc : piece) n1 += pc.ones.size(), no += pc.others.size();
-    out.one_indices.reserve(n1);
-    out.other_indices.reserve(no);
-    out.other_scalars.reserve(no);
-    for (auto& pc : piece) {
-        out.one_indices.insert(out.one_indices.end(), pc.ones.begin(), pc.ones.end());
-        out.other_indices.insert(out.other_indices.end(), pc.others.begin(), pc.others.end());
-        out.other_scalars.insert(out.other_scalars.end(), pc.values.begin(), pc.values.end());
-    }
     return out;
 }
 
