@@ -1,0 +1,65 @@
+// Frees big buffers off the hot path (ARCHITECTURE.md: "the caller never waits on a free"). A prover hands over
+// an assignment's vectors (hundreds of MB to GB each at Filecoin sizes: freeing returns pages to the kernel, which
+// the seed pipeline measured at ~10 s per batch); one background thread destroys them and accounts the time.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace cuzk::engine {
+
+class Deallocator {
+public:
+    Deallocator();
+    // Frees everything still queued, then joins.
+    ~Deallocator();
+    Deallocator(const Deallocator&) = delete;
+    Deallocator& operator=(const Deallocator&) = delete;
+
+    // Takes ownership of v's block (v is left empty) and frees it on the background thread.
+    template <class T>
+    void defer(std::vector<T>& v) {
+        const size_t bytes = v.capacity() * sizeof(T);
+        if (bytes == 0) return;
+        auto holder = std::make_shared<std::vector<T>>(std::move(v));
+        v = std::vector<T>();
+        push(bytes, [holder]() mutable { std::vector<T>().swap(*holder); });
+    }
+    // Any other object: destroyed on the background thread.
+    template <class T>
+    void defer_object(std::unique_ptr<T> p, size_t bytes) {
+        if (!p) return;
+        std::shared_ptr<T> holder(std::move(p));
+        push(bytes, [holder]() mutable { holder.reset(); });
+    }
+
+    // Blocks until everything handed over so far has been freed.
+    void drain();
+
+    struct Stats {
+        size_t buffers = 0;      // handed over and freed
+        size_t bytes = 0;        // their capacity in bytes
+        double free_seconds = 0; // time the background thread spent freeing: what the hot path saved
+    };
+    Stats stats() const;
+
+private:
+    void push(size_t bytes, std::function<void()> fn);
+    void loop();
+
+    mutable std::mutex mu_;
+    std::condition_variable cv_, idle_cv_;
+    std::deque<std::pair<size_t, std::function<void()>>> queue_;
+    bool stop_ = false;
+    size_t busy_ = 0;
+    Stats stats_;
+    std::thread thread_;
+};
+
+}  // namespace cuzk::engine

@@ -1,0 +1,357 @@
+#include "cuzk/engine/engine.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "cuzk/engine/deallocator.hpp"
+#include "cuzk/groth16/prover.hpp"
+#include "cuzk/util/random.hpp"
+
+namespace cuzk::engine {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+constexpr TimingLayer kLayer = TimingLayer::Pipeline;
+// How often a waiting worker or prover looks at the job's cancel flag.
+constexpr auto kPoll = std::chrono::milliseconds(20);
+
+size_t assignment_bytes(const r1cs::ProvingAssignment& a) {
+    return (a.inputs().capacity() + a.aux().capacity() + a.a().capacity() + a.b().capacity() + a.c().capacity()) *
+           sizeof(Fr);
+}
+}  // namespace
+
+const char* priority_name(Priority p) {
+    switch (p) {
+        case Priority::Low: return "low";
+        case Priority::Normal: return "normal";
+        case Priority::High: return "high";
+        default: return "critical";
+    }
+}
+
+const char* job_state_name(JobState s) {
+    switch (s) {
+        case JobState::Queued: return "queued";
+        case JobState::Running: return "running";
+        case JobState::Done: return "done";
+        case JobState::Failed: return "failed";
+        default: return "cancelled";
+    }
+}
+
+std::vector<groth16::Proof> CpuBackend::prove(std::span<r1cs::ProvingAssignment> assignments, std::span<const Fr> r,
+                                              std::span<const Fr> s, TimingSink* timing) {
+    return groth16::prove_from_assignments(params_, assignments, r, s, timing);
+}
+
+struct Engine::Impl {
+    struct Job {
+        JobId id = 0;
+        uint64_t seq = 0;
+        JobSpec spec;
+        JobState state = JobState::Queued;
+        JobResult result;
+        Clock::time_point submitted;
+        std::atomic<bool> cancel{false};
+    };
+
+    EngineConfig cfg;
+    mutable std::mutex mu;
+    std::condition_variable work_cv, done_cv;
+    std::map<JobId, std::shared_ptr<Job>> jobs;
+    JobId next_id = 1;
+    uint64_t next_seq = 0;
+    bool stop = false;
+    Deallocator dealloc;
+    std::thread scheduler;
+
+    explicit Impl(const EngineConfig& c) : cfg(c) {
+        if (cfg.synthesis_workers == 0) cfg.synthesis_workers = 1;
+        if (cfg.lookahead == 0) cfg.lookahead = 1;
+        scheduler = std::thread([this] { loop(); });
+    }
+
+    ~Impl() {
+        {
+            std::lock_guard<std::mutex> lk(mu);
+            stop = true;
+            for (auto& [id, j] : jobs) {
+                if (j->state == JobState::Queued) {
+                    j->state = JobState::Cancelled;
+                    j->result.state = JobState::Cancelled;
+                }
+                j->cancel = true;
+            }
+        }
+        work_cv.notify_all();
+        done_cv.notify_all();
+        scheduler.join();
+    }
+
+    // The queued job with the highest priority, the earliest among equals.
+    std::shared_ptr<Job> pick() {
+        std::shared_ptr<Job> best;
+        for (auto& [id, j] : jobs) {
+            if (j->state != JobState::Queued) continue;
+            if (!best || j->spec.priority > best->spec.priority ||
+                (j->spec.priority == best->spec.priority && j->seq < best->seq))
+                best = j;
+        }
+        return best;
+    }
+
+    void loop() {
+        for (;;) {
+            std::shared_ptr<Job> job;
+            {
+                std::unique_lock<std::mutex> lk(mu);
+                work_cv.wait(lk, [&] { return stop || pick() != nullptr; });
+                if (stop) return;
+                job = pick();
+                job->state = JobState::Running;
+            }
+            run(*job);
+            {
+                std::lock_guard<std::mutex> lk(mu);
+                job->state = job->result.state;
+            }
+            done_cv.notify_all();
+        }
+    }
+
+    // Hands an assignment's buffers to the background deallocator.
+    void discard(r1cs::ProvingAssignment& asg) {
+        const size_t bytes = assignment_bytes(asg);
+        dealloc.defer_object(std::make_unique<r1cs::ProvingAssignment>(std::move(asg)), bytes);
+    }
+
+    struct Ready {
+        size_t index;
+        r1cs::ProvingAssignment asg;
+        double synthesized_at;  // seconds since the sink's epoch
+    };
+
+    void run(Job& job) {
+        const JobSpec& spec = job.spec;
+        TimingSink& sink = *job.result.timeline;
+        const size_t P = spec.partitions;
+        const auto t_start = Clock::now();
+        sink.record({kLayer, "queued", -1, sink.seconds_since_epoch(job.submitted),
+                     std::chrono::duration<double>(t_start - job.submitted).count()});
+        ScopedTiming job_span(&sink, kLayer, "job");
+
+        // r, s per partition (wiped by the prover's copies; these are kept only until the job ends).
+        std::vector<Fr> r(P), s(P);
+        if (spec.randomness_seed) {
+            std::mt19937_64 rng(*spec.randomness_seed);
+            for (size_t i = 0; i < P; i++) r[i] = Fr::random(rng), s[i] = Fr::random(rng);
+        } else {
+            OsRng rng;
+            for (size_t i = 0; i < P; i++) r[i] = Fr::random(rng), s[i] = Fr::random(rng);
+        }
+
+        std::mutex qmu;
+        std::condition_variable q_cv;
+        std::deque<Ready> ready;
+        std::atomic<size_t> next{0};
+        std::atomic<bool> halt{false};
+        std::string error;  // first error, under qmu
+        auto fail = [&](const std::string& what) {
+            std::lock_guard<std::mutex> lk(qmu);
+            if (error.empty()) error = what;
+            halt = true;
+            q_cv.notify_all();
+        };
+
+        auto worker = [&] {
+            for (;;) {
+                if (halt || job.cancel) return;
+                const size_t i = next.fetch_add(1);
+                if (i >= P) return;
+                Ready item{i, {}, 0};
+                try {
+                    ScopedTiming t(&sink, kLayer, "synthesis", (int64_t)i);
+                    item.asg = spec.synthesize(i);
+                } catch (const std::exception& e) {
+                    fail("partition " + std::to_string(i) + ": synthesis: " + e.what());
+                    return;
+                }
+                item.synthesized_at = sink.seconds_since_epoch(Clock::now());
+                std::unique_lock<std::mutex> lk(qmu);
+                // Engine::cancel only sets the flag: poll it.
+                while (!q_cv.wait_for(lk, kPoll, [&] { return halt || job.cancel || ready.size() < cfg.lookahead; })) {
+                }
+                if (halt || job.cancel) {
+                    lk.unlock();
+                    discard(item.asg);
+                    return;
+                }
+                ready.push_back(std::move(item));
+                q_cv.notify_all();
+            }
+        };
+        std::vector<std::thread> workers;
+        for (size_t w = 0; w < std::min(cfg.synthesis_workers, P); w++) workers.emplace_back(worker);
+
+        std::vector<groth16::Proof> proofs(P);
+        size_t proven = 0;
+        while (proven < P) {
+            Ready item;
+            {
+                std::unique_lock<std::mutex> lk(qmu);
+                while (!q_cv.wait_for(lk, kPoll, [&] { return halt || job.cancel || !ready.empty(); })) {
+                }
+                if (halt || job.cancel) break;
+                item = std::move(ready.front());
+                ready.pop_front();
+                q_cv.notify_all();  // room for the next synthesized partition
+            }
+            const double now = sink.seconds_since_epoch(Clock::now());
+            sink.record({kLayer, "handover", (int64_t)item.index, item.synthesized_at, now - item.synthesized_at});
+            try {
+                ScopedTiming t(&sink, kLayer, "proving", (int64_t)item.index);
+                auto one = spec.backend->prove(std::span<r1cs::ProvingAssignment>(&item.asg, 1),
+                                               std::span<const Fr>(&r[item.index], 1),
+                                               std::span<const Fr>(&s[item.index], 1), &sink);
+                proofs[item.index] = one.at(0);
+            } catch (const std::exception& e) {
+                fail("partition " + std::to_string(item.index) + ": proving (" + spec.backend->name() +
+                     " backend): " + e.what());
+            }
+            // What the prover left of the assignment (witness, densities) goes to the background thread.
+            discard(item.asg);
+            if (halt) break;
+            proven++;
+        }
+        {
+            std::lock_guard<std::mutex> lk(qmu);
+            halt = true;
+            q_cv.notify_all();
+        }
+        for (auto& t : workers) t.join();
+        for (auto& item : ready) discard(item.asg);
+        ready.clear();
+
+        job.result.wall_seconds = std::chrono::duration<double>(Clock::now() - t_start).count();
+        if (!error.empty()) {
+            job.result.state = JobState::Failed;
+            job.result.error = error;
+        } else if (proven < P) {
+            job.result.state = JobState::Cancelled;
+        } else {
+            job.result.state = JobState::Done;
+            job.result.proofs = std::move(proofs);
+        }
+        secure_wipe(r.data(), r.size() * sizeof(Fr));
+        secure_wipe(s.data(), s.size() * sizeof(Fr));
+    }
+};
+
+Engine::Engine(const EngineConfig& cfg) : impl_(std::make_unique<Impl>(cfg)) {}
+Engine::~Engine() = default;
+
+JobId Engine::submit(JobSpec spec) {
+    if (spec.partitions == 0) throw std::invalid_argument("engine: a job needs at least one partition");
+    if (!spec.synthesize) throw std::invalid_argument("engine: a job needs a synthesize function");
+    if (!spec.backend) throw std::invalid_argument("engine: a job needs a backend");
+    auto job = std::make_shared<Impl::Job>();
+    job->spec = std::move(spec);
+    job->submitted = Clock::now();
+    job->result.timeline = std::make_shared<TimingSink>();
+    JobId id;
+    {
+        std::lock_guard<std::mutex> lk(impl_->mu);
+        if (impl_->stop) throw std::logic_error("engine: shutting down");
+        id = impl_->next_id++;
+        job->id = id;
+        job->seq = impl_->next_seq++;
+        impl_->jobs[id] = job;
+    }
+    impl_->work_cv.notify_all();
+    return id;
+}
+
+JobResult Engine::await(JobId id) {
+    std::unique_lock<std::mutex> lk(impl_->mu);
+    auto it = impl_->jobs.find(id);
+    if (it == impl_->jobs.end()) throw std::out_of_range("engine: unknown job " + std::to_string(id));
+    auto job = it->second;
+    impl_->done_cv.wait(lk, [&] {
+        return job->state == JobState::Done || job->state == JobState::Failed || job->state == JobState::Cancelled;
+    });
+    return job->result;
+}
+
+bool Engine::cancel(JobId id) {
+    std::shared_ptr<Impl::Job> job;
+    {
+        std::lock_guard<std::mutex> lk(impl_->mu);
+        auto it = impl_->jobs.find(id);
+        if (it == impl_->jobs.end()) return false;
+        job = it->second;
+        if (job->state == JobState::Queued) {
+            job->state = JobState::Cancelled;
+            job->result.state = JobState::Cancelled;
+            impl_->done_cv.notify_all();
+            return true;
+        }
+        if (job->state != JobState::Running) return false;
+        job->cancel = true;
+    }
+    return true;
+}
+
+JobState Engine::state(JobId id) const {
+    std::lock_guard<std::mutex> lk(impl_->mu);
+    auto it = impl_->jobs.find(id);
+    if (it == impl_->jobs.end()) throw std::out_of_range("engine: unknown job " + std::to_string(id));
+    return it->second->state;
+}
+
+Engine::Stats Engine::stats() const {
+    Stats st;
+    {
+        std::lock_guard<std::mutex> lk(impl_->mu);
+        for (auto& [id, j] : impl_->jobs) {
+            switch (j->state) {
+                case JobState::Queued: st.queued++; break;
+                case JobState::Running: st.running++; break;
+                case JobState::Done: st.done++; break;
+                case JobState::Failed: st.failed++; break;
+                default: st.cancelled++; break;
+            }
+        }
+    }
+    const auto d = impl_->dealloc.stats();
+    st.freed_buffers = d.buffers;
+    st.freed_bytes = d.bytes;
+    st.free_seconds = d.free_seconds;
+    return st;
+}
+
+size_t peak_rss_bytes() {
+    std::ifstream f("/proc/self/status");
+    std::string line;
+    while (std::getline(f, line)) {
+        if (line.rfind("VmHWM:", 0) == 0) return (size_t)std::stoull(line.substr(6)) * 1024;
+    }
+    return 0;
+}
+
+void reset_peak_rss() {
+    std::ofstream f("/proc/self/clear_refs");
+    if (f) f << "5";
+}
+
+}  // namespace cuzk::engine

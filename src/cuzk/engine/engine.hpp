@@ -1,0 +1,127 @@
+// The proving engine (issue 8, first part): jobs of one or more partitions, run by priority; within a job a
+// pipeline overlaps the synthesis of the next partitions with the proving of the current one, big buffers are
+// freed by a background deallocator, and every partition leaves a timeline at the pipeline layer (the backend adds
+// the prover layer, the device kernels the kernel layer) in the job's TimingSink.
+//
+//   submit ──> queue (priority, then FIFO) ──> scheduler thread runs one job at a time:
+//     synthesis workers (config.synthesis_workers) take partition indices in order, synthesize, and put the
+//     assignment into a bounded hand-over queue (config.lookahead entries); the scheduler thread proves each
+//     assignment through the job's backend as it arrives and stores proof i at index i; the proven assignment's
+//     remaining vectors go to the deallocator.
+//
+// Spans (layer Pipeline, item = partition; "job" and "queued" with item -1): "queued" (submit to start),
+// "synthesis", "handover" (synthesis end to proving start), "proving", "job" (start to end).
+// Errors: an exception in synthesis or proving fails that job (its message kept), never the engine; a job can be
+// cancelled while queued or between partitions.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cuzk/ff/fr.hpp"
+#include "cuzk/groth16/types.hpp"
+#include "cuzk/r1cs/proving_assignment.hpp"
+#include "cuzk/util/timing.hpp"
+
+namespace cuzk::engine {
+
+enum class Priority : uint8_t { Low, Normal, High, Critical };
+const char* priority_name(Priority p);
+
+// Proves a batch of assignments against one parameter set (the prover seam). The CPU backend wraps
+// groth16::prove_from_assignments; the GPU backend (backends/cuda) the GPU prover.
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual std::vector<groth16::Proof> prove(std::span<r1cs::ProvingAssignment> assignments, std::span<const Fr> r,
+                                              std::span<const Fr> s, TimingSink* timing) = 0;
+    virtual std::string name() const = 0;
+};
+
+// The CPU prover behind Backend. `params` must outlive it.
+class CpuBackend : public Backend {
+public:
+    explicit CpuBackend(const groth16::Parameters& params) : params_(params) {}
+    std::vector<groth16::Proof> prove(std::span<r1cs::ProvingAssignment> assignments, std::span<const Fr> r,
+                                      std::span<const Fr> s, TimingSink* timing) override;
+    std::string name() const override { return "cpu"; }
+
+private:
+    const groth16::Parameters& params_;
+};
+
+struct JobSpec {
+    std::string name;  // for reports
+    Priority priority = Priority::Normal;
+    size_t partitions = 1;
+    // Synthesizes partition i (called on a synthesis worker, possibly concurrently for different i).
+    std::function<r1cs::ProvingAssignment(size_t i)> synthesize;
+    // Proves the partitions; must outlive the job.
+    Backend* backend = nullptr;
+    // r, s from the OS CSPRNG unless a seed is given (tests and benchmarks only: proofs become predictable).
+    std::optional<uint64_t> randomness_seed;
+};
+
+enum class JobState : uint8_t { Queued, Running, Done, Failed, Cancelled };
+const char* job_state_name(JobState s);
+
+struct JobResult {
+    JobState state = JobState::Queued;
+    std::string error;                   // for Failed
+    std::vector<groth16::Proof> proofs;  // partition order, for Done
+    std::shared_ptr<TimingSink> timeline;
+    double wall_seconds = 0;             // start to end (not the time queued)
+};
+
+struct EngineConfig {
+    size_t synthesis_workers = 1;
+    // Synthesized partitions that may wait for the prover (bounds the memory of assignments in flight: each holds
+    // a, b, c and the witness of one partition).
+    size_t lookahead = 1;
+};
+
+using JobId = uint64_t;
+
+class Engine {
+public:
+    explicit Engine(const EngineConfig& cfg = {});
+    // Cancels queued jobs, finishes (or cancels) the running one, joins every thread.
+    ~Engine();
+    Engine(const Engine&) = delete;
+    Engine& operator=(const Engine&) = delete;
+
+    // std::invalid_argument for a spec without partitions, synthesize or backend.
+    JobId submit(JobSpec spec);
+    // Blocks until the job has ended (Done, Failed or Cancelled) and returns its result; std::out_of_range for an
+    // unknown id.
+    JobResult await(JobId id);
+    // Queued: removed at once. Running: stops before its next partition. Returns false when the job had already
+    // ended or is unknown.
+    bool cancel(JobId id);
+    JobState state(JobId id) const;
+
+    struct Stats {
+        size_t queued = 0, running = 0, done = 0, failed = 0, cancelled = 0;
+        size_t freed_buffers = 0, freed_bytes = 0;
+        double free_seconds = 0;  // spent by the deallocator, off the hot path
+    };
+    Stats stats() const;
+
+    struct Impl;
+
+private:
+    std::unique_ptr<Impl> impl_;
+};
+
+// Peak resident set of this process so far (VmHWM, bytes; 0 where /proc is unavailable), and a reset of that peak
+// (so a job's own peak can be read after it).
+size_t peak_rss_bytes();
+void reset_peak_rss();
+
+}  // namespace cuzk::engine

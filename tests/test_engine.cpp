@@ -1,0 +1,238 @@
+// The proving engine (engine/engine.hpp) on the CPU backend: proofs of a multi-partition job equal the prover
+// seam's for the same r, s and verify; synthesis of the next partition overlaps proving; priorities, cancellation
+// and failures; the background deallocator.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <future>
+#include <mutex>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cuzk/circuits/builtin.hpp"
+#include "cuzk/engine/deallocator.hpp"
+#include "cuzk/engine/engine.hpp"
+#include "cuzk/groth16/prover.hpp"
+#include "cuzk/groth16/setup.hpp"
+#include "cuzk/groth16/verifier.hpp"
+#include "cuzk/r1cs/circuit.hpp"
+
+using namespace cuzk;
+using namespace cuzk::engine;
+
+namespace {
+
+constexpr unsigned kLog = 8;
+
+const groth16::Parameters& params() {
+    static const groth16::Parameters p = groth16::generate_parameters(
+        circuits::MulChainCircuit(kLog, 2, std::nullopt), groth16::ToxicWaste::from_seed(31));
+    return p;
+}
+
+r1cs::ProvingAssignment synth(uint64_t seed) {
+    r1cs::ProvingAssignment asg;
+    r1cs::synthesize_groth16(asg, circuits::MulChainCircuit(kLog, 2, seed));
+    return asg;
+}
+
+JobSpec chain_job(CpuBackend& backend, size_t partitions, uint64_t seed_base, Priority prio = Priority::Normal) {
+    JobSpec spec;
+    spec.name = "mulchain";
+    spec.priority = prio;
+    spec.partitions = partitions;
+    spec.backend = &backend;
+    spec.synthesize = [seed_base](size_t i) { return synth(seed_base + i); };
+    return spec;
+}
+
+const TimingSpan* find(const std::vector<TimingSpan>& spans, const std::string& name, int64_t item) {
+    for (const auto& s : spans)
+        if (s.layer == TimingLayer::Pipeline && s.name == name && s.item == item) return &s;
+    return nullptr;
+}
+
+// A gate the test opens: synthesize functions wait on it to hold a job (and the scheduler) in place.
+struct Gate {
+    std::promise<void> p;
+    std::shared_future<void> f{p.get_future().share()};
+    void open() { p.set_value(); }
+    void wait() const { f.wait(); }
+};
+
+}  // namespace
+
+TEST(Engine, PartitionsProveInOrderLikeTheSeam) {
+    CpuBackend backend(params());
+    EngineConfig cfg;
+    cfg.synthesis_workers = 2;
+    cfg.lookahead = 2;
+    Engine engine(cfg);
+    JobSpec spec = chain_job(backend, 5, 100);
+    spec.randomness_seed = 42;
+    const JobResult res = engine.await(engine.submit(spec));
+    ASSERT_EQ(res.state, JobState::Done) << res.error;
+    ASSERT_EQ(res.proofs.size(), 5u);
+    // The engine draws r_i, s_i from mt19937_64(seed) in partition order.
+    std::mt19937_64 rng(42);
+    std::vector<Fr> r, s;
+    std::vector<r1cs::ProvingAssignment> asg;
+    for (size_t i = 0; i < 5; i++) {
+        r.push_back(Fr::random(rng));
+        s.push_back(Fr::random(rng));
+        asg.push_back(synth(100 + i));
+    }
+    const auto want = groth16::prove_from_assignments(params(), asg, r, s);
+    const auto pvk = groth16::prepare_verifying_key(params().vk);
+    for (size_t i = 0; i < 5; i++) {
+        EXPECT_TRUE(res.proofs[i] == want[i]) << "partition " << i;
+        EXPECT_TRUE(groth16::verify_proof(pvk, res.proofs[i], circuits::MulChainCircuit(kLog, 2, 100 + i).public_values()));
+    }
+    // Every partition left its pipeline spans, and the prover layer's spans landed in the same timeline.
+    const auto spans = res.timeline->spans();
+    for (int64_t i = 0; i < 5; i++) {
+        EXPECT_NE(find(spans, "synthesis", i), nullptr) << i;
+        EXPECT_NE(find(spans, "handover", i), nullptr) << i;
+        EXPECT_NE(find(spans, "proving", i), nullptr) << i;
+    }
+    EXPECT_NE(find(spans, "queued", -1), nullptr);
+    EXPECT_NE(find(spans, "job", -1), nullptr);
+    EXPECT_GT(res.timeline->total(TimingLayer::Prover, "msm.a"), 0.0);
+    EXPECT_GT(res.wall_seconds, 0.0);
+}
+
+// With one synthesis worker and a lookahead of one, partition 1 is synthesized while partition 0 is proven.
+TEST(Engine, SynthesisOverlapsProving) {
+    CpuBackend backend(params());
+    Engine engine;  // 1 worker, lookahead 1
+    const JobResult res = engine.await(engine.submit(chain_job(backend, 3, 7)));
+    ASSERT_EQ(res.state, JobState::Done) << res.error;
+    const auto spans = res.timeline->spans();
+    const TimingSpan* syn1 = find(spans, "synthesis", 1);
+    const TimingSpan* prove0 = find(spans, "proving", 0);
+    ASSERT_TRUE(syn1 && prove0);
+    EXPECT_LT(syn1->start_s, prove0->start_s + prove0->duration_s) << "no overlap of synthesis and proving";
+}
+
+TEST(Engine, HigherPriorityRunsFirst) {
+    CpuBackend backend(params());
+    Engine engine;
+    Gate gate;
+    std::mutex mu;
+    std::vector<std::string> started;
+    auto spec_named = [&](const std::string& name, Priority prio, bool hold) {
+        JobSpec spec = chain_job(backend, 1, 5, prio);
+        spec.name = name;
+        spec.synthesize = [&, name, hold](size_t i) {
+            {
+                std::lock_guard<std::mutex> lk(mu);
+                started.push_back(name);
+            }
+            if (hold) gate.wait();
+            return synth(5 + i);
+        };
+        return spec;
+    };
+    const JobId first = engine.submit(spec_named("first", Priority::Low, true));
+    while (engine.state(first) != JobState::Running) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    const JobId low = engine.submit(spec_named("low", Priority::Low, false));
+    const JobId normal = engine.submit(spec_named("normal", Priority::Normal, false));
+    const JobId critical = engine.submit(spec_named("critical", Priority::Critical, false));
+    const JobId high = engine.submit(spec_named("high", Priority::High, false));
+    gate.open();
+    for (JobId id : {first, low, normal, critical, high}) EXPECT_EQ(engine.await(id).state, JobState::Done);
+    EXPECT_EQ(started, (std::vector<std::string>{"first", "critical", "high", "normal", "low"}));
+}
+
+TEST(Engine, CancelQueuedAndRunningJobs) {
+    CpuBackend backend(params());
+    Engine engine;
+    Gate gate;
+    JobSpec held = chain_job(backend, 4, 9);
+    held.synthesize = [&](size_t i) {
+        gate.wait();
+        return synth(9 + i);
+    };
+    const JobId running = engine.submit(held);
+    const JobId queued = engine.submit(chain_job(backend, 1, 11));
+    while (engine.state(running) != JobState::Running) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    EXPECT_TRUE(engine.cancel(queued));
+    EXPECT_EQ(engine.state(queued), JobState::Cancelled);
+    EXPECT_TRUE(engine.cancel(running));
+    gate.open();
+    const JobResult r = engine.await(running);
+    EXPECT_EQ(r.state, JobState::Cancelled);
+    EXPECT_TRUE(r.proofs.empty());
+    EXPECT_FALSE(engine.cancel(running)) << "already ended";
+    EXPECT_FALSE(engine.cancel(12345)) << "unknown";
+    // The engine still works.
+    EXPECT_EQ(engine.await(engine.submit(chain_job(backend, 1, 13))).state, JobState::Done);
+}
+
+TEST(Engine, AFailingJobDoesNotStopTheEngine) {
+    CpuBackend backend(params());
+    Engine engine;
+    JobSpec bad = chain_job(backend, 3, 21);
+    bad.synthesize = [](size_t i) -> r1cs::ProvingAssignment {
+        if (i == 1) throw std::runtime_error("witness file is damaged");
+        return synth(21 + i);
+    };
+    const JobResult r = engine.await(engine.submit(bad));
+    EXPECT_EQ(r.state, JobState::Failed);
+    EXPECT_NE(r.error.find("partition 1"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find("witness file is damaged"), std::string::npos) << r.error;
+    // A partition the parameters do not fit fails in proving, with the prover's message.
+    JobSpec wrong = chain_job(backend, 1, 0);
+    wrong.synthesize = [](size_t) {
+        r1cs::ProvingAssignment asg;
+        r1cs::synthesize_groth16(asg, circuits::MulChainCircuit(kLog + 1, 2, 3));
+        return asg;
+    };
+    const JobResult w = engine.await(engine.submit(wrong));
+    EXPECT_EQ(w.state, JobState::Failed);
+    EXPECT_NE(w.error.find("proving (cpu backend)"), std::string::npos) << w.error;
+    EXPECT_EQ(engine.await(engine.submit(chain_job(backend, 2, 23))).state, JobState::Done);
+    const auto st = engine.stats();
+    EXPECT_EQ(st.failed, 2u);
+    EXPECT_EQ(st.done, 1u);
+    EXPECT_THROW(engine.submit(JobSpec{}), std::invalid_argument);
+    EXPECT_THROW(engine.await(999), std::out_of_range);
+}
+
+TEST(Engine, BuffersAreFreedInTheBackground) {
+    CpuBackend backend(params());
+    Engine engine;
+    ASSERT_EQ(engine.await(engine.submit(chain_job(backend, 3, 31))).state, JobState::Done);
+    // The deallocator runs asynchronously: wait a little for the last hand-over.
+    for (int k = 0; k < 200 && engine.stats().freed_buffers < 3; k++)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    const auto st = engine.stats();
+    EXPECT_GE(st.freed_buffers, 3u);
+    EXPECT_GT(st.freed_bytes, 0u);
+}
+
+TEST(Deallocator, FreesWhatItIsGiven) {
+    Deallocator d;
+    std::vector<Fr> v(1 << 16, Fr::one());
+    std::vector<uint32_t> w(1000, 7);
+    d.defer(v);
+    d.defer(w);
+    EXPECT_TRUE(v.empty() && v.capacity() == 0);
+    EXPECT_TRUE(w.empty());
+    d.defer_object(std::make_unique<std::vector<int>>(100, 1), 400);
+    d.drain();
+    const auto st = d.stats();
+    EXPECT_EQ(st.buffers, 3u);
+    EXPECT_EQ(st.bytes, (size_t(1) << 16) * sizeof(Fr) + 1000 * 4 + 400);
+    EXPECT_GE(st.free_seconds, 0.0);
+}
+
+TEST(Engine, PeakRss) {
+    const size_t before = peak_rss_bytes();
+    EXPECT_GT(before, 0u);
+    reset_peak_rss();
+    EXPECT_LE(peak_rss_bytes(), before);
+}
