@@ -137,7 +137,7 @@ void bench_msm(const std::string& name, int log_size, int reps) {
 }  // namespace
 
 std::vector<std::string> bench_names() {
-    return {"all", "fq-mul", "fr-mul", "g1-add", "pairing", "ntt", "msm-g1", "msm-g2", "groth16"};
+    return {"all", "fq-mul", "fr-mul", "g1-add", "pairing", "ntt", "msm-g1", "msm-g2", "groth16", "pipeline"};
 }
 
 // `groth16_circuit`: mulchain (2^log_size constraints) or a PoRep-shaped preset. Declared in main.cpp, beside the
@@ -161,6 +161,13 @@ int run_bench(const BenchOptions& opt, const std::string& groth16_circuit) {
         c.log_size = (unsigned)size_or(16, 10);  // mulchain only
         c.publics = 1;
         run_bench_groth16(c, reps, cpu_model());
+    }
+    if (opt.what == "pipeline") {  // not part of "all": it is a system benchmark
+        CircuitOptions c;
+        c.name = groth16_circuit;
+        c.log_size = (unsigned)size_or(16, 10);  // mulchain only
+        c.publics = 1;
+        run_bench_pipeline(c, opt, cpu_model());
     }
     return 0;
 }

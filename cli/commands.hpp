@@ -13,6 +13,11 @@ struct BenchOptions {
     int log_size = -1;         // problem size 2^log_size for ntt/msm (-1: the default of each benchmark)
     int repetitions = 5;       // timed runs; the median is reported
     bool quick = false;        // smaller sizes and 3 repetitions (the demo)
+    // pipeline: partitions of one job through the engine
+    size_t partitions = 4;
+    size_t lookahead = 1;
+    size_t workers = 1;
+    std::string backend = "auto";  // auto (GPU when built and present), cpu, gpu
 };
 
 // A built-in circuit and how to build its witness.
@@ -49,6 +54,9 @@ int run_setup(const SetupOptions& opt);
 int run_prove(const ProveOptions& opt);
 int run_verify(const VerifyOptions& opt);
 int run_bench_groth16(const CircuitOptions& circuit, int reps, const std::string& cpu);
+// One job of opt.partitions partitions of `circuit` through the engine (engine/engine.hpp): wall time, the
+// per-stage timeline summary at the pipeline and prover layers, the gap between them, peak RSS, freed buffers.
+int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, const std::string& cpu);
 // Shape of a built-in circuit: constraints, variables, witness 0/1 share, query densities, synthesis time.
 int run_circuit_info(const CircuitOptions& c, bool json);
 // The pre-compiled constraint evaluator's file: build it for a built-in circuit, or check and summarize one.

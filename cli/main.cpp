@@ -98,6 +98,12 @@ int main(int argc, char** argv) {
     bench->add_option("--reps", bench_opt.repetitions, "timed repetitions (median reported)")
         ->check(CLI::Range(1, 1000));
     bench->add_flag("--quick", bench_opt.quick, "small sizes and 3 repetitions");
+    bench->add_option("--partitions", bench_opt.partitions, "pipeline: partitions of the job")->check(CLI::Range(1, 1000));
+    bench->add_option("--lookahead", bench_opt.lookahead, "pipeline: synthesized partitions that may wait for the prover")
+        ->check(CLI::Range(1, 64));
+    bench->add_option("--workers", bench_opt.workers, "pipeline: synthesis workers")->check(CLI::Range(1, 256));
+    bench->add_option("--backend", bench_opt.backend, "pipeline: auto (GPU when built and present), cpu, gpu")
+        ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
     std::string bench_circuit = "mulchain";
     {
         std::vector<std::string> circuits = {"mulchain"};
@@ -129,7 +135,8 @@ int main(int argc, char** argv) {
         if (*info) return cuzk::cli::run_info();
         if (*selfcheck) return cuzk::cli::run_selfcheck();
         if (*bench) {
-            if (bench_circuit != "mulchain" && bench_opt.log_size >= 0 && bench_opt.what == "groth16") {
+            if (bench_circuit != "mulchain" && bench_opt.log_size >= 0 &&
+                (bench_opt.what == "groth16" || bench_opt.what == "pipeline")) {
                 std::fprintf(stderr, "cuzk bench: --log-constraints sizes mulchain only, not %s\n", bench_circuit.c_str());
                 return 2;
             }

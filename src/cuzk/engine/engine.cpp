@@ -50,11 +50,6 @@ const char* job_state_name(JobState s) {
     }
 }
 
-std::vector<groth16::Proof> CpuBackend::prove(std::span<r1cs::ProvingAssignment> assignments, std::span<const Fr> r,
-                                              std::span<const Fr> s, TimingSink* timing) {
-    return groth16::prove_from_assignments(params_, assignments, r, s, timing);
-}
-
 struct Engine::Impl {
     struct Job {
         JobId id = 0;

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "cuzk/ff/fr.hpp"
+#include "cuzk/groth16/backend.hpp"
 #include "cuzk/groth16/types.hpp"
 #include "cuzk/r1cs/proving_assignment.hpp"
 #include "cuzk/util/timing.hpp"
@@ -34,27 +35,9 @@ namespace cuzk::engine {
 enum class Priority : uint8_t { Low, Normal, High, Critical };
 const char* priority_name(Priority p);
 
-// Proves a batch of assignments against one parameter set (the prover seam). The CPU backend wraps
-// groth16::prove_from_assignments; the GPU backend (backends/cuda) the GPU prover.
-class Backend {
-public:
-    virtual ~Backend() = default;
-    virtual std::vector<groth16::Proof> prove(std::span<r1cs::ProvingAssignment> assignments, std::span<const Fr> r,
-                                              std::span<const Fr> s, TimingSink* timing) = 0;
-    virtual std::string name() const = 0;
-};
-
-// The CPU prover behind Backend. `params` must outlive it.
-class CpuBackend : public Backend {
-public:
-    explicit CpuBackend(const groth16::Parameters& params) : params_(params) {}
-    std::vector<groth16::Proof> prove(std::span<r1cs::ProvingAssignment> assignments, std::span<const Fr> r,
-                                      std::span<const Fr> s, TimingSink* timing) override;
-    std::string name() const override { return "cpu"; }
-
-private:
-    const groth16::Parameters& params_;
-};
+// The prover backends (groth16/backend.hpp): the CPU prover, or the GPU prover where one is built and present.
+using groth16::CpuBackend;
+using Backend = groth16::ProverBackend;
 
 struct JobSpec {
     std::string name;  // for reports

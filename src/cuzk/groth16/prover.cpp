@@ -1,5 +1,7 @@
 #include "cuzk/groth16/prover.hpp"
 
+#include "cuzk/groth16/backend.hpp"
+
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -370,6 +372,11 @@ std::vector<Proof> prove(const Parameters& params, std::span<const r1cs::Circuit
         s.v.push_back(Fr::random(rng));
     }
     return prove(params, circuits, r.v, s.v, timing);
+}
+
+std::vector<Proof> CpuBackend::prove(std::span<r1cs::ProvingAssignment> assignments, std::span<const Fr> r,
+                                     std::span<const Fr> s, TimingSink* timing) {
+    return prove_from_assignments(params_, assignments, r, s, timing);
 }
 
 }  // namespace cuzk::groth16

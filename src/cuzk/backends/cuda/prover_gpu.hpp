@@ -20,6 +20,7 @@
 #include <span>
 #include <vector>
 
+#include "cuzk/groth16/backend.hpp"
 #include "cuzk/groth16/types.hpp"
 #include "cuzk/r1cs/proving_assignment.hpp"
 #include "cuzk/util/timing.hpp"
@@ -51,6 +52,20 @@ public:
 
 private:
     std::unique_ptr<Impl> impl_;
+};
+
+// The GPU prover behind the prover backend interface.
+class GpuBackend : public groth16::ProverBackend {
+public:
+    explicit GpuBackend(const groth16::Parameters& params, const GpuProverConfig& cfg = {}) : prover_(params, cfg) {}
+    std::vector<groth16::Proof> prove(std::span<r1cs::ProvingAssignment> assignments, std::span<const Fr> r,
+                                      std::span<const Fr> s, TimingSink* timing) override {
+        return prover_.prove_from_assignments(assignments, r, s, timing);
+    }
+    std::string name() const override { return "gpu"; }
+
+private:
+    GpuProver prover_;
 };
 
 }  // namespace cuzk::gpu
