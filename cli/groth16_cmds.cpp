@@ -265,6 +265,16 @@ int run_verify(const VerifyOptions& opt) {
     return ok ? 0 : 1;
 }
 
+// The circuit of a benchmark's JSON line: the preset and its constraint count, or the mul chain's size.
+static void describe_circuit(nlohmann::json& j, const CircuitOptions& c) {
+    if (circuits::is_porep_preset(c.name)) {
+        j["circuit"] = c.name;
+        j["constraints"] = circuits::porep_constraint_count(circuits::porep_preset(c.name)).total();
+    } else {
+        j["log_constraints"] = c.log_size;
+    }
+}
+
 int run_bench_groth16(const CircuitOptions& circuit, int reps, const std::string& cpu) {
     // Setup once from the circuit without data (deterministic toxic waste), then `reps` proofs, each verified. Proof
     // r is make_circuit's proof r with witness seed 1000: a fresh dense random witness for mulchain; for a PoRep
@@ -301,12 +311,7 @@ int run_bench_groth16(const CircuitOptions& circuit, int reps, const std::string
     };
     nlohmann::json j;
     j["bench"] = "groth16";
-    if (circuits::is_porep_preset(c.name)) {
-        j["circuit"] = c.name;
-        j["constraints"] = circuits::porep_constraint_count(circuits::porep_preset(c.name)).total();
-    } else {
-        j["log_constraints"] = c.log_size;
-    }
+    describe_circuit(j, c);
     j["threads"] = num_threads();
     j["setup_s"] = setup_s;
     j["median_prove_s"] = median(prove_s);
@@ -372,12 +377,7 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
     const auto st = eng.stats();
     nlohmann::json j;
     j["bench"] = "pipeline";
-    if (circuits::is_porep_preset(c.name)) {
-        j["circuit"] = c.name;
-        j["constraints"] = circuits::porep_constraint_count(circuits::porep_preset(c.name)).total();
-    } else {
-        j["log_constraints"] = c.log_size;
-    }
+    describe_circuit(j, c);
     j["partitions"] = opt.partitions;
     j["workers"] = opt.workers;
     j["lookahead"] = opt.lookahead;
