@@ -2,8 +2,11 @@
 // seam's for the same r, s and verify; synthesis of the next partition overlaps proving; priorities, cancellation
 // and failures; the background deallocator.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <future>
 #include <mutex>
 #include <random>
@@ -15,6 +18,8 @@
 #include "cuzk/circuits/builtin.hpp"
 #include "cuzk/engine/deallocator.hpp"
 #include "cuzk/engine/engine.hpp"
+#include "cuzk/engine/param_cache.hpp"
+#include "cuzk/formats/bellman_params.hpp"
 #include "cuzk/groth16/prover.hpp"
 #include "cuzk/groth16/setup.hpp"
 #include "cuzk/groth16/verifier.hpp"
@@ -244,4 +249,102 @@ TEST(Engine, PeakRss) {
     EXPECT_LT(after + mb64 / 2, before) << "the 64 MB peak should be forgotten";
     std::vector<uint8_t> again(mb64 / 2, 2);
     EXPECT_GE(peak_rss_bytes(), after + mb64 / 4);
+}
+
+namespace {
+
+// Three parameter files of different sizes in a fresh directory.
+struct ParamFiles {
+    std::filesystem::path dir;
+    std::vector<std::filesystem::path> files;
+    std::vector<size_t> bytes;  // resident bytes of each
+    ParamFiles() {
+        dir = std::filesystem::temp_directory_path() / ("cuzk-param-cache-" + std::to_string(::getpid()));
+        std::filesystem::create_directories(dir);
+        for (unsigned k : {5u, 6u, 7u}) {
+            const auto p = groth16::generate_parameters(circuits::MulChainCircuit(k, 1, std::nullopt),
+                                                        groth16::ToxicWaste::from_seed(k));
+            files.push_back(dir / ("mulchain-" + std::to_string(k) + ".params"));
+            formats::write_parameters(files.back(), p);
+            bytes.push_back(ParamCache::resident_bytes(p));
+        }
+    }
+    ~ParamFiles() {
+        std::error_code ec;
+        std::filesystem::remove_all(dir, ec);
+    }
+};
+
+}  // namespace
+
+TEST(ParamCache, LoadsOnceAndSharesTheSet) {
+    ParamFiles f;
+    ParamCache cache;  // auto budget: plenty
+    EXPECT_GT(cache.stats().budget, 0u);
+    auto a = cache.get(f.files[0]);
+    auto b = cache.get(f.dir / "." / f.files[0].filename());  // the same file by another spelling
+    EXPECT_EQ(a.get(), b.get());
+    EXPECT_EQ(a->h.size(), 31u) << "2^5 domain: n - 1 H points";
+    auto st = cache.stats();
+    EXPECT_EQ(st.misses, 1u);
+    EXPECT_EQ(st.hits, 1u);
+    EXPECT_EQ(st.entries, 1u);
+    EXPECT_EQ(st.bytes, f.bytes[0]);
+    // Concurrent gets of a new file load it once.
+    std::vector<std::thread> threads;
+    std::vector<std::shared_ptr<const groth16::Parameters>> got(4);
+    for (int t = 0; t < 4; t++) threads.emplace_back([&, t] { got[t] = cache.get(f.files[2]); });
+    for (auto& t : threads) t.join();
+    for (int t = 1; t < 4; t++) EXPECT_EQ(got[t].get(), got[0].get());
+    EXPECT_EQ(cache.stats().misses, 2u);
+}
+
+TEST(ParamCache, EvictsTheLeastRecentlyUsedSetNoJobHolds) {
+    ParamFiles f;
+    ParamCacheConfig cfg;
+    cfg.budget_bytes = f.bytes[1] + f.bytes[2] + f.bytes[2] / 4;  // two of the larger sets, not three
+    ParamCache cache(cfg);
+    cache.preload(f.files[0]);
+    cache.preload(f.files[1]);
+    cache.preload(f.files[2]);  // evicts files[0], the least recently used
+    auto st = cache.stats();
+    EXPECT_EQ(st.entries, 2u);
+    EXPECT_EQ(st.evictions, 1u);
+    EXPECT_LE(st.bytes, cfg.budget_bytes);
+    {
+        auto held = cache.get(f.files[1]);  // most recent now, and in use
+        cache.preload(f.files[0]);          // needs room: files[2] goes (files[1] is held)
+        EXPECT_FALSE(cache.evict(f.files[1])) << "in use";
+        st = cache.stats();
+        EXPECT_EQ(st.evictions, 2u);
+        EXPECT_LE(st.bytes, cfg.budget_bytes);
+    }
+    EXPECT_TRUE(cache.evict(f.files[1])) << "released";
+    EXPECT_FALSE(cache.evict(f.files[1])) << "already gone";
+}
+
+TEST(ParamCache, RefusesWhatCannotFitAndDoesNotCacheFailures) {
+    ParamFiles f;
+    ParamCacheConfig cfg;
+    cfg.budget_bytes = f.bytes[0] + f.bytes[0] / 4;
+    ParamCache cache(cfg);
+    auto small = cache.get(f.files[0]);
+    try {
+        cache.get(f.files[2]);
+        FAIL() << "a set larger than the budget was loaded";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("budget"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(cache.get(f.files[0]).get(), small.get()) << "the cache still serves";
+    // A damaged file: the reader's error, nothing cached, the next get reads the file again.
+    const auto bad = f.dir / "damaged.params";
+    {
+        std::ofstream out(bad, std::ios::binary);
+        out << "not a parameter file";
+    }
+    ParamCache big;
+    EXPECT_ANY_THROW(big.get(bad));
+    EXPECT_EQ(big.stats().entries, 0u);
+    EXPECT_ANY_THROW(big.get(bad));
+    EXPECT_EQ(big.stats().misses, 2u);
 }
