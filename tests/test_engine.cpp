@@ -207,6 +207,63 @@ TEST(Engine, AFailingJobDoesNotStopTheEngine) {
     EXPECT_THROW(engine.await(999), std::out_of_range);
 }
 
+namespace {
+// A backend that always fails, as a GPU with a fault or without memory would.
+struct FaultyBackend : Backend {
+    std::vector<groth16::Proof> prove(std::span<r1cs::ProvingAssignment>, std::span<const Fr>, std::span<const Fr>,
+                                      TimingSink*) override {
+        throw std::runtime_error("simulated device fault");
+    }
+    std::string name() const override { return "faulty"; }
+};
+}  // namespace
+
+TEST(Engine, AFaultyBackendFallsBackAndReportsIt) {
+    CpuBackend cpu(params());
+    FaultyBackend faulty;
+    Engine engine;
+    JobSpec spec = chain_job(cpu, 2, 41);
+    spec.backend = &faulty;
+    spec.fallback = &cpu;
+    spec.randomness_seed = 5;
+    const JobResult res = engine.await(engine.submit(spec));
+    ASSERT_EQ(res.state, JobState::Done) << res.error;
+    ASSERT_EQ(res.fallbacks.size(), 2u);
+    EXPECT_NE(res.fallbacks[0].find("simulated device fault"), std::string::npos) << res.fallbacks[0];
+    EXPECT_NE(res.fallbacks[0].find("cpu backend"), std::string::npos) << res.fallbacks[0];
+    // Same proofs as the CPU would have given directly.
+    JobSpec direct = chain_job(cpu, 2, 41);
+    direct.randomness_seed = 5;
+    const JobResult want = engine.await(engine.submit(direct));
+    EXPECT_TRUE(res.proofs == want.proofs);
+    EXPECT_NE(res.timeline->spans().size(), 0u);
+    // Without a fallback the job fails with the backend's message.
+    JobSpec alone = chain_job(cpu, 1, 43);
+    alone.backend = &faulty;
+    const JobResult f = engine.await(engine.submit(alone));
+    EXPECT_EQ(f.state, JobState::Failed);
+    EXPECT_NE(f.error.find("simulated device fault"), std::string::npos) << f.error;
+}
+
+TEST(Engine, DeadlineCancelsAJob) {
+    CpuBackend backend(params());
+    Engine engine;
+    Gate gate;
+    JobSpec spec = chain_job(backend, 3, 51);
+    spec.deadline_seconds = 0.05;
+    spec.synthesize = [&](size_t i) {
+        gate.wait();
+        return synth(51 + i);
+    };
+    const JobId id = engine.submit(spec);
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    gate.open();
+    const JobResult r = engine.await(id);
+    EXPECT_EQ(r.state, JobState::Cancelled);
+    EXPECT_NE(r.error.find("deadline"), std::string::npos) << r.error;
+    EXPECT_LT(r.proofs.size(), 3u);
+}
+
 TEST(Engine, BuffersAreFreedInTheBackground) {
     CpuBackend backend(params());
     Engine engine;

@@ -161,6 +161,7 @@ struct Engine::Impl {
         std::deque<Ready> ready;
         std::atomic<size_t> next{0};
         std::atomic<bool> halt{false};
+        std::atomic<bool> deadline_hit{false};
         std::string error;  // first error, under qmu
         auto fail = [&](const std::string& what) {
             std::lock_guard<std::mutex> lk(qmu);
@@ -169,9 +170,22 @@ struct Engine::Impl {
             q_cv.notify_all();
         };
 
+        // The deadline acts as a cancel request, checked where cancellation is.
+        const auto deadline = spec.deadline_seconds
+                                  ? std::optional<Clock::time_point>(
+                                        job.submitted + std::chrono::duration_cast<Clock::duration>(
+                                                            std::chrono::duration<double>(*spec.deadline_seconds)))
+                                  : std::nullopt;
+        auto expired = [&] {
+            if (deadline && Clock::now() >= *deadline && !job.cancel) {
+                job.cancel = true;
+                deadline_hit = true;
+            }
+            return job.cancel.load();
+        };
         auto worker = [&] {
             for (;;) {
-                if (halt || job.cancel) return;
+                if (halt || expired()) return;
                 const size_t i = next.fetch_add(1);
                 if (i >= P) return;
                 Ready item{i, {}, 0};
@@ -185,7 +199,7 @@ struct Engine::Impl {
                 item.synthesized_at = sink.seconds_since_epoch(Clock::now());
                 std::unique_lock<std::mutex> lk(qmu);
                 // Engine::cancel only sets the flag: poll it.
-                while (!q_cv.wait_for(lk, kPoll, [&] { return halt || job.cancel || ready.size() < cfg.lookahead; })) {
+                while (!q_cv.wait_for(lk, kPoll, [&] { return halt || expired() || ready.size() < cfg.lookahead; })) {
                 }
                 if (halt || job.cancel) {
                     lk.unlock();
@@ -205,7 +219,7 @@ struct Engine::Impl {
             Ready item;
             {
                 std::unique_lock<std::mutex> lk(qmu);
-                while (!q_cv.wait_for(lk, kPoll, [&] { return halt || job.cancel || !ready.empty(); })) {
+                while (!q_cv.wait_for(lk, kPoll, [&] { return halt || expired() || !ready.empty(); })) {
                 }
                 if (halt || job.cancel) break;
                 item = std::move(ready.front());
@@ -214,16 +228,34 @@ struct Engine::Impl {
             }
             const double now = sink.seconds_since_epoch(Clock::now());
             sink.record({kLayer, "handover", (int64_t)item.index, item.synthesized_at, now - item.synthesized_at});
-            try {
-                ScopedTiming t(&sink, kLayer, "proving", (int64_t)item.index);
-                auto one = spec.backend->prove(std::span<r1cs::ProvingAssignment>(&item.asg, 1),
-                                               std::span<const Fr>(&r[item.index], 1),
-                                               std::span<const Fr>(&s[item.index], 1), &sink);
+            // The backends consume a, b, c: a fallback needs its own copy, taken only when there is one.
+            std::optional<r1cs::ProvingAssignment> spare;
+            if (spec.fallback) spare = item.asg;
+            auto prove_on = [&](Backend& backend, r1cs::ProvingAssignment& asg, const char* span) {
+                ScopedTiming t(&sink, kLayer, span, (int64_t)item.index);
+                auto one = backend.prove(std::span<r1cs::ProvingAssignment>(&asg, 1),
+                                         std::span<const Fr>(&r[item.index], 1),
+                                         std::span<const Fr>(&s[item.index], 1), &sink);
                 proofs[item.index] = one.at(0);
+            };
+            try {
+                prove_on(*spec.backend, item.asg, "proving");
             } catch (const std::exception& e) {
-                fail("partition " + std::to_string(item.index) + ": proving (" + spec.backend->name() +
-                     " backend): " + e.what());
+                const std::string what = "partition " + std::to_string(item.index) + ": proving (" +
+                                         spec.backend->name() + " backend): " + e.what();
+                if (!spare) {
+                    fail(what);
+                } else {
+                    job.result.fallbacks.push_back(what + "; proven again on the " + spec.fallback->name() +
+                                                   " backend");
+                    try {
+                        prove_on(*spec.fallback, *spare, "proving.fallback");
+                    } catch (const std::exception& e2) {
+                        fail(what + "; the " + spec.fallback->name() + " backend failed too: " + e2.what());
+                    }
+                }
             }
+            if (spare) discard(*spare);
             // What the prover left of the assignment (witness, densities) goes to the background thread.
             discard(item.asg);
             if (halt) break;
@@ -244,6 +276,8 @@ struct Engine::Impl {
             job.result.error = error;
         } else if (proven < P) {
             job.result.state = JobState::Cancelled;
+            if (deadline_hit)
+                job.result.error = "deadline of " + std::to_string(*spec.deadline_seconds) + " s passed";
         } else {
             job.result.state = JobState::Done;
             job.result.proofs = std::move(proofs);

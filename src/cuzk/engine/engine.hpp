@@ -11,8 +11,9 @@
 //
 // Spans (layer Pipeline, item = partition; "job" and "queued" with item -1): "queued" (submit to start),
 // "synthesis", "handover" (synthesis end to proving start), "proving", "job" (start to end).
-// Errors: an exception in synthesis or proving fails that job (its message kept), never the engine; a job can be
-// cancelled while queued or between partitions.
+// Errors: an exception in synthesis or proving fails that job (its message kept), never the engine, unless the job
+// names a fallback backend, which then proves that partition again (reported); a job can be cancelled while queued
+// or between partitions, and by its deadline.
 #pragma once
 
 #include <cstddef>
@@ -47,6 +48,12 @@ struct JobSpec {
     std::function<r1cs::ProvingAssignment(size_t i)> synthesize;
     // Proves the partitions; must outlive the job.
     Backend* backend = nullptr;
+    // Optional: a partition whose proving throws on `backend` (a GPU fault or out of memory) is proven again here
+    // (typically the CPU backend); each such retry is reported in JobResult::fallbacks. Must outlive the job.
+    Backend* fallback = nullptr;
+    // Optional: the job is cancelled when it has not ended this long after submission (checked between partitions
+    // and by waiting workers); the result then says so.
+    std::optional<double> deadline_seconds;
     // r, s from the OS CSPRNG unless a seed is given (tests and benchmarks only: proofs become predictable).
     std::optional<uint64_t> randomness_seed;
 };
@@ -56,7 +63,8 @@ const char* job_state_name(JobState s);
 
 struct JobResult {
     JobState state = JobState::Queued;
-    std::string error;                   // for Failed
+    std::string error;                   // for Failed; for Cancelled by the deadline, a note saying so
+    std::vector<std::string> fallbacks;  // one line per partition proven again on the fallback backend
     std::vector<groth16::Proof> proofs;  // partition order, for Done
     std::shared_ptr<TimingSink> timeline;
     double wall_seconds = 0;             // start to end (not the time queued)
