@@ -340,6 +340,9 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
 #endif
     if (!backend && opt.backend == "gpu") throw std::runtime_error("bench pipeline: --backend gpu, but no GPU backend here");
     if (!backend) backend = std::make_unique<groth16::CpuBackend>(params);
+    // A GPU fault falls back to the CPU for that partition; every proof is verified inside the engine.
+    std::unique_ptr<groth16::ProverBackend> cpu_fallback;
+    if (backend->name() != "cpu") cpu_fallback = std::make_unique<groth16::CpuBackend>(params);
 
     std::vector<std::vector<Fr>> publics(opt.partitions);
     engine::EngineConfig ecfg;
@@ -350,6 +353,8 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
     spec.name = c.name;
     spec.partitions = opt.partitions;
     spec.backend = backend.get();
+    spec.fallback = cpu_fallback.get();
+    spec.verify_key = &params.vk;
     spec.synthesize = [&](size_t i) {
         auto circ = make_circuit(c, true, i, &publics[i]);
         r1cs::ProvingAssignment asg;
@@ -391,6 +396,7 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
     // Proving time not covered by the prover's own stages (hand-off, the seam's checks, ...): made explicit.
     j["gap_proving_minus_prover_stages_s"] = pipeline["proving"] - prover_total;
     j["peak_rss_bytes"] = peak;
+    j["fallbacks"] = res.fallbacks;
     j["freed_buffers"] = st.freed_buffers;
     j["freed_bytes"] = st.freed_bytes;
     j["free_seconds_off_hot_path"] = st.free_seconds;

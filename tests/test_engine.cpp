@@ -245,6 +245,51 @@ TEST(Engine, AFaultyBackendFallsBackAndReportsIt) {
     EXPECT_NE(f.error.find("simulated device fault"), std::string::npos) << f.error;
 }
 
+namespace {
+// A backend whose proofs are wrong (a silent device fault): the CPU's proof with A negated.
+struct CorruptingBackend : Backend {
+    CpuBackend cpu{params()};
+    std::vector<groth16::Proof> prove(std::span<r1cs::ProvingAssignment> a, std::span<const Fr> r,
+                                      std::span<const Fr> s, TimingSink* t) override {
+        auto proofs = cpu.prove(a, r, s, t);
+        for (auto& p : proofs) p.a = -p.a;
+        return proofs;
+    }
+    std::string name() const override { return "corrupting"; }
+};
+}  // namespace
+
+TEST(Engine, ProofsAreVerifiedBeforeTheyAreAccepted) {
+    CpuBackend cpu(params());
+    CorruptingBackend bad;
+    Engine engine;
+    JobSpec good = chain_job(cpu, 2, 61);
+    good.verify_key = &params().vk;
+    const JobResult g = engine.await(engine.submit(good));
+    ASSERT_EQ(g.state, JobState::Done) << g.error;
+    EXPECT_NE(find(g.timeline->spans(), "verify", 1), nullptr);
+    JobSpec wrong = chain_job(cpu, 2, 63);
+    wrong.backend = &bad;
+    wrong.verify_key = &params().vk;
+    const JobResult w = engine.await(engine.submit(wrong));
+    EXPECT_EQ(w.state, JobState::Failed);
+    EXPECT_NE(w.error.find("did not verify"), std::string::npos) << w.error;
+    wrong.fallback = &cpu;
+    const JobResult rescued = engine.await(engine.submit(wrong));
+    ASSERT_EQ(rescued.state, JobState::Done) << rescued.error;
+    EXPECT_EQ(rescued.fallbacks.size(), 2u);
+    const auto pvk = groth16::prepare_verifying_key(params().vk);
+    for (size_t i = 0; i < 2; i++)
+        EXPECT_TRUE(groth16::verify_proof(pvk, rescued.proofs[i],
+                                          circuits::MulChainCircuit(kLog, 2, 63 + i).public_values()));
+    // Without verification the wrong proofs would have been accepted: the check is what catches them.
+    wrong.verify_key = nullptr;
+    wrong.fallback = nullptr;
+    const JobResult unchecked = engine.await(engine.submit(wrong));
+    ASSERT_EQ(unchecked.state, JobState::Done);
+    EXPECT_FALSE(groth16::verify_proof(pvk, unchecked.proofs[0], circuits::MulChainCircuit(kLog, 2, 63).public_values()));
+}
+
 TEST(Engine, DeadlineCancelsAJob) {
     CpuBackend backend(params());
     Engine engine;

@@ -15,6 +15,7 @@
 
 #include "cuzk/engine/deallocator.hpp"
 #include "cuzk/groth16/prover.hpp"
+#include "cuzk/groth16/verifier.hpp"
 #include "cuzk/util/random.hpp"
 
 namespace cuzk::engine {
@@ -213,6 +214,9 @@ struct Engine::Impl {
         std::vector<std::thread> workers;
         for (size_t w = 0; w < std::min(cfg.synthesis_workers, P); w++) workers.emplace_back(worker);
 
+        std::optional<groth16::PreparedVerifyingKey> pvk;
+        if (spec.verify_key) pvk = groth16::prepare_verifying_key(*spec.verify_key);
+
         std::vector<groth16::Proof> proofs(P);
         size_t proven = 0;
         while (proven < P) {
@@ -232,11 +236,23 @@ struct Engine::Impl {
             std::optional<r1cs::ProvingAssignment> spare;
             if (spec.fallback) spare = item.asg;
             auto prove_on = [&](Backend& backend, r1cs::ProvingAssignment& asg, const char* span) {
-                ScopedTiming t(&sink, kLayer, span, (int64_t)item.index);
-                auto one = backend.prove(std::span<r1cs::ProvingAssignment>(&asg, 1),
-                                         std::span<const Fr>(&r[item.index], 1),
-                                         std::span<const Fr>(&s[item.index], 1), &sink);
-                proofs[item.index] = one.at(0);
+                // The public inputs (input 0 is the constant one) outlive the backend's consumption of a, b, c.
+                const std::vector<Fr> publics(asg.inputs().begin() + (asg.inputs().empty() ? 0 : 1),
+                                              asg.inputs().end());
+                groth16::Proof proof;
+                {
+                    ScopedTiming t(&sink, kLayer, span, (int64_t)item.index);
+                    auto one = backend.prove(std::span<r1cs::ProvingAssignment>(&asg, 1),
+                                             std::span<const Fr>(&r[item.index], 1),
+                                             std::span<const Fr>(&s[item.index], 1), &sink);
+                    proof = one.at(0);
+                }
+                if (pvk) {
+                    ScopedTiming t(&sink, kLayer, "verify", (int64_t)item.index);
+                    if (!groth16::verify_proof(*pvk, proof, publics))
+                        throw std::runtime_error("the proof did not verify");
+                }
+                proofs[item.index] = proof;
             };
             try {
                 prove_on(*spec.backend, item.asg, "proving");

@@ -51,6 +51,10 @@ struct JobSpec {
     // Optional: a partition whose proving throws on `backend` (a GPU fault or out of memory) is proven again here
     // (typically the CPU backend); each such retry is reported in JobResult::fallbacks. Must outlive the job.
     Backend* fallback = nullptr;
+    // Optional: every proof is verified against this key and the partition's public inputs before it is accepted
+    // (GPU faults happen in the field); one that does not verify is proven again on the fallback backend when
+    // there is one, else the job fails. Must outlive the job.
+    const groth16::VerifyingKey* verify_key = nullptr;
     // Optional: the job is cancelled when it has not ended this long after submission (checked between partitions
     // and by waiting workers); the result then says so.
     std::optional<double> deadline_seconds;
