@@ -232,9 +232,6 @@ struct Engine::Impl {
             }
             const double now = sink.seconds_since_epoch(Clock::now());
             sink.record({kLayer, "handover", (int64_t)item.index, item.synthesized_at, now - item.synthesized_at});
-            // The backends consume a, b, c: a fallback needs its own copy, taken only when there is one.
-            std::optional<r1cs::ProvingAssignment> spare;
-            if (spec.fallback) spare = item.asg;
             auto prove_on = [&](Backend& backend, r1cs::ProvingAssignment& asg, const char* span) {
                 // The public inputs (input 0 is the constant one) outlive the backend's consumption of a, b, c.
                 const std::vector<Fr> publics(asg.inputs().begin() + (asg.inputs().empty() ? 0 : 1),
@@ -259,19 +256,26 @@ struct Engine::Impl {
             } catch (const std::exception& e) {
                 const std::string what = "partition " + std::to_string(item.index) + ": proving (" +
                                          spec.backend->name() + " backend): " + e.what();
-                if (!spare) {
+                if (!spec.fallback) {
                     fail(what);
                 } else {
+                    // The failed backend consumed a, b, c: the partition is synthesized again (only on this rare
+                    // path, rather than keeping a copy of every assignment).
                     job.result.fallbacks.push_back(what + "; proven again on the " + spec.fallback->name() +
                                                    " backend");
                     try {
-                        prove_on(*spec.fallback, *spare, "proving.fallback");
+                        r1cs::ProvingAssignment again;
+                        {
+                            ScopedTiming t(&sink, kLayer, "synthesis.fallback", (int64_t)item.index);
+                            again = spec.synthesize(item.index);
+                        }
+                        prove_on(*spec.fallback, again, "proving.fallback");
+                        discard(again);
                     } catch (const std::exception& e2) {
                         fail(what + "; the " + spec.fallback->name() + " backend failed too: " + e2.what());
                     }
                 }
             }
-            if (spare) discard(*spare);
             // What the prover left of the assignment (witness, densities) goes to the background thread.
             discard(item.asg);
             if (halt) break;

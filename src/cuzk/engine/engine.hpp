@@ -48,8 +48,9 @@ struct JobSpec {
     std::function<r1cs::ProvingAssignment(size_t i)> synthesize;
     // Proves the partitions; must outlive the job.
     Backend* backend = nullptr;
-    // Optional: a partition whose proving throws on `backend` (a GPU fault or out of memory) is proven again here
-    // (typically the CPU backend); each such retry is reported in JobResult::fallbacks. Must outlive the job.
+    // Optional: a partition whose proving throws on `backend` (a GPU fault or out of memory), or whose proof does
+    // not verify, is synthesized again and proven here (typically the CPU backend); each such retry is reported in
+    // JobResult::fallbacks. Must outlive the job.
     Backend* fallback = nullptr;
     // Optional: every proof is verified against this key and the partition's public inputs before it is accepted
     // (GPU faults happen in the field); one that does not verify is proven again on the fallback backend when

@@ -240,13 +240,8 @@ void compute_h_gpu(unsigned log_n, std::span<const Fr> a, std::span<const Fr> b,
         throw std::invalid_argument("gpu compute_h: the result needs " +
                                     std::to_string(h_gpu_length(log_n, convention)) + " elements, got " +
                                     std::to_string(h.size()));
-    const size_t n = size_t{1} << log_n;
-    if (a.size() != b.size() || a.size() != c.size() || a.size() > n)
-        throw std::invalid_argument("gpu compute_h: a, b, c have " + std::to_string(a.size()) + ", " +
-                                    std::to_string(b.size()) + ", " + std::to_string(c.size()) +
-                                    " evaluations for a domain of " + std::to_string(n));
     HComputer hc(log_n, convention);
-    hc.run(a, b, c);
+    hc.run(a, b, c);  // checks the sizes of a, b, c
     hc.copy_h_to_host(h);
 }
 
