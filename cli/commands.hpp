@@ -42,6 +42,7 @@ struct ProveOptions {
     size_t batch = 1;
     bool unchecked_params = false;  // skip the subgroup checks of the queries (on-curve is still checked)
     std::string pce_path;           // a .pce of this circuit: witness + sparse product instead of full synthesis
+    std::string backend = "auto";   // auto (the GPU prover when built and a GPU is present), cpu, gpu
     bool json = false;
 };
 

@@ -175,6 +175,17 @@ int run_setup(const SetupOptions& opt) {
 
 static std::string circuit_shape_name(const CircuitOptions& c);
 
+// The prover backend for `choice` (auto, cpu, gpu): the GPU prover when it is built and a device is present (auto),
+// else the CPU prover; gpu without one is an error.
+static std::unique_ptr<groth16::ProverBackend> make_backend(const std::string& choice,
+                                                            const groth16::Parameters& params) {
+#ifdef CUZK_HAVE_CUDA
+    if (choice != "cpu" && !gpu::devices().empty()) return std::make_unique<gpu::GpuBackend>(params);
+#endif
+    if (choice == "gpu") throw std::runtime_error("--backend gpu: no CUDA device (or built without CUDA)");
+    return std::make_unique<groth16::CpuBackend>(params);
+}
+
 int run_prove(const ProveOptions& opt) {
     auto t0 = clock_type::now();
     TimingSink sink;
@@ -193,16 +204,26 @@ int run_prove(const ProveOptions& opt) {
         circuits.push_back(owned.back().get());
     }
     std::vector<groth16::Proof> proofs;
-    if (!opt.pce_path.empty()) {
-        // The pre-compiled path: the file must have been recorded for this circuit (read_pce checks its name).
-        const auto pce = r1cs::read_pce(opt.pce_path, circuit_shape_name(opt.circuit));
+    std::unique_ptr<groth16::ProverBackend> backend = make_backend(opt.backend, loaded.params);
+    if (!opt.pce_path.empty() || backend->name() != "cpu") {
+        // The assignments first: through the pre-compiled evaluator (the file must have been recorded for this
+        // circuit; read_pce checks its name), or by full synthesis for a backend other than the CPU's.
         std::vector<r1cs::ProvingAssignment> assignments;
-        for (size_t i = 0; i < circuits.size(); i++) {
-            ScopedTiming t(&sink, TimingLayer::Prover, "witness+spmv", (int64_t)i);
-            try {
-                assignments.push_back(r1cs::assignment_from_pce(pce, *circuits[i], ThreadPool::global()));
-            } catch (const std::invalid_argument& e) {
-                throw std::invalid_argument(opt.pce_path + " does not fit this circuit (" + e.what() + ")");
+        if (!opt.pce_path.empty()) {
+            const auto pce = r1cs::read_pce(opt.pce_path, circuit_shape_name(opt.circuit));
+            for (size_t i = 0; i < circuits.size(); i++) {
+                ScopedTiming t(&sink, TimingLayer::Prover, "witness+spmv", (int64_t)i);
+                try {
+                    assignments.push_back(r1cs::assignment_from_pce(pce, *circuits[i], ThreadPool::global()));
+                } catch (const std::invalid_argument& e) {
+                    throw std::invalid_argument(opt.pce_path + " does not fit this circuit (" + e.what() + ")");
+                }
+            }
+        } else {
+            for (size_t i = 0; i < circuits.size(); i++) {
+                ScopedTiming t(&sink, TimingLayer::Prover, "synthesis", (int64_t)i);
+                assignments.emplace_back();
+                r1cs::synthesize_groth16(assignments.back(), *circuits[i]);
             }
         }
         // r and s are secrets: wiped however this scope ends.
@@ -216,7 +237,7 @@ int run_prove(const ProveOptions& opt) {
         OsRng rng;
         for (size_t i = 0; i < circuits.size(); i++) rs.r.push_back(Fr::random(rng)), rs.s.push_back(Fr::random(rng));
         try {
-            proofs = groth16::prove_from_assignments(loaded.params, assignments, rs.r, rs.s, &sink);
+            proofs = backend->prove(assignments, rs.r, rs.s, &sink);
         } catch (const std::invalid_argument& e) {
             throw std::invalid_argument(opt.params_path + " was not made for this circuit (" + e.what() + ")");
         }
@@ -227,11 +248,20 @@ int run_prove(const ProveOptions& opt) {
             throw std::invalid_argument(opt.params_path + " was not made for this circuit (" + e.what() + ")");
         }
     }
+    if (backend->name() != "cpu") {
+        // Proofs from a device are checked before they are written (GPU faults happen in the field).
+        const auto pvk = groth16::prepare_verifying_key(loaded.params.vk);
+        for (size_t i = 0; i < proofs.size(); i++)
+            if (!groth16::verify_proof(pvk, proofs[i], publics[i]))
+                throw std::runtime_error("the " + backend->name() + " backend's proof " + std::to_string(i) +
+                                         " did not verify; nothing written (rerun with --backend cpu)");
+    }
     formats::write_proofs(opt.proof_path, proofs);
     write_publics(opt.public_path, publics);
     double total = seconds_since(t0);
     if (opt.json) {
-        print_timing_json("prove", sink, total, {{"proofs", proofs.size()}, {"load_params_s", load_s}});
+        print_timing_json("prove", sink, total,
+                          {{"proofs", proofs.size()}, {"load_params_s", load_s}, {"backend", backend->name()}});
     } else {
         std::printf("wrote %zu proof%s to %s and public inputs to %s in %.2f s (parameters loaded in %.2f s)\n",
                     proofs.size(), proofs.size() == 1 ? "" : "s", opt.proof_path.c_str(), opt.public_path.c_str(),
@@ -334,12 +364,7 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
     auto t0 = clock_type::now();
     auto params = groth16::generate_parameters(*make_circuit(c, false, 0, nullptr), groth16::ToxicWaste::from_seed(1));
     const double setup_s = seconds_since(t0);
-    std::unique_ptr<groth16::ProverBackend> backend;
-#ifdef CUZK_HAVE_CUDA
-    if (opt.backend != "cpu" && !gpu::devices().empty()) backend = std::make_unique<gpu::GpuBackend>(params);
-#endif
-    if (!backend && opt.backend == "gpu") throw std::runtime_error("bench pipeline: --backend gpu, but no GPU backend here");
-    if (!backend) backend = std::make_unique<groth16::CpuBackend>(params);
+    std::unique_ptr<groth16::ProverBackend> backend = make_backend(opt.backend, params);
     // A GPU fault falls back to the CPU for that partition; every proof is verified inside the engine.
     std::unique_ptr<groth16::ProverBackend> cpu_fallback;
     if (backend->name() != "cpu") cpu_fallback = std::make_unique<groth16::CpuBackend>(params);

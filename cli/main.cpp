@@ -56,6 +56,8 @@ int main(int argc, char** argv) {
                       "a .pce file of this circuit (cuzk pce build): per proof only the witness and a sparse product "
                       "instead of full synthesis")
         ->check(CLI::ExistingFile);
+    prove->add_option("--backend", prove_opt.backend, "auto (the GPU prover when a GPU is present), cpu, gpu")
+        ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
     prove->add_flag("--json", prove_opt.json, "machine-readable output with timings");
 
     cuzk::cli::VerifyOptions verify_opt;

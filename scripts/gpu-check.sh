@@ -33,6 +33,10 @@ grep -E "^\[  (FAILED|SKIPPED) " "$OUT/gtest.log" | head -20
 step "selfcheck"
 "$BUILD_DIR/cuzk" selfcheck | tee "$OUT/selfcheck.txt" || status=1
 
+step "the cuzk program end to end (setup, prove with --backend gpu and cpu, verify, failures)"
+bash tests/cli_roundtrip.sh "$BUILD_DIR/cuzk" 2>&1 | tail -3 | tee "$OUT/cli.txt"
+grep -q "all checks passed" "$OUT/cli.txt" || status=1
+
 step "GPU benchmarks (Google Benchmark, JSON in \$OUT/gpu-bench.json)"
 # The MSM window-width sweep (BM_GpuMsmG1Window, ~4 min) runs only when asked: GPU_BENCH_FILTER=GpuMsmG1Window.
 "$BUILD_DIR/bench/cuzk_bench" --benchmark_filter="${GPU_BENCH_FILTER:-gpu_|GpuMsmG1/|GpuMsmG1Pinned|GpuMsmG1Precomputed|GpuMsmG2|GpuMsmG1FromHost}" \

@@ -19,6 +19,21 @@ fail() { echo "FAIL: $*"; exit 1; }
 "$CUZK" verify --params "$dir/p.params" --proof "$dir/proofs.bin" --public "$dir/public.json" --json \
   | grep -q '"valid":true' || fail "verify --json"
 
+# --backend: cpu always works; gpu works where `cuzk info` finds a GPU (the proofs are verified before they are
+# written) and is an error elsewhere.
+"$CUZK" prove --circuit mulchain --log-size 8 --publics 2 --params "$dir/p.params" --backend cpu \
+  --proof "$dir/c.bin" --public "$dir/c.json" || fail "prove --backend cpu"
+"$CUZK" verify --vk "$dir/p.vk" --proof "$dir/c.bin" --public "$dir/c.json" || fail "verify (--backend cpu proof)"
+if "$CUZK" info | grep -q "gpu: none"; then
+  "$CUZK" prove --circuit mulchain --log-size 8 --publics 2 --params "$dir/p.params" --backend gpu \
+    --proof "$dir/g.bin" --public "$dir/g.json" 2>/dev/null && fail "--backend gpu without a GPU must fail"
+  [ ! -e "$dir/g.bin" ] || fail "no proof file without a GPU"
+else
+  "$CUZK" prove --circuit mulchain --log-size 8 --publics 2 --params "$dir/p.params" --backend gpu --batch 2 \
+    --proof "$dir/g.bin" --public "$dir/g.json" || fail "prove --backend gpu"
+  "$CUZK" verify --vk "$dir/p.vk" --proof "$dir/g.bin" --public "$dir/g.json" || fail "verify (GPU proofs)"
+fi
+
 # a wrong public input: change the first decimal digit string's last digit
 python3 - "$dir/public.json" "$dir/bad.json" <<'PY'
 import json, sys
