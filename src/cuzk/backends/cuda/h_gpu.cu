@@ -63,13 +63,18 @@ private:
 
 size_t powers_half(unsigned log_n) { return (log_n + 1) / 2; }
 
-}  // namespace
-
-size_t h_gpu_device_bytes(unsigned log_n, groth16::HConvention convention) {
+// 2^log_n, or std::invalid_argument beyond what the GPU NTT supports.
+size_t domain_size(unsigned log_n) {
     if (log_n > NTT_MAX_LOG_SIZE)
         throw std::invalid_argument("gpu compute_h: 2^" + std::to_string(log_n) + " exceeds the GPU NTT's 2^" +
                                     std::to_string(NTT_MAX_LOG_SIZE));
-    const size_t n = size_t{1} << log_n;
+    return size_t{1} << log_n;
+}
+
+}  // namespace
+
+size_t h_gpu_device_bytes(unsigned log_n, groth16::HConvention convention) {
+    const size_t n = domain_size(log_n);
     size_t arrays = 3 + (ntt_scratch_elements(log_n) ? 1 : 0);
     size_t tables = 0;
     if (convention == groth16::HConvention::Snarkjs) {
@@ -80,10 +85,7 @@ size_t h_gpu_device_bytes(unsigned log_n, groth16::HConvention convention) {
 }
 
 size_t h_gpu_length(unsigned log_n, groth16::HConvention convention) {
-    if (log_n > NTT_MAX_LOG_SIZE)
-        throw std::invalid_argument("gpu compute_h: 2^" + std::to_string(log_n) + " exceeds the GPU NTT's 2^" +
-                                    std::to_string(NTT_MAX_LOG_SIZE));
-    const size_t n = size_t{1} << log_n;
+    const size_t n = domain_size(log_n);
     return convention == groth16::HConvention::Bellman ? n - 1 : n;
 }
 
