@@ -233,9 +233,6 @@ struct Engine::Impl {
             const double now = sink.seconds_since_epoch(Clock::now());
             sink.record({kLayer, "handover", (int64_t)item.index, item.synthesized_at, now - item.synthesized_at});
             auto prove_on = [&](Backend& backend, r1cs::ProvingAssignment& asg, const char* span) {
-                // The public inputs (input 0 is the constant one) outlive the backend's consumption of a, b, c.
-                const std::vector<Fr> publics(asg.inputs().begin() + (asg.inputs().empty() ? 0 : 1),
-                                              asg.inputs().end());
                 groth16::Proof proof;
                 {
                     ScopedTiming t(&sink, kLayer, span, (int64_t)item.index);
@@ -245,7 +242,11 @@ struct Engine::Impl {
                     proof = one.at(0);
                 }
                 if (pvk) {
+                    // The backend consumed a, b, c only: the public inputs (after input 0, the constant one) remain.
                     ScopedTiming t(&sink, kLayer, "verify", (int64_t)item.index);
+                    const auto& in = asg.inputs();
+                    const std::span<const Fr> publics = in.empty() ? std::span<const Fr>()
+                                                                   : std::span<const Fr>(in).subspan(1);
                     if (!groth16::verify_proof(*pvk, proof, publics))
                         throw std::runtime_error("the proof did not verify");
                 }
