@@ -6,6 +6,9 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+
+#include "cuzk/msm/g1_batch_add_ifma.hpp"
 
 namespace cuzk {
 namespace {
@@ -82,8 +85,14 @@ public:
 
     void flush() {
         if (n_ == 0) return;
+        // G1 on a CPU with AVX-512 IFMA: the generic additions go to the 8-lane kernel; doublings, identities and
+        // opposite points stay on the scalar path below.
+        bool vector = false;
+        if constexpr (std::is_same_v<Cfg, G1Config>) vector = msm_detail::ifma_enabled();
+        vec_idx_.clear();
         // Forward: prefix_[i] = product of the denominators before pair i.
         F acc = F::one();
+        bool any_inverse = false;
         for (size_t i = 0; i < n_; i++) {
             const Aff& a = a_[i];
             const Aff& b = b_[i];
@@ -93,22 +102,34 @@ public:
             } else if (b.infinity) {
                 k = kCopyA;
             } else if (a.x != b.x) {
-                k = kAdd;
-                prefix_[i] = acc;
-                den_[i] = b.x - a.x;
-                acc *= den_[i];
+                if (vector) {
+                    k = kVector;
+                    vec_idx_.push_back((uint32_t)i);
+                } else {
+                    k = kAdd;
+                    prefix_[i] = acc;
+                    den_[i] = b.x - a.x;
+                    acc *= den_[i];
+                    any_inverse = true;
+                }
             } else if (a.y == b.y && !a.y.is_zero()) {
                 k = kDbl;
                 prefix_[i] = acc;
                 den_[i] = a.y.dbl();
                 acc *= den_[i];
+                any_inverse = true;
             } else {
                 k = kInf;  // b = -a (a point with y = 0 is its own negative)
             }
             kind_[i] = k;
         }
+        if constexpr (std::is_same_v<Cfg, G1Config>) {
+            if (!vec_idx_.empty())
+                msm_detail::g1_batch_add_ifma(a_.data(), b_.data(), out_.data(), vec_idx_.data(), vec_idx_.size(),
+                                              ifma_);
+        }
         // acc is a product of nonzero denominators, so it is invertible.
-        F inv = acc.inverse().value();
+        F inv = any_inverse ? acc.inverse().value() : F::one();
         // Backward: inv = 1 / (product of the denominators up to pair i).
         for (size_t i = n_; i-- > 0;) {
             const Aff& a = a_[i];
@@ -134,6 +155,7 @@ public:
                     r.infinity = false;
                     break;
                 }
+                case kVector: break;  // written by the vector kernel
                 case kCopyA: r = a; break;
                 case kCopyB: r = b; break;
                 default: r = Aff::identity(); break;
@@ -143,12 +165,14 @@ public:
     }
 
 private:
-    enum : uint8_t { kAdd, kDbl, kCopyA, kCopyB, kInf };
+    enum : uint8_t { kAdd, kDbl, kCopyA, kCopyB, kInf, kVector };
     size_t cap_, n_ = 0;
     std::vector<Aff> a_, b_;
     std::vector<F> prefix_, den_;  // den_ kept from the forward pass: a field subtraction is not free
     std::vector<uint8_t> kind_;
     std::vector<Aff*> out_;
+    std::vector<uint32_t> vec_idx_;  // pairs for the vector kernel (G1 with IFMA)
+    msm_detail::IfmaScratch ifma_;
 };
 
 // Scratch of one running task, reused by the next task through ScratchPool (first touch of ~60 MB per task would

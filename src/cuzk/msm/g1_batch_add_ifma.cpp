@@ -1,0 +1,403 @@
+#include "cuzk/msm/g1_batch_add_ifma.hpp"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdlib>
+#include <stdexcept>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// GCC 12's AVX-512 intrinsics start some results from _mm512_undefined_epi32(), which -Wmaybe-uninitialized
+// reports at every inlined use (GCC bug 105593); the values are fully written.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+#define CUZK_IFMA_CODE 1
+#else
+#define CUZK_IFMA_CODE 0
+#endif
+
+namespace cuzk::msm_detail {
+
+namespace {
+
+std::atomic<int> g_enabled{-1};  // -1: not read from the environment yet
+
+bool cpu_has_ifma() {
+#if CUZK_IFMA_CODE
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512ifma");
+#else
+    return false;
+#endif
+}
+
+}  // namespace
+
+bool ifma_supported() {
+    static const bool s = cpu_has_ifma();
+    return s;
+}
+
+bool ifma_enabled() {
+    int e = g_enabled.load(std::memory_order_relaxed);
+    if (e < 0) {
+        const char* v = std::getenv("CUZK_CPU_IFMA");
+        int want = (v && v[0] == '0' && v[1] == 0) ? 0 : 1;
+        g_enabled.compare_exchange_strong(e, want);
+        e = g_enabled.load(std::memory_order_relaxed);
+    }
+    return e == 1 && ifma_supported();
+}
+
+bool set_ifma_enabled(bool on) {
+    bool prev = ifma_enabled();
+    g_enabled.store(on ? 1 : 0, std::memory_order_relaxed);
+    return prev;
+}
+
+#if !CUZK_IFMA_CODE
+
+void g1_batch_add_ifma(const G1Affine*, const G1Affine*, G1Affine* const*, const uint32_t*, size_t, IfmaScratch&) {
+    throw std::logic_error("g1_batch_add_ifma: not built for this architecture");
+}
+
+#else
+
+// ---- representation ---------------------------------------------------------------------------------------------
+// An Fq element x is held as its Montgomery integer X = x * 2^384 mod p (the same integer Fq stores in six 64-bit
+// limbs) in eight limbs of 48 bits: limb k = bits [48k, 48k + 48). Eight elements form a V8: register k holds limb k
+// of all eight (lane l = element l). Values are kept below a small multiple of p (each operation states its bound)
+// with every limb normalized below 2^48, so every limb is a valid 52-bit IFMA input.
+//
+// Montgomery multiplication, R = 2^384 = (2^48)^8. Products a_i * b_j < 2^96 are split by IFMA into lo (bits
+// 0..51) and hi (bits 52..103): lo belongs to column i + j and hi to column i + j + 1 with weight 2^4, so the hi
+// parts are summed apart (H) and shifted once per column. Eight reduction steps then add m_i * p at column i with
+// m_i = -col_i / p mod 2^48, which clears column i; its carry moves up. With R / p = 9.84, inputs a < 4p and
+// b < 2p give (a b + m p) / R < (8 / 9.84 + 1) p < 2p: every product in the addition formulas below has one factor
+// below 2p and the other below 4p, and every product is < 2p. Column sums stay below 2^57 (16 lo terms < 2^52,
+// 16 hi terms < 2^44 shifted by 4), so 64-bit lanes never overflow.
+using limbs48 = std::array<uint64_t, 8>;
+constexpr uint64_t kMask48 = (uint64_t(1) << 48) - 1;
+
+constexpr limbs48 to48(const limbs_t<6>& x) {
+    limbs48 r{};
+    for (int k = 0; k < 8; k++) {
+        int bit = 48 * k, w = bit / 64, s = bit % 64;
+        uint64_t v = x[w] >> s;
+        if (s != 0 && w + 1 < 6) v |= x[w + 1] << (64 - s);
+        r[k] = v & kMask48;
+    }
+    return r;
+}
+
+constexpr limbs_t<6> from48(const limbs48& l) {
+    limbs_t<6> r{};
+    for (int k = 0; k < 8; k++) {
+        int bit = 48 * k, w = bit / 64, s = bit % 64;
+        r[w] |= l[k] << s;
+        if (s > 16 && w + 1 < 6) r[w + 1] |= l[k] >> (64 - s);
+    }
+    return r;
+}
+
+constexpr limbs_t<6> times_small(const limbs_t<6>& x, uint64_t k) {
+    limbs_t<6> r{};
+    unsigned __int128 c = 0;
+    for (int i = 0; i < 6; i++) {
+        c += (unsigned __int128)x[i] * k;
+        r[i] = (uint64_t)c;
+        c >>= 64;
+    }
+    return r;
+}
+
+constexpr limbs48 kP = to48(FqConfig::MODULUS);
+constexpr limbs48 k2P = to48(times_small(FqConfig::MODULUS, 2));
+constexpr limbs48 kOne = to48(Fq::R);
+constexpr uint64_t kNInv = Fq::INV & kMask48;  // -1/p mod 2^48
+static_assert(from48(kP) == FqConfig::MODULUS, "48-bit limb round trip");
+static_assert(sizeof(Fq) == 48 && sizeof(limbs_t<6>) == 48, "Fq is its six limbs");
+
+// Lane inversion, in scalar code (no AVX-512 in this function, so no header code is compiled for IFMA): io holds a
+// V8 (limb-major, io[8k + l] = limb k of lane l) of nonzero values < 2p; it is replaced by their inverses (< p).
+void invert_lanes(uint64_t* io) {
+    std::array<Fq, 8> v, prefix;
+    for (int l = 0; l < 8; l++) {
+        limbs48 x;
+        for (int k = 0; k < 8; k++) x[k] = io[8 * k + l];
+        limbs_t<6> w = from48(x);
+        limbs_t<6> d{};
+        if (!bigint::sub(d, w, FqConfig::MODULUS)) w = d;  // < 2p -> < p
+        v[l] = Fq::from_mont_limbs(w);
+    }
+    Fq acc = Fq::one();
+    for (int l = 0; l < 8; l++) {
+        prefix[l] = acc;
+        acc *= v[l];
+    }
+    Fq inv = acc.inverse().value();  // a product of nonzero denominators
+    for (int l = 8; l-- > 0;) {
+        Fq t = inv * prefix[l];
+        inv *= v[l];
+        limbs48 x = to48(t.mont_limbs());
+        for (int k = 0; k < 8; k++) io[8 * k + l] = x[k];
+    }
+}
+
+// The pair that fills the unused lanes of the last group: G and 2G (distinct x, so the denominator is nonzero).
+struct DummyPair {
+    G1Affine a, b;
+};
+const DummyPair& dummy_pair() {
+    static const DummyPair d = [] {
+        G1Affine g = G1Affine::generator();
+        return DummyPair{g, g.to_jacobian().dbl().to_affine()};
+    }();
+    return d;
+}
+
+#define CUZK_IFMA_FN __attribute__((target("avx512f,avx512ifma"))) static inline
+#define CUZK_IFMA_INL __attribute__((target("avx512f,avx512ifma"), always_inline)) static inline
+
+struct V8 {
+    __m512i l[8];
+};
+
+CUZK_IFMA_INL __m512i bc(uint64_t x) { return _mm512_set1_epi64((long long)x); }
+
+CUZK_IFMA_INL V8 constant(const limbs48& c) {
+    V8 r;
+    for (int k = 0; k < 8; k++) r.l[k] = bc(c[k]);
+    return r;
+}
+
+// Montgomery product a * b / 2^384 (bounds above: a < 4p, b < 2p or the other way round; result < 2p, normalized).
+CUZK_IFMA_INL void mul(V8& r, const V8& a, const V8& b) {
+    const __m512i z = _mm512_setzero_si512(), mask = bc(kMask48);
+    __m512i T[16], H[16];
+    for (int k = 0; k < 16; k++) T[k] = z, H[k] = z;
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 8; j++) {
+            T[i + j] = _mm512_madd52lo_epu64(T[i + j], a.l[i], b.l[j]);
+            H[i + j + 1] = _mm512_madd52hi_epu64(H[i + j + 1], a.l[i], b.l[j]);
+        }
+    const __m512i ninv = bc(kNInv);
+    __m512i carry = z;
+    for (int i = 0; i < 8; i++) {
+        __m512i c = _mm512_add_epi64(_mm512_add_epi64(T[i], _mm512_slli_epi64(H[i], 4)), carry);
+        __m512i m = _mm512_and_si512(_mm512_madd52lo_epu64(z, c, ninv), mask);
+        c = _mm512_madd52lo_epu64(c, m, bc(kP[0]));  // now 0 mod 2^48
+        for (int j = 1; j < 8; j++) T[i + j] = _mm512_madd52lo_epu64(T[i + j], m, bc(kP[j]));
+        for (int j = 0; j < 8; j++) {
+            if (i + j + 1 < 16) H[i + j + 1] = _mm512_madd52hi_epu64(H[i + j + 1], m, bc(kP[j]));
+        }
+        carry = _mm512_srli_epi64(c, 48);
+    }
+    // The result (< 2p < 2^384) is columns 8..15; nothing reaches column 16 (H[16] would be the hi part of
+    // a_7 b_7 and m_7 p_7, which the bound on the result makes zero together with the last carry).
+    for (int k = 8; k < 16; k++) {
+        __m512i c = _mm512_add_epi64(_mm512_add_epi64(T[k], _mm512_slli_epi64(H[k], 4)), carry);
+        r.l[k - 8] = _mm512_and_si512(c, mask);
+        carry = _mm512_srli_epi64(c, 48);
+    }
+}
+
+// a + K - b, normalized; the caller guarantees a + K >= b (K a constant multiple of p).
+CUZK_IFMA_INL V8 sub_k(const V8& a, const V8& b, const V8& K) {
+    const __m512i mask = bc(kMask48);
+    __m512i carry = _mm512_setzero_si512();
+    V8 r;
+    for (int k = 0; k < 8; k++) {
+        __m512i t = _mm512_add_epi64(_mm512_sub_epi64(_mm512_add_epi64(a.l[k], K.l[k]), b.l[k]), carry);
+        r.l[k] = _mm512_and_si512(t, mask);
+        carry = _mm512_srai_epi64(t, 48);
+    }
+    return r;
+}
+
+// a + K - b - c, normalized; the caller guarantees a + K >= b + c.
+CUZK_IFMA_INL V8 sub2_k(const V8& a, const V8& b, const V8& c, const V8& K) {
+    const __m512i mask = bc(kMask48);
+    __m512i carry = _mm512_setzero_si512();
+    V8 r;
+    for (int k = 0; k < 8; k++) {
+        __m512i t = _mm512_add_epi64(a.l[k], K.l[k]);
+        t = _mm512_sub_epi64(_mm512_sub_epi64(t, b.l[k]), c.l[k]);
+        t = _mm512_add_epi64(t, carry);
+        r.l[k] = _mm512_and_si512(t, mask);
+        carry = _mm512_srai_epi64(t, 48);
+    }
+    return r;
+}
+
+// x >= K ? x - K : x, lane by lane.
+CUZK_IFMA_INL V8 cond_sub(const V8& x, const V8& K) {
+    const __m512i mask = bc(kMask48);
+    __m512i carry = _mm512_setzero_si512();
+    V8 t;
+    for (int k = 0; k < 8; k++) {
+        __m512i d = _mm512_add_epi64(_mm512_sub_epi64(x.l[k], K.l[k]), carry);
+        t.l[k] = _mm512_and_si512(d, mask);
+        carry = _mm512_srai_epi64(d, 48);
+    }
+    __mmask8 keep = _mm512_cmpeq_epi64_mask(carry, _mm512_setzero_si512());  // no borrow: x >= K
+    V8 r;
+    for (int k = 0; k < 8; k++) r.l[k] = _mm512_mask_blend_epi64(keep, x.l[k], t.l[k]);
+    return r;
+}
+
+CUZK_IFMA_INL __m512i vec(const uint64_t (&v)[8]) { return _mm512_loadu_si512(v); }
+
+// Transposes eight rows of eight 64-bit values in place (an involution: rows of elements <-> rows of limbs).
+CUZK_IFMA_INL void transpose(__m512i r[8]) {
+    static constexpr uint64_t kLo2[8] = {0, 1, 8, 9, 4, 5, 12, 13}, kHi2[8] = {2, 3, 10, 11, 6, 7, 14, 15};
+    static constexpr uint64_t kLo4[8] = {0, 1, 2, 3, 8, 9, 10, 11}, kHi4[8] = {4, 5, 6, 7, 12, 13, 14, 15};
+    const __m512i lo2 = vec(kLo2), hi2 = vec(kHi2), lo4 = vec(kLo4), hi4 = vec(kHi4);
+    __m512i t[8], u[8];
+    for (int i = 0; i < 4; i++) {
+        t[2 * i] = _mm512_unpacklo_epi64(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_epi64(r[2 * i], r[2 * i + 1]);
+    }
+    // u[0..3]: rows 0-3 with columns {0,4}, {1,5}, {2,6}, {3,7}; u[4..7]: the same for rows 4-7.
+    for (int h = 0; h < 2; h++) {
+        const __m512i* s = t + 4 * h;
+        __m512i* d = u + 4 * h;
+        d[0] = _mm512_permutex2var_epi64(s[0], lo2, s[2]);
+        d[2] = _mm512_permutex2var_epi64(s[0], hi2, s[2]);
+        d[1] = _mm512_permutex2var_epi64(s[1], lo2, s[3]);
+        d[3] = _mm512_permutex2var_epi64(s[1], hi2, s[3]);
+    }
+    for (int c = 0; c < 4; c++) {
+        r[c] = _mm512_permutex2var_epi64(u[c], lo4, u[c + 4]);
+        r[c + 4] = _mm512_permutex2var_epi64(u[c], hi4, u[c + 4]);
+    }
+}
+
+// Six 64-bit limbs -> eight 48-bit limbs of one element (lane k = limb k).
+CUZK_IFMA_INL __m512i load48(const uint64_t* w) {
+    static constexpr uint64_t kIdxLo[8] = {0, 0, 1, 2, 3, 3, 4, 5}, kIdxHi[8] = {0, 1, 2, 3, 3, 4, 5, 5};
+    static constexpr uint64_t kShR[8] = {0, 48, 32, 16, 0, 48, 32, 16}, kShL[8] = {64, 16, 32, 48, 64, 16, 32, 48};
+    __m512i v = _mm512_maskz_loadu_epi64(0x3f, w);
+    __m512i lo = _mm512_srlv_epi64(_mm512_permutexvar_epi64(vec(kIdxLo), v), vec(kShR));
+    __m512i hi = _mm512_sllv_epi64(_mm512_permutexvar_epi64(vec(kIdxHi), v), vec(kShL));
+    return _mm512_and_si512(_mm512_or_si512(lo, hi), bc(kMask48));
+}
+
+// Eight normalized 48-bit limbs of one element (< 2^384) -> six 64-bit limbs.
+CUZK_IFMA_INL void store48(uint64_t* w, __m512i v) {
+    static constexpr uint64_t kIdxA[8] = {0, 1, 2, 4, 5, 6, 0, 0}, kIdxB[8] = {1, 2, 3, 5, 6, 7, 0, 0};
+    static constexpr uint64_t kShA[8] = {0, 16, 32, 0, 16, 32, 0, 0}, kShB[8] = {48, 32, 16, 48, 32, 16, 0, 0};
+    __m512i a = _mm512_srlv_epi64(_mm512_permutexvar_epi64(vec(kIdxA), v), vec(kShA));
+    __m512i b = _mm512_sllv_epi64(_mm512_permutexvar_epi64(vec(kIdxB), v), vec(kShB));
+    _mm512_mask_storeu_epi64(w, 0x3f, _mm512_or_si512(a, b));
+}
+
+CUZK_IFMA_INL const uint64_t* limbs_of(const Fq& f) { return reinterpret_cast<const uint64_t*>(&f); }
+CUZK_IFMA_INL uint64_t* limbs_of(Fq& f) { return reinterpret_cast<uint64_t*>(&f); }
+
+// One coordinate of the eight points of a group as a V8.
+CUZK_IFMA_INL void gather(V8& out, const Fq* const* f) {
+    for (int l = 0; l < 8; l++) out.l[l] = load48(limbs_of(*f[l]));
+    transpose(out.l);
+}
+
+CUZK_IFMA_INL void store_v8(uint64_t* dst, const V8& v) {
+    for (int k = 0; k < 8; k++) _mm512_storeu_si512(dst + 8 * k, v.l[k]);
+}
+CUZK_IFMA_INL void load_v8(V8& v, const uint64_t* src) {
+    for (int k = 0; k < 8; k++) v.l[k] = _mm512_loadu_si512(src + 8 * k);
+}
+
+__attribute__((target("avx512f,avx512ifma"))) void batch_add_kernel(const G1Affine* a, const G1Affine* b,
+                                                                     G1Affine* const* out, const uint32_t* idx,
+                                                                     size_t m, IfmaScratch& s) {
+    const size_t groups = (m + 7) / 8;
+    s.prefix.resize(groups * 64);
+    s.den.resize(groups * 64);
+    const DummyPair& dummy = dummy_pair();
+    const V8 P = constant(kP), P2 = constant(k2P);
+    auto pair_of = [&](size_t g, int l, const G1Affine*& pa, const G1Affine*& pb) {
+        size_t k = g * 8 + (size_t)l;
+        if (k < m) {
+            pa = a + idx[k];
+            pb = b + idx[k];
+        } else {
+            pa = &dummy.a;
+            pb = &dummy.b;
+        }
+    };
+    // Forward: prefix_g = product of the denominators of groups < g, lane by lane.
+    V8 acc = constant(kOne);
+    for (size_t g = 0; g < groups; g++) {
+        const Fq *fax[8], *fbx[8];
+        for (int l = 0; l < 8; l++) {
+            const G1Affine *pa, *pb;
+            pair_of(g, l, pa, pb);
+            fax[l] = &pa->x;
+            fbx[l] = &pb->x;
+        }
+        V8 ax, bx;
+        gather(ax, fax);
+        gather(bx, fbx);
+        V8 den = sub_k(bx, ax, P2);  // bx + 2p - ax in (p, 3p)
+        store_v8(s.prefix.data() + 64 * g, acc);
+        store_v8(s.den.data() + 64 * g, den);
+        mul(acc, acc, den);
+    }
+    alignas(64) uint64_t lanes[64];
+    store_v8(lanes, acc);
+    invert_lanes(lanes);
+    V8 inv;
+    load_v8(inv, lanes);
+    // Backward: inv = 1 / (product of the denominators of groups <= g).
+    for (size_t g = groups; g-- > 0;) {
+        V8 pre, den, ig;
+        load_v8(pre, s.prefix.data() + 64 * g);
+        load_v8(den, s.den.data() + 64 * g);
+        mul(ig, inv, pre);  // 1 / den_g
+        mul(inv, inv, den);
+        const Fq *fax[8], *fay[8], *fbx[8], *fby[8];
+        for (int l = 0; l < 8; l++) {
+            const G1Affine *pa, *pb;
+            pair_of(g, l, pa, pb);
+            fax[l] = &pa->x, fay[l] = &pa->y, fbx[l] = &pb->x, fby[l] = &pb->y;
+        }
+        V8 ax, ay, bx, by;
+        gather(ax, fax);
+        gather(ay, fay);
+        gather(bx, fbx);
+        gather(by, fby);
+        V8 num = sub_k(by, ay, P2);  // (p, 3p)
+        V8 lam, l2;
+        mul(lam, num, ig);           // < 2p
+        mul(l2, lam, lam);           // < 2p
+        V8 x3 = sub2_k(l2, ax, bx, P2);  // l2 + 2p - ax - bx in [0, 4p)
+        x3 = cond_sub(cond_sub(x3, P2), P);  // < p
+        V8 u = sub_k(ax, x3, P);  // (0, 2p)
+        V8 y3;
+        mul(y3, lam, u);        // < 2p
+        y3 = sub_k(y3, ay, P);  // (0, 3p)
+        y3 = cond_sub(cond_sub(y3, P2), P);  // < p
+        transpose(x3.l);
+        transpose(y3.l);
+        const int valid = (int)std::min<size_t>(8, m - g * 8);
+        for (int l = 0; l < valid; l++) {
+            G1Affine* r = out[idx[g * 8 + (size_t)l]];
+            store48(limbs_of(r->x), x3.l[l]);
+            store48(limbs_of(r->y), y3.l[l]);
+            r->infinity = false;
+        }
+    }
+}
+
+void g1_batch_add_ifma(const G1Affine* a, const G1Affine* b, G1Affine* const* out, const uint32_t* idx, size_t m,
+                       IfmaScratch& scratch) {
+    if (!ifma_supported()) throw std::logic_error("g1_batch_add_ifma: this CPU has no AVX-512 IFMA");
+    if (m == 0) return;
+    batch_add_kernel(a, b, out, idx, m, scratch);
+}
+
+#endif
+
+}  // namespace cuzk::msm_detail
