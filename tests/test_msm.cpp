@@ -304,9 +304,14 @@ TEST(MsmG1, WindowChooserGrowsWithSize) {
         EXPECT_GE(c, prev) << "logn=" << logn;
         EXPECT_GE(c, 1u);
         EXPECT_LE(c, 20u);
+        // Cheaper additions (the IFMA kernel) make buckets relatively dearer: never wider windows.
+        unsigned cv = msm_window_bits(size_t(1) << logn, 2, true);
+        EXPECT_LE(cv, c) << "logn=" << logn;
+        EXPECT_GE(cv, 1u);
         prev = c;
     }
     EXPECT_GE(msm_window_bits(size_t(1) << 20, 2), 14u);
+    EXPECT_EQ(msm_window_bits(size_t(1) << 16, 2, true), 12u);
 }
 
 TEST(MsmG2, MatchesNaiveAndDlogReference) {

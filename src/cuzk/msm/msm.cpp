@@ -33,6 +33,13 @@ struct MsmDefaults<G2Config> {
     static constexpr size_t min_batch_pairs = 48;
 };
 
+// Whether the batched additions of an MSM over Cfg run on the IFMA kernel.
+template <class Cfg>
+bool vector_additions() {
+    if constexpr (std::is_same_v<Cfg, G1Config>) return msm_detail::ifma_enabled();
+    return false;
+}
+
 // G1 2^20 single-threaded CPU time with c = 16 and chunks of 2^16, 2^18, 2^20 points: 5.23, 5.07, 5.06 s (a
 // chunk's tree does not fit the caches either way); 2^18 keeps a task's scratch near 16 MB.
 constexpr size_t kDefaultChunkPoints = size_t(1) << 18;
@@ -87,8 +94,7 @@ public:
         if (n_ == 0) return;
         // G1 on a CPU with AVX-512 IFMA: the generic additions go to the 8-lane kernel; doublings, identities and
         // opposite points stay on the scalar path below.
-        bool vector = false;
-        if constexpr (std::is_same_v<Cfg, G1Config>) vector = msm_detail::ifma_enabled();
+        const bool vector = vector_additions<Cfg>();
         vec_idx_.clear();
         // Forward: prefix_[i] = product of the denominators before pair i.
         F acc = F::one();
@@ -350,14 +356,20 @@ struct Plan {
 };
 
 // Wall-clock model in units of one batched affine addition (~0.29 us in G1 with the 29 ns Fq multiplication): a
-// task over m points costs m additions plus 2 units per bucket. The bucket's share: its running-sum step, one
-// mixed and one full XYZZ addition (~0.83 us, ~2.9 units), less the one tree addition it saves (a bucket of k
-// points needs k - 1 additions). Tasks run ceil(tasks / threads) deep. Measured single-threaded G1 CPU time on the
-// Zen 4 (under load from other builds): 2^16 with c = 11, 12, 13: 461, 440, 422 ms; 2^20 with c = 15, 16, 17: 5.42,
-// 5.14, 5.37 s; G2 2^16 with c = 11..14: 1.51, 1.43, 1.40, 1.52 s. The model picks c = 13 and c = 16, the measured
-// best (a bucket weight of 4 picked c = 12 at 2^16, 4% slower). On 2 threads (bench BM_MsmG1Window, wall
+// task over m points costs m additions plus `bucket_weight` units per bucket. The bucket's share: its running-sum
+// step, one mixed and one full XYZZ addition (~0.83 us, ~2.9 units), less the one tree addition it saves (a bucket
+// of k points needs k - 1 additions). Tasks run ceil(tasks / threads) deep. Measured single-threaded G1 CPU time on
+// the Zen 4 (under load from other builds): 2^16 with c = 11, 12, 13: 461, 440, 422 ms; 2^20 with c = 15, 16, 17:
+// 5.42, 5.14, 5.37 s; G2 2^16 with c = 11..14: 1.51, 1.43, 1.40, 1.52 s. The model picks c = 13 and c = 16, the
+// measured best (a bucket weight of 4 picked c = 12 at 2^16, 4% slower). On 2 threads (bench BM_MsmG1Window, wall
 // medians): 2^16 with c = 12, 13, 14: 220, 200, 212 ms; 2^20 with c = 15, 16, 17: 2.71, 2.58, 2.76 s.
-Plan choose_plan(size_t n, size_t threads, unsigned fixed_c) {
+// With the IFMA kernel (g1_batch_add_ifma.hpp) a batched addition costs about a quarter as much while the bucket
+// sums still run on scalar XYZZ arithmetic, so a bucket weighs more: on the Zen 5 development machine, 2 threads,
+// 2^16 with c = 10..14: 118, 109, 108, 116, 139 ms; 2^20 with c = 13..17: 1.45, 1.45, 1.42, 1.45, 1.66 s. A weight
+// of 5 picks c = 12 and c = 16.
+constexpr double kBucketWeight = 2.0, kBucketWeightVector = 5.0;
+
+Plan choose_plan(size_t n, size_t threads, unsigned fixed_c, double bucket_weight) {
     Plan best{fixed_c ? fixed_c : 1, 1};
     double best_cost = std::numeric_limits<double>::infinity();
     threads = std::max<size_t>(threads, 1);
@@ -368,7 +380,8 @@ Plan choose_plan(size_t n, size_t threads, unsigned fixed_c) {
         size_t max_parts = std::max<size_t>(1, std::min<size_t>(n, (2 * threads + w - 1) / w));
         for (size_t p = 1; p <= max_parts; p++) {
             double depth = (double)((w * p + threads - 1) / threads);
-            double cost = depth * ((double)((n + p - 1) / p) + 2.0 * (double)(size_t(1) << (c - 1)));
+            double cost =
+                depth * ((double)((n + p - 1) / p) + bucket_weight * (double)(size_t(1) << (c - 1)));
             if (cost < best_cost) {
                 best_cost = cost;
                 best = {c, p};
@@ -433,7 +446,8 @@ template <class Cfg>
 Jacobian<Cfg> pippenger(std::span<const Affine<Cfg>> bases, const ScalarSplit& split, const MsmConfig& cfg,
                         ThreadPool& pool, ScratchPool<Cfg>& scratch, size_t chunk, size_t min_pairs) {
     const size_t n = split.other_indices.size();
-    Plan plan = choose_plan(n, pool.size(), cfg.window_bits);
+    Plan plan = choose_plan(n, pool.size(), cfg.window_bits,
+                            vector_additions<Cfg>() ? kBucketWeightVector : kBucketWeight);
     const unsigned c = plan.c, w = num_windows(c);
     const size_t parts = plan.parts;
     std::vector<XYZZ<Cfg>> sums(w * parts);
@@ -533,7 +547,9 @@ ScalarSplit split_scalars(std::span<const Fr> scalars, ThreadPool* pool_arg) {
     return out;
 }
 
-unsigned msm_window_bits(size_t n, size_t threads) { return choose_plan(n, threads, 0).c; }
+unsigned msm_window_bits(size_t n, size_t threads, bool vector_additions) {
+    return choose_plan(n, threads, 0, vector_additions ? kBucketWeightVector : kBucketWeight).c;
+}
 
 template <class Cfg>
 Jacobian<Cfg> msm_split(std::span<const Affine<Cfg>> bases, const ScalarSplit& split, const MsmConfig& cfg) {

@@ -7,7 +7,8 @@
 //   3. The rest go to Pippenger's bucket method with signed c-bit digits in [-2^(c-1), 2^(c-1)] (half the buckets
 //      of unsigned digits), buckets accumulated by batched affine additions (Montgomery's trick: a batch of
 //      independent additions shares one field inversion, about 6 multiplications per addition instead of the 10
-//      of an XYZZ mixed addition), windows and point ranges spread over the thread pool.
+//      of an XYZZ mixed addition), windows and point ranges spread over the thread pool. In G1, on a CPU with
+//      AVX-512 IFMA, the additions run eight at a time in vector registers (g1_batch_add_ifma.hpp).
 #pragma once
 
 #include <cstddef>
@@ -35,7 +36,8 @@ struct ScalarSplit {
 
 // Tuning of one MSM; every default is what the measurements in msm.cpp chose.
 struct MsmConfig {
-    // Pippenger window width c in bits (1..20). 0: msm_window_bits(number of Pippenger scalars, pool threads).
+    // Pippenger window width c in bits (1..20). 0: msm_window_bits(number of Pippenger scalars, pool threads, whether
+    // the additions run on the IFMA kernel).
     unsigned window_bits = 0;
     // Route scalars 0 and 1 around Pippenger (default). false: every scalar goes through Pippenger (zero digits
     // still cost nothing there); meant for comparisons and tests.
@@ -59,8 +61,9 @@ struct MsmConfig {
 // 2^31 or more scalars (indices are 32-bit and Pippenger keeps a sign bit next to them).
 ScalarSplit split_scalars(std::span<const Fr> scalars, ThreadPool* pool = nullptr);
 
-// The window width the cost model picks for n Pippenger points on `threads` threads (see msm.cpp).
-unsigned msm_window_bits(size_t n, size_t threads);
+// The window width the cost model picks for n Pippenger points on `threads` threads (see msm.cpp), for the scalar
+// batched additions or for the AVX-512 IFMA ones (G1 on a CPU that has them).
+unsigned msm_window_bits(size_t n, size_t threads, bool vector_additions = false);
 
 // sum_i scalars[i] * bases[i]. Throws std::invalid_argument when the spans differ in length. Bases may be the
 // point at infinity, repeat or be opposite to one another; every scalar is a valid Fr (reduced), so any value works.
