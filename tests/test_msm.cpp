@@ -350,3 +350,48 @@ TEST(MsmG2, MatchesNaiveAndDlogReference) {
     std::vector<Fr> one(1);
     EXPECT_THROW(msm_g2(two, one), std::invalid_argument);
 }
+
+TEST(SplitScalars, GatheredMatchesGatherThenSplit) {
+    Rng rng(99);
+    ThreadPool pool(3);
+    for (size_t n0 : {0, 1, 63, 64, 65, 1000}) {
+        const size_t n1 = 777;
+        std::vector<Fr> v0(n0), v1(n1);
+        for (auto* v : {&v0, &v1})
+            for (auto& x : *v) {
+                unsigned k = rng() % 4;
+                x = k == 0 ? Fr::zero() : k == 1 ? Fr::one() : Fr::random(rng);
+            }
+        std::vector<uint64_t> d0((n0 + 63) / 64 + 1), d1((n1 + 63) / 64);
+        for (auto& w : d0) w = rng();
+        for (auto& w : d1) w = rng() & rng();  // sparser
+        // Reference: gather by hand, then split sequentially.
+        std::vector<Fr> g;
+        for (size_t i = 0; i < n0; i++)
+            if ((d0[i / 64] >> (i % 64)) & 1) g.push_back(v0[i]);
+        for (size_t i = 0; i < n1; i++)
+            if ((d1[i / 64] >> (i % 64)) & 1) g.push_back(v1[i]);
+        std::vector<uint32_t> ones, others;
+        std::vector<limbs_t<4>> other_values;
+        for (size_t i = 0; i < g.size(); i++) {
+            if (g[i].is_zero()) continue;
+            if (g[i].is_one()) ones.push_back((uint32_t)i);
+            else others.push_back((uint32_t)i), other_values.push_back(g[i].to_canonical());
+        }
+        const ScalarSource src[] = {{v0, d0.data()}, {v1, d1.data()}};
+        ScalarSplit s = split_scalars_gathered(src, &pool);
+        EXPECT_EQ(s.size, g.size()) << n0;
+        EXPECT_EQ(s.one_indices, ones) << n0;
+        EXPECT_EQ(s.other_indices, others) << n0;
+        EXPECT_EQ(s.other_scalars, other_values) << n0;
+        // No density: every value, the same as split_scalars of the concatenation.
+        const ScalarSource dense[] = {{v0, nullptr}, {v1, nullptr}};
+        std::vector<Fr> cat(v0);
+        cat.insert(cat.end(), v1.begin(), v1.end());
+        ScalarSplit sd = split_scalars_gathered(dense, &pool), sc = split_scalars(cat, &pool);
+        EXPECT_EQ(sd.size, cat.size());
+        EXPECT_EQ(sd.one_indices, sc.one_indices);
+        EXPECT_EQ(sd.other_indices, sc.other_indices);
+        EXPECT_EQ(sd.other_scalars, sc.other_scalars);
+    }
+}

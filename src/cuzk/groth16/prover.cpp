@@ -94,26 +94,14 @@ EvaluationDomain check_assignment(const Parameters& p, const r1cs::ProvingAssign
 
 QuerySplits split_queries(const r1cs::ProvingAssignment& asg) {
     // A (all inputs, then aux in a_aux_density), B (inputs in b_input_density, then aux in b_aux_density; shared
-    // by B_G1 and B_G2), L (all aux). The gathered order is the order of the query points setup kept.
-    const auto& inputs = asg.inputs();
-    const auto& aux = asg.aux();
+    // by B_G1 and B_G2), L (all aux). The gathered order is the order of the query points setup kept; the split
+    // reads the scalars in place.
+    const std::span<const Fr> inputs = asg.inputs(), aux = asg.aux();
     QuerySplits q;
-    std::vector<Fr> g;
-    g.reserve(inputs.size() + aux.size());
-    g.insert(g.end(), inputs.begin(), inputs.end());
-    const auto& a_aux = asg.a_aux_density();
-    for (size_t j = 0; j < aux.size(); j++)
-        if (a_aux.get(j)) g.push_back(aux[j]);
-    q.a = split_scalars(g);
-    g.clear();
-    const auto& b_in = asg.b_input_density();
-    const auto& b_aux = asg.b_aux_density();
-    for (size_t j = 0; j < inputs.size(); j++)
-        if (b_in.get(j)) g.push_back(inputs[j]);
-    for (size_t j = 0; j < aux.size(); j++)
-        if (b_aux.get(j)) g.push_back(aux[j]);
-    q.b = split_scalars(g);
-    release(g);
+    const ScalarSource a[] = {{inputs, nullptr}, {aux, asg.a_aux_density().words()}};
+    q.a = split_scalars_gathered(a);
+    const ScalarSource b[] = {{inputs, asg.b_input_density().words()}, {aux, asg.b_aux_density().words()}};
+    q.b = split_scalars_gathered(b);
     q.l = split_scalars(aux);
     return q;
 }

@@ -502,45 +502,69 @@ Jacobian<Cfg> sum_ones(std::span<const Affine<Cfg>> bases, const std::vector<uin
 
 }  // namespace
 
-ScalarSplit split_scalars(std::span<const Fr> scalars, ThreadPool* pool_arg) {
-    const size_t n = scalars.size();
-    if (n >= kMaxPoints) throw std::invalid_argument("split_scalars: at most 2^31 - 1 scalars");
+ScalarSplit split_scalars(std::span<const Fr> scalars, ThreadPool* pool) {
+    const ScalarSource all{scalars, nullptr};
+    return split_scalars_gathered(std::span<const ScalarSource>(&all, 1), pool);
+}
+
+ScalarSplit split_scalars_gathered(std::span<const ScalarSource> sources, ThreadPool* pool_arg) {
+    size_t n_in = 0;
+    for (const auto& src : sources) n_in += src.values.size();
+    if (n_in >= kMaxPoints) throw std::invalid_argument("split_scalars: at most 2^31 - 1 scalars");
     ThreadPool& pool = pool_arg ? *pool_arg : ThreadPool::global();
     ScalarSplit out;
-    out.size = n;
-    if (n == 0) return out;
-    // Two parallel passes over pieces: count the ones and the others of each piece, then (after a prefix sum) write
-    // each piece's entries straight into its own range of the outputs, so indices increase and nothing is copied
-    // twice or reallocated.
-    const size_t pieces = std::min(n, 4 * pool.size());
-    std::vector<size_t> ones(pieces + 1, 0), others(pieces + 1, 0);
-    pool.run_tasks(pieces, [&](size_t p) {
-        const size_t lo = n * p / pieces, hi = n * (p + 1) / pieces;
-        size_t k1 = 0, ko = 0;
-        for (size_t i = lo; i < hi; i++) {
-            const Fr& x = scalars[i];
+    if (n_in == 0) return out;
+    // Pieces: ranges of one source each, about 4 per thread over all sources. Two parallel passes: count the
+    // selected values, the ones and the others of each piece, then (after prefix sums) write each piece's entries
+    // straight into its own range of the outputs, so indices increase and nothing is copied twice.
+    struct Piece {
+        size_t src, lo, hi;
+    };
+    std::vector<Piece> pieces;
+    const size_t target = std::max<size_t>(1, (n_in + 4 * pool.size() - 1) / (4 * pool.size()));
+    for (size_t k = 0; k < sources.size(); k++) {
+        const size_t n = sources[k].values.size();
+        const size_t cnt = (n + target - 1) / target;
+        for (size_t p = 0; p < cnt; p++) pieces.push_back({k, n * p / cnt, n * (p + 1) / cnt});
+    }
+    const size_t np = pieces.size();
+    std::vector<size_t> sel(np + 1, 0), ones(np + 1, 0), others(np + 1, 0);
+    auto selected = [](const ScalarSource& src, size_t i) {
+        return src.density == nullptr || ((src.density[i / 64] >> (i % 64)) & 1) != 0;
+    };
+    pool.run_tasks(np, [&](size_t p) {
+        const ScalarSource& src = sources[pieces[p].src];
+        size_t ks = 0, k1 = 0, ko = 0;
+        for (size_t i = pieces[p].lo; i < pieces[p].hi; i++) {
+            if (!selected(src, i)) continue;
+            ks++;
+            const Fr& x = src.values[i];
             if (x.is_zero()) continue;
             if (x.is_one()) k1++;
             else ko++;
         }
+        sel[p + 1] = ks;
         ones[p + 1] = k1;
         others[p + 1] = ko;
     });
-    for (size_t p = 0; p < pieces; p++) ones[p + 1] += ones[p], others[p + 1] += others[p];
-    out.one_indices.resize(ones[pieces]);
-    out.other_indices.resize(others[pieces]);
-    out.other_scalars.resize(others[pieces]);
-    pool.run_tasks(pieces, [&](size_t p) {
-        const size_t lo = n * p / pieces, hi = n * (p + 1) / pieces;
-        size_t k1 = ones[p], ko = others[p];
-        for (size_t i = lo; i < hi; i++) {
-            const Fr& x = scalars[i];
+    for (size_t p = 0; p < np; p++) sel[p + 1] += sel[p], ones[p + 1] += ones[p], others[p + 1] += others[p];
+    out.size = sel[np];
+    out.one_indices.resize(ones[np]);
+    out.other_indices.resize(others[np]);
+    out.other_scalars.resize(others[np]);
+    pool.run_tasks(np, [&](size_t p) {
+        const ScalarSource& src = sources[pieces[p].src];
+        size_t pos = sel[p], k1 = ones[p], ko = others[p];
+        for (size_t i = pieces[p].lo; i < pieces[p].hi; i++) {
+            if (!selected(src, i)) continue;
+            const uint32_t at = (uint32_t)pos++;
+            const Fr& x = src.values[i];
             if (x.is_zero()) continue;
             if (x.is_one()) {
-                out.one_indices[k1++] = (uint32_t)i;
+                out.one_indices[k1++] = at;
                 continue;
             }
-            out.other_indices[ko] = (uint32_t)i;
+            out.other_indices[ko] = at;
             out.other_scalars[ko++] = x.to_canonical();
         }
     });

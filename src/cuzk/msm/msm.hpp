@@ -61,6 +61,17 @@ struct MsmConfig {
 // 2^31 or more scalars (indices are 32-bit and Pippenger keeps a sign bit next to them).
 ScalarSplit split_scalars(std::span<const Fr> scalars, ThreadPool* pool = nullptr);
 
+// One piece of a gathered scalar list: the values whose bit is set in `density` (bit i of word i / 64; every value
+// when density is null), in order. density must hold at least ceil(values.size() / 64) words.
+struct ScalarSource {
+    std::span<const Fr> values;
+    const uint64_t* density = nullptr;
+};
+// split_scalars of the concatenation of the selected values of every source, without building that list (Groth16
+// gathers the A and B queries' scalars from the inputs and the aux values by density): one parallel pass counts,
+// one writes.
+ScalarSplit split_scalars_gathered(std::span<const ScalarSource> sources, ThreadPool* pool = nullptr);
+
 // The window width the cost model picks for n Pippenger points on `threads` threads (see msm.cpp), for the scalar
 // batched additions or for the AVX-512 IFMA ones (G1 on a CPU that has them).
 unsigned msm_window_bits(size_t n, size_t threads, bool vector_additions = false);

@@ -22,6 +22,8 @@ public:
     void mark(size_t i) { words_[i / 64] |= uint64_t{1} << (i % 64); }
     bool get(size_t i) const { return (words_[i / 64] >> (i % 64)) & 1; }
     size_t size() const { return size_; }
+    // Bit i of word i / 64 is get(i); ceil(size() / 64) words.
+    const uint64_t* words() const { return words_.data(); }
     size_t count() const {
         size_t n = 0;
         for (uint64_t w : words_) n += (size_t)__builtin_popcountll(w);
