@@ -160,7 +160,7 @@ int run_bench(const BenchOptions& opt, const std::string& groth16_circuit) {
         c.name = groth16_circuit;
         c.log_size = (unsigned)size_or(16, 10);  // mulchain only
         c.publics = 1;
-        run_bench_groth16(c, reps, cpu_model());
+        run_bench_groth16(c, opt, reps, cpu_model());
     }
     if (opt.what == "pipeline") {  // not part of "all": it is a system benchmark
         CircuitOptions c;

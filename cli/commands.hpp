@@ -17,7 +17,10 @@ struct BenchOptions {
     size_t partitions = 4;
     size_t lookahead = 1;
     size_t workers = 1;
-    std::string backend = "auto";  // auto (GPU when built and present), cpu, gpu
+    std::string backend = "auto";  // pipeline, groth16: auto (GPU when built and present), cpu, gpu
+    // groth16: pseudo-random parameters of the circuit's shape (groth16::benchmark_parameters) instead of a setup,
+    // for sizes where a setup takes too long; the proofs are not verified
+    bool random_params = false;
 };
 
 // A built-in circuit and how to build its witness.
@@ -54,7 +57,7 @@ struct VerifyOptions {
 int run_setup(const SetupOptions& opt);
 int run_prove(const ProveOptions& opt);
 int run_verify(const VerifyOptions& opt);
-int run_bench_groth16(const CircuitOptions& circuit, int reps, const std::string& cpu);
+int run_bench_groth16(const CircuitOptions& circuit, const BenchOptions& opt, int reps, const std::string& cpu);
 // One job of opt.partitions partitions of `circuit` through the engine (engine/engine.hpp): wall time, the
 // per-stage timeline summary at the pipeline and prover layers, the gap between them, peak RSS, freed buffers.
 int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, const std::string& cpu);

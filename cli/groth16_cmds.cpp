@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -305,47 +306,79 @@ static void describe_circuit(nlohmann::json& j, const CircuitOptions& c) {
     }
 }
 
-int run_bench_groth16(const CircuitOptions& circuit, int reps, const std::string& cpu) {
-    // Setup once from the circuit without data (deterministic toxic waste), then `reps` proofs, each verified. Proof
-    // r is make_circuit's proof r with witness seed 1000: a fresh dense random witness for mulchain; for a PoRep
-    // preset, partition r mod P of the replica with seed 1000 + r / P (every rep proves new generator data).
+int run_bench_groth16(const CircuitOptions& circuit, const BenchOptions& opt, int reps, const std::string& cpu) {
+    // Setup once from the circuit without data (deterministic toxic waste), then `reps` proofs on the chosen backend,
+    // each verified. Proof r is make_circuit's proof r with witness seed 1000: a fresh dense random witness for
+    // mulchain; for a PoRep preset, partition r mod P of the replica with seed 1000 + r / P (every rep proves new
+    // generator data). Synthesis is timed apart from the prover call. With --random-params the parameters are
+    // benchmark_parameters of proof 0's assignment (sizes where a setup takes too long) and nothing is verified.
     CircuitOptions c = circuit;
     c.witness_seed = 1000;
+    auto synthesize = [&](int rep, std::vector<Fr>* pub) {
+        auto circ = make_circuit(c, true, (size_t)rep, pub);
+        r1cs::ProvingAssignment asg;
+        r1cs::synthesize_groth16(asg, *circ);
+        return asg;
+    };
     auto t0 = clock_type::now();
-    TimingSink setup_sink;
-    auto params = groth16::generate_parameters(*make_circuit(c, false, 0, nullptr),
-                                               groth16::ToxicWaste::from_seed(1), &setup_sink);
-    double setup_s = seconds_since(t0);
+    groth16::Parameters params;
+    std::optional<r1cs::ProvingAssignment> first;  // proof 0's assignment, when it gave the parameters' shape
+    std::vector<Fr> first_pub;
+    double first_synthesis_s = 0;
+    if (opt.random_params) {
+        first = synthesize(0, &first_pub);
+        first_synthesis_s = seconds_since(t0);
+        params = groth16::benchmark_parameters(*first, 1);
+    } else {
+        params = groth16::generate_parameters(*make_circuit(c, false, 0, nullptr), groth16::ToxicWaste::from_seed(1));
+    }
+    const double setup_s = seconds_since(t0) - first_synthesis_s;
+    auto b0 = clock_type::now();
+    std::unique_ptr<groth16::ProverBackend> backend = make_backend(opt.backend, params);
+    const double backend_s = seconds_since(b0);  // the GPU backend uploads the queries here
     auto pvk = groth16::prepare_verifying_key(params.vk);
     std::map<std::string, std::vector<double>> stages;
-    std::vector<double> prove_s, verify_s;
+    std::vector<double> prove_s, verify_s, synthesis_s;
+    std::mt19937_64 rng(42);
     for (int rep = 0; rep < reps; rep++) {
         std::vector<Fr> pub;
-        auto proof_circuit = make_circuit(c, true, (size_t)rep, &pub);
-        const r1cs::Circuit* ptr = proof_circuit.get();
+        auto s0 = clock_type::now();
+        r1cs::ProvingAssignment asg = first ? std::move(*first) : synthesize(rep, &pub);
+        synthesis_s.push_back(first ? first_synthesis_s : seconds_since(s0));
+        if (first) pub = std::move(first_pub), first.reset();
+        const Fr r = Fr::random(rng), sv = Fr::random(rng);
         TimingSink sink;
         auto p0 = clock_type::now();
-        auto proofs = groth16::prove(params, std::span<const r1cs::Circuit* const>(&ptr, 1), &sink);
+        auto proofs = backend->prove(std::span<r1cs::ProvingAssignment>(&asg, 1), std::span<const Fr>(&r, 1),
+                                     std::span<const Fr>(&sv, 1), &sink);
         prove_s.push_back(seconds_since(p0));
-        auto v0 = clock_type::now();
-        bool ok = groth16::verify_proof(pvk, proofs[0], pub);
-        verify_s.push_back(seconds_since(v0));
-        if (!ok) throw std::runtime_error("bench groth16: a " + c.name + " proof did not verify");
+        if (!opt.random_params) {
+            auto v0 = clock_type::now();
+            bool ok = groth16::verify_proof(pvk, proofs[0], pub);
+            verify_s.push_back(seconds_since(v0));
+            if (!ok) throw std::runtime_error("bench groth16: a " + c.name + " proof did not verify");
+        }
         std::map<std::string, double> per_proof;  // a stage may run several times per proof (three intts)
-        for (const auto& span : sink.spans()) per_proof[span.name] += span.duration_s;
+        for (const auto& span : sink.spans())
+            if (span.item >= 0) per_proof[span.name] += span.duration_s;
         for (auto& [name, t] : per_proof) stages[name].push_back(t);
     }
     auto median = [](std::vector<double> v) {
+        if (v.empty()) return 0.0;
         std::sort(v.begin(), v.end());
         return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
     };
     nlohmann::json j;
     j["bench"] = "groth16";
     describe_circuit(j, c);
+    j["backend"] = backend->name();
+    j["random_params"] = opt.random_params;
     j["threads"] = num_threads();
     j["setup_s"] = setup_s;
+    j["backend_init_s"] = backend_s;
+    j["median_synthesis_s"] = median(synthesis_s);
     j["median_prove_s"] = median(prove_s);
-    j["median_verify_ms"] = median(verify_s) * 1e3;
+    if (!opt.random_params) j["median_verify_ms"] = median(verify_s) * 1e3;
     nlohmann::json st;
     for (auto& [name, v] : stages) st[name] = median(v);
     j["median_stage_s"] = st;

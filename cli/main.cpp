@@ -104,8 +104,10 @@ int main(int argc, char** argv) {
     bench->add_option("--lookahead", bench_opt.lookahead, "pipeline: synthesized partitions that may wait for the prover")
         ->check(CLI::Range(1, 64));
     bench->add_option("--workers", bench_opt.workers, "pipeline: synthesis workers")->check(CLI::Range(1, 256));
-    bench->add_option("--backend", bench_opt.backend, "pipeline: auto (GPU when built and present), cpu, gpu")
+    bench->add_option("--backend", bench_opt.backend, "pipeline, groth16: auto (GPU when built and present), cpu, gpu")
         ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
+    bench->add_flag("--random-params", bench_opt.random_params,
+                    "groth16: random parameters of the circuit's shape instead of a setup (large sizes; proofs not verified)");
     std::string bench_circuit = "mulchain";
     {
         std::vector<std::string> circuits = {"mulchain"};

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <string>
 #include <stdexcept>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "cuzk/groth16/verifier.hpp"
 #include "cuzk/poly/domain.hpp"
 #include "cuzk/r1cs/circuit.hpp"
+#include "cuzk/util/timing.hpp"
 #ifdef CUZK_HAVE_CUDA
 #include "cuzk/backends/cuda/h_gpu.hpp"
 #include "cuzk/backends/cuda/prover_gpu.hpp"
@@ -61,6 +63,38 @@ TEST(GpuGroth16, ComputeHMatchesCpu) {
             EXPECT_TRUE(got_s == want_s) << "snarkjs H differs";
         }
     }
+}
+
+// 2^22 evaluations in pageable memory go through the pinned staging buffers in several chunks (2^21 elements
+// each), shorter than the domain so the zero padding follows a partial chunk; the result still equals the CPU's,
+// and the kernel layer reports the uploads and transforms.
+TEST(GpuGroth16, ComputeHFromPageableMemoryInChunks) {
+    if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
+    uint64_t seed = 0;
+    auto rng = fresh_rng(seed);
+    SCOPED_TRACE(seed);
+    const unsigned k = 22;
+    const size_t m = (size_t{1} << k) - 12345;
+    const auto a = random_vec(m, rng), b = random_vec(m, rng), c = random_vec(m, rng);
+    const EvaluationDomain domain = EvaluationDomain::from_log_size(k);
+    const auto want = groth16::compute_h(domain, a, b, c);
+    gpu::HComputer hc(k, groth16::HConvention::Bellman);
+    TimingSink sink;
+    hc.run(a, b, c, {&sink, "h", 7});
+    std::vector<Fr> got(gpu::h_gpu_length(k, groth16::HConvention::Bellman));
+    hc.copy_h_to_host(got);
+    EXPECT_TRUE(got == want) << "bellman H from pageable memory differs";
+    size_t uploads = 0, transforms = 0;
+    for (const auto& sp : sink.spans()) {
+        EXPECT_EQ(sp.layer, TimingLayer::Kernel);
+        EXPECT_EQ(sp.item, 7);
+        EXPECT_GT(sp.duration_s, 0.0) << sp.name;
+        uploads += sp.name == "h.upload";
+        transforms += sp.name == "h.transforms";
+    }
+    EXPECT_EQ(uploads, 3u);
+    EXPECT_EQ(transforms, 3u);
+    EXPECT_GT(sink.total(TimingLayer::Kernel, "h.pointwise_final"), 0.0);
 }
 
 // A satisfied system (c = a * b on the domain): A*B - C vanishes on the domain, so H's top coefficient is zero and
@@ -149,7 +183,23 @@ void check_backends_agree(const groth16::Parameters& p, const std::vector<const 
     const auto want = groth16::prove_from_assignments(p, cpu_asg, r, s);
     gpu::GpuProver prover(p);
     EXPECT_GT(prover.resident_bytes(), 0u);
-    const auto got = prover.prove_from_assignments(gpu_asg, r, s);
+    TimingSink sink;
+    const auto got = prover.prove_from_assignments(gpu_asg, r, s, &sink);
+    // Both layers report: the prover's stages and, beneath them, the kernels of H and of every MSM.
+    for (const char* stage : {"h", "msm.h", "msm.a", "msm.l", "msm.b_g2"}) {
+        const double outer = sink.total(TimingLayer::Prover, stage);
+        double inner = 0;
+        for (const auto& sp : sink.spans())
+            if (sp.layer == TimingLayer::Kernel && sp.name.rfind(std::string(stage) + ".", 0) == 0 &&
+                sp.name.find('.', std::string(stage).size() + 1) == std::string::npos)
+                inner += sp.duration_s;
+        EXPECT_GT(outer, 0.0) << stage;
+        EXPECT_GT(inner, 0.0) << stage << ": no kernel-layer spans";
+        // An MSM's kernels run on one stream, one after the other (H's uploads overlap its transforms).
+        if (std::string(stage) != "h") {
+            EXPECT_LE(inner, outer * 1.05 + 1e-4) << stage << ": kernels longer than the call around them";
+        }
+    }
     ASSERT_EQ(got.size(), want.size());
     const auto pvk = groth16::prepare_verifying_key(p.vk);
     for (size_t i = 0; i < got.size(); i++) {

@@ -38,4 +38,35 @@ private:
     size_t n_ = 0;
 };
 
+// Page-locked host memory (cudaMallocHost) owned by one object: copies from it run at full PCIe speed and
+// asynchronously.
+template <class T>
+class PinnedBuffer {
+public:
+    explicit PinnedBuffer(size_t n) : n_(n) {
+        if (n) CUZK_CUDA_CHECK(cudaMallocHost(&p_, n * sizeof(T)));
+    }
+    ~PinnedBuffer() {
+        if (p_) cudaFreeHost(p_);
+    }
+    PinnedBuffer(const PinnedBuffer&) = delete;
+    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+    T* get() const { return p_; }
+    size_t size() const { return n_; }
+
+private:
+    T* p_ = nullptr;
+    size_t n_ = 0;
+};
+
+// Whether p points into page-locked host memory (cudaMallocHost / cudaHostRegister).
+inline bool is_pinned_host(const void* p) {
+    cudaPointerAttributes attr{};
+    if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+        (void)cudaGetLastError();  // plain pageable memory can report an error on old drivers: clear it
+        return false;
+    }
+    return attr.type == cudaMemoryTypeHost;
+}
+
 }  // namespace cuzk::gpu

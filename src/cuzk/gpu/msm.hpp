@@ -15,6 +15,7 @@
 #include "cuzk/ec/g2.hpp"
 #include "cuzk/ff/fr.hpp"
 #include "cuzk/msm/msm.hpp"
+#include "cuzk/util/timing.hpp"
 
 namespace cuzk::gpu {
 
@@ -59,17 +60,19 @@ public:
     // sum_i scalars[i] * bases[i] over the first scalars.size() bases (scalars in Montgomery form, as cuzk::Fr is;
     // converted on the device). Throws std::invalid_argument when there are more scalars than bases. Every scalar
     // goes through Pippenger (zero digits cost no addition).
-    Jacobian<Cfg> msm(std::span<const Fr> scalars);
+    // spans (every call): kernel-layer spans "<name>.upload", ".ones", ".digits_sort", ".accumulate", ".reduce"
+    // (the last three once per window group), measured with CUDA events.
+    Jacobian<Cfg> msm(std::span<const Fr> scalars, const KernelSpans& spans = {});
 
     // The same with the m scalars already in device memory on this context's device (e.g. an NTT's output): read in
     // place, nothing uploaded. They must be complete when the call starts (the context's stream does not wait for
     // other streams) and stay unchanged until it returns.
-    Jacobian<Cfg> msm_device(const Fr* d_scalars, size_t m);
+    Jacobian<Cfg> msm_device(const Fr* d_scalars, size_t m, const KernelSpans& spans = {});
 
     // The same with the scalars split on the CPU (cuzk::split_scalars): zeros skipped, the bases of the ones summed
     // by a tree reduction on the device, the others through Pippenger. Throws std::invalid_argument when split.size
     // exceeds the number of bases or an index of the split is out of range.
-    Jacobian<Cfg> msm_split(const ScalarSplit& split);
+    Jacobian<Cfg> msm_split(const ScalarSplit& split, const KernelSpans& spans = {});
 
     // Tuning knobs (window_bits, piece_points) may be changed between calls; `device` may not.
     GpuMsmConfig& tuning();

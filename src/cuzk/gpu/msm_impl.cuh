@@ -42,6 +42,7 @@
 #include "cuzk/gpu/cuda_check.cuh"
 #include "cuzk/gpu/dev_field.cuh"
 #include "cuzk/gpu/field.cuh"
+#include "cuzk/gpu/kernel_timer.cuh"
 #include "cuzk/gpu/msm.hpp"
 #include "cuzk/gpu/msm_point.cuh"
 
@@ -603,8 +604,9 @@ struct MsmContext<Cfg>::Impl {
     }
 
     // Sum of the bases listed in h_ones (k of them), as an XYZZ point on the host.
-    XYZZ<Cfg> sum_ones(const Plan<F>& pl, const typename Plan<F>::Ptrs& b, const uint32_t* h_ones) {
+    XYZZ<Cfg> sum_ones(const Plan<F>& pl, const typename Plan<F>::Ptrs& b, const uint32_t* h_ones, KernelTimer& kt) {
         const uint32_t k = pl.k;
+        const int span = kt.start("ones", stream);
         CUZK_CUDA_CHECK(cudaMemcpyAsync(b.ones_idx, h_ones, (size_t)k * 4, cudaMemcpyHostToDevice, stream));
         CUZK_CUDA_CHECK(cudaMemsetAsync(b.ones0, 0, (size_t)pl.q2 * sizeof(P), stream));  // padding = identity
         const uint32_t q = (k + kOnesPiece - 1) / kOnesPiece;
@@ -619,6 +621,7 @@ struct MsmContext<Cfg>::Impl {
         }
         XYZZ<Cfg> r;
         CUZK_CUDA_CHECK(cudaMemcpyAsync(&r, in, sizeof(P), cudaMemcpyDeviceToHost, stream));
+        kt.stop(span, stream);
         CUZK_CUDA_CHECK(cudaStreamSynchronize(stream));
         return r;
     }
@@ -626,14 +629,16 @@ struct MsmContext<Cfg>::Impl {
     // Pippenger over m scalars (Montgomery cuzk::Fr when mont, else canonical limbs), base i or h_index[i].
     // on_device: h_scalars is device memory (read in place), else host memory (uploaded).
     Jacobian<Cfg> pippenger(const Plan<F>& pl, const typename Plan<F>::Ptrs& b, const Limbs4* h_scalars, bool mont,
-                            const uint32_t* h_index, bool on_device = false) {
+                            const uint32_t* h_index, KernelTimer& kt, bool on_device = false) {
         const uint32_t m = pl.m;
         const Limbs4* d_scalars = on_device ? h_scalars : b.scalars;
+        const int up = kt.start("upload", stream);
         if (!on_device)
             CUZK_CUDA_CHECK(cudaMemcpyAsync(b.scalars, h_scalars, (size_t)m * sizeof(Limbs4), cudaMemcpyHostToDevice,
                                             stream));
         if (h_index)
             CUZK_CUDA_CHECK(cudaMemcpyAsync(b.index, h_index, (size_t)m * 4, cudaMemcpyHostToDevice, stream));
+        kt.stop(up, stream);
         // Window sums (Horner below), or with the precomputed table one sum per group (added up below).
         std::vector<XYZZ<Cfg>> sums(pl.W);
         for (unsigned w0 = 0; w0 < pl.W; w0 += pl.wg) {
@@ -643,6 +648,7 @@ struct MsmContext<Cfg>::Impl {
             const size_t P_g = (size_t)m * wg;
             const uint32_t chunks = (uint32_t)((P_g + pl.L - 1) / pl.L);
             const int end_bit = 32 - __builtin_clz(sentinel);
+            const int sort_span = kt.start("digits_sort", stream);
             if (mont)
                 digits_kernel<true><<<blocks_for(m), kThreads, 0, stream>>>(
                     d_scalars, h_index ? b.index : nullptr, m, pl.c, w0, wg, pl.pre_stride, b.keys0, b.vals0);
@@ -656,6 +662,8 @@ struct MsmContext<Cfg>::Impl {
                 cub::DeviceRadixSort::SortPairs(b.cub, tmp, kb, vb, (int64_t)P_g, 0, end_bit, stream));
             const uint32_t* keys = kb.Current();
             const uint32_t* vals = vb.Current();
+            kt.stop(sort_span, stream);
+            const int acc_span = kt.start("accumulate", stream);
             // Buckets no run reaches stay the identity (all-zero bytes).
             CUZK_CUDA_CHECK(cudaMemsetAsync(b.buckets, 0, (size_t)sentinel * sizeof(P), stream));
             const Blocks<F> blk{b.head, b.tail, b.key_head, b.key_tail};
@@ -670,6 +678,8 @@ struct MsmContext<Cfg>::Impl {
             }
             finish_blocks<F><<<1, 1, 0, stream>>>(blk, sentinel, b.buckets);
             CUZK_CUDA_CHECK(cudaGetLastError());
+            kt.stop(acc_span, stream);
+            const int red_span = kt.start("reduce", stream);
             window_segments<F><<<blocks_for((size_t)sets * pl.T), kThreads, 0, stream>>>(b.buckets, sets, pl.H,
                                                                                           pl.S, b.seg0);
             CUZK_CUDA_CHECK(cudaGetLastError());
@@ -682,6 +692,7 @@ struct MsmContext<Cfg>::Impl {
             }
             CUZK_CUDA_CHECK(
                 cudaMemcpyAsync(sums.data() + w0, in, (size_t)sets * sizeof(P), cudaMemcpyDeviceToHost, stream));
+            kt.stop(red_span, stream);
         }
         CUZK_CUDA_CHECK(cudaStreamSynchronize(stream));
         Jacobian<Cfg> acc = Jacobian<Cfg>::identity();
@@ -699,14 +710,16 @@ struct MsmContext<Cfg>::Impl {
     }
 
     Jacobian<Cfg> run(size_t m, const Limbs4* h_scalars, bool mont, const uint32_t* h_index, size_t k,
-                      const uint32_t* h_ones, bool on_device = false) {
+                      const uint32_t* h_ones, const KernelSpans& spans, bool on_device = false) {
         CUZK_CUDA_CHECK(cudaSetDevice(cfg.device));
         Plan<F> pl = make_plan<F>(m, k, cfg, sm_count, pre_c, (uint32_t)n);
         reserve(pl.total);
         auto b = pl.carve(d_scratch);
+        KernelTimer kt(spans, stream);
         Jacobian<Cfg> acc = Jacobian<Cfg>::identity();
-        if (k) acc += sum_ones(pl, b, h_ones).to_jacobian();
-        if (m) acc += pippenger(pl, b, h_scalars, mont, h_index, on_device);
+        if (k) acc += sum_ones(pl, b, h_ones, kt).to_jacobian();
+        if (m) acc += pippenger(pl, b, h_scalars, mont, h_index, kt, on_device);
+        kt.report();  // both stages synchronize the stream before they return
         return acc;
     }
 };
@@ -722,25 +735,26 @@ template <class Cfg>
 MsmContext<Cfg>& MsmContext<Cfg>::operator=(MsmContext&&) noexcept = default;
 
 template <class Cfg>
-Jacobian<Cfg> MsmContext<Cfg>::msm(std::span<const Fr> scalars) {
+Jacobian<Cfg> MsmContext<Cfg>::msm(std::span<const Fr> scalars, const KernelSpans& spans) {
     if (scalars.size() > impl_->n)
         throw std::invalid_argument("gpu msm: " + std::to_string(scalars.size()) + " scalars for " +
                                     std::to_string(impl_->n) + " bases");
     static_assert(sizeof(Fr) == sizeof(Limbs4), "Fr is its Montgomery limbs");
-    return impl_->run(scalars.size(), reinterpret_cast<const Limbs4*>(scalars.data()), true, nullptr, 0, nullptr);
+    return impl_->run(scalars.size(), reinterpret_cast<const Limbs4*>(scalars.data()), true, nullptr, 0, nullptr,
+                      spans);
 }
 
 template <class Cfg>
-Jacobian<Cfg> MsmContext<Cfg>::msm_device(const Fr* d_scalars, size_t m) {
+Jacobian<Cfg> MsmContext<Cfg>::msm_device(const Fr* d_scalars, size_t m, const KernelSpans& spans) {
     if (m > impl_->n)
         throw std::invalid_argument("gpu msm: " + std::to_string(m) + " scalars for " + std::to_string(impl_->n) +
                                     " bases");
     if (m && !d_scalars) throw std::invalid_argument("gpu msm: null device scalars");
-    return impl_->run(m, reinterpret_cast<const Limbs4*>(d_scalars), true, nullptr, 0, nullptr, true);
+    return impl_->run(m, reinterpret_cast<const Limbs4*>(d_scalars), true, nullptr, 0, nullptr, spans, true);
 }
 
 template <class Cfg>
-Jacobian<Cfg> MsmContext<Cfg>::msm_split(const ScalarSplit& split) {
+Jacobian<Cfg> MsmContext<Cfg>::msm_split(const ScalarSplit& split, const KernelSpans& spans) {
     if (split.size > impl_->n)
         throw std::invalid_argument("gpu msm: a split of " + std::to_string(split.size) + " scalars for " +
                                     std::to_string(impl_->n) + " bases");
@@ -752,7 +766,7 @@ Jacobian<Cfg> MsmContext<Cfg>::msm_split(const ScalarSplit& split) {
             if (i >= split.size)
                 throw std::invalid_argument("gpu msm: split index " + std::to_string(i) + " out of range");
     return impl_->run(split.other_indices.size(), split.other_scalars.data(), false, split.other_indices.data(),
-                      split.one_indices.size(), split.one_indices.data());
+                      split.one_indices.size(), split.one_indices.data(), spans);
 }
 
 template <class Cfg>

@@ -10,6 +10,7 @@
 
 #include "cuzk/ec/g1.hpp"
 #include "cuzk/ec/g2.hpp"
+#include "cuzk/ec/random_points.hpp"
 #include "cuzk/poly/domain.hpp"
 #include "cuzk/poly/ntt.hpp"
 #include "cuzk/r1cs/circuit.hpp"
@@ -441,6 +442,32 @@ Parameters generate_parameters(const r1cs::Circuit& circuit, const ToxicWaste& t
         progress.finish();
     }
     return params;
+}
+
+Parameters benchmark_parameters(const r1cs::ProvingAssignment& asg, uint64_t seed, HConvention convention) {
+    const size_t ni = asg.inputs().size(), na = asg.aux().size(), m = asg.a().size();
+    if (ni == 0) throw std::invalid_argument("benchmark_parameters: the assignment has no inputs");
+    if (m > (size_t{1} << (Fr::S - 1)))
+        throw std::invalid_argument("benchmark_parameters: " + std::to_string(m) + " constraints need a domain of 2^32");
+    const size_t n = EvaluationDomain::for_size(m).size();
+    const size_t nb = asg.b_input_density().count() + asg.b_aux_density().count();
+    Parameters p;
+    p.h_convention = convention;
+    p.a = random_points<G1Config>(ni + asg.a_aux_density().count(), seed * 8 + 1);
+    p.b_g1 = random_points<G1Config>(nb, seed * 8 + 2);
+    p.b_g2 = random_points<G2Config>(nb, seed * 8 + 3);
+    p.l = random_points<G1Config>(na, seed * 8 + 4);
+    p.h = random_points<G1Config>(convention == HConvention::Snarkjs ? n : n - 1, seed * 8 + 5);
+    p.vk.ic = random_points<G1Config>(ni, seed * 8 + 6);
+    auto g1 = random_points<G1Config>(3, seed * 8 + 7);
+    auto g2 = random_points<G2Config>(3, seed * 8 + 7);
+    p.vk.alpha_g1 = g1[0];
+    p.vk.beta_g1 = g1[1];
+    p.vk.delta_g1 = g1[2];
+    p.vk.beta_g2 = g2[0];
+    p.vk.gamma_g2 = g2[1];
+    p.vk.delta_g2 = g2[2];
+    return p;
 }
 
 }  // namespace cuzk::groth16

@@ -22,6 +22,7 @@
 #include "cuzk/ff/fr.hpp"
 #include "cuzk/groth16/types.hpp"
 #include "cuzk/r1cs/constraint_system.hpp"
+#include "cuzk/r1cs/proving_assignment.hpp"
 #include "cuzk/util/timing.hpp"
 
 namespace cuzk::groth16 {
@@ -53,5 +54,13 @@ using SetupProgress = std::function<void(const char* stage, size_t done, size_t 
 // "setup.b_g2", "setup.ic", "setup.l", "setup.vk".
 Parameters generate_parameters(const r1cs::Circuit& circuit, const ToxicWaste& tw, TimingSink* timing = nullptr,
                                const SetupProgress& progress = {});
+
+// Parameters of the shape `asg` needs (its inputs, aux values and densities fix the A, B, L and IC sizes, its
+// constraint count the domain and so the H size) filled with pseudo-random points (ec/random_points.hpp: one
+// addition per point on all threads) instead of a setup's. For timing the provers at sizes where a real setup takes
+// too long (2^24 and up). Proofs made with them do not verify: benchmarks only. The verifying key's points are random
+// too (delta not at infinity, so the prover accepts them).
+Parameters benchmark_parameters(const r1cs::ProvingAssignment& asg, uint64_t seed,
+                                HConvention convention = HConvention::Bellman);
 
 }  // namespace cuzk::groth16

@@ -41,6 +41,14 @@ private:
     std::vector<TimingSpan> spans_;
 };
 
+// Where a device-side operation reports its kernel-layer spans: spans named `name` + "." + stage, for `item`. A
+// null sink: nothing is recorded (and no events are created).
+struct KernelSpans {
+    TimingSink* sink = nullptr;
+    std::string name;
+    int64_t item = -1;
+};
+
 // Records [construction, destruction) into the sink; a null sink records nothing.
 class ScopedTiming {
 public:

@@ -2,15 +2,19 @@
 // three element-wise kernels on one stream; every array stays on the device between the steps.
 #include "cuzk/backends/cuda/h_gpu.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
 #include "cuzk/gpu/cuda_check.cuh"
+#include "cuzk/gpu/kernel_timer.cuh"
 #include "cuzk/gpu/mont32.cuh"
 #include "cuzk/gpu/ntt.hpp"
 #include "cuzk/groth16/prover.hpp"
 #include "cuzk/poly/domain.hpp"
+#include "cuzk/util/thread_pool.hpp"
 
 namespace cuzk::gpu {
 
@@ -101,7 +105,12 @@ struct HComputer::Impl {
     size_t n;
     groth16::HConvention convention;
     EvaluationDomain domain;
-    Stream stream, upload;
+    Stream stream, upload_stream;
+    // Pinned staging for pageable a, b, c (made on first need): 2 x 2^21 elements (64 MiB each).
+    static constexpr size_t kStageElements = size_t{1} << 21;
+    std::unique_ptr<PinnedBuffer<Fr>> stage[2];
+    cudaEvent_t staged[2] = {};
+    int next_stage = 0;
     cudaEvent_t ready[3] = {};
     DeviceBuffer<Fr> d_a, d_b, d_c, d_scratch, d_t, d_lo, d_hi;
     unsigned hb = 0;  // the power tables' split (snarkjs)
@@ -151,27 +160,53 @@ struct HComputer::Impl {
     ~Impl() {
         for (auto& ev : ready)
             if (ev) cudaEventDestroy(ev);
+        for (auto& ev : staged)
+            if (ev) cudaEventDestroy(ev);
     }
 
-    void run(std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c) {
+    // Host -> device copy of one array on the upload stream. Pinned arrays go straight; pageable ones through
+    // two pinned staging buffers: the CPU (all pool threads) fills one while the DMA engine empties the other, so
+    // the copy runs near PCIe speed instead of the driver's pageable path.
+    void upload(Fr* dst, std::span<const Fr> src) {
+        if (src.empty()) return;
+        if (is_pinned_host(src.data())) {
+            CUZK_CUDA_CHECK(cudaMemcpyAsync(dst, src.data(), src.size() * sizeof(Fr), cudaMemcpyHostToDevice,
+                                            upload_stream.get()));
+            return;
+        }
+        if (!stage[0]) {
+            const size_t len = std::min(n, kStageElements);
+            for (int i = 0; i < 2; i++) {
+                stage[i] = std::make_unique<PinnedBuffer<Fr>>(len);
+                CUZK_CUDA_CHECK(cudaEventCreateWithFlags(&staged[i], cudaEventDisableTiming));
+            }
+        }
+        const size_t chunk = stage[0]->size();
+        for (size_t off = 0; off < src.size(); off += chunk) {
+            const size_t len = std::min(chunk, src.size() - off);
+            PinnedBuffer<Fr>& buf = *stage[next_stage];
+            // The copy that last read this buffer must be done before it is refilled (an event never recorded
+            // counts as done).
+            CUZK_CUDA_CHECK(cudaEventSynchronize(staged[next_stage]));
+            Fr* to = buf.get();
+            const Fr* from = src.data() + off;
+            parallel_for(len, [&](size_t lo, size_t hi) { std::memcpy(to + lo, from + lo, (hi - lo) * sizeof(Fr)); });
+            CUZK_CUDA_CHECK(
+                cudaMemcpyAsync(dst + off, to, len * sizeof(Fr), cudaMemcpyHostToDevice, upload_stream.get()));
+            CUZK_CUDA_CHECK(cudaEventRecord(staged[next_stage], upload_stream.get()));
+            next_stage ^= 1;
+        }
+    }
+
+    void run(std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c, const KernelSpans& spans) {
         if (a.size() != b.size() || a.size() != c.size() || a.size() > n)
             throw std::invalid_argument("gpu compute_h: a, b, c have " + std::to_string(a.size()) + ", " +
                                         std::to_string(b.size()) + ", " + std::to_string(c.size()) +
                                         " evaluations for a domain of " + std::to_string(n));
         const cudaStream_t st = stream.get();
+        KernelTimer kt(spans, st);
         Fr* const arrays[3] = {d_a.get(), d_b.get(), d_c.get()};
         const std::span<const Fr> host[3] = {a, b, c};
-        // Uploads on their own stream; the compute stream waits for each array's event, so b and c arrive while a
-        // is being transformed.
-        for (int k = 0; k < 3; k++) {
-            const size_t m = host[k].size();
-            if (m)
-                CUZK_CUDA_CHECK(cudaMemcpyAsync(arrays[k], host[k].data(), m * sizeof(Fr), cudaMemcpyHostToDevice,
-                                                upload.get()));
-            // Constraints beyond the last one are 0 * 0 = 0.
-            if (m < n) CUZK_CUDA_CHECK(cudaMemsetAsync(arrays[k] + m, 0, (n - m) * sizeof(Fr), upload.get()));
-            CUZK_CUDA_CHECK(cudaEventRecord(ready[k], upload.get()));
-        }
         NttConfig cfg;
         cfg.stream = st;
         cfg.d_scratch = d_scratch.size() ? d_scratch.get() : nullptr;
@@ -183,22 +218,24 @@ struct HComputer::Impl {
         auto* da = reinterpret_cast<dfr*>(d_a.get());
         auto* db = reinterpret_cast<dfr*>(d_b.get());
         auto* dc = reinterpret_cast<dfr*>(d_c.get());
-        if (convention == groth16::HConvention::Bellman) {
-            for (int k = 0; k < 3; k++) {
-                CUZK_CUDA_CHECK(cudaStreamWaitEvent(st, ready[k], 0));
+        auto* dt = reinterpret_cast<dfr*>(d_t.get());
+        // Array k is uploaded (upload stream), then its transforms are queued (compute stream, after array k's
+        // event): the host stages b and c while the device transforms a.
+        for (int k = 0; k < 3; k++) {
+            const int up = kt.start("upload", upload_stream.get());
+            upload(arrays[k], host[k]);
+            // Constraints beyond the last one are 0 * 0 = 0.
+            const size_t m = host[k].size();
+            if (m < n)
+                CUZK_CUDA_CHECK(cudaMemsetAsync(arrays[k] + m, 0, (n - m) * sizeof(Fr), upload_stream.get()));
+            kt.stop(up, upload_stream.get());
+            CUZK_CUDA_CHECK(cudaEventRecord(ready[k], upload_stream.get()));
+            CUZK_CUDA_CHECK(cudaStreamWaitEvent(st, ready[k], 0));
+            const int tr = kt.start("transforms", st);
+            if (convention == groth16::HConvention::Bellman) {
                 transform(arrays[k], NttKind::inverse);
                 transform(arrays[k], NttKind::coset_forward);
-            }
-            dfr zi;
-            static_assert(sizeof(zi) == sizeof(z_inv));
-            std::memcpy(&zi, &z_inv, sizeof(zi));
-            ab_minus_c<<<blocks_for(n), kThreads, 0, st>>>(da, db, dc, n, zi, true);
-            CUZK_CUDA_CHECK(cudaGetLastError());
-            transform(d_a.get(), NttKind::coset_inverse);  // deg H <= n - 2; bellman drops the top coefficient
-        } else {
-            auto* dt = reinterpret_cast<dfr*>(d_t.get());
-            for (int k = 0; k < 3; k++) {
-                CUZK_CUDA_CHECK(cudaStreamWaitEvent(st, ready[k], 0));
+            } else {
                 auto* dx = reinterpret_cast<dfr*>(arrays[k]);
                 // value j sits at snarkjs's w^j = omega^(e j): put it where cuzk's NTT expects omega^(e j)
                 permute_by_exponent<<<blocks_for(n), kThreads, 0, st>>>(dx, dt, n, e, true);
@@ -211,10 +248,23 @@ struct HComputer::Impl {
                 permute_by_exponent<<<blocks_for(n), kThreads, 0, st>>>(dt, dx, n, e, false);
                 CUZK_CUDA_CHECK(cudaGetLastError());
             }
+            kt.stop(tr, st);
+        }
+        const int fin = kt.start("pointwise_final", st);
+        if (convention == groth16::HConvention::Bellman) {
+            dfr zi;
+            static_assert(sizeof(zi) == sizeof(z_inv));
+            std::memcpy(&zi, &z_inv, sizeof(zi));
+            ab_minus_c<<<blocks_for(n), kThreads, 0, st>>>(da, db, dc, n, zi, true);
+            CUZK_CUDA_CHECK(cudaGetLastError());
+            transform(d_a.get(), NttKind::coset_inverse);  // deg H <= n - 2; bellman drops the top coefficient
+        } else {
             ab_minus_c<<<blocks_for(n), kThreads, 0, st>>>(da, db, dc, n, dfr{}, false);
             CUZK_CUDA_CHECK(cudaGetLastError());
         }
+        kt.stop(fin, st);
         CUZK_CUDA_CHECK(cudaStreamSynchronize(st));
+        kt.report();
     }
 };
 
@@ -223,7 +273,9 @@ HComputer::HComputer(unsigned log_n, groth16::HConvention convention)
 HComputer::~HComputer() = default;
 unsigned HComputer::log_n() const { return impl_->log_n; }
 groth16::HConvention HComputer::convention() const { return impl_->convention; }
-void HComputer::run(std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c) { impl_->run(a, b, c); }
+void HComputer::run(std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c, const KernelSpans& spans) {
+    impl_->run(a, b, c, spans);
+}
 const Fr* HComputer::h_device() const { return impl_->d_a.get(); }
 void HComputer::copy_h_to_host(std::span<Fr> h) const {
     const size_t len = h_gpu_length(impl_->log_n, impl_->convention);

@@ -20,6 +20,7 @@
 
 #include "cuzk/ff/fr.hpp"
 #include "cuzk/groth16/types.hpp"
+#include "cuzk/util/timing.hpp"
 
 namespace cuzk::gpu {
 
@@ -38,7 +39,10 @@ public:
 
     unsigned log_n() const;
     groth16::HConvention convention() const;
-    void run(std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c);
+    // Pageable a, b, c are copied through pinned staging buffers (allocated on first need, 128 MiB) so their upload
+    // overlaps the transforms of the arrays before them. Kernel-layer spans: "<name>.upload" and
+    // "<name>.transforms" per array, "<name>.pointwise_final".
+    void run(std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c, const KernelSpans& spans = {});
     // h_gpu_length(log_n, convention) values in device memory, valid until the next run().
     const Fr* h_device() const;
     void copy_h_to_host(std::span<Fr> h) const;

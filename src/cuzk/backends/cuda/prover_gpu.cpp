@@ -52,32 +52,32 @@ struct GpuProver::Impl {
                 hc.reset();
                 hc = std::make_unique<HComputer>(domain.log_size(), p.h_convention);
             }
-            hc->run(asg.a(), asg.b(), asg.c());
+            hc->run(asg.a(), asg.b(), asg.c(), {timing, "h", item});
             std::vector<Fr>().swap(asg.a());
             std::vector<Fr>().swap(asg.b());
             std::vector<Fr>().swap(asg.c());
         }
         {
             ScopedTiming t(timing, kLayer, "msm.h", item);
-            h_sum = h.msm_device(hc->h_device(), p.h.size());  // H never leaves the device
+            h_sum = h.msm_device(hc->h_device(), p.h.size(), {timing, "msm.h", item});  // H stays on the device
         }
         groth16::QuerySplits q = split.get();
         auto b2_future = std::async(std::launch::async, [&] {
             ScopedTiming t(timing, kLayer, "msm.b_g2", item);
-            return b2.msm_split(q.b);
+            return b2.msm_split(q.b, {timing, "msm.b_g2", item});
         });
         G1Jacobian a_sum, b1_sum, l_sum;
         {
             ScopedTiming t(timing, kLayer, "msm.a", item);
-            a_sum = a.msm_split(q.a);
+            a_sum = a.msm_split(q.a, {timing, "msm.a", item});
         }
         {
             ScopedTiming t(timing, kLayer, "msm.b_g1", item);
-            b1_sum = b1.msm_split(q.b);
+            b1_sum = b1.msm_split(q.b, {timing, "msm.b_g1", item});
         }
         {
             ScopedTiming t(timing, kLayer, "msm.l", item);
-            l_sum = l.msm_split(q.l);
+            l_sum = l.msm_split(q.l, {timing, "msm.l", item});
         }
         const G2Jacobian b2_sum = b2_future.get();
         ScopedTiming t(timing, kLayer, "assembly", item);

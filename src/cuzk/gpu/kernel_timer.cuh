@@ -1,0 +1,82 @@
+// Kernel-layer timing: spans measured with CUDA events on the device's own clock, reported to a TimingSink
+// (layer Kernel) beside the host-measured prover and pipeline layers, so the gaps between layers are visible.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cuzk/gpu/cuda_check.cuh"
+#include "cuzk/util/timing.hpp"
+
+namespace cuzk::gpu {
+
+// start(stage, stream) / stop(id, stream) record an event pair on a stream; report() -- after every stream used is
+// synchronized -- turns each pair into a span named spans.name + "." + stage. Spans are placed on the sink's clock
+// through a reference event recorded on `origin` at construction (its host time is taken then, so work already
+// queued on `origin` shifts the placement, never the durations). With a null sink every call is a no-op.
+class KernelTimer {
+public:
+    KernelTimer(const KernelSpans& spans, cudaStream_t origin) : spans_(spans) {
+        if (!spans_.sink) return;
+        origin_ = make_event();
+        host0_ = spans_.sink->seconds_since_epoch(std::chrono::steady_clock::now());
+        CUZK_CUDA_CHECK(cudaEventRecord(origin_, origin));
+    }
+    ~KernelTimer() {
+        if (origin_) cudaEventDestroy(origin_);
+        for (auto& m : marks_) {
+            cudaEventDestroy(m.start);
+            if (m.stop) cudaEventDestroy(m.stop);
+        }
+    }
+    KernelTimer(const KernelTimer&) = delete;
+    KernelTimer& operator=(const KernelTimer&) = delete;
+
+    bool enabled() const { return spans_.sink != nullptr; }
+
+    int start(const char* stage, cudaStream_t stream) {
+        if (!spans_.sink) return -1;
+        Mark m{stage, make_event(), nullptr};
+        CUZK_CUDA_CHECK(cudaEventRecord(m.start, stream));
+        marks_.push_back(m);
+        return (int)marks_.size() - 1;
+    }
+    void stop(int id, cudaStream_t stream) {
+        if (!spans_.sink || id < 0) return;
+        Mark& m = marks_[(size_t)id];
+        m.stop = make_event();
+        CUZK_CUDA_CHECK(cudaEventRecord(m.stop, stream));
+    }
+    void report() {
+        if (!spans_.sink) return;
+        for (const auto& m : marks_) {
+            if (!m.stop) continue;
+            float from_origin = 0, length = 0;
+            CUZK_CUDA_CHECK(cudaEventElapsedTime(&from_origin, origin_, m.start));
+            CUZK_CUDA_CHECK(cudaEventElapsedTime(&length, m.start, m.stop));
+            spans_.sink->record({TimingLayer::Kernel, spans_.name + "." + m.stage, spans_.item,
+                                 host0_ + from_origin * 1e-3, length * 1e-3});
+        }
+    }
+
+private:
+    struct Mark {
+        const char* stage;
+        cudaEvent_t start, stop;
+    };
+    static cudaEvent_t make_event() {
+        cudaEvent_t e = nullptr;
+        CUZK_CUDA_CHECK(cudaEventCreate(&e));
+        return e;
+    }
+    KernelSpans spans_;
+    cudaEvent_t origin_ = nullptr;
+    double host0_ = 0;
+    std::vector<Mark> marks_;
+};
+
+}  // namespace cuzk::gpu
