@@ -88,6 +88,8 @@ void check(size_t n, Kind kind, uint64_t seed, const gpu::GpuMsmConfig& cfg = {}
     gpu::MsmContext<Cfg> ctx(std::span<const Affine<Cfg>>(bases), cfg);
     EXPECT_EQ(ctx.msm(scalars), want) << "Pippenger on every scalar";
     EXPECT_EQ(ctx.msm_split(split_scalars(scalars)), want) << "0/1 split";
+    const ScalarSource src[] = {{scalars, nullptr}};
+    EXPECT_EQ(ctx.msm_split(split_scalars_gathered(src, nullptr, true)), want) << "0/1 split, Montgomery scalars";
 }
 
 bool have_gpu() { return !gpu::devices().empty(); }

@@ -371,8 +371,8 @@ TEST(SplitScalars, GatheredMatchesGatherThenSplit) {
             if ((d0[i / 64] >> (i % 64)) & 1) g.push_back(v0[i]);
         for (size_t i = 0; i < n1; i++)
             if ((d1[i / 64] >> (i % 64)) & 1) g.push_back(v1[i]);
-        std::vector<uint32_t> ones, others;
-        std::vector<limbs_t<4>> other_values;
+        uninit_vector<uint32_t> ones, others;
+        uninit_vector<limbs_t<4>> other_values;
         for (size_t i = 0; i < g.size(); i++) {
             if (g[i].is_zero()) continue;
             if (g[i].is_one()) ones.push_back((uint32_t)i);
@@ -394,4 +394,23 @@ TEST(SplitScalars, GatheredMatchesGatherThenSplit) {
         EXPECT_EQ(sd.other_indices, sc.other_indices);
         EXPECT_EQ(sd.other_scalars, sc.other_scalars);
     }
+}
+
+TEST(SplitScalars, MontgomeryKeepsLimbsAndTheCpuMsmRefusesIt) {
+    Rng rng(17);
+    std::vector<Fr> v(300);
+    for (auto& x : v) x = rng() % 3 == 0 ? Fr::one() : Fr::random(rng);
+    const ScalarSource src[] = {{v, nullptr}};
+    ScalarSplit c = split_scalars_gathered(src), m = split_scalars_gathered(src, nullptr, true);
+    EXPECT_FALSE(c.montgomery);
+    EXPECT_TRUE(m.montgomery);
+    ASSERT_EQ(m.other_indices, c.other_indices);
+    EXPECT_EQ(m.one_indices, c.one_indices);
+    for (size_t k = 0; k < m.other_indices.size(); k++) {
+        EXPECT_EQ(m.other_scalars[k], v[m.other_indices[k]].mont_limbs());
+        EXPECT_EQ(c.other_scalars[k], v[c.other_indices[k]].to_canonical());
+    }
+    auto bases = random_bases<G1Config>(v.size(), rng);
+    EXPECT_THROW(msm_g1_split(bases, m), std::invalid_argument);
+    EXPECT_EQ(msm_g1_split(bases, c), naive_msm<G1Config>(bases, v));
 }

@@ -38,13 +38,13 @@ private:
     size_t n_ = 0;
 };
 
-// Page-locked host memory (cudaMallocHost) owned by one object: copies from it run at full PCIe speed and
-// asynchronously.
+// Page-locked host memory owned by one object (portable: pinned for every device): copies from it run at full
+// PCIe speed and asynchronously.
 template <class T>
 class PinnedBuffer {
 public:
     explicit PinnedBuffer(size_t n) : n_(n) {
-        if (n) CUZK_CUDA_CHECK(cudaMallocHost(&p_, n * sizeof(T)));
+        if (n) CUZK_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&p_), n * sizeof(T), cudaHostAllocPortable));
     }
     ~PinnedBuffer() {
         if (p_) cudaFreeHost(p_);

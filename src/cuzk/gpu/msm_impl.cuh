@@ -43,6 +43,7 @@
 #include "cuzk/gpu/dev_field.cuh"
 #include "cuzk/gpu/field.cuh"
 #include "cuzk/gpu/kernel_timer.cuh"
+#include "cuzk/gpu/pinned_upload.cuh"
 #include "cuzk/gpu/msm.hpp"
 #include "cuzk/gpu/msm_point.cuh"
 
@@ -607,7 +608,7 @@ struct MsmContext<Cfg>::Impl {
     XYZZ<Cfg> sum_ones(const Plan<F>& pl, const typename Plan<F>::Ptrs& b, const uint32_t* h_ones, KernelTimer& kt) {
         const uint32_t k = pl.k;
         const int span = kt.start("ones", stream);
-        CUZK_CUDA_CHECK(cudaMemcpyAsync(b.ones_idx, h_ones, (size_t)k * 4, cudaMemcpyHostToDevice, stream));
+        PinnedUploader::shared().upload(b.ones_idx, h_ones, (size_t)k * 4, stream);
         CUZK_CUDA_CHECK(cudaMemsetAsync(b.ones0, 0, (size_t)pl.q2 * sizeof(P), stream));  // padding = identity
         const uint32_t q = (k + kOnesPiece - 1) / kOnesPiece;
         sum_indexed<F><<<blocks_for(q), kThreads, 0, stream>>>(d_bases, b.ones_idx, k, kOnesPiece, b.ones0);
@@ -633,11 +634,9 @@ struct MsmContext<Cfg>::Impl {
         const uint32_t m = pl.m;
         const Limbs4* d_scalars = on_device ? h_scalars : b.scalars;
         const int up = kt.start("upload", stream);
-        if (!on_device)
-            CUZK_CUDA_CHECK(cudaMemcpyAsync(b.scalars, h_scalars, (size_t)m * sizeof(Limbs4), cudaMemcpyHostToDevice,
-                                            stream));
-        if (h_index)
-            CUZK_CUDA_CHECK(cudaMemcpyAsync(b.index, h_index, (size_t)m * 4, cudaMemcpyHostToDevice, stream));
+        // Pageable host arrays through pinned staging (pinned_upload.cuh).
+        if (!on_device) PinnedUploader::shared().upload(b.scalars, h_scalars, (size_t)m * sizeof(Limbs4), stream);
+        if (h_index) PinnedUploader::shared().upload(b.index, h_index, (size_t)m * 4, stream);
         kt.stop(up, stream);
         // Window sums (Horner below), or with the precomputed table one sum per group (added up below).
         std::vector<XYZZ<Cfg>> sums(pl.W);
@@ -765,7 +764,7 @@ Jacobian<Cfg> MsmContext<Cfg>::msm_split(const ScalarSplit& split, const KernelS
         for (uint32_t i : *list)
             if (i >= split.size)
                 throw std::invalid_argument("gpu msm: split index " + std::to_string(i) + " out of range");
-    return impl_->run(split.other_indices.size(), split.other_scalars.data(), false, split.other_indices.data(),
+    return impl_->run(split.other_indices.size(), split.other_scalars.data(), split.montgomery, split.other_indices.data(),
                       split.one_indices.size(), split.one_indices.data(), spans);
 }
 

@@ -92,17 +92,18 @@ EvaluationDomain check_assignment(const Parameters& p, const r1cs::ProvingAssign
     return domain;
 }
 
-QuerySplits split_queries(const r1cs::ProvingAssignment& asg) {
+QuerySplits split_queries(const r1cs::ProvingAssignment& asg, bool montgomery) {
     // A (all inputs, then aux in a_aux_density), B (inputs in b_input_density, then aux in b_aux_density; shared
     // by B_G1 and B_G2), L (all aux). The gathered order is the order of the query points setup kept; the split
     // reads the scalars in place.
     const std::span<const Fr> inputs = asg.inputs(), aux = asg.aux();
     QuerySplits q;
     const ScalarSource a[] = {{inputs, nullptr}, {aux, asg.a_aux_density().words()}};
-    q.a = split_scalars_gathered(a);
+    q.a = split_scalars_gathered(a, nullptr, montgomery);
     const ScalarSource b[] = {{inputs, asg.b_input_density().words()}, {aux, asg.b_aux_density().words()}};
-    q.b = split_scalars_gathered(b);
-    q.l = split_scalars(aux);
+    q.b = split_scalars_gathered(b, nullptr, montgomery);
+    const ScalarSource l[] = {{aux, nullptr}};
+    q.l = split_scalars_gathered(l, nullptr, montgomery);
     return q;
 }
 

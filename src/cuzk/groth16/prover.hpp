@@ -84,7 +84,8 @@ void check_randomness(size_t circuits, std::span<const Fr> r, std::span<const Fr
 struct QuerySplits {
     ScalarSplit a, b, l;
 };
-QuerySplits split_queries(const r1cs::ProvingAssignment& asg);
+// montgomery: the other scalars stay in Montgomery form (for the GPU's MSMs, which convert them on the device).
+QuerySplits split_queries(const r1cs::ProvingAssignment& asg, bool montgomery = false);
 
 // A = alpha_1 + a_sum + r delta_1, B = beta_2 + b2_sum + s delta_2, B_1 = beta_1 + b1_sum + s delta_1,
 // C = h_sum + l_sum + s A + r B_1 - r s delta_1, in affine form; the scalars derived from r, s are wiped.

@@ -474,7 +474,7 @@ Jacobian<Cfg> pippenger(std::span<const Affine<Cfg>> bases, const ScalarSplit& s
 
 // Sum of the bases whose scalar is 1: one bucket reduced by the same batched-affine tree, split over the threads.
 template <class Cfg>
-Jacobian<Cfg> sum_ones(std::span<const Affine<Cfg>> bases, const std::vector<uint32_t>& ones, ThreadPool& pool,
+Jacobian<Cfg> sum_ones(std::span<const Affine<Cfg>> bases, std::span<const uint32_t> ones, ThreadPool& pool,
                        ScratchPool<Cfg>& scratch, size_t chunk, size_t min_pairs) {
     const size_t m = ones.size();
     // Each part pays ~log2(m / parts) inversions; below a few batches per thread one part is cheaper.
@@ -507,12 +507,13 @@ ScalarSplit split_scalars(std::span<const Fr> scalars, ThreadPool* pool) {
     return split_scalars_gathered(std::span<const ScalarSource>(&all, 1), pool);
 }
 
-ScalarSplit split_scalars_gathered(std::span<const ScalarSource> sources, ThreadPool* pool_arg) {
+ScalarSplit split_scalars_gathered(std::span<const ScalarSource> sources, ThreadPool* pool_arg, bool keep_montgomery) {
     size_t n_in = 0;
     for (const auto& src : sources) n_in += src.values.size();
     if (n_in >= kMaxPoints) throw std::invalid_argument("split_scalars: at most 2^31 - 1 scalars");
     ThreadPool& pool = pool_arg ? *pool_arg : ThreadPool::global();
     ScalarSplit out;
+    out.montgomery = keep_montgomery;
     if (n_in == 0) return out;
     // Pieces: ranges of one source each, about 4 per thread over all sources. Two parallel passes: count the
     // selected values, the ones and the others of each piece, then (after prefix sums) write each piece's entries
@@ -565,7 +566,7 @@ ScalarSplit split_scalars_gathered(std::span<const ScalarSource> sources, Thread
                 continue;
             }
             out.other_indices[ko] = at;
-            out.other_scalars[ko++] = x.to_canonical();
+            out.other_scalars[ko++] = keep_montgomery ? x.mont_limbs() : x.to_canonical();
         }
     });
     return out;
@@ -582,6 +583,7 @@ Jacobian<Cfg> msm_split(std::span<const Affine<Cfg>> bases, const ScalarSplit& s
                                     std::to_string(split.size) + " scalars");
     if (split.other_indices.size() != split.other_scalars.size())
         throw std::invalid_argument("msm: split has mismatched other_indices / other_scalars");
+    if (split.montgomery) throw std::invalid_argument("msm: the CPU MSM needs a split with canonical scalars");
     if (cfg.window_bits > kMaxWindowBits)
         throw std::invalid_argument("msm: window_bits must be at most " + std::to_string(kMaxWindowBits));
     if (bases.size() >= kMaxPoints) throw std::invalid_argument("msm: at most 2^31 - 1 points");

@@ -20,6 +20,7 @@
 #include "cuzk/ec/g2.hpp"
 #include "cuzk/ff/fr.hpp"
 #include "cuzk/util/thread_pool.hpp"
+#include "cuzk/util/uninit_vector.hpp"
 
 namespace cuzk {
 
@@ -27,9 +28,13 @@ namespace cuzk {
 // MSM over the same assignment (in Groth16 the aux assignment feeds the A, B_G1 and B_G2 queries).
 struct ScalarSplit {
     size_t size = 0;                        // number of scalars, i.e. the number of bases the split applies to
-    std::vector<uint32_t> one_indices;      // i with scalars[i] == 1, increasing
-    std::vector<uint32_t> other_indices;    // i with scalars[i] not in {0, 1}, increasing
-    std::vector<limbs_t<4>> other_scalars;  // canonical (not Montgomery) values of those scalars, same order
+    // Uninitialized on resize: split_scalars sizes them, then its threads write (and first touch) their own ranges.
+    uninit_vector<uint32_t> one_indices;      // i with scalars[i] == 1, increasing
+    uninit_vector<uint32_t> other_indices;    // i with scalars[i] not in {0, 1}, increasing
+    uninit_vector<limbs_t<4>> other_scalars;  // canonical (not Montgomery) values of those scalars, same order
+    // other_scalars hold the Montgomery limbs instead (split_scalars_gathered(..., true)): for the GPU MSM, which
+    // converts on the device; the CPU MSM refuses such a split.
+    bool montgomery = false;
 
     size_t zero_count() const { return size - one_indices.size() - other_indices.size(); }
 };
@@ -70,7 +75,10 @@ struct ScalarSource {
 // split_scalars of the concatenation of the selected values of every source, without building that list (Groth16
 // gathers the A and B queries' scalars from the inputs and the aux values by density): one parallel pass counts,
 // one writes.
-ScalarSplit split_scalars_gathered(std::span<const ScalarSource> sources, ThreadPool* pool = nullptr);
+// keep_montgomery: leave the other scalars in Montgomery form (ScalarSplit::montgomery), saving one multiplication
+// per scalar when a GPU does the conversion.
+ScalarSplit split_scalars_gathered(std::span<const ScalarSource> sources, ThreadPool* pool = nullptr,
+                                   bool keep_montgomery = false);
 
 // The window width the cost model picks for n Pippenger points on `threads` threads (see msm.cpp), for the scalar
 // batched additions or for the AVX-512 IFMA ones (G1 on a CPU that has them).

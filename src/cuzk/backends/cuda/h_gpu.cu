@@ -10,11 +10,11 @@
 
 #include "cuzk/gpu/cuda_check.cuh"
 #include "cuzk/gpu/kernel_timer.cuh"
+#include "cuzk/gpu/pinned_upload.cuh"
 #include "cuzk/gpu/mont32.cuh"
 #include "cuzk/gpu/ntt.hpp"
 #include "cuzk/groth16/prover.hpp"
 #include "cuzk/poly/domain.hpp"
-#include "cuzk/util/thread_pool.hpp"
 
 namespace cuzk::gpu {
 
@@ -106,11 +106,6 @@ struct HComputer::Impl {
     groth16::HConvention convention;
     EvaluationDomain domain;
     Stream stream, upload_stream;
-    // Pinned staging for pageable a, b, c (made on first need): 2 x 2^21 elements (64 MiB each).
-    static constexpr size_t kStageElements = size_t{1} << 21;
-    std::unique_ptr<PinnedBuffer<Fr>> stage[2];
-    cudaEvent_t staged[2] = {};
-    int next_stage = 0;
     cudaEvent_t ready[3] = {};
     DeviceBuffer<Fr> d_a, d_b, d_c, d_scratch, d_t, d_lo, d_hi;
     unsigned hb = 0;  // the power tables' split (snarkjs)
@@ -160,42 +155,6 @@ struct HComputer::Impl {
     ~Impl() {
         for (auto& ev : ready)
             if (ev) cudaEventDestroy(ev);
-        for (auto& ev : staged)
-            if (ev) cudaEventDestroy(ev);
-    }
-
-    // Host -> device copy of one array on the upload stream. Pinned arrays go straight; pageable ones through
-    // two pinned staging buffers: the CPU (all pool threads) fills one while the DMA engine empties the other, so
-    // the copy runs near PCIe speed instead of the driver's pageable path.
-    void upload(Fr* dst, std::span<const Fr> src) {
-        if (src.empty()) return;
-        if (is_pinned_host(src.data())) {
-            CUZK_CUDA_CHECK(cudaMemcpyAsync(dst, src.data(), src.size() * sizeof(Fr), cudaMemcpyHostToDevice,
-                                            upload_stream.get()));
-            return;
-        }
-        if (!stage[0]) {
-            const size_t len = std::min(n, kStageElements);
-            for (int i = 0; i < 2; i++) {
-                stage[i] = std::make_unique<PinnedBuffer<Fr>>(len);
-                CUZK_CUDA_CHECK(cudaEventCreateWithFlags(&staged[i], cudaEventDisableTiming));
-            }
-        }
-        const size_t chunk = stage[0]->size();
-        for (size_t off = 0; off < src.size(); off += chunk) {
-            const size_t len = std::min(chunk, src.size() - off);
-            PinnedBuffer<Fr>& buf = *stage[next_stage];
-            // The copy that last read this buffer must be done before it is refilled (an event never recorded
-            // counts as done).
-            CUZK_CUDA_CHECK(cudaEventSynchronize(staged[next_stage]));
-            Fr* to = buf.get();
-            const Fr* from = src.data() + off;
-            parallel_for(len, [&](size_t lo, size_t hi) { std::memcpy(to + lo, from + lo, (hi - lo) * sizeof(Fr)); });
-            CUZK_CUDA_CHECK(
-                cudaMemcpyAsync(dst + off, to, len * sizeof(Fr), cudaMemcpyHostToDevice, upload_stream.get()));
-            CUZK_CUDA_CHECK(cudaEventRecord(staged[next_stage], upload_stream.get()));
-            next_stage ^= 1;
-        }
     }
 
     void run(std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c, const KernelSpans& spans) {
@@ -223,7 +182,9 @@ struct HComputer::Impl {
         // event): the host stages b and c while the device transforms a.
         for (int k = 0; k < 3; k++) {
             const int up = kt.start("upload", upload_stream.get());
-            upload(arrays[k], host[k]);
+            // Pageable arrays through pinned staging (pinned_upload.cuh); the host stages b while a transforms.
+            PinnedUploader::shared().upload(arrays[k], host[k].data(), host[k].size() * sizeof(Fr),
+                                            upload_stream.get());
             // Constraints beyond the last one are 0 * 0 = 0.
             const size_t m = host[k].size();
             if (m < n)

@@ -42,7 +42,7 @@ struct GpuProver::Impl {
                              const Fr& s, TimingSink* timing, int64_t item) {
         auto split = std::async(std::launch::async, [&] {
             ScopedTiming t(timing, kLayer, "msm.split", item);
-            return groth16::split_queries(asg);  // reads inputs, aux, densities only
+            return groth16::split_queries(asg, true);  // reads inputs, aux, densities only; the GPU converts
         });
         G1Jacobian h_sum;
         {
