@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "cuzk/circuits/builtin.hpp"
-#include "cuzk/engine/deallocator.hpp"
+#include "cuzk/util/deallocator.hpp"
 #include "cuzk/engine/engine.hpp"
 #include "cuzk/engine/param_cache.hpp"
 #include "cuzk/formats/bellman_params.hpp"

@@ -414,3 +414,38 @@ TEST(SplitScalars, MontgomeryKeepsLimbsAndTheCpuMsmRefusesIt) {
     EXPECT_THROW(msm_g1_split(bases, m), std::invalid_argument);
     EXPECT_EQ(msm_g1_split(bases, c), naive_msm<G1Config>(bases, v));
 }
+
+TEST(SplitScalars, MultiEqualsOneSplitPerList) {
+    Rng rng(23);
+    ThreadPool pool(3);
+    std::vector<Fr> v0(70), v1(2000);
+    for (auto* v : {&v0, &v1})
+        for (auto& x : *v) {
+            unsigned k = rng() % 3;
+            x = k == 0 ? Fr::zero() : k == 1 ? Fr::one() : Fr::random(rng);
+        }
+    std::vector<uint64_t> d0(2), d1(32), e1(32);
+    for (auto& w : d0) w = rng();
+    for (auto& w : d1) w = rng();
+    for (auto& w : e1) w = rng() | rng();
+    const std::span<const Fr> values[] = {v0, v1};
+    // Groth16's shape (A: all of v0 + d1 of v1; B: d0 of v0 + e1 of v1; L: v1 only) and a fourth list.
+    const uint64_t* const sel[] = {kAllValues, d1.data(), d0.data(), e1.data(), kNoValues, kAllValues,
+                                   d0.data(), kNoValues};
+    for (bool mont : {false, true}) {
+        auto multi = split_scalars_multi(values, 4, sel, &pool, mont);
+        ASSERT_EQ(multi.size(), 4u);
+        for (size_t q = 0; q < 4; q++) {
+            std::vector<ScalarSource> src;
+            if (sel[2 * q] != kNoValues) src.push_back({v0, sel[2 * q]});
+            if (sel[2 * q + 1] != kNoValues) src.push_back({v1, sel[2 * q + 1]});
+            ScalarSplit one = split_scalars_gathered(src, &pool, mont);
+            EXPECT_EQ(multi[q].size, one.size) << q;
+            EXPECT_EQ(multi[q].montgomery, mont);
+            EXPECT_EQ(multi[q].one_indices, one.one_indices) << q;
+            EXPECT_EQ(multi[q].other_indices, one.other_indices) << q;
+            EXPECT_EQ(multi[q].other_scalars, one.other_scalars) << q;
+        }
+    }
+    EXPECT_THROW(split_scalars_multi(values, 3, sel, &pool), std::invalid_argument) << "selection count";
+}

@@ -13,7 +13,7 @@
 #include <string>
 #include <thread>
 
-#include "cuzk/engine/deallocator.hpp"
+#include "cuzk/util/deallocator.hpp"
 #include "cuzk/groth16/prover.hpp"
 #include "cuzk/groth16/verifier.hpp"
 #include "cuzk/util/random.hpp"

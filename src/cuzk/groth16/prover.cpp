@@ -94,16 +94,19 @@ EvaluationDomain check_assignment(const Parameters& p, const r1cs::ProvingAssign
 
 QuerySplits split_queries(const r1cs::ProvingAssignment& asg, bool montgomery) {
     // A (all inputs, then aux in a_aux_density), B (inputs in b_input_density, then aux in b_aux_density; shared
-    // by B_G1 and B_G2), L (all aux). The gathered order is the order of the query points setup kept; the split
-    // reads the scalars in place.
-    const std::span<const Fr> inputs = asg.inputs(), aux = asg.aux();
+    // by B_G1 and B_G2), L (all aux). The gathered order is the order of the query points setup kept; the three
+    // lists are split in one pass over the values, read in place.
+    const std::span<const Fr> values[] = {asg.inputs(), asg.aux()};
+    const uint64_t* const selection[] = {
+        kAllValues,                       asg.a_aux_density().words(),  // A
+        asg.b_input_density().words(),    asg.b_aux_density().words(),  // B
+        kNoValues,                        kAllValues,                   // L
+    };
+    auto splits = split_scalars_multi(values, 3, selection, nullptr, montgomery);
     QuerySplits q;
-    const ScalarSource a[] = {{inputs, nullptr}, {aux, asg.a_aux_density().words()}};
-    q.a = split_scalars_gathered(a, nullptr, montgomery);
-    const ScalarSource b[] = {{inputs, asg.b_input_density().words()}, {aux, asg.b_aux_density().words()}};
-    q.b = split_scalars_gathered(b, nullptr, montgomery);
-    const ScalarSource l[] = {{aux, nullptr}};
-    q.l = split_scalars_gathered(l, nullptr, montgomery);
+    q.a = std::move(splits[0]);
+    q.b = std::move(splits[1]);
+    q.l = std::move(splits[2]);
     return q;
 }
 

@@ -507,66 +507,112 @@ ScalarSplit split_scalars(std::span<const Fr> scalars, ThreadPool* pool) {
     return split_scalars_gathered(std::span<const ScalarSource>(&all, 1), pool);
 }
 
-ScalarSplit split_scalars_gathered(std::span<const ScalarSource> sources, ThreadPool* pool_arg, bool keep_montgomery) {
+ScalarSplit split_scalars_gathered(std::span<const ScalarSource> sources, ThreadPool* pool, bool keep_montgomery) {
+    std::vector<std::span<const Fr>> values;
+    std::vector<const uint64_t*> selection;
+    for (const auto& src : sources) {
+        values.push_back(src.values);
+        selection.push_back(src.density);
+    }
+    return std::move(split_scalars_multi(values, 1, selection, pool, keep_montgomery)[0]);
+}
+
+namespace {
+const uint64_t kNoValuesTag = 0;
+}  // namespace
+const uint64_t* const kNoValues = &kNoValuesTag;
+
+std::vector<ScalarSplit> split_scalars_multi(std::span<const std::span<const Fr>> values, size_t lists,
+                                             std::span<const uint64_t* const> selection, ThreadPool* pool_arg,
+                                             bool keep_montgomery) {
+    const size_t ns = values.size();
+    if (selection.size() != lists * ns)
+        throw std::invalid_argument("split_scalars_multi: " + std::to_string(selection.size()) + " selections for " +
+                                    std::to_string(lists) + " lists of " + std::to_string(ns) + " arrays");
     size_t n_in = 0;
-    for (const auto& src : sources) n_in += src.values.size();
+    for (const auto& v : values) n_in += v.size();
     if (n_in >= kMaxPoints) throw std::invalid_argument("split_scalars: at most 2^31 - 1 scalars");
     ThreadPool& pool = pool_arg ? *pool_arg : ThreadPool::global();
-    ScalarSplit out;
-    out.montgomery = keep_montgomery;
-    if (n_in == 0) return out;
-    // Pieces: ranges of one source each, about 4 per thread over all sources. Two parallel passes: count the
-    // selected values, the ones and the others of each piece, then (after prefix sums) write each piece's entries
-    // straight into its own range of the outputs, so indices increase and nothing is copied twice.
+    std::vector<ScalarSplit> out(lists);
+    for (auto& o : out) o.montgomery = keep_montgomery;
+    if (n_in == 0 || lists == 0) return out;
+    // Pieces: ranges of one array each, about 4 per thread over all arrays. Two parallel passes: count each list's
+    // selected values, ones and others per piece, then (after prefix sums) write each piece's entries straight
+    // into its own range of every output, so indices increase and nothing is copied twice.
     struct Piece {
         size_t src, lo, hi;
     };
     std::vector<Piece> pieces;
     const size_t target = std::max<size_t>(1, (n_in + 4 * pool.size() - 1) / (4 * pool.size()));
-    for (size_t k = 0; k < sources.size(); k++) {
-        const size_t n = sources[k].values.size();
+    for (size_t k = 0; k < ns; k++) {
+        const size_t n = values[k].size();
         const size_t cnt = (n + target - 1) / target;
         for (size_t p = 0; p < cnt; p++) pieces.push_back({k, n * p / cnt, n * (p + 1) / cnt});
     }
     const size_t np = pieces.size();
-    std::vector<size_t> sel(np + 1, 0), ones(np + 1, 0), others(np + 1, 0);
-    auto selected = [](const ScalarSource& src, size_t i) {
-        return src.density == nullptr || ((src.density[i / 64] >> (i % 64)) & 1) != 0;
+    // counts[(q * (np + 1) + p + 1) * 3 + {0 selected, 1 ones, 2 others}]
+    std::vector<size_t> counts(lists * (np + 1) * 3, 0);
+    auto count_at = [&](size_t q, size_t p, int what) -> size_t& { return counts[(q * (np + 1) + p) * 3 + what]; };
+    auto selected = [&](size_t q, size_t k, size_t i) {
+        const uint64_t* d = selection[q * ns + k];
+        if (d == kAllValues) return true;
+        if (d == kNoValues) return false;
+        return ((d[i / 64] >> (i % 64)) & 1) != 0;
     };
     pool.run_tasks(np, [&](size_t p) {
-        const ScalarSource& src = sources[pieces[p].src];
-        size_t ks = 0, k1 = 0, ko = 0;
-        for (size_t i = pieces[p].lo; i < pieces[p].hi; i++) {
-            if (!selected(src, i)) continue;
-            ks++;
-            const Fr& x = src.values[i];
-            if (x.is_zero()) continue;
-            if (x.is_one()) k1++;
-            else ko++;
-        }
-        sel[p + 1] = ks;
-        ones[p + 1] = k1;
-        others[p + 1] = ko;
-    });
-    for (size_t p = 0; p < np; p++) sel[p + 1] += sel[p], ones[p + 1] += ones[p], others[p + 1] += others[p];
-    out.size = sel[np];
-    out.one_indices.resize(ones[np]);
-    out.other_indices.resize(others[np]);
-    out.other_scalars.resize(others[np]);
-    pool.run_tasks(np, [&](size_t p) {
-        const ScalarSource& src = sources[pieces[p].src];
-        size_t pos = sel[p], k1 = ones[p], ko = others[p];
-        for (size_t i = pieces[p].lo; i < pieces[p].hi; i++) {
-            if (!selected(src, i)) continue;
-            const uint32_t at = (uint32_t)pos++;
-            const Fr& x = src.values[i];
-            if (x.is_zero()) continue;
-            if (x.is_one()) {
-                out.one_indices[k1++] = at;
-                continue;
+        const Piece pc = pieces[p];
+        for (size_t q = 0; q < lists; q++) {
+            if (selection[q * ns + pc.src] == kNoValues) continue;
+            size_t ks = 0, k1 = 0, ko = 0;
+            for (size_t i = pc.lo; i < pc.hi; i++) {
+                if (!selected(q, pc.src, i)) continue;
+                ks++;
+                const Fr& x = values[pc.src][i];
+                if (x.is_zero()) continue;
+                if (x.is_one()) k1++;
+                else ko++;
             }
-            out.other_indices[ko] = at;
-            out.other_scalars[ko++] = keep_montgomery ? x.mont_limbs() : x.to_canonical();
+            count_at(q, p + 1, 0) = ks, count_at(q, p + 1, 1) = k1, count_at(q, p + 1, 2) = ko;
+        }
+    });
+    for (size_t q = 0; q < lists; q++) {
+        for (size_t p = 0; p < np; p++)
+            for (int w = 0; w < 3; w++) count_at(q, p + 1, w) += count_at(q, p, w);
+        out[q].size = count_at(q, np, 0);
+        out[q].one_indices.resize(count_at(q, np, 1));
+        out[q].other_indices.resize(count_at(q, np, 2));
+        out[q].other_scalars.resize(count_at(q, np, 2));
+    }
+    pool.run_tasks(np, [&](size_t p) {
+        const Piece pc = pieces[p];
+        size_t pos[4], k1[4], ko[4];  // per list (lists <= 4 take the fast path below)
+        std::vector<size_t> pos_v, k1_v, ko_v;
+        size_t* ps = pos;
+        size_t* ones = k1;
+        size_t* others = ko;
+        if (lists > 4) {
+            pos_v.resize(lists), k1_v.resize(lists), ko_v.resize(lists);
+            ps = pos_v.data(), ones = k1_v.data(), others = ko_v.data();
+        }
+        for (size_t q = 0; q < lists; q++)
+            ps[q] = count_at(q, p, 0), ones[q] = count_at(q, p, 1), others[q] = count_at(q, p, 2);
+        for (size_t i = pc.lo; i < pc.hi; i++) {
+            const Fr& x = values[pc.src][i];
+            const int cls = x.is_zero() ? 0 : x.is_one() ? 1 : 2;
+            limbs_t<4> limbs{};
+            bool converted = false;
+            for (size_t q = 0; q < lists; q++) {
+                if (!selected(q, pc.src, i)) continue;
+                const uint32_t at = (uint32_t)ps[q]++;
+                if (cls == 0) continue;
+                if (cls == 1) {
+                    out[q].one_indices[ones[q]++] = at;
+                    continue;
+                }
+                if (!converted) limbs = keep_montgomery ? x.mont_limbs() : x.to_canonical(), converted = true;
+                out[q].other_indices[others[q]] = at;
+                out[q].other_scalars[others[q]++] = limbs;
+            }
         }
     });
     return out;

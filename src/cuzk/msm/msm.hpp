@@ -80,6 +80,16 @@ struct ScalarSource {
 ScalarSplit split_scalars_gathered(std::span<const ScalarSource> sources, ThreadPool* pool = nullptr,
                                    bool keep_montgomery = false);
 
+// Several gathered lists over the same value arrays, split in one pass: every value is read, classified and
+// converted once however many lists select it (Groth16's A, B and L lists all draw on the aux values; at 2^27
+// that is 4 GB read once instead of three times). selection[q * values.size() + k] selects the values of array k
+// for list q: a density bitmap as in ScalarSource, kAllValues, or kNoValues. Returns one split per list.
+inline constexpr const uint64_t* kAllValues = nullptr;
+extern const uint64_t* const kNoValues;
+std::vector<ScalarSplit> split_scalars_multi(std::span<const std::span<const Fr>> values, size_t lists,
+                                             std::span<const uint64_t* const> selection, ThreadPool* pool = nullptr,
+                                             bool keep_montgomery = false);
+
 // The window width the cost model picks for n Pippenger points on `threads` threads (see msm.cpp), for the scalar
 // batched additions or for the AVX-512 IFMA ones (G1 on a CPU that has them).
 unsigned msm_window_bits(size_t n, size_t threads, bool vector_additions = false);

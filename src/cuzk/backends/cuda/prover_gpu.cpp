@@ -7,6 +7,7 @@
 #include "cuzk/gpu/device.hpp"
 #include "cuzk/gpu/msm.hpp"
 #include "cuzk/groth16/prover.hpp"
+#include "cuzk/util/deallocator.hpp"
 
 namespace cuzk::gpu {
 
@@ -53,9 +54,10 @@ struct GpuProver::Impl {
                 hc = std::make_unique<HComputer>(domain.log_size(), p.h_convention);
             }
             hc->run(asg.a(), asg.b(), asg.c(), {timing, "h", item});
-            std::vector<Fr>().swap(asg.a());
-            std::vector<Fr>().swap(asg.b());
-            std::vector<Fr>().swap(asg.c());
+            // Consumed as the CPU seam consumes them; freed off the hot path (GBs at Filecoin sizes).
+            Deallocator::global().defer(asg.a());
+            Deallocator::global().defer(asg.b());
+            Deallocator::global().defer(asg.c());
         }
         {
             ScopedTiming t(timing, kLayer, "msm.h", item);
@@ -80,6 +82,11 @@ struct GpuProver::Impl {
             l_sum = l.msm_split(q.l, {timing, "msm.l", item});
         }
         const G2Jacobian b2_sum = b2_future.get();
+        for (ScalarSplit* sp : {&q.a, &q.b, &q.l}) {
+            Deallocator::global().defer(sp->one_indices);
+            Deallocator::global().defer(sp->other_indices);
+            Deallocator::global().defer(sp->other_scalars);
+        }
         ScopedTiming t(timing, kLayer, "assembly", item);
         return groth16::assemble_proof(p.vk, a_sum, b1_sum, b2_sum, h_sum, l_sum, r, s);
     }

@@ -1,10 +1,15 @@
-#include "cuzk/engine/deallocator.hpp"
+#include "cuzk/util/deallocator.hpp"
 
 #include <chrono>
 
-namespace cuzk::engine {
+namespace cuzk {
 
 Deallocator::Deallocator() : thread_([this] { loop(); }) {}
+
+Deallocator& Deallocator::global() {
+    static Deallocator d;
+    return d;
+}
 
 Deallocator::~Deallocator() {
     {
@@ -55,4 +60,4 @@ Deallocator::Stats Deallocator::stats() const {
     return stats_;
 }
 
-}  // namespace cuzk::engine
+}  // namespace cuzk

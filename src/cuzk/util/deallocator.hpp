@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-namespace cuzk::engine {
+namespace cuzk {
 
 class Deallocator {
 public:
@@ -22,14 +22,17 @@ public:
     Deallocator(const Deallocator&) = delete;
     Deallocator& operator=(const Deallocator&) = delete;
 
+    // The process's deallocator, for code without one of its own (the provers' big temporaries).
+    static Deallocator& global();
+
     // Takes ownership of v's block (v is left empty) and frees it on the background thread.
-    template <class T>
-    void defer(std::vector<T>& v) {
+    template <class T, class A>
+    void defer(std::vector<T, A>& v) {
         const size_t bytes = v.capacity() * sizeof(T);
         if (bytes == 0) return;
-        auto holder = std::make_shared<std::vector<T>>(std::move(v));
-        v = std::vector<T>();
-        push(bytes, [holder]() mutable { std::vector<T>().swap(*holder); });
+        auto holder = std::make_shared<std::vector<T, A>>(std::move(v));
+        v = std::vector<T, A>();
+        push(bytes, [holder]() mutable { std::vector<T, A>().swap(*holder); });
     }
     // Any other object: destroyed on the background thread.
     template <class T>
@@ -62,4 +65,4 @@ private:
     std::thread thread_;
 };
 
-}  // namespace cuzk::engine
+}  // namespace cuzk
