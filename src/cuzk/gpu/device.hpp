@@ -31,6 +31,8 @@ std::vector<DeviceInfo> devices();
 
 // Makes `id` the calling thread's current CUDA device (cudaSetDevice); gpu::CudaError if it fails.
 void use_device(int id);
+// Free memory of the calling thread's current device in bytes (cudaMemGetInfo).
+size_t free_device_memory();
 
 // Element-wise products out[i] = a[i] * b[i] computed on device 0 by the same MontField code the CPU runs
 // (compiled for the GPU); the first CUDA translation unit and the seed of the GPU-vs-CPU checks.

@@ -159,6 +159,12 @@ void fq_ops32(std::span<const Fq> a, std::span<const Fq> b, std::span<Fq> out) {
 
 void use_device(int id) { CUZK_CUDA_CHECK(cudaSetDevice(id)); }
 
+size_t free_device_memory() {
+    size_t free_b = 0, total_b = 0;
+    CUZK_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    return free_b;
+}
+
 std::vector<DeviceInfo> devices() {
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess) {

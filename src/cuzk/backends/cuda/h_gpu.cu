@@ -106,6 +106,9 @@ struct HComputer::Impl {
     groth16::HConvention convention;
     EvaluationDomain domain;
     Stream stream, upload_stream;
+    PinnedUploader uploader;  // its own staging: the MSMs' uploads use the shared one meanwhile
+    std::unique_ptr<KernelTimer> prefetch_timer;
+    bool prefetched = false;
     cudaEvent_t ready[3] = {};
     DeviceBuffer<Fr> d_a, d_b, d_c, d_scratch, d_t, d_lo, d_hi;
     unsigned hb = 0;  // the power tables' split (snarkjs)
@@ -157,60 +160,67 @@ struct HComputer::Impl {
             if (ev) cudaEventDestroy(ev);
     }
 
-    void run(std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c, const KernelSpans& spans) {
+    static void check_sizes(size_t n, std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c) {
         if (a.size() != b.size() || a.size() != c.size() || a.size() > n)
             throw std::invalid_argument("gpu compute_h: a, b, c have " + std::to_string(a.size()) + ", " +
                                         std::to_string(b.size()) + ", " + std::to_string(c.size()) +
                                         " evaluations for a domain of " + std::to_string(n));
-        const cudaStream_t st = stream.get();
-        KernelTimer kt(spans, st);
+    }
+
+    // Array k: host -> device on the upload stream (pageable arrays through this computer's own pinned staging,
+    // so MSM uploads on other streams never queue behind it), zero padding, then ready[k].
+    void upload_array(int k, std::span<const Fr> host, KernelTimer& kt) {
         Fr* const arrays[3] = {d_a.get(), d_b.get(), d_c.get()};
-        const std::span<const Fr> host[3] = {a, b, c};
+        const int up = kt.start("upload", upload_stream.get());
+        uploader.upload(arrays[k], host.data(), host.size() * sizeof(Fr), upload_stream.get());
+        // Constraints beyond the last one are 0 * 0 = 0.
+        const size_t m = host.size();
+        if (m < n) CUZK_CUDA_CHECK(cudaMemsetAsync(arrays[k] + m, 0, (n - m) * sizeof(Fr), upload_stream.get()));
+        kt.stop(up, upload_stream.get());
+        CUZK_CUDA_CHECK(cudaEventRecord(ready[k], upload_stream.get()));
+    }
+
+    // Array k's transforms on the compute stream, after its upload.
+    void transforms(int k, KernelTimer& kt) {
+        const cudaStream_t st = stream.get();
+        Fr* const arrays[3] = {d_a.get(), d_b.get(), d_c.get()};
+        CUZK_CUDA_CHECK(cudaStreamWaitEvent(st, ready[k], 0));
+        const int tr = kt.start("transforms", st);
+        if (convention == groth16::HConvention::Bellman) {
+            transform(arrays[k], NttKind::inverse);
+            transform(arrays[k], NttKind::coset_forward);
+        } else {
+            auto* dx = reinterpret_cast<dfr*>(arrays[k]);
+            auto* dt = reinterpret_cast<dfr*>(d_t.get());
+            // value j sits at snarkjs's w^j = omega^(e j): put it where cuzk's NTT expects omega^(e j)
+            permute_by_exponent<<<blocks_for(n), kThreads, 0, st>>>(dx, dt, n, e, true);
+            CUZK_CUDA_CHECK(cudaGetLastError());
+            transform(d_t.get(), NttKind::inverse);
+            scale_by_powers<<<blocks_for(n), kThreads, 0, st>>>(dt, n, reinterpret_cast<const dfr*>(d_lo.get()),
+                                                               reinterpret_cast<const dfr*>(d_hi.get()), hb);
+            CUZK_CUDA_CHECK(cudaGetLastError());
+            transform(d_t.get(), NttKind::forward);  // P(s omega^m)
+            permute_by_exponent<<<blocks_for(n), kThreads, 0, st>>>(dt, dx, n, e, false);
+            CUZK_CUDA_CHECK(cudaGetLastError());
+        }
+        kt.stop(tr, st);
+    }
+
+    void transform(Fr* x, NttKind kind) {
         NttConfig cfg;
-        cfg.stream = st;
+        cfg.stream = stream.get();
         cfg.d_scratch = d_scratch.size() ? d_scratch.get() : nullptr;
         cfg.synchronize = false;
-        auto transform = [&](Fr* x, NttKind kind) {
-            cfg.kind = kind;
-            ntt_device(x, log_n, cfg);
-        };
+        cfg.kind = kind;
+        ntt_device(x, log_n, cfg);
+    }
+
+    // a * b - c (and the final inverse transform, bellman), then waits for the compute stream.
+    void finish(KernelTimer& kt) {
+        const cudaStream_t st = stream.get();
         auto* da = reinterpret_cast<dfr*>(d_a.get());
         auto* db = reinterpret_cast<dfr*>(d_b.get());
         auto* dc = reinterpret_cast<dfr*>(d_c.get());
-        auto* dt = reinterpret_cast<dfr*>(d_t.get());
-        // Array k is uploaded (upload stream), then its transforms are queued (compute stream, after array k's
-        // event): the host stages b and c while the device transforms a.
-        for (int k = 0; k < 3; k++) {
-            const int up = kt.start("upload", upload_stream.get());
-            // Pageable arrays through pinned staging (pinned_upload.cuh); the host stages b while a transforms.
-            PinnedUploader::shared().upload(arrays[k], host[k].data(), host[k].size() * sizeof(Fr),
-                                            upload_stream.get());
-            // Constraints beyond the last one are 0 * 0 = 0.
-            const size_t m = host[k].size();
-            if (m < n)
-                CUZK_CUDA_CHECK(cudaMemsetAsync(arrays[k] + m, 0, (n - m) * sizeof(Fr), upload_stream.get()));
-            kt.stop(up, upload_stream.get());
-            CUZK_CUDA_CHECK(cudaEventRecord(ready[k], upload_stream.get()));
-            CUZK_CUDA_CHECK(cudaStreamWaitEvent(st, ready[k], 0));
-            const int tr = kt.start("transforms", st);
-            if (convention == groth16::HConvention::Bellman) {
-                transform(arrays[k], NttKind::inverse);
-                transform(arrays[k], NttKind::coset_forward);
-            } else {
-                auto* dx = reinterpret_cast<dfr*>(arrays[k]);
-                // value j sits at snarkjs's w^j = omega^(e j): put it where cuzk's NTT expects omega^(e j)
-                permute_by_exponent<<<blocks_for(n), kThreads, 0, st>>>(dx, dt, n, e, true);
-                CUZK_CUDA_CHECK(cudaGetLastError());
-                transform(d_t.get(), NttKind::inverse);
-                scale_by_powers<<<blocks_for(n), kThreads, 0, st>>>(dt, n, reinterpret_cast<const dfr*>(d_lo.get()),
-                                                                   reinterpret_cast<const dfr*>(d_hi.get()), hb);
-                CUZK_CUDA_CHECK(cudaGetLastError());
-                transform(d_t.get(), NttKind::forward);  // P(s omega^m)
-                permute_by_exponent<<<blocks_for(n), kThreads, 0, st>>>(dt, dx, n, e, false);
-                CUZK_CUDA_CHECK(cudaGetLastError());
-            }
-            kt.stop(tr, st);
-        }
         const int fin = kt.start("pointwise_final", st);
         if (convention == groth16::HConvention::Bellman) {
             dfr zi;
@@ -225,7 +235,41 @@ struct HComputer::Impl {
         }
         kt.stop(fin, st);
         CUZK_CUDA_CHECK(cudaStreamSynchronize(st));
+    }
+
+    void run(std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c, const KernelSpans& spans) {
+        check_sizes(n, a, b, c);
+        prefetch_timer.reset();
+        prefetched = false;
+        KernelTimer kt(spans, stream.get());
+        const std::span<const Fr> host[3] = {a, b, c};
+        // Array k is uploaded, then its transforms are queued: the host stages b and c while the device transforms a.
+        for (int k = 0; k < 3; k++) {
+            upload_array(k, host[k], kt);
+            transforms(k, kt);
+        }
+        finish(kt);
         kt.report();
+    }
+
+    void prefetch(std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c, const KernelSpans& spans) {
+        check_sizes(n, a, b, c);
+        prefetch_timer = std::make_unique<KernelTimer>(spans, upload_stream.get());
+        const std::span<const Fr> host[3] = {a, b, c};
+        for (int k = 0; k < 3; k++) upload_array(k, host[k], *prefetch_timer);
+        prefetched = true;
+    }
+
+    void run_prefetched(const KernelSpans& spans) {
+        if (!prefetched) throw std::logic_error("gpu compute_h: run_prefetched without a prefetch");
+        prefetched = false;
+        KernelTimer kt(spans, stream.get());
+        for (int k = 0; k < 3; k++) transforms(k, kt);
+        finish(kt);
+        kt.report();
+        // The uploads finished before the transforms that waited for them.
+        if (prefetch_timer) prefetch_timer->report();
+        prefetch_timer.reset();
     }
 };
 
@@ -237,6 +281,11 @@ groth16::HConvention HComputer::convention() const { return impl_->convention; }
 void HComputer::run(std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c, const KernelSpans& spans) {
     impl_->run(a, b, c, spans);
 }
+void HComputer::prefetch(std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c,
+                         const KernelSpans& spans) {
+    impl_->prefetch(a, b, c, spans);
+}
+void HComputer::run_prefetched(const KernelSpans& spans) { impl_->run_prefetched(spans); }
 const Fr* HComputer::h_device() const { return impl_->d_a.get(); }
 void HComputer::copy_h_to_host(std::span<Fr> h) const {
     const size_t len = h_gpu_length(impl_->log_n, impl_->convention);

@@ -43,6 +43,13 @@ public:
     // overlaps the transforms of the arrays before them. Kernel-layer spans: "<name>.upload" and
     // "<name>.transforms" per array, "<name>.pointwise_final".
     void run(std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c, const KernelSpans& spans = {});
+    // run() in two halves, for a pipeline: prefetch() queues the uploads of a, b, c and returns once the host's part
+    // is done (pageable a, b, c may then be freed; pinned ones are read by the DMA engine until run_prefetched
+    // returns) while the device may still be busy with other work; run_prefetched()
+    // then computes H from them (the upload spans are reported with its spans). Any other call in between is fine
+    // except another prefetch or run, which replace the data.
+    void prefetch(std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c, const KernelSpans& spans = {});
+    void run_prefetched(const KernelSpans& spans = {});
     // h_gpu_length(log_n, convention) values in device memory, valid until the next run().
     const Fr* h_device() const;
     void copy_h_to_host(std::span<Fr> h) const;
