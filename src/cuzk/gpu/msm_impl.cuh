@@ -760,10 +760,7 @@ Jacobian<Cfg> MsmContext<Cfg>::msm_split(const ScalarSplit& split, const KernelS
     if (split.other_indices.size() != split.other_scalars.size())
         throw std::invalid_argument("gpu msm: split has mismatched other_indices / other_scalars");
     // A split built by hand could index past the bases; the device must never read outside them.
-    for (const auto* list : {&split.one_indices, &split.other_indices})
-        for (uint32_t i : *list)
-            if (i >= split.size)
-                throw std::invalid_argument("gpu msm: split index " + std::to_string(i) + " out of range");
+    check_split_indices(split, "gpu msm");
     return impl_->run(split.other_indices.size(), split.other_scalars.data(), split.montgomery, split.other_indices.data(),
                       split.one_indices.size(), split.one_indices.data(), spans);
 }

@@ -1,6 +1,7 @@
 #include "cuzk/msm/msm.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -618,6 +619,26 @@ std::vector<ScalarSplit> split_scalars_multi(std::span<const std::span<const Fr>
     return out;
 }
 
+void check_split_indices(const ScalarSplit& split, const char* who, ThreadPool* pool_arg) {
+    ThreadPool& pool = pool_arg ? *pool_arg : ThreadPool::global();
+    for (const auto* list : {&split.one_indices, &split.other_indices}) {
+        std::atomic<uint32_t> bad{0};
+        std::atomic<bool> found{false};
+        const uint32_t* idx = list->data();
+        pool.parallel_for(list->size(), [&](size_t lo, size_t hi) {
+            for (size_t k = lo; k < hi; k++)
+                if (idx[k] >= split.size) {
+                    bad = idx[k];
+                    found = true;
+                    return;
+                }
+        });
+        if (found)
+            throw std::invalid_argument(std::string(who) + ": split index " + std::to_string(bad.load()) +
+                                        " out of range");
+    }
+}
+
 unsigned msm_window_bits(size_t n, size_t threads, bool vector_additions) {
     return choose_plan(n, threads, 0, vector_additions ? kBucketWeightVector : kBucketWeight).c;
 }
@@ -633,10 +654,7 @@ Jacobian<Cfg> msm_split(std::span<const Affine<Cfg>> bases, const ScalarSplit& s
     if (cfg.window_bits > kMaxWindowBits)
         throw std::invalid_argument("msm: window_bits must be at most " + std::to_string(kMaxWindowBits));
     if (bases.size() >= kMaxPoints) throw std::invalid_argument("msm: at most 2^31 - 1 points");
-    // A split built by hand could index past the bases; checking costs one pass over the indices.
-    for (const auto* list : {&split.one_indices, &split.other_indices})
-        for (uint32_t i : *list)
-            if (i >= split.size) throw std::invalid_argument("msm: split index " + std::to_string(i) + " out of range");
+    check_split_indices(split, "msm", cfg.pool);
     ThreadPool& pool = cfg.pool ? *cfg.pool : ThreadPool::global();
     // A batch never holds more pairs than there are points: small MSMs do not allocate full-size batches.
     const size_t batch = std::min(cfg.batch_size ? cfg.batch_size : MsmDefaults<Cfg>::batch_size,

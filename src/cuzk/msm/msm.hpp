@@ -90,6 +90,10 @@ std::vector<ScalarSplit> split_scalars_multi(std::span<const std::span<const Fr>
                                              std::span<const uint64_t* const> selection, ThreadPool* pool = nullptr,
                                              bool keep_montgomery = false);
 
+// Throws std::invalid_argument ("<who>: split index I out of range") when an index of the split is >= split.size:
+// a split built by hand could index past the bases. One parallel pass (a 2^27 split holds ~10^8 indices).
+void check_split_indices(const ScalarSplit& split, const char* who, ThreadPool* pool = nullptr);
+
 // The window width the cost model picks for n Pippenger points on `threads` threads (see msm.cpp), for the scalar
 // batched additions or for the AVX-512 IFMA ones (G1 on a CPU that has them).
 unsigned msm_window_bits(size_t n, size_t threads, bool vector_additions = false);
