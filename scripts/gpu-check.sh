@@ -43,6 +43,30 @@ step "GPU benchmarks (Google Benchmark, JSON in \$OUT/gpu-bench.json)"
   --benchmark_out="$OUT/gpu-bench.json" --benchmark_out_format=json 2>&1 | tee "$OUT/gpu-bench.txt" | \
   grep -vE "^(\*\*\*|-----|Run on|CPU Caches|  L[123]|Load Average)" || status=1
 
+step "GPU proofs at scale (random parameters of each circuit's shape; per-stage JSON in \$OUT/gpu-prove-large.jsonl)"
+# Sizes a setup cannot reach in one call: cuzk bench groth16 --random-params (the proofs are not verified; the
+# tests above check proofs against the CPU). LARGE=0 skips; LARGE=2 adds the 32 GiB PoRep shape (2^27, two
+# partitions per call: ~4 min and ~85 GB of host memory).
+if [ "${LARGE:-1}" != 0 ]; then
+  for spec in "--log-constraints 24 --batch 3 --reps 2" "--preset porep-16m --batch 3 --reps 2"; do
+    timeout 300 "$BUILD_DIR/cuzk" bench groth16 --backend gpu --random-params $spec >>"$OUT/gpu-prove-large.jsonl" || status=1
+  done
+  if [ "${LARGE:-1}" = 2 ]; then
+    timeout 400 "$BUILD_DIR/cuzk" bench groth16 --backend gpu --random-params --preset porep-32g --batch 2 --reps 1 \
+      >>"$OUT/gpu-prove-large.jsonl" || status=1
+  fi
+  python3 - "$OUT/gpu-prove-large.jsonl" <<'PY' || true
+import json, sys
+for line in open(sys.argv[1]):
+    try: d = json.loads(line)
+    except Exception: continue
+    name = d.get("circuit") or "mulchain 2^%d" % d.get("log_constraints", 0)
+    st = d.get("median_stage_s", {})
+    print(f"{name:<16} batch {d['batch']}: {d['median_per_circuit_s'] * 1e3:8.1f} ms per circuit "
+          f"(h {st.get('h', 0) * 1e3:.0f}, msm.h {st.get('msm.h', 0) * 1e3:.0f}, split {st.get('msm.split', 0) * 1e3:.0f} ms)")
+PY
+fi
+
 step "CPU benchmarks of this host (cuzk bench, quick)"
 "$BUILD_DIR/cuzk" bench all --quick >"$OUT/bench.jsonl" 2>&1 || status=1
 
