@@ -410,10 +410,19 @@ int run_bench_groth16(const CircuitOptions& circuit, const BenchOptions& opt, in
 int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, const std::string& cpu) {
     // Setup from the circuit without data (deterministic toxic waste); then one job of P partitions: partition i is
     // make_circuit's proof i with witness seed 2000 (for a PoRep preset, partition i mod P' of replica 2000 + i / P').
+    // With --random-params: benchmark_parameters of partition 0's shape, and nothing is verified.
     CircuitOptions c = circuit;
     c.witness_seed = 2000;
     auto t0 = clock_type::now();
-    auto params = groth16::generate_parameters(*make_circuit(c, false, 0, nullptr), groth16::ToxicWaste::from_seed(1));
+    groth16::Parameters params;
+    if (opt.random_params) {
+        auto circ = make_circuit(c, true, 0, nullptr);
+        r1cs::ProvingAssignment shape;
+        r1cs::synthesize_groth16(shape, *circ);
+        params = groth16::benchmark_parameters(shape, 1);
+    } else {
+        params = groth16::generate_parameters(*make_circuit(c, false, 0, nullptr), groth16::ToxicWaste::from_seed(1));
+    }
     const double setup_s = seconds_since(t0);
     std::unique_ptr<groth16::ProverBackend> backend = make_backend(opt.backend, params);
     // A GPU fault falls back to the CPU for that partition; every proof is verified inside the engine.
@@ -430,7 +439,7 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
     spec.partitions = opt.partitions;
     spec.backend = backend.get();
     spec.fallback = cpu_fallback.get();
-    spec.verify_key = &params.vk;
+    spec.verify_key = opt.random_params ? nullptr : &params.vk;
     spec.synthesize = [&](size_t i) {
         auto circ = make_circuit(c, true, i, &publics[i]);
         r1cs::ProvingAssignment asg;
@@ -443,10 +452,12 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
     if (res.state != engine::JobState::Done)
         throw std::runtime_error(std::string("bench pipeline: the job ended ") + engine::job_state_name(res.state) +
                                  (res.error.empty() ? "" : ": " + res.error));
-    auto pvk = groth16::prepare_verifying_key(params.vk);
-    for (size_t i = 0; i < res.proofs.size(); i++)
-        if (!groth16::verify_proof(pvk, res.proofs[i], publics[i]))
-            throw std::runtime_error("bench pipeline: partition " + std::to_string(i) + "'s proof did not verify");
+    if (!opt.random_params) {
+        auto pvk = groth16::prepare_verifying_key(params.vk);
+        for (size_t i = 0; i < res.proofs.size(); i++)
+            if (!groth16::verify_proof(pvk, res.proofs[i], publics[i]))
+                throw std::runtime_error("bench pipeline: partition " + std::to_string(i) + "'s proof did not verify");
+    }
     // Sums per layer and stage; the pipeline's proving time minus the prover's stages is the gap between layers.
     std::map<std::string, double> pipeline, prover;
     for (const auto& sp : res.timeline->spans()) {
@@ -463,6 +474,7 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
     j["workers"] = opt.workers;
     j["lookahead"] = opt.lookahead;
     j["backend"] = backend->name();
+    j["random_params"] = opt.random_params;
     j["threads"] = num_threads();
     j["setup_s"] = setup_s;
     j["wall_s"] = res.wall_seconds;

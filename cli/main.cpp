@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
     bench->add_option("--backend", bench_opt.backend, "pipeline, groth16: auto (GPU when built and present), cpu, gpu")
         ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
     bench->add_flag("--random-params", bench_opt.random_params,
-                    "groth16: random parameters of the circuit's shape instead of a setup (large sizes; proofs not verified)");
+                    "groth16, pipeline: random parameters of the circuit's shape instead of a setup (large sizes; proofs not verified)");
     bench->add_option("--batch", bench_opt.batch, "groth16: circuits per prover call (median per call and per circuit)")
         ->check(CLI::Range(1, 64));
     std::string bench_circuit = "mulchain";

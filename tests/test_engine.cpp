@@ -2,6 +2,9 @@
 // seam's for the same r, s and verify; synthesis of the next partition overlaps proving; priorities, cancellation
 // and failures; the background deallocator.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <mutex>
 #include <unistd.h>
 
 #include <chrono>
@@ -449,4 +452,111 @@ TEST(ParamCache, RefusesWhatCannotFitAndDoesNotCacheFailures) {
     EXPECT_EQ(big.stats().entries, 0u);
     EXPECT_ANY_THROW(big.get(bad));
     EXPECT_EQ(big.stats().misses, 2u);
+}
+
+namespace {
+// A backend that supports prepare(): it takes a, b, c away (as the GPU backend uploads and frees them) and keeps
+// them in the ticket; prove_prepared puts them back and proves on the CPU. Records the order of the calls, and
+// can fail one partition's prepare.
+struct PreparingBackend : Backend {
+    CpuBackend cpu{params()};
+    std::mutex mu;
+    std::vector<std::string> calls;
+    int64_t fail_prepare_of = -1;
+    struct Ticket : groth16::PreparedCircuit {
+        std::vector<Fr> a, b, c;
+    };
+    std::vector<groth16::Proof> prove(std::span<r1cs::ProvingAssignment> asg, std::span<const Fr> r,
+                                      std::span<const Fr> s, TimingSink* t) override {
+        {
+            std::lock_guard<std::mutex> lk(mu);
+            calls.push_back("prove");
+        }
+        return cpu.prove(asg, r, s, t);
+    }
+    std::unique_ptr<groth16::PreparedCircuit> prepare(r1cs::ProvingAssignment& asg, TimingSink*,
+                                                      int64_t item) override {
+        {
+            std::lock_guard<std::mutex> lk(mu);
+            calls.push_back("prepare " + std::to_string(item));
+        }
+        auto t = std::make_unique<Ticket>();
+        t->a = std::move(asg.a());
+        t->b = std::move(asg.b());
+        t->c = std::move(asg.c());
+        asg.a().clear(), asg.b().clear(), asg.c().clear();
+        if (item == fail_prepare_of) throw std::runtime_error("simulated upload fault");
+        return t;
+    }
+    groth16::Proof prove_prepared(std::unique_ptr<groth16::PreparedCircuit> ticket, r1cs::ProvingAssignment& asg,
+                                  const Fr& r, const Fr& s, TimingSink* timing, int64_t item) override {
+        {
+            std::lock_guard<std::mutex> lk(mu);
+            calls.push_back("prove_prepared " + std::to_string(item));
+        }
+        auto* t = dynamic_cast<Ticket*>(ticket.get());
+        asg.a() = std::move(t->a);
+        asg.b() = std::move(t->b);
+        asg.c() = std::move(t->c);
+        return cpu.prove(std::span<r1cs::ProvingAssignment>(&asg, 1), std::span<const Fr>(&r, 1),
+                         std::span<const Fr>(&s, 1), timing)
+            .at(0);
+    }
+    std::string name() const override { return "preparing"; }
+};
+}  // namespace
+
+TEST(Engine, PipelinesPartitionsThroughPrepare) {
+    PreparingBackend backend;
+    EngineConfig cfg;
+    cfg.synthesis_workers = 2;
+    cfg.lookahead = 1;
+    Engine engine(cfg);
+    JobSpec spec = chain_job(backend.cpu, 4, 300);
+    spec.backend = &backend;
+    spec.randomness_seed = 8;
+    const JobResult res = engine.await(engine.submit(spec));
+    ASSERT_EQ(res.state, JobState::Done) << res.error;
+    // Partition 0 is proven as usual; every later one is prepared (while the one before is proven), then finished.
+    EXPECT_EQ(backend.calls.front(), "prove");
+    for (int i = 1; i < 4; i++) {
+        auto at = [&](const std::string& c) {
+            return std::find(backend.calls.begin(), backend.calls.end(), c) - backend.calls.begin();
+        };
+        const auto prep = at("prepare " + std::to_string(i)), fin = at("prove_prepared " + std::to_string(i));
+        ASSERT_LT(prep, (long)backend.calls.size()) << i;
+        ASSERT_LT(fin, (long)backend.calls.size()) << i;
+        EXPECT_LT(prep, fin) << i;
+    }
+    // The same proofs as without the pipeline (the engine verified each one too).
+    JobSpec plain = chain_job(backend.cpu, 4, 300);
+    plain.randomness_seed = 8;
+    const JobResult want = engine.await(engine.submit(plain));
+    EXPECT_TRUE(res.proofs == want.proofs);
+    // spec.pipeline = false: prepare is never called.
+    backend.calls.clear();
+    JobSpec off = chain_job(backend.cpu, 3, 300);
+    off.backend = &backend;
+    off.pipeline = false;
+    off.randomness_seed = 8;
+    ASSERT_EQ(engine.await(engine.submit(off)).state, JobState::Done);
+    for (const auto& c : backend.calls) EXPECT_EQ(c, "prove");
+}
+
+TEST(Engine, AFailedPrepareFallsBack) {
+    PreparingBackend backend;
+    backend.fail_prepare_of = 2;
+    CpuBackend cpu(params());
+    Engine engine;
+    JobSpec spec = chain_job(cpu, 3, 320);
+    spec.backend = &backend;
+    spec.fallback = &cpu;
+    spec.randomness_seed = 9;
+    const JobResult res = engine.await(engine.submit(spec));
+    ASSERT_EQ(res.state, JobState::Done) << res.error;
+    ASSERT_EQ(res.fallbacks.size(), 1u);
+    EXPECT_NE(res.fallbacks[0].find("simulated upload fault"), std::string::npos) << res.fallbacks[0];
+    JobSpec plain = chain_job(cpu, 3, 320);
+    plain.randomness_seed = 9;
+    EXPECT_TRUE(res.proofs == engine.await(engine.submit(plain)).proofs);
 }

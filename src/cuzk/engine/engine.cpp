@@ -6,7 +6,9 @@
 #include <condition_variable>
 #include <deque>
 #include <fstream>
+#include <future>
 #include <map>
+#include <optional>
 #include <mutex>
 #include <random>
 #include <stdexcept>
@@ -219,27 +221,59 @@ struct Engine::Impl {
 
         std::vector<groth16::Proof> proofs(P);
         size_t proven = 0;
-        while (proven < P) {
-            Ready item;
-            {
-                std::unique_lock<std::mutex> lk(qmu);
-                while (!q_cv.wait_for(lk, kPoll, [&] { return halt || expired() || !ready.empty(); })) {
-                }
-                if (halt || job.cancel) break;
-                item = std::move(ready.front());
-                ready.pop_front();
-                q_cv.notify_all();  // room for the next synthesized partition
+        // The next partition from the hand-over queue (nullopt on halt or cancel).
+        auto take = [&]() -> std::optional<Ready> {
+            std::unique_lock<std::mutex> lk(qmu);
+            while (!q_cv.wait_for(lk, kPoll, [&] { return halt || expired() || !ready.empty(); })) {
             }
+            if (halt || job.cancel) return std::nullopt;
+            Ready item = std::move(ready.front());
+            ready.pop_front();
+            q_cv.notify_all();  // room for the next synthesized partition
+            return item;
+        };
+        // Pipelining below the seam (ProverBackend::prepare): while partition i is proven, a helper thread takes
+        // partition i + 1 as soon as it is synthesized and lets the backend move its data ahead (the GPU backend
+        // uploads its a, b, c into a second set of device arrays). The partition taken early leaves room in the
+        // queue, so one more assignment may be in memory than the lookahead alone allows.
+        struct Next {
+            std::optional<Ready> item;
+            std::unique_ptr<groth16::PreparedCircuit> ticket;
+            std::string prepare_error;
+        };
+        auto take_and_prepare = [&](bool pipeline) {
+            Next n;
+            n.item = take();
+            if (!n.item || !pipeline) return n;
+            try {
+                n.ticket = spec.backend->prepare(n.item->asg, &sink, (int64_t)n.item->index);
+            } catch (const std::exception& e) {
+                n.prepare_error = e.what();  // a, b, c may be gone: the proof below fails and falls back
+            }
+            return n;
+        };
+        Next cur = take_and_prepare(false);
+        while (proven < P && cur.item) {
+            Ready& item = *cur.item;
+            std::future<Next> upcoming;
+            if (proven + 1 < P) upcoming = std::async(std::launch::async, take_and_prepare, spec.pipeline);
             const double now = sink.seconds_since_epoch(Clock::now());
             sink.record({kLayer, "handover", (int64_t)item.index, item.synthesized_at, now - item.synthesized_at});
             auto prove_on = [&](Backend& backend, r1cs::ProvingAssignment& asg, const char* span) {
                 groth16::Proof proof;
                 {
                     ScopedTiming t(&sink, kLayer, span, (int64_t)item.index);
-                    auto one = backend.prove(std::span<r1cs::ProvingAssignment>(&asg, 1),
-                                             std::span<const Fr>(&r[item.index], 1),
-                                             std::span<const Fr>(&s[item.index], 1), &sink);
-                    proof = one.at(0);
+                    if (cur.ticket && &backend == spec.backend) {
+                        proof = backend.prove_prepared(std::move(cur.ticket), asg, r[item.index], s[item.index],
+                                                       &sink, (int64_t)item.index);
+                    } else {
+                        if (!cur.prepare_error.empty() && &backend == spec.backend)
+                            throw std::runtime_error("prepare: " + cur.prepare_error);
+                        auto one = backend.prove(std::span<r1cs::ProvingAssignment>(&asg, 1),
+                                                 std::span<const Fr>(&r[item.index], 1),
+                                                 std::span<const Fr>(&s[item.index], 1), &sink);
+                        proof = one.at(0);
+                    }
                 }
                 if (pvk) {
                     // The backend consumed a, b, c only: the public inputs (after input 0, the constant one) remain.
@@ -279,8 +313,17 @@ struct Engine::Impl {
             }
             // What the prover left of the assignment (witness, densities) goes to the background thread.
             discard(item.asg);
-            if (halt) break;
+            cur.ticket.reset();
+            if (halt) {
+                if (upcoming.valid()) {
+                    Next n = upcoming.get();  // returns at once: take() sees halt
+                    if (n.item) discard(n.item->asg);
+                }
+                break;
+            }
             proven++;
+            if (!upcoming.valid()) break;
+            cur = upcoming.get();
         }
         {
             std::lock_guard<std::mutex> lk(qmu);

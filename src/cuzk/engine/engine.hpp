@@ -51,6 +51,9 @@ struct JobSpec {
     // Optional: a partition whose proving throws on `backend` (a GPU fault or out of memory), or whose proof does
     // not verify, is synthesized again and proven here (typically the CPU backend); each such retry is reported in
     // JobResult::fallbacks. Must outlive the job.
+    // Let the backend move partition i + 1's data while partition i is proven (ProverBackend::prepare; the GPU
+    // backend uploads a, b, c into a second set of device arrays). Backends without it ignore it.
+    bool pipeline = true;
     Backend* fallback = nullptr;
     // Optional: every proof is verified against this key and the partition's public inputs before it is accepted
     // (GPU faults happen in the field); one that does not verify is proven again on the fallback backend when

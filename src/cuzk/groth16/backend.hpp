@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,11 @@
 
 namespace cuzk::groth16 {
 
+// What a backend moved ahead of a circuit's proof (ProverBackend::prepare); opaque to the caller.
+struct PreparedCircuit {
+    virtual ~PreparedCircuit() = default;
+};
+
 class ProverBackend {
 public:
     virtual ~ProverBackend() = default;
@@ -22,6 +28,23 @@ public:
     virtual std::vector<Proof> prove(std::span<r1cs::ProvingAssignment> assignments, std::span<const Fr> r,
                                      std::span<const Fr> s, TimingSink* timing) = 0;
     virtual std::string name() const = 0;
+
+    // Optional pipelining for a caller that proves circuits one at a time (the engine): prepare(next) may run on
+    // another thread while prove / prove_prepared of the current circuit runs, and starts moving `next`'s data (the
+    // GPU backend uploads a, b, c into a second set of device arrays meanwhile). It returns nullptr when the backend
+    // has nothing to move ahead (the default; a, b, c are then untouched and prove() works as usual); otherwise a,
+    // b, c are consumed and the circuit must be finished by prove_prepared with the ticket. One prepared circuit at
+    // a time. `item` labels the timing spans.
+    virtual std::unique_ptr<PreparedCircuit> prepare(r1cs::ProvingAssignment& asg, TimingSink* timing, int64_t item) {
+        (void)asg, (void)timing, (void)item;
+        return nullptr;
+    }
+    // Finishes a prepared circuit (its inputs and aux are read from asg); same errors as prove().
+    virtual Proof prove_prepared(std::unique_ptr<PreparedCircuit> ticket, r1cs::ProvingAssignment& asg, const Fr& r,
+                                 const Fr& s, TimingSink* timing, int64_t item) {
+        (void)ticket, (void)asg, (void)r, (void)s, (void)timing, (void)item;
+        throw std::logic_error(name() + " backend: prove_prepared without prepare support");
+    }
 };
 
 // The CPU prover. `params` must outlive it.

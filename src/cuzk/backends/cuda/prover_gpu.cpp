@@ -1,6 +1,9 @@
 #include "cuzk/backends/cuda/prover_gpu.hpp"
 
+#include <functional>
 #include <future>
+#include <mutex>
+#include <stdexcept>
 #include <utility>
 
 #include "cuzk/backends/cuda/h_gpu.hpp"
@@ -26,11 +29,17 @@ struct GpuProver::Impl {
     GpuProverConfig cfg;
     G1MsmContext a, b1, l, h;
     G2MsmContext b2;
-    // Device arrays for H, kept while the domain size stays the same. Two in a batch: while circuit i's MSMs run,
-    // circuit i + 1's a, b, c are uploaded into the other (when the device has the memory for it).
+    // Two sets of device arrays for H ("slots"), kept while the domain size stays the same: while one circuit's
+    // MSMs run, the next circuit's a, b, c are uploaded into the other slot (inside a batch, or through prepare()).
+    // The second slot is made only when the device has room for it. State under mu: `active` is the slot of the
+    // proof running now (-1: none); held[k] says slot k holds a prepared circuit's data; prefetched[k] marks data
+    // uploaded for the next circuit of the same batch.
     std::unique_ptr<HComputer> hc[2];
+    std::mutex mu;
+    int active = -1;
+    bool held[2] = {false, false};
     bool prefetched[2] = {false, false};
-    bool pipeline_ok = true;  // false once the second set of arrays did not fit
+    bool pipeline_ok = true;  // false once a second set of arrays did not fit
 
     Impl(const groth16::Parameters& params, const GpuProverConfig& c)
         : p(params),
@@ -41,40 +50,53 @@ struct GpuProver::Impl {
           h(params.h, on(c.device)),
           b2(params.b_g2, on(c.device)) {}
 
-    // The H arrays of slot k for this domain (made or remade when the size or convention changed); nullptr when
-    // they do not fit (slot 1 only: slot 0 lets the error through).
-    HComputer* slot(int k, const EvaluationDomain& domain) {
+    // The H arrays of slot k for this domain (made or remade when the size or convention changed). An optional
+    // slot is made only with room to spare (as much again, so the MSMs' scratch, which grows with the largest
+    // call, keeps fitting) and is nullptr otherwise; a required one lets the device's error through.
+    HComputer* slot(int k, const EvaluationDomain& domain, bool optional) {
         auto& c = hc[k];
-        if (!c || c->log_n() != domain.log_size() || c->convention() != p.h_convention) {
-            c.reset();
-            prefetched[k] = false;
-            if (k == 1) {
-                // The second set only with room to spare (as much again), so the MSMs' scratch, which grows
-                // with the largest call, keeps fitting; else prove without the overlap.
-                const size_t need = h_gpu_device_bytes(domain.log_size(), p.h_convention);
-                if (free_device_memory() < 2 * need) {
-                    pipeline_ok = false;
-                    return nullptr;
-                }
-                try {
-                    c = std::make_unique<HComputer>(domain.log_size(), p.h_convention);
-                } catch (const CudaError&) {
-                    pipeline_ok = false;
-                    return nullptr;
-                }
-            } else {
-                c = std::make_unique<HComputer>(domain.log_size(), p.h_convention);
-            }
+        if (c && c->log_n() == domain.log_size() && c->convention() == p.h_convention) return c.get();
+        c.reset();
+        prefetched[k] = false;
+        if (!optional) {
+            c = std::make_unique<HComputer>(domain.log_size(), p.h_convention);
+            return c.get();
+        }
+        if (!pipeline_ok) return nullptr;
+        const size_t need = h_gpu_device_bytes(domain.log_size(), p.h_convention);
+        if (free_device_memory() < 2 * need) {
+            pipeline_ok = false;
+            return nullptr;
+        }
+        try {
+            c = std::make_unique<HComputer>(domain.log_size(), p.h_convention);
+        } catch (const CudaError&) {
+            pipeline_ok = false;
+            return nullptr;
         }
         return c.get();
     }
 
+    // A slot for a proof that was not prepared: `preferred` unless it holds a prepared circuit.
+    int claim(int preferred) {
+        std::lock_guard<std::mutex> lk(mu);
+        const int k = held[preferred] ? 1 - preferred : preferred;
+        if (held[k]) throw std::logic_error("gpu prover: both H slots hold prepared circuits");
+        active = k;
+        return k;
+    }
+    void release_active() {
+        std::lock_guard<std::mutex> lk(mu);
+        active = -1;
+    }
+
     // CPU and GPU work overlap: the 0/1 split of the A, B, L scalars (CPU) runs while H and its MSM run on the
     // GPU; the B_G2 MSM (its own stream, from another host thread) runs beside the G1 MSMs; and when `next` is
-    // given, its a, b, c are uploaded (another host thread, the other H slot) while this circuit's MSMs run.
+    // given, its a, b, c are uploaded (another host thread, the other slot) while this circuit's MSMs run. Slot k
+    // is this circuit's; `uploaded`: its a, b, c are already there (prefetch or prepare).
     groth16::Proof prove_one(r1cs::ProvingAssignment& asg, const EvaluationDomain& domain, const Fr& r,
-                             const Fr& s, TimingSink* timing, int64_t item, int k, r1cs::ProvingAssignment* next,
-                             const EvaluationDomain* next_domain) {
+                             const Fr& s, TimingSink* timing, int64_t item, int k, bool uploaded,
+                             r1cs::ProvingAssignment* next, const EvaluationDomain* next_domain) {
         auto split = std::async(std::launch::async, [&] {
             ScopedTiming t(timing, kLayer, "msm.split", item);
             return groth16::split_queries(asg, true);  // reads inputs, aux, densities only; the GPU converts
@@ -84,11 +106,11 @@ struct GpuProver::Impl {
         {
             ScopedTiming t(timing, kLayer, "h", item);
             use_device(cfg.device);
-            hk = slot(k, domain);
-            if (prefetched[k]) {
-                prefetched[k] = false;
+            if (uploaded) {
+                hk = hc[k].get();
                 hk->run_prefetched({timing, "h", item});
             } else {
+                hk = slot(k, domain, false);
                 hk->run(asg.a(), asg.b(), asg.c(), {timing, "h", item});
                 release_abc(asg);
             }
@@ -97,11 +119,15 @@ struct GpuProver::Impl {
             ScopedTiming t(timing, kLayer, "msm.h", item);
             h_sum = h.msm_device(hk->h_device(), p.h.size(), {timing, "msm.h", item});  // H stays on the device
         }
-        // The next circuit's upload, now that this one's H is consumed (slot 1 - k is free).
+        // The next circuit's upload, now that this one's H is consumed; only into a slot no prepared circuit holds.
         std::future<void> upload;
-        if (next && pipeline_ok) {
-            HComputer* hn = slot(1 - k, *next_domain);
-            if (hn) {
+        bool other_free = false;
+        {
+            std::lock_guard<std::mutex> lk(mu);
+            other_free = !held[1 - k];
+        }
+        if (next && other_free) {
+            if (HComputer* hn = slot(1 - k, *next_domain, true)) {
                 upload = std::async(std::launch::async, [&, hn, next, k] {
                     ScopedTiming t(timing, kLayer, "h.prefetch", item + 1);
                     use_device(cfg.device);
@@ -148,6 +174,19 @@ struct GpuProver::Impl {
     }
 };
 
+// prepare()'s ticket: the slot holding the circuit's a, b, c and its domain. A ticket dropped unused (a cancelled
+// job) frees its slot.
+struct GpuPrepared : groth16::PreparedCircuit {
+    GpuProver* owner = nullptr;
+    int slot = 0;
+    EvaluationDomain domain;
+    std::function<void()> drop;  // cleared when the ticket is used
+    explicit GpuPrepared(const EvaluationDomain& d) : domain(d) {}
+    ~GpuPrepared() override {
+        if (drop) drop();
+    }
+};
+
 GpuProver::GpuProver(const groth16::Parameters& params, const GpuProverConfig& cfg)
     : impl_(std::make_unique<Impl>(params, cfg)) {}
 GpuProver::~GpuProver() = default;
@@ -164,13 +203,87 @@ std::vector<groth16::Proof> GpuProver::prove_from_assignments(std::span<r1cs::Pr
     std::vector<groth16::Proof> proofs;
     proofs.reserve(assignments.size());
     impl_->prefetched[0] = impl_->prefetched[1] = false;  // nothing carries over from an earlier (failed) call
+    int k = 0;
     for (size_t i = 0; i < assignments.size(); i++) {
         const bool has_next = i + 1 < assignments.size();
-        proofs.push_back(impl_->prove_one(assignments[i], domains[i], r[i], s[i], timing, (int64_t)i, (int)(i % 2),
-                                          has_next ? &assignments[i + 1] : nullptr,
-                                          has_next ? &domains[i + 1] : nullptr));
+        k = impl_->claim(k);
+        const bool uploaded = impl_->prefetched[k];
+        impl_->prefetched[k] = false;
+        try {
+            proofs.push_back(impl_->prove_one(assignments[i], domains[i], r[i], s[i], timing, (int64_t)i, k, uploaded,
+                                              has_next ? &assignments[i + 1] : nullptr,
+                                              has_next ? &domains[i + 1] : nullptr));
+        } catch (...) {
+            impl_->release_active();
+            throw;
+        }
+        impl_->release_active();
+        k = 1 - k;  // the next circuit's data, if prefetched, is in the other slot
     }
     return proofs;
+}
+
+std::unique_ptr<groth16::PreparedCircuit> GpuProver::prepare(r1cs::ProvingAssignment& asg, TimingSink* timing,
+                                                             int64_t item) {
+    const EvaluationDomain domain = groth16::check_assignment(impl_->p, asg, 0);
+    int k;
+    {
+        std::lock_guard<std::mutex> lk(impl_->mu);
+        k = impl_->active < 0 ? 0 : 1 - impl_->active;
+        if (impl_->held[k]) return nullptr;  // one prepared circuit at a time
+        impl_->held[k] = true;
+    }
+    try {
+        use_device(impl_->cfg.device);
+        // Optional unless no proof is running (then this is the only slot in use and as required as any).
+        HComputer* hk = impl_->slot(k, domain, k == 1 || impl_->hc[1 - k] != nullptr);
+        if (!hk) {
+            std::lock_guard<std::mutex> lk(impl_->mu);
+            impl_->held[k] = false;
+            return nullptr;
+        }
+        ScopedTiming t(timing, kLayer, "h.prefetch", item);
+        hk->prefetch(asg.a(), asg.b(), asg.c(), {timing, "h", item});
+        Impl::release_abc(asg);
+    } catch (...) {
+        std::lock_guard<std::mutex> lk(impl_->mu);
+        impl_->held[k] = false;
+        throw;
+    }
+    auto ticket = std::make_unique<GpuPrepared>(domain);
+    ticket->owner = this;
+    ticket->slot = k;
+    Impl* impl = impl_.get();
+    ticket->drop = [impl, k] {
+        std::lock_guard<std::mutex> lk(impl->mu);
+        impl->held[k] = false;
+    };
+    return ticket;
+}
+
+groth16::Proof GpuProver::prove_prepared(std::unique_ptr<groth16::PreparedCircuit> ticket,
+                                         r1cs::ProvingAssignment& asg, const Fr& r, const Fr& s, TimingSink* timing,
+                                         int64_t item) {
+    auto* t = dynamic_cast<GpuPrepared*>(ticket.get());
+    if (!t || t->owner != this) throw std::invalid_argument("gpu prover: a ticket from another prover");
+    const int k = t->slot;
+    t->drop = nullptr;
+    {
+        std::lock_guard<std::mutex> lk(impl_->mu);
+        if (!impl_->held[k]) throw std::logic_error("gpu prover: the ticket's slot holds nothing");
+        impl_->held[k] = false;
+        impl_->active = k;
+    }
+    ScopedTiming total(timing, kLayer, "prove");
+    try {
+        // a, b, c were consumed by prepare(); the rest of the assignment must still fit the parameters.
+        auto proof = impl_->prove_one(asg, t->domain, r, s, timing, item, k, true, nullptr, nullptr);
+        impl_->release_active();
+        return proof;
+    } catch (...) {
+        impl_->release_active();
+        throw;
+    }
 }
 
 size_t GpuProver::resident_bytes() const {

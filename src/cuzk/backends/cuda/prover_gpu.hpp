@@ -45,6 +45,13 @@ public:
                                                        std::span<const Fr> r, std::span<const Fr> s,
                                                        TimingSink* timing = nullptr);
 
+    // The pipelining pair behind groth16::ProverBackend::prepare / prove_prepared: prepare() uploads asg's a, b, c
+    // into the H slot no running proof uses (it may run on another thread while a proof runs) and consumes them;
+    // nullptr when there is no free slot or no room on the device for a second one (a, b, c untouched).
+    std::unique_ptr<groth16::PreparedCircuit> prepare(r1cs::ProvingAssignment& asg, TimingSink* timing, int64_t item);
+    groth16::Proof prove_prepared(std::unique_ptr<groth16::PreparedCircuit> ticket, r1cs::ProvingAssignment& asg,
+                                  const Fr& r, const Fr& s, TimingSink* timing, int64_t item);
+
     // Device bytes held by the resident queries.
     size_t resident_bytes() const;
 
@@ -61,6 +68,14 @@ public:
     std::vector<groth16::Proof> prove(std::span<r1cs::ProvingAssignment> assignments, std::span<const Fr> r,
                                       std::span<const Fr> s, TimingSink* timing) override {
         return prover_.prove_from_assignments(assignments, r, s, timing);
+    }
+    std::unique_ptr<groth16::PreparedCircuit> prepare(r1cs::ProvingAssignment& asg, TimingSink* timing,
+                                                      int64_t item) override {
+        return prover_.prepare(asg, timing, item);
+    }
+    groth16::Proof prove_prepared(std::unique_ptr<groth16::PreparedCircuit> ticket, r1cs::ProvingAssignment& asg,
+                                  const Fr& r, const Fr& s, TimingSink* timing, int64_t item) override {
+        return prover_.prove_prepared(std::move(ticket), asg, r, s, timing, item);
     }
     std::string name() const override { return "gpu"; }
 
