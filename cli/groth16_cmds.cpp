@@ -460,7 +460,11 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
     }
     // Sums per layer and stage; the pipeline's proving time minus the prover's stages is the gap between layers.
     std::map<std::string, double> pipeline, prover;
+    std::vector<double> proving_by_partition(opt.partitions, 0.0);
     for (const auto& sp : res.timeline->spans()) {
+        if (sp.layer == TimingLayer::Pipeline && sp.name == "proving" && sp.item >= 0 &&
+            (size_t)sp.item < proving_by_partition.size())
+            proving_by_partition[(size_t)sp.item] += sp.duration_s;
         if (sp.layer == TimingLayer::Pipeline) pipeline[sp.name] += sp.duration_s;
         else if (sp.layer == TimingLayer::Prover && sp.item >= 0) prover[sp.name] += sp.duration_s;
     }
@@ -480,6 +484,7 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
     j["wall_s"] = res.wall_seconds;
     j["per_partition_s"] = res.wall_seconds / (double)opt.partitions;
     j["pipeline_s"] = pipeline;
+    j["proving_s_by_partition"] = proving_by_partition;
     j["prover_s"] = prover;
     // Proving time not covered by the prover's own stages (hand-off, the seam's checks, ...): made explicit.
     j["gap_proving_minus_prover_stages_s"] = pipeline["proving"] - prover_total;
