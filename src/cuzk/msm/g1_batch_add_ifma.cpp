@@ -61,6 +61,9 @@ bool set_ifma_enabled(bool on) {
 void g1_batch_add_ifma(const G1Affine*, const G1Affine*, G1Affine* const*, const uint32_t*, size_t, IfmaScratch&) {
     throw std::logic_error("g1_batch_add_ifma: not built for this architecture");
 }
+void g2_batch_add_ifma(const G2Affine*, const G2Affine*, G2Affine* const*, const uint32_t*, size_t, IfmaScratch&) {
+    throw std::logic_error("g2_batch_add_ifma: not built for this architecture");
+}
 
 #else
 
@@ -114,6 +117,7 @@ constexpr limbs_t<6> times_small(const limbs_t<6>& x, uint64_t k) {
 
 constexpr limbs48 kP = to48(FqConfig::MODULUS);
 constexpr limbs48 k2P = to48(times_small(FqConfig::MODULUS, 2));
+constexpr limbs48 k4P = to48(times_small(FqConfig::MODULUS, 4));
 constexpr limbs48 kOne = to48(Fq::R);
 constexpr uint64_t kNInv = Fq::INV & kMask48;  // -1/p mod 2^48
 static_assert(from48(kP) == FqConfig::MODULUS, "48-bit limb round trip");
@@ -145,14 +149,42 @@ void invert_lanes(uint64_t* io) {
     }
 }
 
+// The same for Fq2 lanes: io holds the c0 V8 then the c1 V8 (128 words).
+void invert_lanes2(uint64_t* io) {
+    auto lane = [&](const uint64_t* v, int l) {
+        limbs48 x;
+        for (int k = 0; k < 8; k++) x[k] = v[8 * k + l];
+        limbs_t<6> w = from48(x);
+        limbs_t<6> d{};
+        if (!bigint::sub(d, w, FqConfig::MODULUS)) w = d;  // < 2p -> < p
+        return Fq::from_mont_limbs(w);
+    };
+    std::array<Fq2, 8> v, prefix;
+    for (int l = 0; l < 8; l++) v[l] = Fq2{lane(io, l), lane(io + 64, l)};
+    Fq2 acc = Fq2::one();
+    for (int l = 0; l < 8; l++) {
+        prefix[l] = acc;
+        acc *= v[l];
+    }
+    Fq2 inv = acc.inverse().value();  // a product of nonzero denominators
+    for (int l = 8; l-- > 0;) {
+        Fq2 t = inv * prefix[l];
+        inv *= v[l];
+        limbs48 x0 = to48(t.c0.mont_limbs()), x1 = to48(t.c1.mont_limbs());
+        for (int k = 0; k < 8; k++) io[8 * k + l] = x0[k], io[64 + 8 * k + l] = x1[k];
+    }
+}
+
 // The pair that fills the unused lanes of the last group: G and 2G (distinct x, so the denominator is nonzero).
+template <class Cfg>
 struct DummyPair {
-    G1Affine a, b;
+    Affine<Cfg> a, b;
 };
-const DummyPair& dummy_pair() {
-    static const DummyPair d = [] {
-        G1Affine g = G1Affine::generator();
-        return DummyPair{g, g.to_jacobian().dbl().to_affine()};
+template <class Cfg>
+const DummyPair<Cfg>& dummy_pair() {
+    static const DummyPair<Cfg> d = [] {
+        Affine<Cfg> g = Affine<Cfg>::generator();
+        return DummyPair<Cfg>{g, g.to_jacobian().dbl().to_affine()};
     }();
     return d;
 }
@@ -296,12 +328,6 @@ CUZK_IFMA_INL void store48(uint64_t* w, __m512i v) {
 CUZK_IFMA_INL const uint64_t* limbs_of(const Fq& f) { return reinterpret_cast<const uint64_t*>(&f); }
 CUZK_IFMA_INL uint64_t* limbs_of(Fq& f) { return reinterpret_cast<uint64_t*>(&f); }
 
-// One coordinate of the eight points of a group as a V8.
-CUZK_IFMA_INL void gather(V8& out, const Fq* const* f) {
-    for (int l = 0; l < 8; l++) out.l[l] = load48(limbs_of(*f[l]));
-    transpose(out.l);
-}
-
 CUZK_IFMA_INL void store_v8(uint64_t* dst, const V8& v) {
     for (int k = 0; k < 8; k++) _mm512_storeu_si512(dst + 8 * k, v.l[k]);
 }
@@ -309,15 +335,89 @@ CUZK_IFMA_INL void load_v8(V8& v, const uint64_t* src) {
     for (int k = 0; k < 8; k++) v.l[k] = _mm512_loadu_si512(src + 8 * k);
 }
 
-__attribute__((target("avx512f,avx512ifma"))) void batch_add_kernel(const G1Affine* a, const G1Affine* b,
-                                                                     G1Affine* const* out, const uint32_t* idx,
+// An element of F = Fq (D = 1) or Fq2 (D = 2, c0 then c1) in eight lanes.
+template <int D>
+struct VE {
+    V8 c[D];
+};
+
+// a + b, normalized (a, b normalized; no reduction).
+CUZK_IFMA_INL V8 add(const V8& a, const V8& b) {
+    const __m512i mask = bc(kMask48);
+    __m512i carry = _mm512_setzero_si512();
+    V8 r;
+    for (int k = 0; k < 8; k++) {
+        __m512i t = _mm512_add_epi64(_mm512_add_epi64(a.l[k], b.l[k]), carry);
+        r.l[k] = _mm512_and_si512(t, mask);
+        carry = _mm512_srli_epi64(t, 48);
+    }
+    return r;
+}
+
+template <int D>
+CUZK_IFMA_INL VE<D> sub_k(const VE<D>& a, const VE<D>& b, const V8& K) {
+    VE<D> r;
+    for (int j = 0; j < D; j++) r.c[j] = sub_k(a.c[j], b.c[j], K);
+    return r;
+}
+template <int D>
+CUZK_IFMA_INL VE<D> sub2_k(const VE<D>& a, const VE<D>& b, const VE<D>& c, const V8& K) {
+    VE<D> r;
+    for (int j = 0; j < D; j++) r.c[j] = sub2_k(a.c[j], b.c[j], c.c[j], K);
+    return r;
+}
+template <int D>
+CUZK_IFMA_INL VE<D> cond_sub(const VE<D>& x, const V8& K) {
+    VE<D> r;
+    for (int j = 0; j < D; j++) r.c[j] = cond_sub(x.c[j], K);
+    return r;
+}
+
+// Products: every call below has one factor with components < 2p and the other < 4p, and gives components < 2p.
+CUZK_IFMA_INL void mul(VE<1>& r, const VE<1>& a, const VE<1>& b) { mul(r.c[0], a.c[0], b.c[0]); }
+// Fq2 (u^2 = -1) by Karatsuba: t0 = a0 b0, t1 = a1 b1, t2 = (a0 + a1)(b0 + b1); r0 = t0 - t1, r1 = t2 - t0 - t1.
+// The sums (< 8p) are brought below 2p first, so t2's factors are < 2p too.
+CUZK_IFMA_INL void mul(VE<2>& r, const VE<2>& a, const VE<2>& b) {
+    const V8 P2 = constant(k2P), P4 = constant(k4P);
+    V8 t0, t1, t2;
+    mul(t0, a.c[0], b.c[0]);
+    mul(t1, a.c[1], b.c[1]);
+    const V8 sa = cond_sub(cond_sub(add(a.c[0], a.c[1]), P4), P2);
+    const V8 sb = cond_sub(cond_sub(add(b.c[0], b.c[1]), P4), P2);
+    mul(t2, sa, sb);
+    r.c[0] = cond_sub(sub_k(t0, t1, P2), P2);                   // (0, 4p) -> < 2p
+    r.c[1] = cond_sub(cond_sub(sub2_k(t2, t0, t1, P4), P4), P2);  // (0, 6p) -> < 2p
+}
+
+template <int D>
+CUZK_IFMA_INL void store_ve(uint64_t* dst, const VE<D>& v) {
+    for (int j = 0; j < D; j++) store_v8(dst + 64 * j, v.c[j]);
+}
+template <int D>
+CUZK_IFMA_INL void load_ve(VE<D>& v, const uint64_t* src) {
+    for (int j = 0; j < D; j++) load_v8(v.c[j], src + 64 * j);
+}
+// One coordinate (F = D consecutive Fq) of the eight points of a group.
+template <int D>
+CUZK_IFMA_INL void gather_ve(VE<D>& out, const Fq* const* f) {
+    for (int j = 0; j < D; j++) {
+        for (int l = 0; l < 8; l++) out.c[j].l[l] = load48(limbs_of(f[l][j]));
+        transpose(out.c[j].l);
+    }
+}
+
+template <class Cfg, int D>
+__attribute__((target("avx512f,avx512ifma"))) void batch_add_kernel(const Affine<Cfg>* a, const Affine<Cfg>* b,
+                                                                     Affine<Cfg>* const* out, const uint32_t* idx,
                                                                      size_t m, IfmaScratch& s) {
+    using Aff = Affine<Cfg>;
+    static_assert(sizeof(typename Cfg::F) == D * sizeof(Fq), "a coordinate is D consecutive Fq");
     const size_t groups = (m + 7) / 8;
-    s.prefix.resize(groups * 64);
-    s.den.resize(groups * 64);
-    const DummyPair& dummy = dummy_pair();
+    s.prefix.resize(groups * 64 * D);
+    s.den.resize(groups * 64 * D);
+    const DummyPair<Cfg>& dummy = dummy_pair<Cfg>();
     const V8 P = constant(kP), P2 = constant(k2P);
-    auto pair_of = [&](size_t g, int l, const G1Affine*& pa, const G1Affine*& pb) {
+    auto pair_of = [&](size_t g, int l, const Aff*& pa, const Aff*& pb) {
         size_t k = g * 8 + (size_t)l;
         if (k < m) {
             pa = a + idx[k];
@@ -327,65 +427,75 @@ __attribute__((target("avx512f,avx512ifma"))) void batch_add_kernel(const G1Affi
             pb = &dummy.b;
         }
     };
+    auto coord = [](const typename Cfg::F& f) { return reinterpret_cast<const Fq*>(&f); };
     // Forward: prefix_g = product of the denominators of groups < g, lane by lane.
-    V8 acc = constant(kOne);
+    VE<D> acc;
+    acc.c[0] = constant(kOne);
+    for (int j = 1; j < D; j++) acc.c[j] = constant(limbs48{});
     for (size_t g = 0; g < groups; g++) {
         const Fq *fax[8], *fbx[8];
         for (int l = 0; l < 8; l++) {
-            const G1Affine *pa, *pb;
+            const Aff *pa, *pb;
             pair_of(g, l, pa, pb);
-            fax[l] = &pa->x;
-            fbx[l] = &pb->x;
+            fax[l] = coord(pa->x);
+            fbx[l] = coord(pb->x);
         }
-        V8 ax, bx;
-        gather(ax, fax);
-        gather(bx, fbx);
-        V8 den = sub_k(bx, ax, P2);  // bx + 2p - ax in (p, 3p)
-        store_v8(s.prefix.data() + 64 * g, acc);
-        store_v8(s.den.data() + 64 * g, den);
+        VE<D> ax, bx;
+        gather_ve(ax, fax);
+        gather_ve(bx, fbx);
+        VE<D> den = sub_k(bx, ax, P2);  // bx + 2p - ax in (p, 3p)
+        store_ve(s.prefix.data() + 64 * D * g, acc);
+        store_ve(s.den.data() + 64 * D * g, den);
         mul(acc, acc, den);
     }
-    alignas(64) uint64_t lanes[64];
-    store_v8(lanes, acc);
-    invert_lanes(lanes);
-    V8 inv;
-    load_v8(inv, lanes);
+    alignas(64) uint64_t lanes[64 * D];
+    store_ve(lanes, acc);
+    if constexpr (D == 1) invert_lanes(lanes);
+    else invert_lanes2(lanes);
+    VE<D> inv;
+    load_ve(inv, lanes);
     // Backward: inv = 1 / (product of the denominators of groups <= g).
     for (size_t g = groups; g-- > 0;) {
-        V8 pre, den, ig;
-        load_v8(pre, s.prefix.data() + 64 * g);
-        load_v8(den, s.den.data() + 64 * g);
+        VE<D> pre, den, ig;
+        load_ve(pre, s.prefix.data() + 64 * D * g);
+        load_ve(den, s.den.data() + 64 * D * g);
         mul(ig, inv, pre);  // 1 / den_g
         mul(inv, inv, den);
         const Fq *fax[8], *fay[8], *fbx[8], *fby[8];
         for (int l = 0; l < 8; l++) {
-            const G1Affine *pa, *pb;
+            const Aff *pa, *pb;
             pair_of(g, l, pa, pb);
-            fax[l] = &pa->x, fay[l] = &pa->y, fbx[l] = &pb->x, fby[l] = &pb->y;
+            fax[l] = coord(pa->x), fay[l] = coord(pa->y), fbx[l] = coord(pb->x), fby[l] = coord(pb->y);
         }
-        V8 ax, ay, bx, by;
-        gather(ax, fax);
-        gather(ay, fay);
-        gather(bx, fbx);
-        gather(by, fby);
-        V8 num = sub_k(by, ay, P2);  // (p, 3p)
-        V8 lam, l2;
-        mul(lam, num, ig);           // < 2p
-        mul(l2, lam, lam);           // < 2p
-        V8 x3 = sub2_k(l2, ax, bx, P2);  // l2 + 2p - ax - bx in [0, 4p)
+        VE<D> ax, ay, bx, by;
+        gather_ve(ax, fax);
+        gather_ve(ay, fay);
+        gather_ve(bx, fbx);
+        gather_ve(by, fby);
+        VE<D> num = sub_k(by, ay, P2);  // (p, 3p)
+        VE<D> lam, l2;
+        mul(lam, num, ig);                   // < 2p
+        mul(l2, lam, lam);                   // < 2p
+        VE<D> x3 = sub2_k(l2, ax, bx, P2);   // l2 + 2p - ax - bx in [0, 4p)
         x3 = cond_sub(cond_sub(x3, P2), P);  // < p
-        V8 u = sub_k(ax, x3, P);  // (0, 2p)
-        V8 y3;
-        mul(y3, lam, u);        // < 2p
-        y3 = sub_k(y3, ay, P);  // (0, 3p)
+        VE<D> u = sub_k(ax, x3, P);          // (0, 2p)
+        VE<D> y3;
+        mul(y3, lam, u);                     // < 2p
+        y3 = sub_k(y3, ay, P);               // (0, 3p)
         y3 = cond_sub(cond_sub(y3, P2), P);  // < p
-        transpose(x3.l);
-        transpose(y3.l);
+        for (int j = 0; j < D; j++) {
+            transpose(x3.c[j].l);
+            transpose(y3.c[j].l);
+        }
         const int valid = (int)std::min<size_t>(8, m - g * 8);
         for (int l = 0; l < valid; l++) {
-            G1Affine* r = out[idx[g * 8 + (size_t)l]];
-            store48(limbs_of(r->x), x3.l[l]);
-            store48(limbs_of(r->y), y3.l[l]);
+            Aff* r = out[idx[g * 8 + (size_t)l]];
+            Fq* rx = reinterpret_cast<Fq*>(&r->x);
+            Fq* ry = reinterpret_cast<Fq*>(&r->y);
+            for (int j = 0; j < D; j++) {
+                store48(limbs_of(rx[j]), x3.c[j].l[l]);
+                store48(limbs_of(ry[j]), y3.c[j].l[l]);
+            }
             r->infinity = false;
         }
     }
@@ -395,7 +505,14 @@ void g1_batch_add_ifma(const G1Affine* a, const G1Affine* b, G1Affine* const* ou
                        IfmaScratch& scratch) {
     if (!ifma_supported()) throw std::logic_error("g1_batch_add_ifma: this CPU has no AVX-512 IFMA");
     if (m == 0) return;
-    batch_add_kernel(a, b, out, idx, m, scratch);
+    batch_add_kernel<G1Config, 1>(a, b, out, idx, m, scratch);
+}
+
+void g2_batch_add_ifma(const G2Affine* a, const G2Affine* b, G2Affine* const* out, const uint32_t* idx, size_t m,
+                       IfmaScratch& scratch) {
+    if (!ifma_supported()) throw std::logic_error("g2_batch_add_ifma: this CPU has no AVX-512 IFMA");
+    if (m == 0) return;
+    batch_add_kernel<G2Config, 2>(a, b, out, idx, m, scratch);
 }
 
 #endif

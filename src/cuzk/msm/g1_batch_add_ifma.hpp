@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cuzk/ec/g1.hpp"
+#include "cuzk/ec/g2.hpp"
 
 namespace cuzk::msm_detail {
 
@@ -37,6 +38,9 @@ struct IfmaScratch {
 // point is the identity and a[i].x != b[i].x (BatchAdder sends doublings, identities and opposite points to its
 // scalar path). Outputs may alias neither a nor b. Requires ifma_supported().
 void g1_batch_add_ifma(const G1Affine* a, const G1Affine* b, G1Affine* const* out, const uint32_t* idx, size_t m,
+                       IfmaScratch& scratch);
+// The same in G2 (Fq2 coordinates: each lane's c0 and c1 in two V8s; products by Karatsuba, three Fq products).
+void g2_batch_add_ifma(const G2Affine* a, const G2Affine* b, G2Affine* const* out, const uint32_t* idx, size_t m,
                        IfmaScratch& scratch);
 
 }  // namespace cuzk::msm_detail
