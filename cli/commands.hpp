@@ -21,6 +21,9 @@ struct BenchOptions {
     // groth16: pseudo-random parameters of the circuit's shape (groth16::benchmark_parameters) instead of a setup,
     // for sizes where a setup takes too long; the proofs are not verified
     bool random_params = false;
+    // pipeline: partitions through the pre-compiled constraint evaluator (witness + sparse product) instead of
+    // full synthesis
+    bool pce = false;
     // groth16: circuits per prover call (the GPU prover overlaps one circuit's upload with the previous one's MSMs)
     size_t batch = 1;
 };

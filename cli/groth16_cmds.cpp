@@ -440,8 +440,17 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
     spec.backend = backend.get();
     spec.fallback = cpu_fallback.get();
     spec.verify_key = opt.random_params ? nullptr : &params.vk;
+    // --pce: the R1CS recorded once, then per partition the witness and a sparse product (r1cs/pce.hpp).
+    std::optional<r1cs::PrecompiledR1cs> pce;
+    double pce_compile_s = 0;
+    if (opt.pce) {
+        auto p0 = clock_type::now();
+        pce = r1cs::compile_r1cs(*make_circuit(c, false, 0, nullptr));
+        pce_compile_s = seconds_since(p0);
+    }
     spec.synthesize = [&](size_t i) {
         auto circ = make_circuit(c, true, i, &publics[i]);
+        if (pce) return r1cs::assignment_from_pce(*pce, *circ, ThreadPool::global());
         r1cs::ProvingAssignment asg;
         r1cs::synthesize_groth16(asg, *circ);
         return asg;
@@ -479,6 +488,8 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
     j["lookahead"] = opt.lookahead;
     j["backend"] = backend->name();
     j["random_params"] = opt.random_params;
+    j["pce"] = opt.pce;
+    if (opt.pce) j["pce_compile_s"] = pce_compile_s;
     j["threads"] = num_threads();
     j["setup_s"] = setup_s;
     j["wall_s"] = res.wall_seconds;
