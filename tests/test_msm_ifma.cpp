@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include "cuzk/msm/g1_batch_add_ifma.hpp"
+#include "cuzk/msm/batch_add_ifma.hpp"
 #include "cuzk/msm/msm.hpp"
 
 using namespace cuzk;

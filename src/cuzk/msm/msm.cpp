@@ -9,7 +9,7 @@
 #include <string>
 #include <type_traits>
 
-#include "cuzk/msm/g1_batch_add_ifma.hpp"
+#include "cuzk/msm/batch_add_ifma.hpp"
 
 namespace cuzk {
 namespace {
@@ -366,7 +366,7 @@ struct Plan {
 // 5.42, 5.14, 5.37 s; G2 2^16 with c = 11..14: 1.51, 1.43, 1.40, 1.52 s. The model picks c = 13 and c = 16, the
 // measured best (a bucket weight of 4 picked c = 12 at 2^16, 4% slower). On 2 threads (bench BM_MsmG1Window, wall
 // medians): 2^16 with c = 12, 13, 14: 220, 200, 212 ms; 2^20 with c = 15, 16, 17: 2.71, 2.58, 2.76 s.
-// With the IFMA kernel (g1_batch_add_ifma.hpp) a batched addition costs about a quarter as much while the bucket
+// With the IFMA kernel (batch_add_ifma.hpp) a batched addition costs about a quarter as much while the bucket
 // sums still run on scalar XYZZ arithmetic, so a bucket weighs more: on the Zen 5 development machine, 2 threads,
 // 2^16 with c = 10..14: 118, 109, 108, 116, 139 ms; 2^20 with c = 13..17: 1.45, 1.45, 1.42, 1.45, 1.66 s. A weight
 // of 5 picks c = 12 and c = 16.

@@ -8,7 +8,7 @@
 //      of unsigned digits), buckets accumulated by batched affine additions (Montgomery's trick: a batch of
 //      independent additions shares one field inversion, about 6 multiplications per addition instead of the 10
 //      of an XYZZ mixed addition), windows and point ranges spread over the thread pool. In G1, on a CPU with
-//      AVX-512 IFMA, the additions run eight at a time in vector registers (g1_batch_add_ifma.hpp).
+//      AVX-512 IFMA, the additions run eight at a time in vector registers (batch_add_ifma.hpp).
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-#include "cuzk/msm/g1_batch_add_ifma.hpp"
+#include "cuzk/msm/batch_add_ifma.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,12 +1,13 @@
-// Batched affine additions in G1 on AVX-512 IFMA (vpmadd52luq / vpmadd52huq), eight additions per instruction.
+// Batched affine additions in G1 and G2 on AVX-512 IFMA (vpmadd52luq / vpmadd52huq), eight additions at a time.
 //
 // The CPU MSM spends ~80% of its time in batched affine additions (BatchAdder in msm.cpp): Montgomery's trick
 // turns a batch of independent additions P + Q into ~6 field multiplications each plus one shared inversion. The
 // scalar multiplication (mulx/adcx/adox) is latency-bound at ~26 ns on Zen; eight lanes of 52-bit multiply-adds do
-// eight multiplications in ~70 ns. The representation (g1_batch_add_ifma.cpp has the details): Fq elements in
+// eight multiplications in ~70 ns. The representation (batch_add_ifma.cpp has the details): Fq elements in
 // Montgomery form with the *same* R = 2^384 as Fq, as eight 48-bit limbs, so converting from and to Fq is a
 // rearrangement of bits and no multiplication. Lane l of an 8-lane group runs its own Montgomery chain; the eight
-// chain products share one scalar inversion.
+// chain products share one scalar inversion. G2's Fq2 coordinates take two vectors per lane group (c0, c1) and
+// Karatsuba products (three Fq products).
 //
 // Used only where the CPU has AVX-512 F and IFMA (checked at run time); everything else keeps the scalar path.
 #pragma once
