@@ -1,5 +1,6 @@
 #include "cuzk/backends/cuda/prover_gpu.hpp"
 
+#include <atomic>
 #include <functional>
 #include <future>
 #include <mutex>
@@ -40,6 +41,7 @@ struct GpuProver::Impl {
     bool held[2] = {false, false};
     bool prefetched[2] = {false, false};
     bool pipeline_ok = true;  // false once a second set of arrays did not fit
+    std::atomic<bool> first_slot_made{false};  // a proof has made its slot (prepare waits for that)
 
     Impl(const groth16::Parameters& params, const GpuProverConfig& c)
         : p(params),
@@ -60,6 +62,7 @@ struct GpuProver::Impl {
         prefetched[k] = false;
         if (!optional) {
             c = std::make_unique<HComputer>(domain.log_size(), p.h_convention);
+            first_slot_made = true;
             return c.get();
         }
         if (!pipeline_ok) return nullptr;
@@ -229,14 +232,16 @@ std::unique_ptr<groth16::PreparedCircuit> GpuProver::prepare(r1cs::ProvingAssign
     int k;
     {
         std::lock_guard<std::mutex> lk(impl_->mu);
+        // Only once a proof has made its slot: prepare then always makes the second one, and only with room for
+        // both (racing the first proof for the first slot could leave that proof without memory).
+        if (!impl_->first_slot_made) return nullptr;
         k = impl_->active < 0 ? 0 : 1 - impl_->active;
         if (impl_->held[k]) return nullptr;  // one prepared circuit at a time
         impl_->held[k] = true;
     }
     try {
         use_device(impl_->cfg.device);
-        // Optional unless no proof is running (then this is the only slot in use and as required as any).
-        HComputer* hk = impl_->slot(k, domain, k == 1 || impl_->hc[1 - k] != nullptr);
+        HComputer* hk = impl_->slot(k, domain, true);
         if (!hk) {
             std::lock_guard<std::mutex> lk(impl_->mu);
             impl_->held[k] = false;
