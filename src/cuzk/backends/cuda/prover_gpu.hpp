@@ -4,15 +4,23 @@
 // the A, B, L scalars, proof assembly) is the CPU prover's own code (groth16/prover.hpp building blocks), and for
 // the same assignment and r, s the proof is byte-identical to the CPU's (tests/test_gpu_groth16.cpp).
 //
-// Per circuit: H (HComputer, both conventions; its device arrays are kept while the domain size stays) and the MSM
-// over the H query read straight from device memory; meanwhile the CPU splits the A, B, L scalars (zeros skipped,
-// ones summed by a tree, the rest through Pippenger); then A, B_G1, L on the GPU with B_G2 beside them (another
-// host thread and stream). Timing spans (layer Prover, item = index in the batch; "msm.split" and "msm.b_g2"
-// overlap the others): "h", "msm.h", "msm.split", "msm.a", "msm.b_g1", "msm.b_g2", "msm.l", "assembly", and
-// "prove" (item -1) over the call.
+// Per circuit: H (HComputer, both conventions) and the MSM over the H query read straight from device memory;
+// meanwhile the CPU splits the A, B, L scalars in one pass (zeros skipped, ones summed by a tree on the device, the
+// rest through Pippenger, Montgomery scalars converted on the device); then A, B_G1, L on the GPU with B_G2 beside
+// them (another host thread and stream). Pageable host arrays move through pinned staging buffers
+// (gpu/pinned_upload.cuh); a, b, c and the splits are freed on a background thread.
 //
-// Not yet (issue 7): a, b, c through pinned staging, batches sharing one split, a split start/finish interface
-// for the engine, kernel-layer timing, the density split chosen by measured cost.
+// Two H slots (two sets of H's device arrays, the second only when the device has room for both): inside a batch,
+// circuit i + 1's a, b, c upload into the other slot while circuit i's MSMs run; across calls, prepare() does the
+// same for a caller that proves one circuit at a time (the engine: ProverBackend::prepare / prove_prepared).
+//
+// Timing spans, layer Prover (item = index in the batch, or the caller's item for prepare / prove_prepared;
+// "msm.split", "msm.b_g2" and "h.prefetch" overlap the others): "h", "h.prefetch", "msm.h", "msm.split", "msm.a",
+// "msm.b_g1", "msm.b_g2", "msm.l", "assembly", and "prove" over the call. Layer Kernel (CUDA events): "h.upload",
+// "h.transforms", "h.pointwise_final", and per MSM "<stage>.upload", ".ones", ".digits_sort", ".accumulate",
+// ".reduce".
+//
+// Not yet (issue 7): one split shared by a batch's circuits, the density split chosen by measured cost.
 #pragma once
 
 #include <cstddef>
