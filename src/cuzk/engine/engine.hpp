@@ -6,8 +6,10 @@
 //   submit ──> queue (priority, then FIFO) ──> scheduler thread runs one job at a time:
 //     synthesis workers (config.synthesis_workers) take partition indices in order, synthesize, and put the
 //     assignment into a bounded hand-over queue (config.lookahead entries); the scheduler thread proves each
-//     assignment through the job's backend as it arrives and stores proof i at index i; the proven assignment's
-//     remaining vectors go to the deallocator.
+//     assignment through the job's backend as it arrives (in hand-over order, which with several workers need not
+//     be index order) and stores proof i at index i; the proven assignment's remaining vectors go to the
+//     deallocator. While one partition is proven, a helper thread takes the next from the queue and lets the
+//     backend prepare it (ProverBackend::prepare: the GPU backend uploads its a, b, c meanwhile; JobSpec::pipeline).
 //
 // Spans (layer Pipeline, item = partition; "job" and "queued" with item -1): "queued" (submit to start),
 // "synthesis", "handover" (synthesis end to proving start), "proving", "job" (start to end).
