@@ -563,20 +563,20 @@ std::vector<ScalarSplit> split_scalars_multi(std::span<const std::span<const Fr>
         return ((d[i / 64] >> (i % 64)) & 1) != 0;
     };
     pool.run_tasks(np, [&](size_t p) {
+        // One read of each value: classify it, then count it in every list that selects it.
         const Piece pc = pieces[p];
-        for (size_t q = 0; q < lists; q++) {
-            if (selection[q * ns + pc.src] == kNoValues) continue;
-            size_t ks = 0, k1 = 0, ko = 0;
-            for (size_t i = pc.lo; i < pc.hi; i++) {
+        std::vector<size_t> c(lists * 3, 0);  // per list: selected, ones, others
+        for (size_t i = pc.lo; i < pc.hi; i++) {
+            const Fr& x = values[pc.src][i];
+            const int cls = x.is_zero() ? 0 : x.is_one() ? 1 : 2;
+            for (size_t q = 0; q < lists; q++) {
                 if (!selected(q, pc.src, i)) continue;
-                ks++;
-                const Fr& x = values[pc.src][i];
-                if (x.is_zero()) continue;
-                if (x.is_one()) k1++;
-                else ko++;
+                c[3 * q]++;
+                if (cls) c[3 * q + (size_t)cls]++;
             }
-            count_at(q, p + 1, 0) = ks, count_at(q, p + 1, 1) = k1, count_at(q, p + 1, 2) = ko;
         }
+        for (size_t q = 0; q < lists; q++)
+            for (int w = 0; w < 3; w++) count_at(q, p + 1, w) = c[3 * q + (size_t)w];
     });
     for (size_t q = 0; q < lists; q++) {
         for (size_t p = 0; p < np; p++)
