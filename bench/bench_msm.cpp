@@ -70,6 +70,14 @@ void BM_MsmG1Witness(benchmark::State& state) {
     run_msm<G1Config>(state, witness_scalars(n, 2), MsmConfig{});
 }
 
+// arg 0: log2 n; arg 1: window bits (0 = the chooser's). All threads.
+void BM_MsmG2(benchmark::State& state) {
+    size_t n = size_t(1) << state.range(0);
+    MsmConfig cfg;
+    if (state.range(1) > 0) cfg.window_bits = (unsigned)state.range(1);
+    run_msm<G2Config>(state, random_scalars(n, 4), cfg);
+}
+
 void BM_MsmG2OneThread(benchmark::State& state) {
     size_t n = size_t(1) << state.range(0);
     auto scalars = random_scalars(n, 3);
@@ -105,6 +113,15 @@ BENCHMARK(BM_MsmG1Witness)
     ->UseRealTime()
     ->Iterations(1)
     ->Repetitions(5)
+    ->ReportAggregatesOnly(true);
+// G2 window sweep (the chooser picks 12 at 2^16 on 2 threads with the IFMA kernel): --benchmark_filter=MsmG2Window.
+BENCHMARK(BM_MsmG2)
+    ->Name("BM_MsmG2Window")
+    ->ArgsProduct({{16}, {10, 11, 12, 13, 14}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1)
+    ->Repetitions(3)
     ->ReportAggregatesOnly(true);
 BENCHMARK(BM_MsmG2OneThread)
     ->Arg(16)
