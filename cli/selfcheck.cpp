@@ -16,6 +16,7 @@
 #include "cuzk/ec/random_points.hpp"
 #include "cuzk/ec/subgroup.hpp"
 #include "cuzk/ff/fq2.hpp"
+#include "cuzk/msm/batch_add_ifma.hpp"
 #include "cuzk/msm/msm.hpp"
 #include "cuzk/pairing/pairing.hpp"
 #include "cuzk/poly/domain.hpp"
@@ -175,6 +176,10 @@ int run_info() {
 #else
     std::printf("fq multiplication: portable\n");
 #endif
+    // The MSMs' batched additions: eight at a time on AVX-512 IFMA where the CPU has it (CUZK_CPU_IFMA=0: off).
+    std::printf("msm additions: %s\n", msm_detail::ifma_enabled()   ? "avx512-ifma, 8 lanes"
+                                        : msm_detail::ifma_supported() ? "scalar (avx512-ifma turned off: CUZK_CPU_IFMA=0)"
+                                                                       : "scalar (no avx512-ifma on this cpu)");
 #ifdef CUZK_HAVE_CUDA
     auto devs = gpu::devices();
     if (devs.empty()) std::printf("gpu: none found (CUDA build)\n");
