@@ -5,7 +5,11 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdlib>
+#include <span>
 #include <stdexcept>
+#include <type_traits>
+
+#include "cuzk/ff/batch_inverse.hpp"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 // GCC 12's AVX-512 intrinsics start some results from _mm512_undefined_epi32(), which -Wmaybe-uninitialized
@@ -104,74 +108,52 @@ constexpr limbs_t<6> from48(const limbs48& l) {
     return r;
 }
 
-constexpr limbs_t<6> times_small(const limbs_t<6>& x, uint64_t k) {
+constexpr limbs_t<6> twice(const limbs_t<6>& x) {
     limbs_t<6> r{};
-    unsigned __int128 c = 0;
-    for (int i = 0; i < 6; i++) {
-        c += (unsigned __int128)x[i] * k;
-        r[i] = (uint64_t)c;
-        c >>= 64;
-    }
+    bigint::add(r, x, x);  // 4p < 2^384: no carry out
     return r;
 }
 
 constexpr limbs48 kP = to48(FqConfig::MODULUS);
-constexpr limbs48 k2P = to48(times_small(FqConfig::MODULUS, 2));
-constexpr limbs48 k4P = to48(times_small(FqConfig::MODULUS, 4));
+constexpr limbs48 k2P = to48(twice(FqConfig::MODULUS));
+constexpr limbs48 k4P = to48(twice(twice(FqConfig::MODULUS)));
 constexpr limbs48 kOne = to48(Fq::R);
 constexpr uint64_t kNInv = Fq::INV & kMask48;  // -1/p mod 2^48
 static_assert(from48(kP) == FqConfig::MODULUS, "48-bit limb round trip");
 static_assert(sizeof(Fq) == 48 && sizeof(limbs_t<6>) == 48, "Fq is its six limbs");
 
-// Lane inversion, in scalar code (no AVX-512 in this function, so no header code is compiled for IFMA): io holds a
-// V8 (limb-major, io[8k + l] = limb k of lane l) of nonzero values < 2p; it is replaced by their inverses (< p).
-void invert_lanes(uint64_t* io) {
-    std::array<Fq, 8> v, prefix;
-    for (int l = 0; l < 8; l++) {
-        limbs48 x;
-        for (int k = 0; k < 8; k++) x[k] = io[8 * k + l];
-        limbs_t<6> w = from48(x);
-        limbs_t<6> d{};
-        if (!bigint::sub(d, w, FqConfig::MODULUS)) w = d;  // < 2p -> < p
-        v[l] = Fq::from_mont_limbs(w);
-    }
-    Fq acc = Fq::one();
-    for (int l = 0; l < 8; l++) {
-        prefix[l] = acc;
-        acc *= v[l];
-    }
-    Fq inv = acc.inverse().value();  // a product of nonzero denominators
-    for (int l = 8; l-- > 0;) {
-        Fq t = inv * prefix[l];
-        inv *= v[l];
-        limbs48 x = to48(t.mont_limbs());
-        for (int k = 0; k < 8; k++) io[8 * k + l] = x[k];
-    }
+// Lane inversion, in scalar code (no AVX-512 in these functions, so no header code is compiled for IFMA). A V8 in
+// memory is limb-major: v[8k + l] = limb k of lane l.
+Fq read_lane(const uint64_t* v, int l) {
+    limbs48 x;
+    for (int k = 0; k < 8; k++) x[k] = v[8 * k + l];
+    limbs_t<6> w = from48(x);
+    limbs_t<6> d{};
+    if (!bigint::sub(d, w, FqConfig::MODULUS)) w = d;  // < 2p -> < p
+    return Fq::from_mont_limbs(w);
 }
-
-// The same for Fq2 lanes: io holds the c0 V8 then the c1 V8 (128 words).
-void invert_lanes2(uint64_t* io) {
-    auto lane = [&](const uint64_t* v, int l) {
-        limbs48 x;
-        for (int k = 0; k < 8; k++) x[k] = v[8 * k + l];
-        limbs_t<6> w = from48(x);
-        limbs_t<6> d{};
-        if (!bigint::sub(d, w, FqConfig::MODULUS)) w = d;  // < 2p -> < p
-        return Fq::from_mont_limbs(w);
-    };
-    std::array<Fq2, 8> v, prefix;
-    for (int l = 0; l < 8; l++) v[l] = Fq2{lane(io, l), lane(io + 64, l)};
-    Fq2 acc = Fq2::one();
+void write_lane(uint64_t* v, int l, const Fq& f) {
+    const limbs48 x = to48(f.mont_limbs());
+    for (int k = 0; k < 8; k++) v[8 * k + l] = x[k];
+}
+// io holds D V8s (Fq, or Fq2 as c0 then c1) of nonzero values below 2p; they are replaced by their inverses (< p),
+// all eight through one inversion.
+template <int D>
+void invert_lanes(uint64_t* io) {
+    using F = std::conditional_t<D == 1, Fq, Fq2>;
+    std::array<F, 8> v;
     for (int l = 0; l < 8; l++) {
-        prefix[l] = acc;
-        acc *= v[l];
+        if constexpr (D == 1) v[l] = read_lane(io, l);
+        else v[l] = Fq2{read_lane(io, l), read_lane(io + 64, l)};
     }
-    Fq2 inv = acc.inverse().value();  // a product of nonzero denominators
-    for (int l = 8; l-- > 0;) {
-        Fq2 t = inv * prefix[l];
-        inv *= v[l];
-        limbs48 x0 = to48(t.c0.mont_limbs()), x1 = to48(t.c1.mont_limbs());
-        for (int k = 0; k < 8; k++) io[8 * k + l] = x0[k], io[64 + 8 * k + l] = x1[k];
+    batch_inverse_in_place(std::span<F>(v));
+    for (int l = 0; l < 8; l++) {
+        if constexpr (D == 1) {
+            write_lane(io, l, v[l]);
+        } else {
+            write_lane(io, l, v[l].c0);
+            write_lane(io + 64, l, v[l].c1);
+        }
     }
 }
 
@@ -450,8 +432,7 @@ __attribute__((target("avx512f,avx512ifma"))) void batch_add_kernel(const Affine
     }
     alignas(64) uint64_t lanes[64 * D];
     store_ve(lanes, acc);
-    if constexpr (D == 1) invert_lanes(lanes);
-    else invert_lanes2(lanes);
+    invert_lanes<D>(lanes);
     VE<D> inv;
     load_ve(inv, lanes);
     // Backward: inv = 1 / (product of the denominators of groups <= g).

@@ -588,17 +588,9 @@ std::vector<ScalarSplit> split_scalars_multi(std::span<const std::span<const Fr>
     }
     pool.run_tasks(np, [&](size_t p) {
         const Piece pc = pieces[p];
-        size_t pos[4], k1[4], ko[4];  // per list (lists <= 4 take the fast path below)
-        std::vector<size_t> pos_v, k1_v, ko_v;
-        size_t* ps = pos;
-        size_t* ones = k1;
-        size_t* others = ko;
-        if (lists > 4) {
-            pos_v.resize(lists), k1_v.resize(lists), ko_v.resize(lists);
-            ps = pos_v.data(), ones = k1_v.data(), others = ko_v.data();
-        }
+        std::vector<size_t> cur(lists * 3);  // per list, where this piece writes: position, ones, others
         for (size_t q = 0; q < lists; q++)
-            ps[q] = count_at(q, p, 0), ones[q] = count_at(q, p, 1), others[q] = count_at(q, p, 2);
+            for (int w = 0; w < 3; w++) cur[3 * q + (size_t)w] = count_at(q, p, w);
         for (size_t i = pc.lo; i < pc.hi; i++) {
             const Fr& x = values[pc.src][i];
             const int cls = x.is_zero() ? 0 : x.is_one() ? 1 : 2;
@@ -606,15 +598,16 @@ std::vector<ScalarSplit> split_scalars_multi(std::span<const std::span<const Fr>
             bool converted = false;
             for (size_t q = 0; q < lists; q++) {
                 if (!selected(q, pc.src, i)) continue;
-                const uint32_t at = (uint32_t)ps[q]++;
+                const uint32_t at = (uint32_t)cur[3 * q]++;
                 if (cls == 0) continue;
                 if (cls == 1) {
-                    out[q].one_indices[ones[q]++] = at;
+                    out[q].one_indices[cur[3 * q + 1]++] = at;
                     continue;
                 }
                 if (!converted) limbs = keep_montgomery ? x.mont_limbs() : x.to_canonical(), converted = true;
-                out[q].other_indices[others[q]] = at;
-                out[q].other_scalars[others[q]++] = limbs;
+                const size_t k = cur[3 * q + 2]++;
+                out[q].other_indices[k] = at;
+                out[q].other_scalars[k] = limbs;
             }
         }
     });
