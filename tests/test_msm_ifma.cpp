@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include "cuzk/msm/batch_add_ifma.hpp"
@@ -31,24 +32,33 @@ struct IfmaSetting {
 
 }  // namespace
 
-TEST(IfmaBatchAdd, MatchesScalarAdditionForEveryGroupShape) {
-    if (!ifma_supported()) GTEST_SKIP() << "no AVX-512 IFMA on this CPU";
-    std::mt19937_64 rng(2026);
+namespace {
+
+template <class Cfg>
+void batch_add(const Affine<Cfg>* a, const Affine<Cfg>* b, Affine<Cfg>* const* out, const uint32_t* idx, size_t m,
+               msm_detail::IfmaScratch& scratch) {
+    if constexpr (std::is_same_v<Cfg, G1Config>) g1_batch_add_ifma(a, b, out, idx, m, scratch);
+    else msm_detail::g2_batch_add_ifma(a, b, out, idx, m, scratch);
+}
+
+// For each size: random pairs (some points negated: y = p - y, coordinates from both ends of [0, p)), only every
+// other pair listed and in reverse order (the kernel must follow the index list); each listed output must equal
+// the Jacobian sum, each unlisted one stay untouched.
+template <class Cfg>
+void check_group_shapes(std::initializer_list<size_t> sizes, uint64_t seed) {
+    std::mt19937_64 rng(seed);
     msm_detail::IfmaScratch scratch;
-    // 1..9 cover a partly filled group, one full group and one lane beyond; 300 many groups.
-    for (size_t n : {1, 2, 7, 8, 9, 16, 17, 300}) {
-        auto a = random_points(n, rng), b = random_points(n, rng);
-        // Negated points have y = p - y: coordinates from both ends of [0, p).
+    for (size_t n : sizes) {
+        auto a = random_points<Cfg>(n, rng), b = random_points<Cfg>(n, rng);
         for (size_t i = 0; i < n; i += 3) a[i] = -a[i];
         for (size_t i = 1; i < n; i += 4) b[i] = -b[i];
-        // Only every other pair, listed in reverse: the kernel must follow the index list.
         std::vector<uint32_t> idx;
         for (size_t i = n; i-- > 0;)
             if (i % 2 == 0 || n < 4) idx.push_back((uint32_t)i);
-        std::vector<G1Affine> out(n, G1Affine::identity());
-        std::vector<G1Affine*> outp(n);
+        std::vector<Affine<Cfg>> out(n, Affine<Cfg>::identity());
+        std::vector<Affine<Cfg>*> outp(n);
         for (size_t i = 0; i < n; i++) outp[i] = &out[i];
-        g1_batch_add_ifma(a.data(), b.data(), outp.data(), idx.data(), idx.size(), scratch);
+        batch_add<Cfg>(a.data(), b.data(), outp.data(), idx.data(), idx.size(), scratch);
         std::vector<bool> listed(n, false);
         for (uint32_t i : idx) listed[i] = true;
         for (size_t i = 0; i < n; i++) {
@@ -56,35 +66,45 @@ TEST(IfmaBatchAdd, MatchesScalarAdditionForEveryGroupShape) {
                 EXPECT_TRUE(out[i].is_identity()) << "unlisted pair " << i << " written (n=" << n << ")";
                 continue;
             }
-            G1Affine want = (a[i].to_jacobian() + b[i].to_jacobian()).to_affine();
-            EXPECT_EQ(out[i], want) << "pair " << i << " of " << n;
+            EXPECT_EQ(out[i], (a[i].to_jacobian() + b[i].to_jacobian()).to_affine()) << "pair " << i << " of " << n;
             EXPECT_TRUE(out[i].is_on_curve());
         }
     }
 }
 
-TEST(IfmaBatchAdd, ChainsOfAdditionsStayExact) {
-    // Feeds outputs back as inputs many times, so values produced by the kernel (not only fresh points) are
-    // inputs too; compares with the same chain in Jacobian coordinates.
-    if (!ifma_supported()) GTEST_SKIP() << "no AVX-512 IFMA on this CPU";
-    std::mt19937_64 rng(11);
-    const size_t n = 24;
-    auto acc = random_points(n, rng);
-    auto step = random_points(n, rng);
-    std::vector<G1Jacobian> ref(n);
+// Feeds outputs back as inputs `rounds` times, so values produced by the kernel (not only fresh points) are inputs
+// too; compares with the same chain in Jacobian coordinates.
+template <class Cfg>
+void check_chain(size_t n, int rounds, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    auto acc = random_points<Cfg>(n, rng), step = random_points<Cfg>(n, rng);
+    std::vector<Jacobian<Cfg>> ref(n);
     for (size_t i = 0; i < n; i++) ref[i] = acc[i].to_jacobian();
     std::vector<uint32_t> idx(n);
     for (size_t i = 0; i < n; i++) idx[i] = (uint32_t)i;
     msm_detail::IfmaScratch scratch;
-    for (int round = 0; round < 40; round++) {
-        std::vector<G1Affine> out(n);
-        std::vector<G1Affine*> outp(n);
+    for (int round = 0; round < rounds; round++) {
+        std::vector<Affine<Cfg>> out(n);
+        std::vector<Affine<Cfg>*> outp(n);
         for (size_t i = 0; i < n; i++) outp[i] = &out[i];
-        g1_batch_add_ifma(acc.data(), step.data(), outp.data(), idx.data(), n, scratch);
+        batch_add<Cfg>(acc.data(), step.data(), outp.data(), idx.data(), n, scratch);
         for (size_t i = 0; i < n; i++) ref[i] += step[i].to_jacobian();
         acc = out;
     }
     for (size_t i = 0; i < n; i++) EXPECT_EQ(acc[i], ref[i].to_affine()) << i;
+}
+
+}  // namespace
+
+// 1..9 cover a partly filled group, one full group and one lane beyond; 300 many groups.
+TEST(IfmaBatchAdd, MatchesScalarAdditionForEveryGroupShape) {
+    if (!ifma_supported()) GTEST_SKIP() << "no AVX-512 IFMA on this CPU";
+    check_group_shapes<G1Config>({1, 2, 7, 8, 9, 16, 17, 300}, 2026);
+}
+
+TEST(IfmaBatchAdd, ChainsOfAdditionsStayExact) {
+    if (!ifma_supported()) GTEST_SKIP() << "no AVX-512 IFMA on this CPU";
+    check_chain<G1Config>(24, 40, 11);
 }
 
 TEST(MsmG1, VectorAndScalarBatchAdditionsAgree) {
@@ -129,40 +149,10 @@ TEST(MsmG1, VectorAndScalarBatchAdditionsAgree) {
     EXPECT_EQ(vector_small, naive);
 }
 
-TEST(IfmaBatchAdd, G2MatchesScalarAdditionForEveryGroupShape) {
+TEST(IfmaBatchAdd, G2MatchesScalarAdditionForEveryGroupShapeAndChain) {
     if (!ifma_supported()) GTEST_SKIP() << "no AVX-512 IFMA on this CPU";
-    std::mt19937_64 rng(2027);
-    msm_detail::IfmaScratch scratch;
-    for (size_t n : {1, 7, 8, 9, 17, 100}) {
-        auto a = random_points<G2Config>(n, rng), b = random_points<G2Config>(n, rng);
-        for (size_t i = 0; i < n; i += 3) a[i] = -a[i];
-        std::vector<uint32_t> idx;
-        for (size_t i = n; i-- > 0;) idx.push_back((uint32_t)i);
-        std::vector<G2Affine> out(n, G2Affine::identity());
-        std::vector<G2Affine*> outp(n);
-        for (size_t i = 0; i < n; i++) outp[i] = &out[i];
-        msm_detail::g2_batch_add_ifma(a.data(), b.data(), outp.data(), idx.data(), idx.size(), scratch);
-        for (size_t i = 0; i < n; i++) {
-            EXPECT_EQ(out[i], (a[i].to_jacobian() + b[i].to_jacobian()).to_affine()) << "pair " << i << " of " << n;
-            EXPECT_TRUE(out[i].is_on_curve());
-        }
-    }
-    // Outputs fed back as inputs: values the kernel produced are inputs too.
-    const size_t n = 16;
-    auto acc = random_points<G2Config>(n, rng), step = random_points<G2Config>(n, rng);
-    std::vector<G2Jacobian> ref(n);
-    for (size_t i = 0; i < n; i++) ref[i] = acc[i].to_jacobian();
-    std::vector<uint32_t> idx(n);
-    for (size_t i = 0; i < n; i++) idx[i] = (uint32_t)i;
-    for (int round = 0; round < 20; round++) {
-        std::vector<G2Affine> out(n);
-        std::vector<G2Affine*> outp(n);
-        for (size_t i = 0; i < n; i++) outp[i] = &out[i];
-        msm_detail::g2_batch_add_ifma(acc.data(), step.data(), outp.data(), idx.data(), n, scratch);
-        for (size_t i = 0; i < n; i++) ref[i] += step[i].to_jacobian();
-        acc = out;
-    }
-    for (size_t i = 0; i < n; i++) EXPECT_EQ(acc[i], ref[i].to_affine()) << i;
+    check_group_shapes<G2Config>({1, 7, 8, 9, 17, 100}, 2027);
+    check_chain<G2Config>(16, 20, 2028);
 }
 
 TEST(MsmG2, VectorAndScalarBatchAdditionsAgree) {
