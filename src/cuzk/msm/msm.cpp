@@ -34,12 +34,6 @@ struct MsmDefaults<G2Config> {
     static constexpr size_t min_batch_pairs = 48;
 };
 
-// Whether the batched additions of an MSM over Cfg run on the IFMA kernel.
-template <class Cfg>
-bool vector_additions() {
-    return msm_detail::ifma_enabled();  // G1 and G2 both have a kernel
-}
-
 // G1 2^20 single-threaded CPU time with c = 16 and chunks of 2^16, 2^18, 2^20 points: 5.23, 5.07, 5.06 s (a
 // chunk's tree does not fit the caches either way); 2^18 keeps a task's scratch near 16 MB.
 constexpr size_t kDefaultChunkPoints = size_t(1) << 18;
@@ -94,7 +88,7 @@ public:
         if (n_ == 0) return;
         // On a CPU with AVX-512 IFMA the generic additions go to the 8-lane kernel (G1 or G2); doublings,
         // identities and opposite points stay on the scalar path below.
-        const bool vector = vector_additions<Cfg>();
+        const bool vector = msm_detail::ifma_enabled();  // G1 and G2 both have a kernel
         vec_idx_.clear();
         // Forward: prefix_[i] = product of the denominators before pair i.
         F acc = F::one();
@@ -450,7 +444,7 @@ Jacobian<Cfg> pippenger(std::span<const Affine<Cfg>> bases, const ScalarSplit& s
                         ThreadPool& pool, ScratchPool<Cfg>& scratch, size_t chunk, size_t min_pairs) {
     const size_t n = split.other_indices.size();
     Plan plan = choose_plan(n, pool.size(), cfg.window_bits,
-                            vector_additions<Cfg>() ? kBucketWeightVector : kBucketWeight);
+                            msm_detail::ifma_enabled() ? kBucketWeightVector : kBucketWeight);
     const unsigned c = plan.c, w = num_windows(c);
     const size_t parts = plan.parts;
     std::vector<XYZZ<Cfg>> sums(w * parts);
