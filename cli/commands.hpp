@@ -26,6 +26,11 @@ struct BenchOptions {
     bool pce = false;
     // groth16: circuits per prover call (the GPU prover overlaps one circuit's upload with the previous one's MSMs)
     size_t batch = 1;
+    // groth16 with --random-params: every circuit proves a copy of proof 0's assignment (no synthesis per circuit;
+    // for prover measurements at sizes where synthesis takes a minute a circuit)
+    bool same_witness = false;
+    // groth16, pipeline: write the last call's timing spans (every layer, start and duration) to this JSON file
+    std::string timeline_path;
 };
 
 // A built-in circuit and how to build its witness.

@@ -112,6 +112,10 @@ int main(int argc, char** argv) {
                     "pipeline: partitions by the pre-compiled constraint evaluator (witness + sparse product)");
     bench->add_option("--batch", bench_opt.batch, "groth16: circuits per prover call (median per call and per circuit)")
         ->check(CLI::Range(1, 64));
+    bench->add_flag("--same-witness", bench_opt.same_witness,
+                    "groth16 with --random-params: every circuit proves a copy of the first one's assignment (no synthesis per circuit)");
+    bench->add_option("--timeline", bench_opt.timeline_path,
+                      "groth16, pipeline: write the last call's timing spans (all layers) to this JSON file");
     std::string bench_circuit = "mulchain";
     {
         std::vector<std::string> circuits = {"mulchain"};

@@ -340,6 +340,43 @@ TEST(Deallocator, FreesWhatItIsGiven) {
     EXPECT_GE(st.free_seconds, 0.0);
 }
 
+// release_pages zeroes (gives back) only the whole pages inside the range: the bytes before the first page
+// boundary and after the last one, where an allocator keeps its headers, keep their values.
+TEST(Deallocator, ReleasesOnlyWholePagesInside) {
+    const size_t n = 3 * kReleaseSliceBytes + 12345;  // several slices and a partial one
+    std::vector<uint8_t> v(n + 8192, 0xA5);
+    uint8_t* p = v.data() + 100;  // not page-aligned
+    release_pages(p, n);
+#if defined(__linux__)
+    const size_t page = 4096;  // the smallest page size; a larger one only widens the untouched edges
+    const auto first = (size_t)(((uintptr_t)p + page - 1) / page * page - (uintptr_t)p);
+    EXPECT_EQ(p[0], 0xA5);
+    if (first > 0) EXPECT_EQ(p[first - 1], 0xA5);
+    EXPECT_EQ(p[n - 1], 0xA5) << "the partial last page must stay";
+    EXPECT_EQ(v[0], 0xA5);
+    EXPECT_EQ(v[n + 100], 0xA5) << "beyond the range";
+    size_t zeros = 0;
+    for (size_t i = 0; i < n; i += 4096) zeros += p[i] == 0;
+    EXPECT_GT(zeros, n / 4096 - 4) << "the pages inside read as zeros once given back";
+#endif
+    // Small ranges are left alone.
+    std::vector<uint8_t> small(1 << 20, 0x5A);
+    release_pages(small.data(), small.size());
+    EXPECT_EQ(small[small.size() / 2], 0x5A);
+}
+
+// A block large enough to be given back in slices is still freed and accounted.
+TEST(Deallocator, FreesALargeBlockInSlices) {
+    Deallocator d;
+    std::vector<Fr> big(5 * kReleaseSliceBytes / sizeof(Fr) + 3, Fr::one());
+    const size_t bytes = big.capacity() * sizeof(Fr);
+    d.defer(big);
+    EXPECT_TRUE(big.empty());
+    d.drain();
+    EXPECT_EQ(d.stats().buffers, 1u);
+    EXPECT_EQ(d.stats().bytes, bytes);
+}
+
 // The peak resident set follows a touched allocation, and the reset forgets a peak that is gone.
 TEST(Engine, PeakRss) {
     const size_t mb64 = size_t(64) << 20;

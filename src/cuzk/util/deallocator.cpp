@@ -1,8 +1,31 @@
 #include "cuzk/util/deallocator.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 namespace cuzk {
+
+void release_pages(void* p, size_t bytes) {
+#if defined(__linux__)
+    if (!p || bytes < 2 * kReleaseSliceBytes) return;  // small blocks: one munmap is short, or they are heap chunks
+    const auto page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    const uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1);
+    const uintptr_t hi = ((uintptr_t)p + bytes) & ~(page - 1);
+    for (uintptr_t at = lo; at < hi; at += kReleaseSliceBytes) {
+        const size_t len = (size_t)std::min<uintptr_t>(kReleaseSliceBytes, hi - at);
+        (void)madvise((void*)at, len, MADV_DONTNEED);
+    }
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
 
 Deallocator::Deallocator() : thread_([this] { loop(); }) {}
 

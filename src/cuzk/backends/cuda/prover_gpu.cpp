@@ -95,15 +95,38 @@ struct GpuProver::Impl {
 
     // CPU and GPU work overlap: the 0/1 split of the A, B, L scalars (CPU) runs while H and its MSM run on the
     // GPU; the B_G2 MSM (its own stream, from another host thread) runs beside the G1 MSMs; and when `next` is
-    // given, its a, b, c are uploaded (another host thread, the other slot) while this circuit's MSMs run. Slot k
+    // given, its a, b, c are uploaded (another host thread, the other slot) while this circuit's H and MSMs run. Slot k
     // is this circuit's; `uploaded`: its a, b, c are already there (prefetch or prepare).
+    //
+    // The split: `split` when it is already made or under way (prepare, or the circuit before this one in a batch),
+    // else started here. When `next_split` is given, the next circuit's split starts once this one's is consumed
+    // (the CPU is free while this circuit's A, B, L MSMs run) and is handed back through it.
     groth16::Proof prove_one(r1cs::ProvingAssignment& asg, const EvaluationDomain& domain, const Fr& r,
                              const Fr& s, TimingSink* timing, int64_t item, int k, bool uploaded,
-                             r1cs::ProvingAssignment* next, const EvaluationDomain* next_domain) {
-        auto split = std::async(std::launch::async, [&] {
-            ScopedTiming t(timing, kLayer, "msm.split", item);
-            return groth16::split_queries(asg, true);  // reads inputs, aux, densities only; the GPU converts
-        });
+                             r1cs::ProvingAssignment* next, const EvaluationDomain* next_domain,
+                             std::future<groth16::QuerySplits> split, std::future<groth16::QuerySplits>* next_split) {
+        if (!split.valid()) split = start_split(asg, timing, item);
+        // The next circuit's upload into the other slot (free: the circuit before this one consumed it), on its
+        // own thread and upload stream. When this circuit's a, b, c are already on the device it starts now, beside
+        // H and its MSM, which need no host-to-device bandwidth; otherwise after H's own upload.
+        std::future<void> upload;
+        auto start_upload = [&] {
+            if (!next) return;
+            {
+                std::lock_guard<std::mutex> lk(mu);
+                if (held[1 - k]) return;  // a prepared circuit holds it
+            }
+            HComputer* hn = slot(1 - k, *next_domain, true);
+            if (!hn) return;
+            upload = std::async(std::launch::async, [&, hn, next, k] {
+                ScopedTiming t(timing, kLayer, "h.prefetch", item + 1);
+                use_device(cfg.device);
+                hn->prefetch(next->a(), next->b(), next->c(), {timing, "h", item + 1});
+                prefetched[1 - k] = true;
+                release_abc(*next);
+            });
+        };
+        if (uploaded) start_upload();
         G1Jacobian h_sum;
         HComputer* hk = nullptr;
         {
@@ -118,29 +141,13 @@ struct GpuProver::Impl {
                 release_abc(asg);
             }
         }
+        if (!uploaded) start_upload();
         {
             ScopedTiming t(timing, kLayer, "msm.h", item);
             h_sum = h.msm_device(hk->h_device(), p.h.size(), {timing, "msm.h", item});  // H stays on the device
         }
-        // The next circuit's upload, now that this one's H is consumed; only into a slot no prepared circuit holds.
-        std::future<void> upload;
-        bool other_free = false;
-        {
-            std::lock_guard<std::mutex> lk(mu);
-            other_free = !held[1 - k];
-        }
-        if (next && other_free) {
-            if (HComputer* hn = slot(1 - k, *next_domain, true)) {
-                upload = std::async(std::launch::async, [&, hn, next, k] {
-                    ScopedTiming t(timing, kLayer, "h.prefetch", item + 1);
-                    use_device(cfg.device);
-                    hn->prefetch(next->a(), next->b(), next->c(), {timing, "h", item + 1});
-                    prefetched[1 - k] = true;
-                    release_abc(*next);
-                });
-            }
-        }
         groth16::QuerySplits q = split.get();
+        if (next && next_split) *next_split = start_split(*next, timing, item + 1);
         auto b2_future = std::async(std::launch::async, [&] {
             ScopedTiming t(timing, kLayer, "msm.b_g2", item);
             return b2.msm_split(q.b, {timing, "msm.b_g2", item});
@@ -169,6 +176,16 @@ struct GpuProver::Impl {
         return groth16::assemble_proof(p.vk, a_sum, b1_sum, b2_sum, h_sum, l_sum, r, s);
     }
 
+    // The 0/1 split of asg's A, B, L scalars on another thread; it reads inputs, aux and densities only (never a, b,
+    // c, which an upload may be consuming meanwhile) and keeps Montgomery scalars (the GPU converts them).
+    static std::future<groth16::QuerySplits> start_split(const r1cs::ProvingAssignment& asg, TimingSink* timing,
+                                                         int64_t item) {
+        return std::async(std::launch::async, [&asg, timing, item] {
+            ScopedTiming t(timing, kLayer, "msm.split", item);
+            return groth16::split_queries(asg, true);
+        });
+    }
+
     // a, b, c are consumed as the CPU seam consumes them, and freed off the hot path (GBs at Filecoin sizes).
     static void release_abc(r1cs::ProvingAssignment& asg) {
         Deallocator::global().defer(asg.a());
@@ -183,6 +200,7 @@ struct GpuPrepared : groth16::PreparedCircuit {
     GpuProver* owner = nullptr;
     int slot = 0;
     EvaluationDomain domain;
+    std::future<groth16::QuerySplits> split;  // made by prepare() (ready)
     std::function<void()> drop;  // cleared when the ticket is used
     explicit GpuPrepared(const EvaluationDomain& d) : domain(d) {}
     ~GpuPrepared() override {
@@ -207,15 +225,18 @@ std::vector<groth16::Proof> GpuProver::prove_from_assignments(std::span<r1cs::Pr
     proofs.reserve(assignments.size());
     impl_->prefetched[0] = impl_->prefetched[1] = false;  // nothing carries over from an earlier (failed) call
     int k = 0;
+    std::future<groth16::QuerySplits> split;  // circuit i's, started while circuit i - 1's MSMs ran
     for (size_t i = 0; i < assignments.size(); i++) {
         const bool has_next = i + 1 < assignments.size();
         k = impl_->claim(k);
         const bool uploaded = impl_->prefetched[k];
         impl_->prefetched[k] = false;
+        std::future<groth16::QuerySplits> next_split;
         try {
             proofs.push_back(impl_->prove_one(assignments[i], domains[i], r[i], s[i], timing, (int64_t)i, k, uploaded,
                                               has_next ? &assignments[i + 1] : nullptr,
-                                              has_next ? &domains[i + 1] : nullptr));
+                                              has_next ? &domains[i + 1] : nullptr, std::move(split), &next_split));
+            split = std::move(next_split);
         } catch (...) {
             impl_->release_active();
             throw;
@@ -239,6 +260,10 @@ std::unique_ptr<groth16::PreparedCircuit> GpuProver::prepare(r1cs::ProvingAssign
         if (impl_->held[k]) return nullptr;  // one prepared circuit at a time
         impl_->held[k] = true;
     }
+    // The split too, beside the upload, while the running proof keeps the GPU busy: the prepared proof's A, B, L
+    // MSMs then never wait for it. It is ready when prepare returns (the ticket need not outlive asg); a failure
+    // surfaces from prove_prepared.
+    std::future<groth16::QuerySplits> split;
     try {
         use_device(impl_->cfg.device);
         HComputer* hk = impl_->slot(k, domain, true);
@@ -247,9 +272,11 @@ std::unique_ptr<groth16::PreparedCircuit> GpuProver::prepare(r1cs::ProvingAssign
             impl_->held[k] = false;
             return nullptr;
         }
+        split = Impl::start_split(asg, timing, item);
         ScopedTiming t(timing, kLayer, "h.prefetch", item);
         hk->prefetch(asg.a(), asg.b(), asg.c(), {timing, "h", item});
         Impl::release_abc(asg);
+        split.wait();
     } catch (...) {
         std::lock_guard<std::mutex> lk(impl_->mu);
         impl_->held[k] = false;
@@ -258,6 +285,7 @@ std::unique_ptr<groth16::PreparedCircuit> GpuProver::prepare(r1cs::ProvingAssign
     auto ticket = std::make_unique<GpuPrepared>(domain);
     ticket->owner = this;
     ticket->slot = k;
+    ticket->split = std::move(split);
     Impl* impl = impl_.get();
     ticket->drop = [impl, k] {
         std::lock_guard<std::mutex> lk(impl->mu);
@@ -282,7 +310,8 @@ groth16::Proof GpuProver::prove_prepared(std::unique_ptr<groth16::PreparedCircui
     ScopedTiming total(timing, kLayer, "prove");
     try {
         // a, b, c were consumed by prepare(); the rest of the assignment must still fit the parameters.
-        auto proof = impl_->prove_one(asg, t->domain, r, s, timing, item, k, true, nullptr, nullptr);
+        auto proof = impl_->prove_one(asg, t->domain, r, s, timing, item, k, true, nullptr, nullptr,
+                                      std::move(t->split), nullptr);
         impl_->release_active();
         return proof;
     } catch (...) {

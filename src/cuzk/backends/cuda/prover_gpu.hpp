@@ -7,11 +7,13 @@
 // Per circuit: H (HComputer, both conventions) and the MSM over the H query read straight from device memory;
 // meanwhile the CPU splits the A, B, L scalars in one pass (zeros skipped, ones summed by a tree on the device, the
 // rest through Pippenger, Montgomery scalars converted on the device); then A, B_G1, L on the GPU with B_G2 beside
-// them (another host thread and stream). Pageable host arrays move through pinned staging buffers
-// (gpu/pinned_upload.cuh); a, b, c and the splits are freed on a background thread.
+// them (another host thread and stream). In a batch the next circuit's split runs while this one's A, B, L MSMs
+// run; prepare() makes the split beside its upload. Pageable host arrays move through pinned staging buffers
+// (gpu/pinned_upload.cuh); a, b, c and the splits are freed on a background thread, their pages given back in
+// slices (util/deallocator.hpp: one munmap of GBs stalls every CUDA call that maps memory meanwhile).
 //
 // Two H slots (two sets of H's device arrays, the second only when the device has room for both): inside a batch,
-// circuit i + 1's a, b, c upload into the other slot while circuit i's MSMs run; across calls, prepare() does the
+// circuit i + 1's a, b, c upload into the other slot while circuit i's H and MSMs run; across calls, prepare() does the
 // same for a caller that proves one circuit at a time (the engine: ProverBackend::prepare / prove_prepared).
 //
 // Timing spans, layer Prover (item = index in the batch, or the caller's item for prepare / prove_prepared;
