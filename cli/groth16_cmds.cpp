@@ -313,6 +313,8 @@ int run_bench_groth16(const CircuitOptions& circuit, const BenchOptions& opt, in
     // mulchain; for a PoRep preset, partition r mod P of the replica with seed 1000 + r / P (every rep proves new
     // generator data). Synthesis is timed apart from the prover call. With --random-params the parameters are
     // benchmark_parameters of proof 0's assignment (sizes where a setup takes too long) and nothing is verified.
+    if (opt.same_witness && !opt.random_params)
+        throw std::invalid_argument("bench groth16: --same-witness needs --random-params (its proofs are not verified)");
     CircuitOptions c = circuit;
     c.witness_seed = 1000;
     auto synthesize = [&](int rep, std::vector<Fr>* pub) {
@@ -342,8 +344,6 @@ int run_bench_groth16(const CircuitOptions& circuit, const BenchOptions& opt, in
     std::vector<double> prove_s, verify_s, synthesis_s;
     std::mt19937_64 rng(42);
     const size_t batch = std::max<size_t>(1, opt.batch);
-    if (opt.same_witness && !opt.random_params)
-        throw std::invalid_argument("bench groth16: --same-witness needs --random-params (its proofs are not verified)");
     std::optional<r1cs::ProvingAssignment> first_copy;  // --same-witness: proof 0's assignment, kept
     std::vector<Fr> first_copy_pub;
     std::string last_timeline;

@@ -132,4 +132,18 @@ grep -q '"circuit":"porep-128k"' "$dir/bench.json" && grep -q '"constraints":124
   grep -q '"median_prove_s"' "$dir/bench.json" || fail "bench groth16 porep output: $(cat "$dir/bench.json")"
 "$CUZK" bench groth16 --circuit porep-128k --log-constraints 10 2> /dev/null
 [ $? -eq 2 ] || fail "bench groth16 --circuit porep-128k --log-constraints must give exit 2"
+# --same-witness (a batch of copies of one assignment) and --timeline (every span of the last call, as JSON)
+"$CUZK" bench groth16 --backend cpu --random-params --same-witness --batch 2 --reps 1 --log-constraints 8 \
+  --timeline "$dir/tl.json" > "$dir/bench_tl.json" || fail "bench groth16 --same-witness --timeline"
+python3 - "$dir/tl.json" "$dir/bench_tl.json" <<'PY' || fail "bench groth16 timeline: $(head -c 300 "$dir/tl.json")"
+import json, sys
+spans = json.load(open(sys.argv[1]))
+items = {s["item"] for s in spans if s["layer"] == "prover" and s["name"].startswith("msm.")}
+assert items == {0, 1}, items
+assert all(s["duration_s"] >= 0 and s["start_s"] >= 0 for s in spans)
+assert json.load(open(sys.argv[2]))["same_witness"] is True
+PY
+python3 "$(dirname "$0")/../scripts/timeline.py" "$dir/tl.json" | grep -q "msm.h" || fail "scripts/timeline.py"
+"$CUZK" bench groth16 --same-witness --reps 1 --log-constraints 8 2> /dev/null
+[ $? -eq 2 ] || fail "--same-witness without --random-params must give exit 2"
 echo "cli round trip: all checks passed"
