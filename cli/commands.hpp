@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "cuzk/circuits/catalog.hpp"
+
 namespace cuzk::cli {
 
 struct BenchOptions {
@@ -33,14 +35,8 @@ struct BenchOptions {
     std::string timeline_path;
 };
 
-// A built-in circuit and how to build its witness.
-struct CircuitOptions {
-    std::string name = "mulchain";               // cubic | mulchain
-    unsigned log_size = 10;                      // mulchain: 2^log_size constraints
-    size_t publics = 1;                          // mulchain: public values
-    std::optional<uint64_t> witness_seed;        // mulchain: proof i uses seed + i (default: random)
-    std::string x;                               // cubic: x for proof 0 (proof i uses x + i; default: random)
-};
+// A built-in circuit and how to build its witness (circuits/catalog.hpp).
+using CircuitOptions = circuits::CircuitSpec;
 
 struct SetupOptions {
     CircuitOptions circuit;

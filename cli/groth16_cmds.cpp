@@ -19,6 +19,7 @@
 
 #include "commands.hpp"
 #include "cuzk/circuits/builtin.hpp"
+#include "cuzk/circuits/catalog.hpp"
 #include "cuzk/circuits/porep.hpp"
 #include "cuzk/engine/engine.hpp"
 #include "cuzk/formats/bellman_params.hpp"
@@ -47,46 +48,7 @@ double seconds_since(clock_type::time_point t0) {
     return std::chrono::duration<double>(clock_type::now() - t0).count();
 }
 
-// The circuit of proof i; seed-less (setup) when witness is false.
-std::unique_ptr<r1cs::Circuit> make_circuit(const CircuitOptions& c, bool witness, size_t i,
-                                            std::vector<Fr>* publics) {
-    if (c.name == "cubic") {
-        if (!witness) return std::make_unique<circuits::CubicCircuit>();
-        Fr x;
-        if (!c.x.empty()) {
-            auto v = Fr::from_decimal(c.x);
-            if (!v) throw std::invalid_argument("--x must be a decimal number below r");
-            x = *v + Fr::from_u64(i);
-        } else {
-            OsRng rng;
-            x = Fr::random(rng);
-        }
-        if (publics) *publics = {circuits::CubicCircuit::output_for(x)};
-        return std::make_unique<circuits::CubicCircuit>(x);
-    }
-    if (c.name == "mulchain") {
-        if (!witness)
-            return std::make_unique<circuits::MulChainCircuit>(c.log_size, c.publics, std::nullopt);
-        uint64_t seed = c.witness_seed.has_value() ? *c.witness_seed + i : OsRng()();
-        auto m = std::make_unique<circuits::MulChainCircuit>(c.log_size, c.publics, seed);
-        if (publics) *publics = m->public_values();
-        return m;
-    }
-    if (circuits::is_porep_preset(c.name)) {
-        // Proof i of a batch is partition i mod P of the replica with seed witness_seed + i / P (P partitions per
-        // replica), so a batch of P proves one whole replica.
-        circuits::PorepParams params = circuits::porep_preset(c.name);
-        if (!witness) return std::make_unique<circuits::PorepCircuit>(params);
-        static const uint64_t process_seed = OsRng()();  // one replica per P proofs of this run without a seed
-        uint64_t seed = (c.witness_seed.has_value() ? *c.witness_seed : process_seed) + i / params.partitions;
-        circuits::PorepReplica replica(params, seed);
-        auto circuit = std::make_unique<circuits::PorepCircuit>(
-            circuits::porep_partition_circuit(replica, i % params.partitions));
-        if (publics) *publics = circuit->public_inputs()->field_elements();
-        return circuit;
-    }
-    throw std::invalid_argument("unknown circuit '" + c.name + "' (cubic, mulchain, porep presets)");
-}
+using circuits::make_circuit;
 
 void print_timing_json(const char* command, const TimingSink& sink, double total_s, nlohmann::json extra) {
     nlohmann::json j = std::move(extra);
@@ -175,7 +137,6 @@ int run_setup(const SetupOptions& opt) {
     return 0;
 }
 
-static std::string circuit_shape_name(const CircuitOptions& c);
 
 // The prover backend for `choice` (auto, cpu, gpu): the GPU prover when it is built and a device is present (auto),
 // else the CPU prover; gpu without one is an error.
@@ -212,7 +173,7 @@ int run_prove(const ProveOptions& opt) {
         // circuit; read_pce checks its name), or by full synthesis for a backend other than the CPU's.
         std::vector<r1cs::ProvingAssignment> assignments;
         if (!opt.pce_path.empty()) {
-            const auto pce = r1cs::read_pce(opt.pce_path, circuit_shape_name(opt.circuit));
+            const auto pce = r1cs::read_pce(opt.pce_path, circuits::circuit_shape_name(opt.circuit));
             for (size_t i = 0; i < circuits.size(); i++) {
                 ScopedTiming t(&sink, TimingLayer::Prover, "witness+spmv", (int64_t)i);
                 try {
@@ -636,16 +597,11 @@ void print_pce_summary(const r1cs::PrecompiledR1cs& p, const std::string& path, 
 }  // namespace
 
 // The name a PCE file records for the circuit shape `c` selects (the witness seed and x do not change the shape).
-static std::string circuit_shape_name(const CircuitOptions& c) {
-    if (c.name == "mulchain")
-        return "mulchain log_size=" + std::to_string(c.log_size) + " publics=" + std::to_string(c.publics);
-    return c.name;
-}
 
 int run_pce_build(const CircuitOptions& c, const std::string& out, bool json) {
     auto circuit = make_circuit(c, false, 0, nullptr);
     auto pce = r1cs::compile_r1cs(*circuit);
-    pce.circuit = circuit_shape_name(c);
+    pce.circuit = circuits::circuit_shape_name(c);
     r1cs::write_pce(out, pce);
     print_pce_summary(pce, out, json);
     return 0;
