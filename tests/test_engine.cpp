@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <mutex>
 #include <unistd.h>
 
@@ -178,6 +179,54 @@ TEST(Engine, CancelQueuedAndRunningJobs) {
     EXPECT_FALSE(engine.cancel(12345)) << "unknown";
     // The engine still works.
     EXPECT_EQ(engine.await(engine.submit(chain_job(backend, 1, 13))).state, JobState::Done);
+}
+
+// on_end reports every way a job ends (done, cancelled while queued or while running), exactly once each;
+// proven() follows the partitions; forget() drops only ended jobs.
+TEST(Engine, ReportsEndsAndProgressAndForgets) {
+    CpuBackend backend(params());
+    std::mutex mu;
+    std::map<uint64_t, std::vector<JobState>> ends;
+    auto record = [&](uint64_t id, const JobResult& r) {
+        std::lock_guard<std::mutex> lk(mu);
+        ends[id].push_back(r.state);
+    };
+    Engine engine;
+    Gate gate, second;
+    JobSpec held = chain_job(backend, 3, 21);
+    held.on_end = record;
+    held.synthesize = [&](size_t i) {
+        if (i == 1) gate.wait();  // partition 0 proves, partition 1 waits
+        if (i == 2) second.wait();
+        return synth(21 + i);
+    };
+    const JobId running = engine.submit(held);
+    JobSpec q = chain_job(backend, 1, 31);
+    q.on_end = record;
+    const JobId queued = engine.submit(q);
+    for (int k = 0; k < 5000 && engine.proven(running) < 1; k++)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    EXPECT_EQ(engine.proven(running), 1u);
+    EXPECT_FALSE(engine.forget(running)) << "still running";
+    EXPECT_TRUE(engine.cancel(queued));
+    gate.open();
+    second.open();
+    EXPECT_EQ(engine.await(running).state, JobState::Done);
+    EXPECT_EQ(engine.proven(running), 3u);
+    JobSpec c = chain_job(backend, 1, 41);
+    c.on_end = record;
+    const JobId third = engine.submit(c);
+    EXPECT_EQ(engine.await(third).state, JobState::Done);
+    {
+        std::lock_guard<std::mutex> lk(mu);
+        EXPECT_EQ(ends[running], std::vector<JobState>{JobState::Done});
+        EXPECT_EQ(ends[queued], std::vector<JobState>{JobState::Cancelled});
+        EXPECT_EQ(ends[third], std::vector<JobState>{JobState::Done});
+    }
+    EXPECT_TRUE(engine.forget(running));
+    EXPECT_FALSE(engine.forget(running));
+    EXPECT_THROW(engine.proven(running), std::out_of_range);
+    EXPECT_THROW(engine.await(running), std::out_of_range);
 }
 
 TEST(Engine, AFailingJobDoesNotStopTheEngine) {

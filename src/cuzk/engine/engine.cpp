@@ -62,6 +62,8 @@ struct Engine::Impl {
         JobResult result;
         Clock::time_point submitted;
         std::atomic<bool> cancel{false};
+        std::atomic<size_t> proven{0};  // partitions proven so far (progress)
+        bool reported = false;          // ended and on_end has returned (await and forget wait for it)
     };
 
     EngineConfig cfg;
@@ -88,6 +90,7 @@ struct Engine::Impl {
                 if (j->state == JobState::Queued) {
                     j->state = JobState::Cancelled;
                     j->result.state = JobState::Cancelled;
+                    j->reported = true;
                 }
                 j->cancel = true;
             }
@@ -120,12 +123,33 @@ struct Engine::Impl {
                 job->state = JobState::Running;
             }
             run(*job);
+            bool shutting_down;
             {
                 std::lock_guard<std::mutex> lk(mu);
                 job->state = job->result.state;
+                shutting_down = stop;
+                if (shutting_down) job->reported = true;
             }
+            if (!shutting_down) report(*job);
             done_cv.notify_all();
         }
+    }
+
+    // The job's on_end, outside the lock (an exception from it is swallowed: it must not take the engine down),
+    // then the job counts as reported.
+    void report(Job& job) {
+        if (job.spec.on_end) {
+            try {
+                job.spec.on_end(job.id, job.result);
+            } catch (...) {
+            }
+        }
+        std::lock_guard<std::mutex> lk(mu);
+        job.reported = true;
+    }
+    static bool ended(const Job& job) {
+        return job.reported &&
+               (job.state == JobState::Done || job.state == JobState::Failed || job.state == JobState::Cancelled);
     }
 
     // Hands an assignment's buffers to the background deallocator.
@@ -322,6 +346,7 @@ struct Engine::Impl {
                 break;
             }
             proven++;
+            job.proven = proven;
             if (!upcoming.valid()) break;
             cur = upcoming.get();
         }
@@ -380,9 +405,7 @@ JobResult Engine::await(JobId id) {
     auto it = impl_->jobs.find(id);
     if (it == impl_->jobs.end()) throw std::out_of_range("engine: unknown job " + std::to_string(id));
     auto job = it->second;
-    impl_->done_cv.wait(lk, [&] {
-        return job->state == JobState::Done || job->state == JobState::Failed || job->state == JobState::Cancelled;
-    });
+    impl_->done_cv.wait(lk, [&] { return Impl::ended(*job); });
     return job->result;
 }
 
@@ -393,15 +416,32 @@ bool Engine::cancel(JobId id) {
         auto it = impl_->jobs.find(id);
         if (it == impl_->jobs.end()) return false;
         job = it->second;
-        if (job->state == JobState::Queued) {
-            job->state = JobState::Cancelled;
-            job->result.state = JobState::Cancelled;
-            impl_->done_cv.notify_all();
+        if (job->state != JobState::Queued) {
+            if (job->state != JobState::Running) return false;
+            job->cancel = true;
             return true;
         }
-        if (job->state != JobState::Running) return false;
-        job->cancel = true;
+        job->state = JobState::Cancelled;
+        job->result.state = JobState::Cancelled;
     }
+    impl_->report(*job);
+    impl_->done_cv.notify_all();
+    return true;
+}
+
+size_t Engine::proven(JobId id) const {
+    std::lock_guard<std::mutex> lk(impl_->mu);
+    auto it = impl_->jobs.find(id);
+    if (it == impl_->jobs.end()) throw std::out_of_range("engine: unknown job " + std::to_string(id));
+    return it->second->proven;
+}
+
+bool Engine::forget(JobId id) {
+    std::lock_guard<std::mutex> lk(impl_->mu);
+    auto it = impl_->jobs.find(id);
+    if (it == impl_->jobs.end()) return false;
+    if (!Impl::ended(*it->second)) return false;
+    impl_->jobs.erase(it);
     return true;
 }
 

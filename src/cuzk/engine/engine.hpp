@@ -42,6 +42,8 @@ const char* priority_name(Priority p);
 using groth16::CpuBackend;
 using Backend = groth16::ProverBackend;
 
+struct JobResult;
+
 struct JobSpec {
     std::string name;  // for reports
     Priority priority = Priority::Normal;
@@ -66,6 +68,10 @@ struct JobSpec {
     std::optional<double> deadline_seconds;
     // r, s from the OS CSPRNG unless a seed is given (tests and benchmarks only: proofs become predictable).
     std::optional<uint64_t> randomness_seed;
+    // Optional: called once when the job ends (done, failed, or cancelled by cancel() or its deadline), on the
+    // thread that ended it, without the engine's lock held, before await() returns; not for jobs the engine's
+    // destruction stops (a daemon that shuts down keeps those for its next start). Exceptions from it are swallowed.
+    std::function<void(uint64_t id, const JobResult& result)> on_end;
 };
 
 enum class JobState : uint8_t { Queued, Running, Done, Failed, Cancelled };
@@ -106,6 +112,11 @@ public:
     // ended or is unknown.
     bool cancel(JobId id);
     JobState state(JobId id) const;
+    // Partitions of the job proven so far; std::out_of_range for an unknown id.
+    size_t proven(JobId id) const;
+    // Drops an ended job's record (its result included), so a long-running engine does not keep every job; false
+    // when the job is unknown, queued or running.
+    bool forget(JobId id);
 
     struct Stats {
         size_t queued = 0, running = 0, done = 0, failed = 0, cancelled = 0;
