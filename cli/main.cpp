@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "circom_cmds.hpp"
+#include "daemon_cmds.hpp"
 #include "commands.hpp"
 #include "cuzk/circuits/porep.hpp"
 #include "cuzk/util/thread_pool.hpp"
@@ -127,6 +128,8 @@ int main(int argc, char** argv) {
     }
 
     cuzk::cli::add_circom_commands(app);
+    int daemon_exit = -1;  // set by the daemon / client commands, which run inside parse
+    cuzk::cli::add_daemon_commands(app, daemon_exit);
 
     try {
         app.parse(argc, argv);
@@ -134,6 +137,7 @@ int main(int argc, char** argv) {
         // --help prints and exits 0; every usage error is exit code 2, as documented.
         return app.exit(e) == 0 ? 0 : 2;
     }
+    if (daemon_exit >= 0) return daemon_exit;
     if (*verify && verify_opt.vk_path.empty() && verify_opt.params_path.empty()) {
         std::fprintf(stderr, "cuzk verify: give --vk or --params\n");
         return 2;

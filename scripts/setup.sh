@@ -8,6 +8,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libgmp-dev libssl-dev
   libcli11-dev nlohmann-json3-dev
+  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc libsqlite3-dev libtomlplusplus-dev
 )
 # The circom/snarkjs interop tests run snarkjs and circom2 from npm. A node from elsewhere (nodesource, nvm) is kept.
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then

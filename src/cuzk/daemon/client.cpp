@@ -1,0 +1,115 @@
+#include "cuzk/daemon/client.hpp"
+
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+
+#include "cuzk.grpc.pb.h"
+#include "cuzk/daemon/daemon.hpp"
+
+namespace cuzk::daemon {
+
+struct Client::Impl {
+    std::shared_ptr<grpc::Channel> channel;
+    std::unique_ptr<v1::Prover::Stub> stub;
+
+    // A context whose deadline is `seconds` from now (0: none).
+    static std::unique_ptr<grpc::ClientContext> context(double seconds) {
+        auto ctx = std::make_unique<grpc::ClientContext>();
+        if (seconds > 0)
+            ctx->set_deadline(std::chrono::system_clock::now() +
+                              std::chrono::microseconds((int64_t)(seconds * 1e6)));
+        return ctx;
+    }
+    static void check(const grpc::Status& st) {
+        if (!st.ok()) throw ClientError((int)st.error_code(), st.error_message());
+    }
+};
+
+Client::Client(const std::string& target) : impl_(std::make_unique<Impl>()) {
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(-1);
+    impl_->channel = grpc::CreateCustomChannel(grpc_target(target), grpc::InsecureChannelCredentials(), args);
+    impl_->stub = v1::Prover::NewStub(impl_->channel);
+}
+Client::~Client() = default;
+
+std::string Client::submit(const v1::ProofRequest& request) {
+    v1::SubmitProofRequest q;
+    *q.mutable_request() = request;
+    v1::SubmitProofResponse r;
+    auto ctx = Impl::context(60);
+    Impl::check(impl_->stub->SubmitProof(ctx.get(), q, &r));
+    return r.job_id();
+}
+
+v1::ProofResult Client::await(const std::string& job_id, double timeout_s,
+                              const std::function<void(const v1::JobStatus&)>& progress) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (;;) {
+        double slice = 0;  // one call until the end, unless progress is shown or a timeout is given
+        const double left =
+            timeout_s > 0 ? timeout_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() : 0;
+        if (timeout_s > 0 && left <= 0)
+            throw ClientError((int)grpc::StatusCode::DEADLINE_EXCEEDED, "job " + job_id + " has not ended in time");
+        if (progress) slice = 1.0;
+        if (timeout_s > 0) slice = slice > 0 ? std::min(slice, left) : left;
+        v1::AwaitProofRequest q;
+        q.set_job_id(job_id);
+        q.set_timeout_seconds(slice);
+        v1::ProofResult r;
+        auto ctx = Impl::context(slice > 0 ? slice + 30 : 0);
+        const grpc::Status st = impl_->stub->AwaitProof(ctx.get(), q, &r);
+        if (st.ok()) return r;
+        if (st.error_code() != grpc::StatusCode::DEADLINE_EXCEEDED) Impl::check(st);
+        if (progress) {
+            const auto s = status(job_id);
+            if (s.has_job()) progress(s.job());
+        }
+    }
+}
+
+bool Client::cancel(const std::string& job_id) {
+    v1::CancelProofRequest q;
+    q.set_job_id(job_id);
+    v1::CancelProofResponse r;
+    auto ctx = Impl::context(60);
+    Impl::check(impl_->stub->CancelProof(ctx.get(), q, &r));
+    return r.cancelled();
+}
+
+v1::GetStatusResponse Client::status(const std::string& job_id) {
+    v1::GetStatusRequest q;
+    q.set_job_id(job_id);
+    v1::GetStatusResponse r;
+    auto ctx = Impl::context(60);
+    Impl::check(impl_->stub->GetStatus(ctx.get(), q, &r));
+    return r;
+}
+
+std::string Client::metrics() {
+    v1::GetMetricsResponse r;
+    auto ctx = Impl::context(60);
+    Impl::check(impl_->stub->GetMetrics(ctx.get(), v1::GetMetricsRequest(), &r));
+    return r.text();
+}
+
+uint64_t Client::preload(const std::string& params) {
+    v1::ParamsRequest q;
+    q.set_params(params);
+    v1::PreloadParamsResponse r;
+    auto ctx = Impl::context(0);  // loading a large set takes minutes
+    Impl::check(impl_->stub->PreloadParams(ctx.get(), q, &r));
+    return r.bytes();
+}
+
+bool Client::evict(const std::string& params) {
+    v1::ParamsRequest q;
+    q.set_params(params);
+    v1::EvictParamsResponse r;
+    auto ctx = Impl::context(60);
+    Impl::check(impl_->stub->EvictParams(ctx.get(), q, &r));
+    return r.evicted();
+}
+
+}  // namespace cuzk::daemon

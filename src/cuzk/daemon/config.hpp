@@ -1,0 +1,61 @@
+// The daemon's configuration (`cuzk daemon --config cuzk.toml`), read with toml++. Relative paths are resolved
+// against the directory of the configuration file. Every key is optional; docs/daemon.md lists them with their
+// defaults (the fields below carry the same defaults).
+//
+//   [server]  socket, tcp, allow_remote, metrics, max_request_bytes, log
+//   [paths]   params, circuits, state
+//   [engine]  backend, synthesis_workers, lookahead, total_budget, check_params, verify_proofs, cpu_fallback
+//   [jobs]    max_partitions, max_queued, result_ttl_seconds, shutdown
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <string>
+
+namespace cuzk::daemon {
+
+struct DaemonConfig {
+    // [server]
+    std::filesystem::path socket = "cuzk.sock";  // unix socket (mode 0600); relative to [paths] state
+    std::string tcp;                  // "host:port" to also listen on TCP; empty: none
+    bool allow_remote = false;        // tcp and metrics must be loopback addresses unless this is set
+    std::string metrics;              // "host:port" for HTTP GET /metrics (Prometheus); empty: none
+    size_t max_request_bytes = 1 << 20;
+    // [paths]
+    std::filesystem::path params_dir = "params";      // parameter files; requests name files inside it
+    std::filesystem::path circuits_dir = "circuits";  // circuit files (R1CS, PCE); requests name files inside it
+    std::filesystem::path state_dir = ".";            // the job database (cuzk.db) and the default socket
+    // [engine]
+    std::string backend = "auto";     // auto (GPU when built and present), cpu, gpu
+    size_t synthesis_workers = 2;
+    size_t lookahead = 1;
+    size_t total_budget = 0;          // bytes for parameters and jobs; 0: "auto" (physical memory minus a margin)
+    bool check_params = true;         // subgroup checks of every point when a parameter file is loaded
+    bool verify_proofs = true;        // every proof is verified before it is returned
+    bool cpu_fallback = true;         // a partition that fails on the GPU is proven again on the CPU
+    // [jobs]
+    size_t max_partitions = 64;
+    size_t max_queued = 1000;         // jobs waiting or running; more are refused (RESOURCE_EXHAUSTED)
+    double result_ttl_seconds = 86400;  // finished results are kept this long unless fetched earlier
+    std::string shutdown = "drain";   // drain: finish every accepted job first; interrupt: stop at the next
+                                      // partition, keep the jobs for the next start
+    // [server] log: one line per job event on stderr
+    bool log = true;
+
+    std::filesystem::path database() const { return state_dir / "cuzk.db"; }
+    std::filesystem::path socket_path() const { return socket.is_absolute() ? socket : state_dir / socket; }
+};
+
+// Parses TOML text; relative paths are resolved against base_dir. std::invalid_argument naming the key for a bad
+// value, an unknown key or a TOML syntax error (with its line).
+DaemonConfig parse_config(const std::string& toml_text, const std::filesystem::path& base_dir);
+// Reads and parses a file (std::runtime_error when it cannot be read).
+DaemonConfig load_config(const std::filesystem::path& path);
+
+// "64GiB", "512MiB", "1000000" (bytes), "auto" (0) -> bytes; std::invalid_argument otherwise.
+size_t parse_bytes(const std::string& text);
+
+// Whether "host:port" names a loopback address (127.0.0.0/8, ::1, localhost).
+bool is_loopback_address(const std::string& host_port);
+
+}  // namespace cuzk::daemon

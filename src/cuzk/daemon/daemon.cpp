@@ -1,0 +1,937 @@
+#include "cuzk/daemon/daemon.hpp"
+
+#include <grpcpp/grpcpp.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <condition_variable>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "cuzk.grpc.pb.h"
+#include "cuzk/circuits/catalog.hpp"
+#include "cuzk/circuits/porep.hpp"
+#include "cuzk/daemon/job_store.hpp"
+#include "cuzk/daemon/metrics_http.hpp"
+#include "cuzk/engine/engine.hpp"
+#include "cuzk/engine/param_cache.hpp"
+#include "cuzk/formats/proof_io.hpp"
+#include "cuzk/groth16/backend.hpp"
+#include "cuzk/r1cs/circuit.hpp"
+#include "cuzk/r1cs/pce.hpp"
+#include "cuzk/util/random.hpp"
+#include "cuzk/util/thread_pool.hpp"
+
+#ifdef CUZK_HAVE_CUDA
+#include "cuzk/backends/cuda/prover_gpu.hpp"
+#include "cuzk/gpu/device.hpp"
+#endif
+
+namespace cuzk::daemon {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double unix_now() {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+const char* state_text(v1::JobState s) {
+    switch (s) {
+        case v1::QUEUED: return "queued";
+        case v1::RUNNING: return "running";
+        case v1::DONE: return "done";
+        case v1::FAILED: return "failed";
+        case v1::CANCELLED: return "cancelled";
+        default: return "unknown";
+    }
+}
+
+v1::JobState from_engine(engine::JobState s) {
+    switch (s) {
+        case engine::JobState::Queued: return v1::QUEUED;
+        case engine::JobState::Running: return v1::RUNNING;
+        case engine::JobState::Done: return v1::DONE;
+        case engine::JobState::Failed: return v1::FAILED;
+        default: return v1::CANCELLED;
+    }
+}
+
+engine::Priority to_engine(v1::Priority p) {
+    switch (p) {
+        case v1::LOW: return engine::Priority::Low;
+        case v1::HIGH: return engine::Priority::High;
+        case v1::CRITICAL: return engine::Priority::Critical;
+        default: return engine::Priority::Normal;
+    }
+}
+
+size_t current_rss_bytes() {
+    std::ifstream f("/proc/self/statm");
+    size_t pages_total = 0, pages_resident = 0;
+    if (!(f >> pages_total >> pages_resident)) return 0;
+    return pages_resident * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+// `name` (from a request) as a file inside `dir`: relative, no "..", and its real path (symlinks resolved) still
+// inside the directory's real path; it must be a regular file.
+fs::path inside(const fs::path& dir, const std::string& name, const char* what) {
+    if (name.empty()) throw DaemonError(ErrorCode::InvalidArgument, std::string(what) + ": no file named");
+    const fs::path p(name);
+    if (p.is_absolute())
+        throw DaemonError(ErrorCode::PermissionDenied,
+                          std::string(what) + " '" + name + "': absolute paths are refused; name a file inside the " +
+                              what + " directory");
+    for (const auto& part : p)
+        if (part == "..")
+            throw DaemonError(ErrorCode::PermissionDenied, std::string(what) + " '" + name + "': '..' is refused");
+    std::error_code ec;
+    const fs::path root = fs::canonical(dir, ec);
+    if (ec) throw DaemonError(ErrorCode::FailedPrecondition, std::string(what) + " directory " + dir.string() +
+                                                                 " is missing: " + ec.message());
+    const fs::path full = fs::weakly_canonical(root / p, ec);
+    if (ec) throw DaemonError(ErrorCode::NotFound, std::string(what) + " '" + name + "': " + ec.message());
+    auto [r, f] = std::mismatch(root.begin(), root.end(), full.begin(), full.end());
+    if (r != root.end())
+        throw DaemonError(ErrorCode::PermissionDenied,
+                          std::string(what) + " '" + name + "' resolves outside the " + what + " directory");
+    if (!fs::is_regular_file(full, ec))
+        throw DaemonError(ErrorCode::NotFound, std::string(what) + " '" + name + "' not found in " + root.string());
+    return full;
+}
+
+// Whether something accepts connections on the unix socket `path` (a running daemon).
+bool socket_in_use(const fs::path& path) {
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return false;
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    const std::string s = path.string();
+    if (s.size() >= sizeof(a.sun_path)) {
+        ::close(fd);
+        return false;
+    }
+    std::copy(s.begin(), s.end(), a.sun_path);
+    const bool up = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
+    ::close(fd);
+    return up;
+}
+
+}  // namespace
+
+std::string grpc_target(const std::string& s) {
+    if (s.rfind("unix:", 0) == 0) return s;
+    if (!s.empty() && (s[0] == '/' || s[0] == '.')) return "unix:" + fs::absolute(s).string();
+    if (s.find(':') == std::string::npos) return "unix:" + fs::absolute(s).string();
+    return s;
+}
+
+// ---- the daemon's state -----------------------------------------------------------------------------------------
+
+struct ParamSet {
+    fs::path path;
+    std::shared_ptr<const groth16::Parameters> params;
+    std::unique_ptr<groth16::ProverBackend> backend;
+    std::unique_ptr<groth16::ProverBackend> fallback;  // CPU, behind a GPU backend
+};
+
+struct Job {
+    uint64_t id = 0;
+    v1::ProofRequest req;  // as normalized by submit (partitions, priority, seed filled in)
+    circuits::CircuitSpec spec;
+    size_t partitions = 1;
+    fs::path params_path, pce_path;
+    v1::JobState state = v1::QUEUED;
+    std::optional<engine::JobId> eid;
+    std::shared_ptr<ParamSet> ps;
+    std::shared_ptr<const r1cs::PrecompiledR1cs> pce;
+    std::mutex pub_mu;
+    std::vector<std::vector<Fr>> publics;
+    std::optional<v1::ProofResult> result;
+    double ended_at = 0;  // steady seconds; ended jobs leave memory a while later (the store keeps them)
+};
+
+struct Daemon::Impl {
+    DaemonConfig cfg;
+    size_t budget = 0;
+    JobStore store;
+    engine::ParamCache cache;
+    std::unique_ptr<engine::Engine> eng;
+
+    mutable std::mutex mu;
+    std::condition_variable cv;         // job state changes, pending jobs, shutdown
+    std::map<uint64_t, std::shared_ptr<Job>> jobs;  // queued, running, and recently ended
+    std::vector<uint64_t> pending;      // accepted, not yet in the engine
+    std::map<fs::path, std::shared_ptr<ParamSet>> sets;
+    std::mutex sets_mu;                 // held while a set loads (one load at a time)
+    bool accepting = true, stopping = false, shutdown_requested = false, shut = false;
+    std::vector<engine::JobId> to_forget;
+
+    // counters for the metrics
+    uint64_t submitted = 0, rejected = 0, ended_done = 0, ended_failed = 0, ended_cancelled = 0;
+    uint64_t partitions_proven = 0, fallbacks = 0;
+    double proving_s = 0, synthesis_s = 0, wall_s = 0;
+
+    std::thread starter, janitor;
+    std::unique_ptr<grpc::Server> server;
+    std::unique_ptr<grpc::Service> service;
+    std::unique_ptr<MetricsHttpServer> metrics_http;
+    int tcp_port = 0;
+
+    // One line per event on stderr (cfg.log), with the time.
+    void log(const std::string& line) const {
+        if (!cfg.log) return;
+        const auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+        char ts[32];
+        std::strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+        std::fprintf(stderr, "%s cuzk daemon: %s\n", ts, line.c_str());
+    }
+
+    explicit Impl(const DaemonConfig& c)
+        : cfg(c),
+          budget(c.total_budget ? c.total_budget : engine::ParamCache::auto_budget()),
+          store(prepare_state_dir(c)),
+          cache(engine::ParamCacheConfig{budget, c.check_params}) {
+        engine::EngineConfig ec;
+        ec.synthesis_workers = cfg.synthesis_workers;
+        ec.lookahead = cfg.lookahead;
+        eng = std::make_unique<engine::Engine>(ec);
+        resume();
+        starter = std::thread([this] { start_loop(); });
+        janitor = std::thread([this] { janitor_loop(); });
+    }
+
+    static fs::path prepare_state_dir(const DaemonConfig& c) {
+        std::error_code ec;
+        fs::create_directories(c.state_dir, ec);
+        if (ec) throw std::runtime_error("daemon: cannot create the state directory " + c.state_dir.string() + ": " +
+                                         ec.message());
+        return c.database();
+    }
+
+    // ---- requests ----------------------------------------------------------------------------------------------
+
+    // Checks and completes a request; throws DaemonError. Fills the job's spec, partitions and files.
+    void normalize(v1::ProofRequest& r, Job& job) const {
+        std::string circuit = r.circuit();
+        size_t partitions = r.partitions();
+        v1::Priority prio = r.priority();
+        if (const circuits::JobKind* kind = circuits::find_job_kind(circuit)) {
+            const std::string preset = r.preset().empty() ? kind->default_preset : r.preset();
+            if (!circuits::is_porep_preset(preset))
+                throw DaemonError(ErrorCode::InvalidArgument, "job kind " + circuit + ": preset '" + preset +
+                                                                  "' is not a PoRep-shaped preset");
+            if (!partitions)
+                partitions = kind->partitions ? kind->partitions : circuits::porep_preset(preset).partitions;
+            if (prio == v1::PRIORITY_UNSPECIFIED) prio = (v1::Priority)(kind->priority + 1);
+            circuit = preset;
+        } else if (!circuits::is_circuit_name(circuit)) {
+            std::string names;
+            for (const auto& n : circuits::circuit_names()) names += (names.empty() ? "" : ", ") + n;
+            for (const auto& k : circuits::job_kinds()) names += std::string(", ") + k.name;
+            throw DaemonError(ErrorCode::InvalidArgument, "unknown circuit '" + circuit + "' (" + names + ")");
+        } else if (!r.preset().empty()) {
+            throw DaemonError(ErrorCode::InvalidArgument, "preset is for job kinds; circuit '" + circuit + "' is one");
+        }
+        if (!partitions) partitions = 1;
+        if (prio == v1::PRIORITY_UNSPECIFIED) prio = v1::NORMAL;
+        if (partitions > cfg.max_partitions)
+            throw DaemonError(ErrorCode::InvalidArgument, std::to_string(partitions) + " partitions: at most " +
+                                                              std::to_string(cfg.max_partitions) + " per job");
+        circuits::CircuitSpec spec;
+        spec.name = circuit;
+        if (circuit == "mulchain") {
+            spec.log_size = r.log_size() ? r.log_size() : 10;
+            if (spec.log_size < 2 || spec.log_size > 27)
+                throw DaemonError(ErrorCode::InvalidArgument, "mulchain: log_size must be in [2, 27]");
+        } else if (r.log_size()) {
+            throw DaemonError(ErrorCode::InvalidArgument, "log_size sizes mulchain only");
+        }
+        if (!r.x().empty()) {
+            if (circuit != "cubic") throw DaemonError(ErrorCode::InvalidArgument, "x is for the cubic circuit");
+            if (!Fr::from_decimal(r.x()))
+                throw DaemonError(ErrorCode::InvalidArgument, "x must be a decimal number below r");
+            spec.x = r.x();
+        }
+        if (!(r.deadline_seconds() >= 0))
+            throw DaemonError(ErrorCode::InvalidArgument, "deadline_seconds must be >= 0");
+        // A seed for the witness generator, fixed now so that a resumed job proves the same witnesses.
+        if (r.witness_seed() == 0) r.set_witness_seed(OsRng()() | 1);
+        spec.witness_seed = r.witness_seed();
+        job.params_path = inside(cfg.params_dir, r.params(), "params");
+        if (!r.pce().empty()) job.pce_path = inside(cfg.circuits_dir, r.pce(), "circuits");
+        // Admission: the parameters plus the assignments a job keeps in flight (a, b, c and the witness of each
+        // partition being synthesized, waiting, or proven) must fit the budget.
+        const size_t constraints = circuits::circuit_constraints(spec);
+        const size_t in_flight = cfg.synthesis_workers + cfg.lookahead + 1;
+        const size_t job_bytes = constraints * 128 * std::min(partitions, in_flight);
+        std::error_code ec;
+        const size_t params_bytes = (size_t)fs::file_size(job.params_path, ec);
+        if (params_bytes + job_bytes > budget)
+            throw DaemonError(ErrorCode::ResourceExhausted,
+                              "the job needs about " + std::to_string((params_bytes + job_bytes) >> 20) +
+                                  " MiB (parameters " + std::to_string(params_bytes >> 20) + " MiB, partitions in flight " +
+                                  std::to_string(job_bytes >> 20) + " MiB); the memory budget is " +
+                                  std::to_string(budget >> 20) + " MiB");
+        r.set_circuit(circuit);
+        r.set_partitions((uint32_t)partitions);
+        r.set_priority(prio);
+        job.spec = spec;
+        job.partitions = partitions;
+        job.req = r;
+    }
+
+    uint64_t submit(const v1::ProofRequest& request) {
+        {
+            std::lock_guard<std::mutex> lk(mu);
+            if (!accepting) throw DaemonError(ErrorCode::Unavailable, "the daemon is shutting down");
+        }
+        auto job = std::make_shared<Job>();
+        v1::ProofRequest r = request;
+        try {
+            normalize(r, *job);
+        } catch (const std::exception& e) {
+            log(std::string("request refused: ") + e.what());
+            std::lock_guard<std::mutex> lk(mu);
+            rejected++;
+            throw;
+        }
+        std::lock_guard<std::mutex> lk(mu);
+        if (!accepting) throw DaemonError(ErrorCode::Unavailable, "the daemon is shutting down");
+        size_t open = 0;
+        for (const auto& [id, j] : jobs)
+            if (j->state == v1::QUEUED || j->state == v1::RUNNING) open++;
+        if (open >= cfg.max_queued) {
+            rejected++;
+            throw DaemonError(ErrorCode::ResourceExhausted,
+                              std::to_string(open) + " jobs are waiting or running (jobs.max_queued)");
+        }
+        std::string bytes;
+        r.SerializeToString(&bytes);
+        job->id = store.insert(bytes, (int)r.priority(), unix_now());  // durable before the id is returned
+        jobs[job->id] = job;
+        pending.push_back(job->id);
+        submitted++;
+        cv.notify_all();
+        log("job " + std::to_string(job->id) + " accepted: " + r.circuit() + ", " + std::to_string(r.partitions()) +
+            " partition(s), priority " + v1::Priority_Name(r.priority()) + ", params " + r.params());
+        return job->id;
+    }
+
+    // Jobs accepted by an earlier run that had not ended: queued again under their ids.
+    void resume() {
+        for (const StoredJob& sj : store.unfinished()) {
+            auto job = std::make_shared<Job>();
+            job->id = sj.id;
+            v1::ProofRequest r;
+            std::string why;
+            if (!r.ParseFromString(sj.request)) {
+                why = "its stored request cannot be read";
+            } else {
+                try {
+                    normalize(r, *job);  // the files may have gone since
+                } catch (const std::exception& e) {
+                    why = e.what();
+                }
+            }
+            jobs[job->id] = job;
+            if (!why.empty()) {
+                finish_failed(*job, "resumed after a restart, but " + why);
+                continue;
+            }
+            store.set_state(job->id, "queued");
+            pending.push_back(job->id);
+        }
+    }
+
+    // ---- starting jobs ----------------------------------------------------------------------------------------
+
+    std::shared_ptr<ParamSet> param_set(const fs::path& path) {
+        std::lock_guard<std::mutex> lk(sets_mu);
+        auto it = sets.find(path);
+        if (it != sets.end()) return it->second;
+        auto ps = std::make_shared<ParamSet>();
+        ps->path = path;
+        ps->params = cache.get(path);
+#ifdef CUZK_HAVE_CUDA
+        if (cfg.backend != "cpu" && !gpu::devices().empty()) {
+            ps->backend = std::make_unique<gpu::GpuBackend>(*ps->params);
+            if (cfg.cpu_fallback) ps->fallback = std::make_unique<groth16::CpuBackend>(*ps->params);
+        }
+#endif
+        if (!ps->backend) {
+            if (cfg.backend == "gpu") throw std::runtime_error("backend gpu: no CUDA device (or built without CUDA)");
+            ps->backend = std::make_unique<groth16::CpuBackend>(*ps->params);
+        }
+        sets[path] = ps;
+        return ps;
+    }
+
+    void start_loop() {
+        for (;;) {
+            std::shared_ptr<Job> job;
+            {
+                std::unique_lock<std::mutex> lk(mu);
+                cv.wait(lk, [&] { return stopping || !pending.empty(); });
+                if (stopping) return;
+                // highest priority first, then the oldest
+                auto best = pending.begin();
+                for (auto it = pending.begin(); it != pending.end(); ++it) {
+                    const auto& a = jobs[*it]->req;
+                    const auto& b = jobs[*best]->req;
+                    if (a.priority() > b.priority() || (a.priority() == b.priority() && *it < *best)) best = it;
+                }
+                job = jobs[*best];
+                pending.erase(best);
+            }
+            try {
+                start(job);
+            } catch (const std::exception& e) {
+                std::lock_guard<std::mutex> lk(mu);
+                finish_failed(*job, e.what());
+                cv.notify_all();
+            }
+        }
+    }
+
+    void start(const std::shared_ptr<Job>& job) {
+        job->ps = param_set(job->params_path);
+        if (!job->pce_path.empty()) {
+            auto pce = std::make_shared<r1cs::PrecompiledR1cs>(
+                r1cs::read_pce(job->pce_path, circuits::circuit_shape_name(job->spec)));
+            job->pce = pce;
+        }
+        job->publics.assign(job->partitions, {});
+        engine::JobSpec spec;
+        spec.name = job->spec.name;
+        spec.priority = to_engine(job->req.priority());
+        spec.partitions = job->partitions;
+        spec.backend = job->ps->backend.get();
+        spec.fallback = job->ps->fallback.get();
+        spec.verify_key = cfg.verify_proofs ? &job->ps->params->vk : nullptr;
+        if (job->req.deadline_seconds() > 0) spec.deadline_seconds = job->req.deadline_seconds();
+        std::weak_ptr<Job> weak = job;
+        spec.synthesize = [weak](size_t i) {
+            auto j = weak.lock();
+            if (!j) throw std::runtime_error("job gone");
+            std::vector<Fr> pub;
+            auto circuit = circuits::make_circuit(j->spec, true, i, &pub);
+            r1cs::ProvingAssignment asg;
+            if (j->pce) asg = r1cs::assignment_from_pce(*j->pce, *circuit, ThreadPool::global());
+            else r1cs::synthesize_groth16(asg, *circuit);
+            std::lock_guard<std::mutex> lk(j->pub_mu);
+            j->publics[i] = std::move(pub);
+            return asg;
+        };
+        spec.on_end = [this, weak](uint64_t, const engine::JobResult& res) {
+            if (auto j = weak.lock()) ended(*j, res);
+        };
+        std::lock_guard<std::mutex> lk(mu);
+        if (stopping) {  // interrupted before it started: it stays queued for the next start
+            return;
+        }
+        if (job->state == v1::CANCELLED) return;  // cancelled while its parameters loaded
+        job->eid = eng->submit(std::move(spec));
+        job->state = v1::RUNNING;  // in the engine (its own queue included)
+        store.set_state(job->id, "running");
+        log("job " + std::to_string(job->id) + " started on the " + job->ps->backend->name() + " backend");
+    }
+
+    // ---- ends -------------------------------------------------------------------------------------------------
+
+    void ended(Job& job, const engine::JobResult& res) {
+        v1::ProofResult out;
+        out.set_job_id(std::to_string(job.id));
+        out.set_state(from_engine(res.state));
+        out.set_error(res.error);
+        out.set_wall_seconds(res.wall_seconds);
+        for (const auto& f : res.fallbacks) out.add_fallbacks(f);
+        if (res.state == engine::JobState::Done) {
+            for (const auto& p : res.proofs) {
+                const auto bytes = formats::encode_proof(p);
+                out.add_proofs(std::string(bytes.begin(), bytes.end()));
+            }
+            std::string pubs = "[";
+            {
+                std::lock_guard<std::mutex> lk(job.pub_mu);
+                for (size_t i = 0; i < job.publics.size(); i++)
+                    pubs += (i ? "," : "") + formats::public_inputs_to_json(job.publics[i]);
+            }
+            out.set_public_inputs_json(pubs + "]");
+            out.set_verified(cfg.verify_proofs);
+        }
+        double prov = 0, syn = 0;
+        if (res.timeline) {
+            out.set_timeline_json(res.timeline->to_json());
+            prov = res.timeline->total(TimingLayer::Pipeline, "proving");
+            syn = res.timeline->total(TimingLayer::Pipeline, "synthesis");
+        }
+        std::string bytes;
+        out.SerializeToString(&bytes);
+        try {
+            store.finish(job.id, state_text(out.state()), bytes, unix_now());
+        } catch (const std::exception&) {
+            // the result is still handed to waiters; a restart would prove the job again
+        }
+        {
+            std::ostringstream line;
+            line << "job " << job.id << " " << state_text(out.state()) << ": wall " << res.wall_seconds
+                 << " s, proving " << prov << " s, synthesis " << syn << " s, " << res.proofs.size() << " proof(s)";
+            if (!res.error.empty()) line << "; " << res.error;
+            for (const auto& f : res.fallbacks) line << "; fallback: " << f;
+            log(line.str());
+        }
+        std::lock_guard<std::mutex> lk(mu);
+        job.state = out.state();
+        job.result = std::move(out);
+        job.ended_at = std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+        if (job.eid) to_forget.push_back(*job.eid);
+        count_end(job.state);
+        partitions_proven += res.state == engine::JobState::Done ? res.proofs.size() : 0;
+        fallbacks += res.fallbacks.size();
+        proving_s += prov;
+        synthesis_s += syn;
+        wall_s += res.wall_seconds;
+        cv.notify_all();
+    }
+
+    void count_end(v1::JobState s) {
+        if (s == v1::DONE) ended_done++;
+        else if (s == v1::FAILED) ended_failed++;
+        else ended_cancelled++;
+    }
+
+    // Under mu (or before the threads start).
+    void finish_failed(Job& job, const std::string& why, v1::JobState state = v1::FAILED) {
+        v1::ProofResult out;
+        out.set_job_id(std::to_string(job.id));
+        out.set_state(state);
+        out.set_error(why);
+        std::string bytes;
+        out.SerializeToString(&bytes);
+        try {
+            store.finish(job.id, state_text(state), bytes, unix_now());
+        } catch (const std::exception&) {
+        }
+        job.state = state;
+        job.result = std::move(out);
+        job.ended_at = std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+        count_end(state);
+    }
+
+    // Every few seconds: forget ended engine jobs, drop ended jobs from memory a minute after they ended (the
+    // store keeps them), purge fetched and expired results from the store.
+    void janitor_loop() {
+        std::unique_lock<std::mutex> lk(mu);
+        while (!stopping) {
+            cv.wait_for(lk, std::chrono::seconds(2));
+            if (stopping) return;
+            for (auto it = to_forget.begin(); it != to_forget.end();)
+                it = eng->forget(*it) ? to_forget.erase(it) : it + 1;
+            const double now = std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+            for (auto it = jobs.begin(); it != jobs.end();)
+                it = (it->second->result && now - it->second->ended_at > 60) ? jobs.erase(it) : std::next(it);
+            const double t = unix_now();
+            lk.unlock();
+            try {
+                store.purge(t - 60, t - cfg.result_ttl_seconds);
+            } catch (const std::exception&) {
+            }
+            lk.lock();
+        }
+    }
+
+    // ---- the rest of the API ----------------------------------------------------------------------------------
+
+    v1::ProofResult await(uint64_t id, double timeout_s, const std::function<bool()>& cancelled) {
+        const auto t0 = Clock::now();
+        std::unique_lock<std::mutex> lk(mu);
+        auto it = jobs.find(id);
+        if (it == jobs.end()) {
+            lk.unlock();
+            auto sj = store.get(id);
+            if (!sj) throw DaemonError(ErrorCode::NotFound, "job " + std::to_string(id) + " is unknown (or its result expired)");
+            v1::ProofResult r;
+            if (sj->result.empty() || !r.ParseFromString(sj->result))
+                throw DaemonError(ErrorCode::FailedPrecondition, "job " + std::to_string(id) + " has no result yet");
+            store.mark_fetched(id, unix_now());
+            return r;
+        }
+        auto job = it->second;
+        while (!job->result) {
+            if (cancelled && cancelled()) throw DaemonError(ErrorCode::Cancelled, "the client went away");
+            if (shut) throw DaemonError(ErrorCode::Unavailable, "the daemon is shutting down");
+            if (timeout_s > 0 && std::chrono::duration<double>(Clock::now() - t0).count() >= timeout_s)
+                throw DaemonError(ErrorCode::DeadlineExceeded,
+                                  "job " + std::to_string(id) + " has not ended after " + std::to_string(timeout_s) + " s");
+            cv.wait_for(lk, std::chrono::milliseconds(100));
+        }
+        v1::ProofResult r = *job->result;
+        lk.unlock();
+        try {
+            store.mark_fetched(id, unix_now());
+        } catch (const std::exception&) {
+        }
+        return r;
+    }
+
+    bool cancel(uint64_t id) {
+        std::unique_lock<std::mutex> lk(mu);
+        auto it = jobs.find(id);
+        if (it == jobs.end()) {
+            lk.unlock();
+            if (!store.get(id)) throw DaemonError(ErrorCode::NotFound, "job " + std::to_string(id) + " is unknown");
+            return false;  // ended earlier
+        }
+        auto job = it->second;
+        if (job->result) return false;
+        auto p = std::find(pending.begin(), pending.end(), id);
+        if (p != pending.end()) {
+            pending.erase(p);
+            finish_failed(*job, "cancelled by a client", v1::CANCELLED);
+            cv.notify_all();
+            return true;
+        }
+        if (!job->eid) {  // being started: start() sees the state and does not submit it
+            finish_failed(*job, "cancelled by a client", v1::CANCELLED);
+            cv.notify_all();
+            return true;
+        }
+        const engine::JobId eid = *job->eid;
+        lk.unlock();
+        return eng->cancel(eid);  // on_end records it
+    }
+
+    v1::JobStatus job_status(const Job& j) const {
+        v1::JobStatus s;
+        s.set_job_id(std::to_string(j.id));
+        s.set_state(j.state);
+        s.set_partitions((uint32_t)j.partitions);
+        s.set_priority(j.req.priority());
+        s.set_circuit(j.req.circuit());
+        size_t proven = 0;
+        if (j.result && j.state == v1::DONE) proven = j.partitions;
+        else if (j.eid) {
+            try {
+                proven = eng->proven(*j.eid);
+                s.set_state(from_engine(eng->state(*j.eid)));
+            } catch (const std::out_of_range&) {
+            }
+        }
+        s.set_partitions_proven((uint32_t)proven);
+        return s;
+    }
+
+    v1::GetStatusResponse status(uint64_t id) {
+        v1::GetStatusResponse r;
+        r.set_version("0.1.0");
+        r.set_synthesis_workers((uint32_t)cfg.synthesis_workers);
+        r.set_backend("cpu");
+#ifdef CUZK_HAVE_CUDA
+        if (cfg.backend != "cpu") {
+            for (const auto& d : gpu::devices()) {
+                auto* g = r.add_gpus();
+                g->set_name(d.name);
+                g->set_memory_total_bytes(d.total_memory);
+            }
+            if (r.gpus_size()) r.set_backend("gpu");
+        }
+#endif
+        r.set_rss_bytes(current_rss_bytes());
+        r.set_memory_budget_bytes(budget);
+        const auto cs = cache.stats();
+        r.set_params_cached_bytes(cs.bytes);
+        r.set_params_cached_sets((uint32_t)cs.entries);
+        std::lock_guard<std::mutex> lk(mu);
+        uint32_t queued = 0, running = 0;
+        for (const auto& [jid, j] : jobs) {
+            if (j->result) continue;
+            auto s = job_status(*j);
+            if (s.state() == v1::RUNNING) running++;
+            else queued++;
+            *r.add_jobs() = s;
+        }
+        r.set_queued(queued);
+        r.set_running(running);
+        if (id) {
+            auto it = jobs.find(id);
+            if (it != jobs.end()) {
+                *r.mutable_job() = job_status(*it->second);
+            } else {
+                auto sj = store.get(id);
+                if (!sj) throw DaemonError(ErrorCode::NotFound, "job " + std::to_string(id) + " is unknown");
+                v1::ProofRequest req;
+                req.ParseFromString(sj->request);
+                auto* s = r.mutable_job();
+                s->set_job_id(std::to_string(id));
+                s->set_state(sj->state == "done" ? v1::DONE : sj->state == "failed" ? v1::FAILED
+                             : sj->state == "cancelled" ? v1::CANCELLED : v1::QUEUED);
+                s->set_partitions(req.partitions());
+                s->set_partitions_proven(sj->state == "done" ? req.partitions() : 0);
+                s->set_priority(req.priority());
+                s->set_circuit(req.circuit());
+            }
+        }
+        return r;
+    }
+
+    std::string metrics_text() {
+        std::ostringstream o;
+        auto metric = [&](const char* name, const char* type, const char* help, auto value) {
+            o << "# HELP " << name << " " << help << "\n# TYPE " << name << " " << type << "\n" << name << " "
+              << value << "\n";
+        };
+        const auto cs = cache.stats();
+        const auto es = eng->stats();
+        std::lock_guard<std::mutex> lk(mu);
+        size_t queued = pending.size(), running = 0;
+        for (const auto& [id, j] : jobs)
+            if (!j->result && j->eid) running++;
+        metric("cuzk_jobs_submitted_total", "counter", "Jobs accepted.", submitted);
+        metric("cuzk_jobs_rejected_total", "counter", "Requests refused (bad request, budget, queue full).", rejected);
+        o << "# HELP cuzk_jobs_ended_total Jobs ended, by state.\n# TYPE cuzk_jobs_ended_total counter\n"
+          << "cuzk_jobs_ended_total{state=\"done\"} " << ended_done << "\n"
+          << "cuzk_jobs_ended_total{state=\"failed\"} " << ended_failed << "\n"
+          << "cuzk_jobs_ended_total{state=\"cancelled\"} " << ended_cancelled << "\n";
+        metric("cuzk_jobs_waiting", "gauge", "Accepted jobs not yet handed to the engine.", queued);
+        metric("cuzk_jobs_in_engine", "gauge", "Jobs in the engine (queued there or running).", running);
+        metric("cuzk_partitions_proven_total", "counter", "Partitions proven in jobs that completed.", partitions_proven);
+        metric("cuzk_fallbacks_total", "counter", "Partitions proven again on the CPU backend.", fallbacks);
+        metric("cuzk_proving_seconds_total", "counter", "Pipeline-layer proving time of ended jobs.", proving_s);
+        metric("cuzk_synthesis_seconds_total", "counter", "Pipeline-layer synthesis time of ended jobs.", synthesis_s);
+        metric("cuzk_job_wall_seconds_total", "counter", "Wall time of ended jobs (start to end).", wall_s);
+        metric("cuzk_params_cached_bytes", "gauge", "Host bytes of cached parameter sets.", cs.bytes);
+        metric("cuzk_params_cached_sets", "gauge", "Cached parameter sets.", cs.entries);
+        metric("cuzk_params_cache_hits_total", "counter", "Parameter cache hits.", cs.hits);
+        metric("cuzk_params_cache_misses_total", "counter", "Parameter cache misses (loads).", cs.misses);
+        metric("cuzk_memory_budget_bytes", "gauge", "The memory budget (total_budget).", budget);
+        metric("cuzk_resident_memory_bytes", "gauge", "Resident set of the daemon.", current_rss_bytes());
+        metric("cuzk_freed_bytes_total", "counter", "Bytes freed off the hot path by the deallocator.", es.freed_bytes);
+        metric("cuzk_free_seconds_total", "counter", "Time the deallocator spent freeing, off the hot path.",
+               es.free_seconds);
+        return o.str();
+    }
+
+    uint64_t preload(const std::string& name) {
+        const fs::path path = inside(cfg.params_dir, name, "params");
+        try {
+            auto ps = param_set(path);
+            return engine::ParamCache::resident_bytes(*ps->params);
+        } catch (const DaemonError&) {
+            throw;
+        } catch (const std::exception& e) {
+            throw DaemonError(ErrorCode::FailedPrecondition, "params '" + name + "': " + e.what());
+        }
+    }
+
+    bool evict(const std::string& name) {
+        const fs::path path = inside(cfg.params_dir, name, "params");
+        {
+            std::lock_guard<std::mutex> lk(sets_mu);
+            auto it = sets.find(path);
+            if (it != sets.end()) {
+                if (it->second.use_count() > 1) return false;  // a job holds it
+                sets.erase(it);
+            }
+        }
+        return cache.evict(path);
+    }
+
+    // ---- shutdown ---------------------------------------------------------------------------------------------
+
+    ~Impl() { shutdown(true); }
+
+    // force_interrupt: a daemon that failed to start does not drain.
+    void shutdown(bool force_interrupt = false) {
+        {
+            std::lock_guard<std::mutex> lk(mu);
+            if (shut) return;
+            accepting = false;
+        }
+        log("shutting down (" + std::string(force_interrupt ? "interrupt" : cfg.shutdown) + ")");
+        if (server) server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+        metrics_http.reset();
+        if (cfg.shutdown == "drain" && !force_interrupt) {
+            std::unique_lock<std::mutex> lk(mu);
+            cv.wait(lk, [&] {
+                for (const auto& [id, j] : jobs)
+                    if (!j->result) return false;
+                return true;
+            });
+        }
+        {
+            std::lock_guard<std::mutex> lk(mu);
+            stopping = true;
+            shut = true;
+        }
+        cv.notify_all();
+        if (starter.joinable()) starter.join();
+        if (janitor.joinable()) janitor.join();
+        eng.reset();  // interrupt: the running job stops at its next partition and stays queued in the store
+        if (server) server->Wait();
+        std::error_code ec;
+        fs::remove(cfg.socket_path(), ec);
+    }
+};
+
+// ---- the gRPC service -----------------------------------------------------------------------------------------
+
+namespace {
+
+grpc::Status to_status(const DaemonError& e) {
+    grpc::StatusCode c = grpc::StatusCode::INTERNAL;
+    switch (e.code()) {
+        case ErrorCode::InvalidArgument: c = grpc::StatusCode::INVALID_ARGUMENT; break;
+        case ErrorCode::NotFound: c = grpc::StatusCode::NOT_FOUND; break;
+        case ErrorCode::PermissionDenied: c = grpc::StatusCode::PERMISSION_DENIED; break;
+        case ErrorCode::ResourceExhausted: c = grpc::StatusCode::RESOURCE_EXHAUSTED; break;
+        case ErrorCode::FailedPrecondition: c = grpc::StatusCode::FAILED_PRECONDITION; break;
+        case ErrorCode::DeadlineExceeded: c = grpc::StatusCode::DEADLINE_EXCEEDED; break;
+        case ErrorCode::Unavailable: c = grpc::StatusCode::UNAVAILABLE; break;
+        case ErrorCode::Cancelled: c = grpc::StatusCode::CANCELLED; break;
+    }
+    return grpc::Status(c, e.what());
+}
+
+// Runs fn, mapping errors to statuses: a request never takes the daemon down.
+template <class F>
+grpc::Status guarded(F&& fn) {
+    try {
+        fn();
+        return grpc::Status::OK;
+    } catch (const DaemonError& e) {
+        return to_status(e);
+    } catch (const std::invalid_argument& e) {
+        return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, e.what());
+    } catch (const std::exception& e) {
+        return grpc::Status(grpc::StatusCode::INTERNAL, e.what());
+    }
+}
+
+uint64_t parse_id(const std::string& s) {
+    if (s.empty() || s.size() > 19 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        throw DaemonError(ErrorCode::InvalidArgument, "job id '" + s + "' is not a job id (a decimal number)");
+    return std::stoull(s);
+}
+
+class Service final : public v1::Prover::Service {
+public:
+    explicit Service(Daemon& d) : d_(d) {}
+    grpc::Status SubmitProof(grpc::ServerContext*, const v1::SubmitProofRequest* q, v1::SubmitProofResponse* r) override {
+        return guarded([&] { r->set_job_id(std::to_string(d_.submit(q->request()))); });
+    }
+    grpc::Status AwaitProof(grpc::ServerContext* ctx, const v1::AwaitProofRequest* q, v1::ProofResult* r) override {
+        return guarded([&] { *r = d_.await(parse_id(q->job_id()), q->timeout_seconds(), [ctx] { return ctx->IsCancelled(); }); });
+    }
+    grpc::Status Prove(grpc::ServerContext* ctx, const v1::SubmitProofRequest* q, v1::ProofResult* r) override {
+        return guarded([&] { *r = d_.await(d_.submit(q->request()), 0, [ctx] { return ctx->IsCancelled(); }); });
+    }
+    grpc::Status CancelProof(grpc::ServerContext*, const v1::CancelProofRequest* q, v1::CancelProofResponse* r) override {
+        return guarded([&] { r->set_cancelled(d_.cancel(parse_id(q->job_id()))); });
+    }
+    grpc::Status GetStatus(grpc::ServerContext*, const v1::GetStatusRequest* q, v1::GetStatusResponse* r) override {
+        return guarded([&] { *r = d_.status(q->job_id().empty() ? 0 : parse_id(q->job_id())); });
+    }
+    grpc::Status GetMetrics(grpc::ServerContext*, const v1::GetMetricsRequest*, v1::GetMetricsResponse* r) override {
+        return guarded([&] { r->set_text(d_.metrics_text()); });
+    }
+    grpc::Status PreloadParams(grpc::ServerContext*, const v1::ParamsRequest* q, v1::PreloadParamsResponse* r) override {
+        return guarded([&] { r->set_bytes(d_.preload(q->params())); });
+    }
+    grpc::Status EvictParams(grpc::ServerContext*, const v1::ParamsRequest* q, v1::EvictParamsResponse* r) override {
+        return guarded([&] { r->set_evicted(d_.evict(q->params())); });
+    }
+
+private:
+    Daemon& d_;
+};
+
+}  // namespace
+
+// ---- Daemon -----------------------------------------------------------------------------------------------------
+
+namespace {
+// Before anything starts (a second daemon on the same state must not resume its jobs too).
+const DaemonConfig& check_socket(const DaemonConfig& cfg) {
+    const fs::path sock = cfg.socket_path();
+    if (fs::absolute(sock).string().size() >= sizeof(sockaddr_un::sun_path))
+        throw std::runtime_error("daemon: the socket path " + sock.string() + " is too long for a unix socket");
+    std::error_code ec;
+    fs::create_directories(sock.parent_path(), ec);
+    if (socket_in_use(sock)) throw std::runtime_error("daemon: another daemon is listening on " + sock.string());
+    fs::remove(sock, ec);  // a stale socket of a daemon that did not shut down
+    return cfg;
+}
+}  // namespace
+
+Daemon::Daemon(const DaemonConfig& cfg) : impl_(std::make_unique<Impl>(check_socket(cfg))) {
+    const fs::path sock = cfg.socket_path();
+    impl_->service = std::make_unique<Service>(*this);
+    grpc::ServerBuilder b;
+    b.SetMaxReceiveMessageSize((int)std::min<size_t>(cfg.max_request_bytes, INT32_MAX));
+    b.AddListeningPort("unix:" + fs::absolute(sock).string(), grpc::InsecureServerCredentials());
+    if (!cfg.tcp.empty()) b.AddListeningPort(cfg.tcp, grpc::InsecureServerCredentials(), &impl_->tcp_port);
+    b.RegisterService(impl_->service.get());
+    // The socket is created by BuildAndStart; a restrictive umask keeps it private from its first moment.
+    const mode_t old = ::umask(0177);
+    impl_->server = b.BuildAndStart();
+    ::umask(old);
+    if (!impl_->server) {
+        impl_->shutdown(true);
+        throw std::runtime_error("daemon: cannot listen on " + sock.string() +
+                                 (cfg.tcp.empty() ? "" : " and " + cfg.tcp));
+    }
+    ::chmod(sock.c_str(), 0600);
+    if (!cfg.metrics.empty())
+        impl_->metrics_http = std::make_unique<MetricsHttpServer>(cfg.metrics, [this] { return metrics_text(); });
+}
+
+Daemon::~Daemon() {
+    try {
+        shutdown();
+    } catch (...) {
+    }
+}
+
+void Daemon::shutdown() { impl_->shutdown(); }
+
+void Daemon::wait_for_shutdown_request() {
+    std::unique_lock<std::mutex> lk(impl_->mu);
+    impl_->cv.wait(lk, [&] { return impl_->shutdown_requested; });
+}
+
+void Daemon::request_shutdown() {
+    {
+        std::lock_guard<std::mutex> lk(impl_->mu);
+        impl_->shutdown_requested = true;
+    }
+    impl_->cv.notify_all();
+}
+
+std::string Daemon::socket_path() const { return fs::absolute(impl_->cfg.socket_path()).string(); }
+int Daemon::tcp_port() const { return impl_->tcp_port; }
+int Daemon::metrics_port() const { return impl_->metrics_http ? impl_->metrics_http->port() : 0; }
+uint64_t Daemon::submit(const v1::ProofRequest& request) { return impl_->submit(request); }
+v1::ProofResult Daemon::await(uint64_t id, double timeout_s, const std::function<bool()>& cancelled) {
+    return impl_->await(id, timeout_s, cancelled);
+}
+bool Daemon::cancel(uint64_t id) { return impl_->cancel(id); }
+v1::GetStatusResponse Daemon::status(uint64_t job_id) { return impl_->status(job_id); }
+std::string Daemon::metrics_text() { return impl_->metrics_text(); }
+uint64_t Daemon::preload(const std::string& params) { return impl_->preload(params); }
+bool Daemon::evict(const std::string& params) { return impl_->evict(params); }
+
+}  // namespace cuzk::daemon

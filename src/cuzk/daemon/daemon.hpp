@@ -1,0 +1,79 @@
+// The proving daemon (issue 8): the engine behind a gRPC service (proto/cuzk.proto), with jobs persisted in SQLite.
+//
+//   gRPC (unix socket, mode 0600; TCP only when configured) ──> Daemon::submit: the request is checked (known
+//   circuit, sizes, parameter and PCE files inside the configured directories, the memory budget), stored, and
+//   queued ──> the starter thread takes queued jobs by priority, loads their parameter set once (ParamCache; the
+//   set and its prover backend stay resident for later jobs) and submits them to the engine ──> the engine proves
+//   the partitions (synthesis pipelined with proving, proofs verified before they are accepted, a failing GPU
+//   partition proven again on the CPU) ──> on its end the job's result (proofs, public inputs, timeline) is stored
+//   and handed to every AwaitProof waiting for it.
+//
+// A restart resumes every job that was accepted and had not ended (same id); finished results stay until a client
+// fetched them (plus a minute) or result_ttl_seconds passed. Shutdown: stop accepting; then `drain` (finish every
+// accepted job) or `interrupt` (stop at the next partition; the jobs stay queued for the next start).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "cuzk.pb.h"
+#include "cuzk/daemon/config.hpp"
+
+namespace cuzk::daemon {
+
+// The in-process API's errors; the gRPC service maps them to the status codes of the same names.
+enum class ErrorCode { InvalidArgument, NotFound, PermissionDenied, ResourceExhausted, FailedPrecondition,
+                       DeadlineExceeded, Unavailable, Cancelled };
+class DaemonError : public std::runtime_error {
+public:
+    DaemonError(ErrorCode code, const std::string& what) : std::runtime_error(what), code_(code) {}
+    ErrorCode code() const { return code_; }
+
+private:
+    ErrorCode code_;
+};
+
+class Daemon {
+public:
+    // Opens the job store, resumes unfinished jobs, starts the engine and listens (unix socket, optional TCP and
+    // metrics endpoints). std::runtime_error when it cannot (socket in use by a running daemon, bad directory...).
+    explicit Daemon(const DaemonConfig& cfg);
+    // shutdown(), then frees everything.
+    ~Daemon();
+    Daemon(const Daemon&) = delete;
+    Daemon& operator=(const Daemon&) = delete;
+
+    // Stops accepting requests, then drains or interrupts per the configuration. Idempotent.
+    void shutdown();
+    // For `cuzk daemon`: blocks until request_shutdown() (a signal) is called.
+    void wait_for_shutdown_request();
+    void request_shutdown();
+
+    std::string socket_path() const;
+    int tcp_port() const;      // 0 without TCP
+    int metrics_port() const;  // 0 without the metrics endpoint
+
+    // The API behind the gRPC methods. Job ids are the store's (decimal in the protocol).
+    uint64_t submit(const v1::ProofRequest& request);
+    // Waits for the job's end (timeout_s 0: no limit) and returns its result; DeadlineExceeded when it has not
+    // ended in time, NotFound for an unknown (or purged) id; `cancelled` is polled (a client that went away).
+    v1::ProofResult await(uint64_t id, double timeout_s, const std::function<bool()>& cancelled = {});
+    bool cancel(uint64_t id);
+    v1::GetStatusResponse status(uint64_t job_id);  // job_id 0: the daemon only
+    std::string metrics_text();
+    uint64_t preload(const std::string& params);  // bytes of the set
+    bool evict(const std::string& params);
+
+    struct Impl;
+
+private:
+    std::unique_ptr<Impl> impl_;
+};
+
+// "unix:/abs/path" for a socket path, else the host:port unchanged: a gRPC target.
+std::string grpc_target(const std::string& socket_or_address);
+
+}  // namespace cuzk::daemon

@@ -1,0 +1,65 @@
+// The daemon's persistent job table (SQLite, WAL, synchronous=FULL): an accepted job is on disk before its id is
+// returned, and a finished job's result stays there until a client fetched it (plus a grace period) or it expired,
+// so a restart loses neither. Requests and results are stored as opaque bytes (serialized protobuf messages).
+// Thread-safe (one connection behind a mutex).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+struct sqlite3;
+
+namespace cuzk::daemon {
+
+class StoreError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct StoredJob {
+    uint64_t id = 0;          // > 0, never reused
+    std::string request;      // opaque bytes
+    std::string state;        // queued | running | done | failed | cancelled
+    int priority = 0;
+    double submitted_at = 0;  // unix seconds
+    double finished_at = 0;   // 0 until the job ended
+    double fetched_at = 0;    // 0 until a client fetched the result
+    std::string result;       // opaque bytes, empty until the job ended
+};
+
+class JobStore {
+public:
+    // Opens or creates the database (":memory:" for none on disk). StoreError with SQLite's message.
+    explicit JobStore(const std::filesystem::path& path);
+    ~JobStore();
+    JobStore(const JobStore&) = delete;
+    JobStore& operator=(const JobStore&) = delete;
+
+    // A new queued job; returns its id once it is durable.
+    uint64_t insert(const std::string& request, int priority, double now);
+    void set_state(uint64_t id, const std::string& state);
+    // The job ended: its state (done, failed, cancelled) and result.
+    void finish(uint64_t id, const std::string& state, const std::string& result, double now);
+    void mark_fetched(uint64_t id, double now);
+    std::optional<StoredJob> get(uint64_t id) const;
+    // Jobs not ended (queued or running), oldest first: what a restart resumes.
+    std::vector<StoredJob> unfinished() const;
+    // Deletes ended jobs fetched before `fetched_before` or ended before `ended_before`; returns how many.
+    size_t purge(double fetched_before, double ended_before);
+    size_t count() const;
+
+private:
+    void exec(const char* sql) const;
+    [[noreturn]] void fail(const std::string& what) const;
+
+    mutable std::mutex mu_;
+    sqlite3* db_ = nullptr;
+    std::filesystem::path path_;
+};
+
+}  // namespace cuzk::daemon
