@@ -400,7 +400,9 @@ TEST(Deallocator, ReleasesOnlyWholePagesInside) {
     const size_t page = 4096;  // the smallest page size; a larger one only widens the untouched edges
     const auto first = (size_t)(((uintptr_t)p + page - 1) / page * page - (uintptr_t)p);
     EXPECT_EQ(p[0], 0xA5);
-    if (first > 0) EXPECT_EQ(p[first - 1], 0xA5);
+    if (first > 0) {
+        EXPECT_EQ(p[first - 1], 0xA5);
+    }
     EXPECT_EQ(p[n - 1], 0xA5) << "the partial last page must stay";
     EXPECT_EQ(v[0], 0xA5);
     EXPECT_EQ(v[n + 100], 0xA5) << "beyond the range";

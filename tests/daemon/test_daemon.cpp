@@ -1,0 +1,473 @@
+// The daemon end to end over its unix socket (issue 8): concurrent clients, cancellation, priorities, bad requests
+// answered with a clear gRPC status while the daemon keeps serving, admission by memory budget and queue size,
+// restart with jobs in flight, the metrics endpoint; and its parts (config, job store). CPU backend throughout.
+#include <arpa/inet.h>
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <map>
+#include <mutex>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cuzk/circuits/builtin.hpp"
+#include "cuzk/daemon/client.hpp"
+#include "cuzk/daemon/config.hpp"
+#include "cuzk/daemon/daemon.hpp"
+#include "cuzk/daemon/job_store.hpp"
+#include "cuzk/formats/bellman_params.hpp"
+#include "cuzk/formats/proof_io.hpp"
+#include "cuzk/groth16/setup.hpp"
+#include "cuzk/groth16/verifier.hpp"
+
+using namespace cuzk;
+using namespace cuzk::daemon;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+    fs::path path;
+    TempDir() {
+        std::random_device rd;
+        path = fs::temp_directory_path() / ("cuzk-daemon-test-" + std::to_string(rd()) + std::to_string(::getpid()));
+        fs::create_directories(path);
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+};
+
+// Setup parameters of mulchain 2^k (one public value), cached per size.
+const groth16::Parameters& chain_params(unsigned k) {
+    static std::map<unsigned, groth16::Parameters> cache;
+    static std::mutex mu;
+    std::lock_guard<std::mutex> lk(mu);
+    auto it = cache.find(k);
+    if (it == cache.end())
+        it = cache.emplace(k, groth16::generate_parameters(circuits::MulChainCircuit(k, 1, std::nullopt),
+                                                           groth16::ToxicWaste::from_seed(40 + k)))
+                 .first;
+    return it->second;
+}
+
+void write_bytes(const fs::path& p, const std::vector<uint8_t>& b) {
+    std::ofstream f(p, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(b.data()), (std::streamsize)b.size());
+}
+
+// A daemon's directories: params/m6.params and params/m10.params, an empty circuits/, state/.
+DaemonConfig make_config(const fs::path& dir) {
+    fs::create_directories(dir / "params");
+    fs::create_directories(dir / "circuits");
+    for (unsigned k : {6u, 10u}) {
+        const fs::path p = dir / "params" / ("m" + std::to_string(k) + ".params");
+        if (!fs::exists(p)) write_bytes(p, formats::parameters_to_bytes(chain_params(k)));
+    }
+    DaemonConfig c;
+    c.params_dir = dir / "params";
+    c.circuits_dir = dir / "circuits";
+    c.state_dir = dir / "state";
+    c.backend = "cpu";
+    c.synthesis_workers = 1;
+    c.log = false;
+    return c;
+}
+
+v1::ProofRequest chain_request(unsigned k, unsigned partitions, uint64_t seed, v1::Priority prio = v1::NORMAL) {
+    v1::ProofRequest r;
+    r.set_circuit("mulchain");
+    r.set_log_size(k);
+    r.set_partitions(partitions);
+    r.set_witness_seed(seed);
+    r.set_params("m" + std::to_string(k) + ".params");
+    r.set_priority(prio);
+    return r;
+}
+
+// Every proof of a DONE result verifies against its public inputs.
+void expect_verified(const v1::ProofResult& r, unsigned k, size_t partitions) {
+    ASSERT_EQ(r.state(), v1::DONE) << r.error();
+    ASSERT_EQ((size_t)r.proofs_size(), partitions);
+    EXPECT_TRUE(r.verified());
+    const auto pubs = nlohmann::json::parse(r.public_inputs_json());
+    ASSERT_EQ(pubs.size(), partitions);
+    const auto pvk = groth16::prepare_verifying_key(chain_params(k).vk);
+    for (size_t i = 0; i < partitions; i++) {
+        const auto& b = r.proofs((int)i);
+        const auto proof =
+            formats::decode_proof(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(b.data()), b.size()));
+        const auto publics = formats::parse_public_inputs_json(pubs[i].dump());
+        EXPECT_TRUE(groth16::verify_proof(pvk, proof, publics)) << "partition " << i;
+    }
+}
+
+int code_of(const std::function<void()>& fn) {
+    try {
+        fn();
+    } catch (const ClientError& e) {
+        return e.code();
+    }
+    return 0;
+}
+
+double pipeline_span(const v1::ProofResult& r, const std::string& name) {
+    double t = 0;
+    for (const auto& s : nlohmann::json::parse(r.timeline_json()))
+        if (s["layer"] == "pipeline" && s["name"] == name) t += s["duration_s"].get<double>();
+    return t;
+}
+
+}  // namespace
+
+TEST(Daemon, ProvesOverTheUnixSocketWithConcurrentClients) {
+    TempDir dir;
+    Daemon d(make_config(dir.path));
+    struct stat st {};
+    ASSERT_EQ(::stat(d.socket_path().c_str(), &st), 0);
+    EXPECT_TRUE(S_ISSOCK(st.st_mode));
+    EXPECT_EQ(st.st_mode & 0777, 0600u) << "the socket must be private to its owner";
+    std::vector<std::thread> clients;
+    std::vector<v1::ProofResult> results(4);
+    for (int c = 0; c < 4; c++)
+        clients.emplace_back([&, c] {
+            Client cl(d.socket_path());
+            results[c] = cl.await(cl.submit(chain_request(6, 2, 100 + 10 * c)), 120);
+        });
+    for (auto& t : clients) t.join();
+    std::set<std::string> ids;
+    for (const auto& r : results) {
+        expect_verified(r, 6, 2);
+        ids.insert(r.job_id());
+        EXPECT_GT(pipeline_span(r, "proving"), 0.0) << "the timeline travels with the result";
+    }
+    EXPECT_EQ(ids.size(), 4u);
+    // The result stays fetchable (a second await) and the status knows the job.
+    Client cl(d.socket_path());
+    expect_verified(cl.await(results[0].job_id(), 10), 6, 2);
+    const auto s = cl.status(results[0].job_id());
+    EXPECT_EQ(s.job().state(), v1::DONE);
+    EXPECT_EQ(s.job().partitions_proven(), 2u);
+    EXPECT_EQ(s.backend(), "cpu");
+}
+
+TEST(Daemon, CancelsQueuedAndRunningJobs) {
+    TempDir dir;
+    Daemon d(make_config(dir.path));
+    Client cl(d.socket_path());
+    const std::string running = cl.submit(chain_request(10, 48, 1));
+    const std::string queued = cl.submit(chain_request(10, 2, 2));
+    for (int k = 0; k < 2000 && cl.status(running).job().partitions_proven() < 1; k++)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    EXPECT_TRUE(cl.cancel(queued));
+    EXPECT_TRUE(cl.cancel(running));
+    const auto rq = cl.await(queued, 60);
+    const auto rr = cl.await(running, 60);
+    EXPECT_EQ(rq.state(), v1::CANCELLED);
+    EXPECT_EQ(rr.state(), v1::CANCELLED);
+    EXPECT_EQ(rr.proofs_size(), 0);
+    EXPECT_FALSE(cl.cancel(running)) << "already ended";
+    EXPECT_EQ(code_of([&] { cl.cancel("424242"); }), (int)grpc::StatusCode::NOT_FOUND);
+    // Still serving.
+    expect_verified(cl.await(cl.submit(chain_request(6, 1, 3)), 60), 6, 1);
+}
+
+TEST(Daemon, HigherPriorityJobsRunFirst) {
+    TempDir dir;
+    Daemon d(make_config(dir.path));
+    Client cl(d.socket_path());
+    const std::string blocker = cl.submit(chain_request(10, 48, 1));
+    for (int k = 0; k < 2000 && cl.status(blocker).job().state() != v1::RUNNING; k++)
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    const std::string low = cl.submit(chain_request(10, 2, 2, v1::LOW));
+    const std::string critical = cl.submit(chain_request(10, 2, 3, v1::CRITICAL));
+    ASSERT_LT(cl.status(blocker).job().partitions_proven(), 48u) << "the blocker must still be running";
+    const auto rc = cl.await(critical, 120);
+    const auto rl = cl.await(low, 120);
+    expect_verified(rc, 10, 2);
+    expect_verified(rl, 10, 2);
+    // Submitted after the LOW job, the CRITICAL one waited less: it ran first once the blocker ended.
+    EXPECT_LT(pipeline_span(rc, "queued") + pipeline_span(rc, "job") * 0.9, pipeline_span(rl, "queued"));
+    EXPECT_EQ(cl.await(blocker, 120).state(), v1::DONE);
+    // Job kinds bring their partition count and priority: winning-post is one CRITICAL partition, porep-c2 every
+    // partition of a replica (porep-128k: 2).
+    v1::ProofRequest wp;
+    wp.set_circuit("winning-post");
+    wp.set_params("m6.params");
+    const std::string held = cl.submit(chain_request(10, 48, 9));  // keeps the kinds' jobs queued
+    const std::string w = cl.submit(wp);
+    wp.set_circuit("porep-c2");
+    const std::string c2 = cl.submit(wp);
+    EXPECT_EQ(cl.status(w).job().priority(), v1::CRITICAL);
+    EXPECT_EQ(cl.status(w).job().partitions(), 1u);
+    EXPECT_EQ(cl.status(w).job().circuit(), "porep-128k");
+    EXPECT_EQ(cl.status(c2).job().priority(), v1::NORMAL);
+    EXPECT_EQ(cl.status(c2).job().partitions(), 2u);
+    for (const auto& id : {w, c2, held}) cl.cancel(id);
+}
+
+TEST(Daemon, BadRequestsGetAClearStatusAndTheDaemonKeepsServing) {
+    TempDir dir;
+    DaemonConfig cfg = make_config(dir.path);
+    cfg.max_partitions = 16;
+    fs::create_directories(dir.path / "outside");
+    write_bytes(dir.path / "outside" / "secret.params", formats::parameters_to_bytes(chain_params(6)));
+    fs::create_symlink(dir.path / "outside" / "secret.params", dir.path / "params" / "link.params");
+    write_bytes(dir.path / "params" / "garbage.params", std::vector<uint8_t>(1000, 0x5a));
+    Daemon d(cfg);
+    Client cl(d.socket_path());
+    auto req = [](auto edit) {
+        v1::ProofRequest r = chain_request(6, 1, 7);
+        edit(r);
+        return r;
+    };
+    using C = grpc::StatusCode;
+    const std::vector<std::pair<v1::ProofRequest, C>> cases = {
+        {req([](auto& r) { r.set_circuit("no-such-circuit"); }), C::INVALID_ARGUMENT},
+        {req([](auto& r) { r.set_circuit("cubic"); r.clear_log_size(); r.set_x("12abc"); }), C::INVALID_ARGUMENT},
+        {req([](auto& r) { r.set_log_size(40); }), C::INVALID_ARGUMENT},
+        {req([](auto& r) { r.set_partitions(17); }), C::INVALID_ARGUMENT},
+        {req([](auto& r) { r.set_deadline_seconds(-1); }), C::INVALID_ARGUMENT},
+        {req([](auto& r) { r.set_params(""); }), C::INVALID_ARGUMENT},
+        {req([&](auto& r) { r.set_params((dir.path / "outside" / "secret.params").string()); }), C::PERMISSION_DENIED},
+        {req([](auto& r) { r.set_params("../outside/secret.params"); }), C::PERMISSION_DENIED},
+        {req([](auto& r) { r.set_params("link.params"); }), C::PERMISSION_DENIED},
+        {req([](auto& r) { r.set_params("missing.params"); }), C::NOT_FOUND},
+        {req([](auto& r) { r.set_pce("../m6.pce"); }), C::PERMISSION_DENIED},
+        {req([](auto& r) { r.set_x(std::string(2 << 20, '1')); }), C::RESOURCE_EXHAUSTED},  // over 1 MiB
+    };
+    for (size_t i = 0; i < cases.size(); i++) {
+        int code = 0;
+        std::string msg;
+        try {
+            cl.submit(cases[i].first);
+        } catch (const ClientError& e) {
+            code = e.code();
+            msg = e.what();
+        }
+        EXPECT_EQ(code, (int)cases[i].second) << "case " << i << ": " << msg;
+        EXPECT_FALSE(msg.empty()) << "case " << i;
+    }
+    EXPECT_EQ(code_of([&] { cl.await("abc"); }), (int)C::INVALID_ARGUMENT);
+    EXPECT_EQ(code_of([&] { cl.await("999999"); }), (int)C::NOT_FOUND);
+    EXPECT_EQ(code_of([&] { cl.status("999999"); }), (int)C::NOT_FOUND);
+    // A malformed parameter file is accepted (it is a file in the directory) and the job fails, saying why.
+    const auto bad = cl.await(cl.submit(req([](auto& r) { r.set_params("garbage.params"); })), 60);
+    EXPECT_EQ(bad.state(), v1::FAILED);
+    EXPECT_NE(bad.error().find("garbage.params"), std::string::npos) << bad.error();
+    // And the daemon keeps serving.
+    expect_verified(cl.await(cl.submit(chain_request(6, 2, 8)), 60), 6, 2);
+    const std::string m = cl.metrics();
+    EXPECT_NE(m.find("cuzk_jobs_rejected_total 11"), std::string::npos) << m;
+}
+
+TEST(Daemon, AdmissionKeepsJobsInsideTheBudgetAndTheQueueBound) {
+    TempDir dir;
+    DaemonConfig cfg = make_config(dir.path);
+    cfg.total_budget = 4 << 20;  // parameters of 2^10 (~0.4 MB) fit; a 2^16 job's assignments do not
+    cfg.max_queued = 2;
+    Daemon d(cfg);
+    Client cl(d.socket_path());
+    v1::ProofRequest big = chain_request(10, 1, 1);
+    big.set_log_size(16);  // admission is decided before the parameters are read
+    int code = 0;
+    std::string msg;
+    try {
+        cl.submit(big);
+    } catch (const ClientError& e) {
+        code = e.code();
+        msg = e.what();
+    }
+    EXPECT_EQ(code, (int)grpc::StatusCode::RESOURCE_EXHAUSTED);
+    EXPECT_NE(msg.find("budget"), std::string::npos) << msg;
+    const std::string a = cl.submit(chain_request(10, 32, 1));
+    const std::string b = cl.submit(chain_request(10, 1, 2));
+    EXPECT_EQ(code_of([&] { cl.submit(chain_request(10, 1, 3)); }), (int)grpc::StatusCode::RESOURCE_EXHAUSTED)
+        << "two jobs open, max_queued = 2";
+    expect_verified(cl.await(a, 120), 10, 32);
+    expect_verified(cl.await(b, 120), 10, 1);
+    expect_verified(cl.await(cl.submit(chain_request(10, 1, 4)), 120), 10, 1);  // room again
+}
+
+TEST(Daemon, ARestartLosesNoAcceptedJobAndNoResult) {
+    TempDir dir;
+    DaemonConfig cfg = make_config(dir.path);
+    cfg.shutdown = "interrupt";
+    std::string finished, running, waiting;
+    {
+        Daemon d(cfg);
+        Client cl(d.socket_path());
+        finished = cl.submit(chain_request(6, 2, 1));
+        for (int k = 0; k < 2000 && cl.status(finished).job().state() != v1::DONE; k++)
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        ASSERT_EQ(cl.status(finished).job().state(), v1::DONE);  // ended, never fetched
+        running = cl.submit(chain_request(10, 40, 2));
+        waiting = cl.submit(chain_request(6, 3, 3));
+        for (int k = 0; k < 2000 && cl.status(running).job().partitions_proven() < 2; k++)
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        ASSERT_LT(cl.status(running).job().partitions_proven(), 40u);
+    }  // interrupted: the running job stops at its next partition; nothing is marked ended
+    Daemon d(cfg);
+    Client cl(d.socket_path());
+    expect_verified(cl.await(finished, 60), 6, 2);
+    expect_verified(cl.await(running, 120), 10, 40);
+    expect_verified(cl.await(waiting, 120), 6, 3);
+}
+
+TEST(Daemon, ASecondDaemonOnTheSameSocketIsRefused) {
+    TempDir dir;
+    DaemonConfig cfg = make_config(dir.path);
+    Daemon d(cfg);
+    EXPECT_THROW({ Daemon second(cfg); }, std::runtime_error);
+    Client cl(d.socket_path());
+    expect_verified(cl.await(cl.submit(chain_request(6, 1, 1)), 60), 6, 1);  // the first one is untouched
+}
+
+TEST(Daemon, ListensOnLoopbackTcpAndServesMetricsOverHttp) {
+    TempDir dir;
+    DaemonConfig cfg = make_config(dir.path);
+    cfg.tcp = "127.0.0.1:0";
+    cfg.metrics = "127.0.0.1:0";
+    Daemon d(cfg);
+    ASSERT_GT(d.tcp_port(), 0);
+    ASSERT_GT(d.metrics_port(), 0);
+    Client tcp("127.0.0.1:" + std::to_string(d.tcp_port()));
+    expect_verified(tcp.await(tcp.submit(chain_request(6, 1, 5)), 60), 6, 1);
+    auto http_get = [&](const std::string& path) {
+        const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_port = htons((uint16_t)d.metrics_port());
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
+        const std::string req = "GET " + path + " HTTP/1.0\r\n\r\n";
+        EXPECT_EQ(::send(fd, req.data(), req.size(), 0), (ssize_t)req.size());
+        std::string out;
+        char buf[4096];
+        ssize_t n;
+        while ((n = ::recv(fd, buf, sizeof(buf), 0)) > 0) out.append(buf, (size_t)n);
+        ::close(fd);
+        return out;
+    };
+    const std::string ok = http_get("/metrics");
+    EXPECT_EQ(ok.rfind("HTTP/1.0 200", 0), 0u) << ok.substr(0, 80);
+    EXPECT_NE(ok.find("cuzk_jobs_submitted_total 1"), std::string::npos);
+    EXPECT_NE(ok.find("cuzk_jobs_ended_total{state=\"done\"} 1"), std::string::npos);
+    EXPECT_NE(ok.find("# TYPE cuzk_params_cached_bytes gauge"), std::string::npos);
+    EXPECT_EQ(http_get("/other").rfind("HTTP/1.0 404", 0), 0u);
+}
+
+TEST(Daemon, PreloadsAndEvictsParameterSets) {
+    TempDir dir;
+    Daemon d(make_config(dir.path));
+    Client cl(d.socket_path());
+    EXPECT_GT(cl.preload("m6.params"), 0u);
+    EXPECT_EQ(cl.status().params_cached_sets(), 1u);
+    EXPECT_TRUE(cl.evict("m6.params"));
+    EXPECT_EQ(cl.status().params_cached_sets(), 0u);
+    EXPECT_FALSE(cl.evict("m6.params")) << "no longer cached";
+    EXPECT_EQ(code_of([&] { cl.preload("../x.params"); }), (int)grpc::StatusCode::PERMISSION_DENIED);
+}
+
+TEST(DaemonConfig, ParsesAndRefusesWhatItShould) {
+    const fs::path base = "/srv/cuzk";
+    const DaemonConfig c = parse_config(R"(
+[server]
+tcp = "127.0.0.1:9820"
+metrics = "[::1]:9821"
+[paths]
+params = "p"
+state = "/var/lib/cuzk"
+[engine]
+backend = "cpu"
+synthesis_workers = 4
+total_budget = "64GiB"
+[jobs]
+shutdown = "interrupt"
+result_ttl_seconds = 3600
+)",
+                                        base);
+    EXPECT_EQ(c.params_dir, base / "p");
+    EXPECT_EQ(c.state_dir, fs::path("/var/lib/cuzk"));
+    EXPECT_EQ(c.socket_path(), fs::path("/var/lib/cuzk/cuzk.sock"));
+    EXPECT_EQ(c.synthesis_workers, 4u);
+    EXPECT_EQ(c.total_budget, size_t{64} << 30);
+    EXPECT_EQ(c.shutdown, "interrupt");
+    EXPECT_EQ(c.result_ttl_seconds, 3600.0);
+    EXPECT_EQ(parse_config("", base).total_budget, 0u) << "auto";
+    auto refused = [&](const std::string& text, const std::string& names) {
+        try {
+            parse_config(text, base);
+        } catch (const std::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find(names), std::string::npos) << e.what();
+            return;
+        }
+        ADD_FAILURE() << "accepted: " << text;
+    };
+    refused("[engine]\nbackend = \"tpu\"", "engine.backend");
+    refused("[engine]\nsynthesis_wrokers = 2", "engine.synthesis_wrokers");
+    refused("[sever]\n", "sever");
+    refused("[server]\ntcp = \"0.0.0.0:9820\"", "allow_remote");
+    refused("[server]\nmetrics = \"10.0.0.1:80\"", "allow_remote");
+    refused("[engine]\ntotal_budget = \"12 parsecs\"", "engine.total_budget");
+    refused("[jobs]\nshutdown = \"now\"", "jobs.shutdown");
+    refused("[engine]\nlookahead = 0", "engine.lookahead");
+    refused("[engine\n", "line");
+    EXPECT_NO_THROW(parse_config("[server]\nallow_remote = true\ntcp = \"0.0.0.0:9820\"", base));
+    EXPECT_TRUE(is_loopback_address("127.0.0.2:1"));
+    EXPECT_TRUE(is_loopback_address("[::1]:1"));
+    EXPECT_TRUE(is_loopback_address("localhost:1"));
+    EXPECT_FALSE(is_loopback_address("192.168.1.1:1"));
+    EXPECT_EQ(parse_bytes("512MiB"), size_t{512} << 20);
+    EXPECT_EQ(parse_bytes("1000"), 1000u);
+    EXPECT_THROW(parse_bytes("GiB"), std::invalid_argument);
+}
+
+TEST(JobStore, KeepsJobsAcrossReopeningAndPurges) {
+    TempDir dir;
+    const fs::path db = dir.path / "jobs.db";
+    uint64_t a, b, c;
+    {
+        JobStore s(db);
+        a = s.insert("request-a", 2, 100.0);
+        b = s.insert(std::string("b\0b", 3), 4, 101.0);  // bytes, not text
+        c = s.insert("request-c", 1, 102.0);
+        EXPECT_LT(a, b);
+        s.set_state(b, "running");
+        s.finish(c, "done", "result-c", 110.0);
+    }
+    JobStore s(db);
+    const auto un = s.unfinished();
+    ASSERT_EQ(un.size(), 2u);
+    EXPECT_EQ(un[0].id, a);
+    EXPECT_EQ(un[1].id, b);
+    EXPECT_EQ(un[1].request, std::string("b\0b", 3));
+    EXPECT_EQ(un[1].state, "running");
+    EXPECT_EQ(un[1].priority, 4);
+    const auto jc = s.get(c);
+    ASSERT_TRUE(jc.has_value());
+    EXPECT_EQ(jc->result, "result-c");
+    EXPECT_EQ(jc->finished_at, 110.0);
+    EXPECT_FALSE(s.get(9999).has_value());
+    // Purge: fetched long enough ago, or expired; unfinished jobs never.
+    EXPECT_EQ(s.purge(0, 105.0), 0u) << "c ended at 110, not yet expired, not fetched";
+    s.mark_fetched(c, 120.0);
+    EXPECT_EQ(s.purge(119.0, 0), 0u) << "fetched at 120, after the cut";
+    EXPECT_EQ(s.purge(121.0, 0), 1u);
+    EXPECT_EQ(s.count(), 2u);
+    EXPECT_EQ(s.purge(1e12, 1e12), 0u) << "unfinished jobs stay";
+    EXPECT_THROW(JobStore(dir.path / "no" / "such" / "dir" / "x.db"), StoreError);
+}
