@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# `cuzk daemon` and `cuzk client` as processes (issue 8): prove over the unix socket and verify with `cuzk verify`;
+# a daemon killed with SIGKILL in the middle of a job loses nothing (the restarted daemon finishes it); bad
+# requests exit 2 with the daemon's message; SIGTERM drains and exits 0. Usage: daemon_roundtrip.sh path/to/cuzk
+set -uo pipefail
+CUZK=$(realpath "$1")
+dir=$(mktemp -d)
+pid=""
+cleanup() { [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$dir"; }
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; [ -f "$dir/daemon.log" ] && tail -20 "$dir/daemon.log"; exit 1; }
+cd "$dir" || exit 1
+mkdir -p params
+"$CUZK" setup --circuit mulchain --log-size 10 --seed 7 --params params/m10.params > /dev/null || fail "setup"
+cat > cuzk.toml <<'TOML'
+[paths]
+params = "params"
+state = "state"
+[engine]
+backend = "cpu"
+synthesis_workers = 1
+[jobs]
+shutdown = "drain"
+TOML
+start() {
+  "$CUZK" daemon --config cuzk.toml >> daemon.log 2>&1 &
+  pid=$!
+  for _ in $(seq 100); do [ -S state/cuzk.sock ] && "$CUZK" client --socket state/cuzk.sock status > /dev/null 2>&1 && return 0; sleep 0.1; done
+  fail "the daemon did not come up"
+}
+C() { "$CUZK" client --socket state/cuzk.sock "$@"; }
+start
+[ "$(stat -c %a state/cuzk.sock)" = "600" ] || fail "socket mode $(stat -c %a state/cuzk.sock)"
+C prove --circuit mulchain --log-size 10 --partitions 3 --witness-seed 5 --params m10.params \
+  --proof p.bin --public p.json --quiet > prove.txt || fail "client prove: $(cat prove.txt)"
+grep -q "DONE: 3 proofs (verified)" prove.txt || fail "prove output: $(cat prove.txt)"
+"$CUZK" verify --params params/m10.params --proof p.bin --public p.json > /dev/null || fail "the daemon's proofs do not verify"
+# A long job, then SIGKILL while it runs: the restarted daemon resumes it under the same id.
+id=$(C submit --circuit mulchain --log-size 10 --partitions 48 --witness-seed 9 --params m10.params) || fail "submit"
+for _ in $(seq 200); do
+  C status "$id" --json | python3 -c 'import json,sys; j=json.load(sys.stdin)["job"]; sys.exit(0 if j["partitionsProven"] >= 1 else 1)' && break
+  sleep 0.05
+done
+kill -9 "$pid"; wait "$pid" 2>/dev/null; pid=""
+start
+C await "$id" --proof long.bin --public long.json --json --timeout 120 > long.txt || fail "await after restart: $(cat long.txt)"
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["state"]=="DONE" and j["proofs"]==48 and j["verified"], j' long.txt \
+  || fail "resumed job: $(cat long.txt)"
+"$CUZK" verify --params params/m10.params --proof long.bin --public long.json > /dev/null || fail "resumed proofs do not verify"
+# Bad requests: exit 2 with the daemon's reason; the daemon keeps serving.
+C submit --circuit mulchain --log-size 10 --params ../cuzk.toml 2> bad.txt; [ $? -eq 2 ] || fail "'..' must give exit 2"
+grep -q "refused" bad.txt || fail "bad request message: $(cat bad.txt)"
+C submit --circuit nope --params m10.params 2> bad.txt; [ $? -eq 2 ] || fail "unknown circuit must give exit 2"
+C await 999999 2> bad.txt; [ $? -eq 2 ] || fail "unknown job must give exit 2"
+C metrics | grep -q "^cuzk_jobs_rejected_total 2$" || fail "metrics: $(C metrics | head -5)"
+C status | grep -q "cpu backend" || fail "status"
+# SIGTERM: drain and exit 0, the socket removed.
+kill -TERM "$pid"; wait "$pid"; rc=$?; pid=""
+[ $rc -eq 0 ] || fail "daemon exit code $rc after SIGTERM"
+[ ! -e state/cuzk.sock ] || fail "the socket is left behind"
+echo "daemon round trip: all checks passed"
