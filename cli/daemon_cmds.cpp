@@ -16,6 +16,7 @@
 #include "cuzk/daemon/daemon.hpp"
 #include "cuzk/formats/proof_io.hpp"
 #include "cuzk/formats/snarkjs_json.hpp"
+#include "cuzk/util/timing.hpp"
 #endif
 
 namespace cuzk::cli {
@@ -51,7 +52,7 @@ struct SubmitArgs {
 struct AwaitArgs {
     std::string job, proof, pub, timeline;
     double timeout = 0;
-    bool json = false, quiet = false;
+    bool json = false, quiet = false, breakdown = false;
 };
 
 void add_submit_options(CLI::App* cmd, SubmitArgs& a) {
@@ -94,6 +95,8 @@ void add_await_options(CLI::App* cmd, AwaitArgs& a) {
     cmd->add_option("--timeline", a.timeline, "write the job's timeline here (every span, all layers, JSON)");
     cmd->add_flag("--json", a.json, "print the result as JSON (state, error, timings) on stdout");
     cmd->add_flag("--quiet", a.quiet, "no progress display");
+    cmd->add_flag("--breakdown", a.breakdown,
+                  "print the job's timeline per layer and stage, with the gaps between the layers");
 }
 
 // Writes the result's files and prints it; the exit code of the result.
@@ -117,6 +120,7 @@ int report(const v1::ProofResult& r, const AwaitArgs& a) {
         j["proofs"] = r.proofs_size();
         j["verified"] = r.verified();
         j["wall_s"] = r.wall_seconds();
+        j["peak_rss_bytes"] = r.peak_rss_bytes();
         j["fallbacks"] = std::vector<std::string>(r.fallbacks().begin(), r.fallbacks().end());
         if (!r.timeline_json().empty()) {
             double proving = 0, synthesis = 0;
@@ -138,6 +142,8 @@ int report(const v1::ProofResult& r, const AwaitArgs& a) {
         std::printf("\n");
         for (const auto& f : r.fallbacks()) std::printf("  fallback: %s\n", f.c_str());
     }
+    if (a.breakdown && !r.timeline_json().empty())
+        std::printf("%s", timeline_breakdown(spans_from_json(r.timeline_json())).c_str());
     return r.state() == v1::DONE ? 0 : 1;
 }
 

@@ -480,6 +480,20 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
     // Proving time not covered by the prover's own stages (hand-off, the seam's checks, ...): made explicit.
     j["gap_proving_minus_prover_stages_s"] = pipeline["proving"] - prover_total;
     j["peak_rss_bytes"] = peak;
+    {
+        // Shares of the job's wall time: some partition being proven; some kernel running (GPU, uploads aside).
+        const auto spans = res.timeline->spans();
+        const double wall = res.wall_seconds > 0 ? res.wall_seconds : 1;
+        j["proving_busy_share"] = busy_seconds(spans, [](const TimingSpan& s) {
+                                      return s.layer == TimingLayer::Pipeline && s.name == "proving";
+                                  }) / wall;
+        const double kernels = busy_seconds(spans, [](const TimingSpan& s) {
+            return s.layer == TimingLayer::Kernel &&
+                   !(s.name.size() >= 7 && s.name.compare(s.name.size() - 7, 7, ".upload") == 0);
+        });
+        if (kernels > 0) j["gpu_busy_share"] = kernels / wall;
+        std::fprintf(stderr, "%s", timeline_breakdown(spans).c_str());  // the JSON line goes to stdout
+    }
     j["fallbacks"] = res.fallbacks;
     j["freed_buffers"] = st.freed_buffers;
     j["freed_bytes"] = st.freed_bytes;

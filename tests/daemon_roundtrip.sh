@@ -47,6 +47,8 @@ C await "$id" --proof long.bin --public long.json --json --timeout 120 > long.tx
 python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["state"]=="DONE" and j["proofs"]==48 and j["verified"], j' long.txt \
   || fail "resumed job: $(cat long.txt)"
 "$CUZK" verify --params params/m10.params --proof long.bin --public long.json > /dev/null || fail "resumed proofs do not verify"
+C await "$id" --breakdown > bd.txt || fail "await --breakdown"
+grep -q "the prover waited" bd.txt && grep -q "^pipeline  proving" bd.txt || fail "breakdown: $(cat bd.txt)"
 # Bad requests: exit 2 with the daemon's reason; the daemon keeps serving.
 C submit --circuit mulchain --log-size 10 --params ../cuzk.toml 2> bad.txt; [ $? -eq 2 ] || fail "'..' must give exit 2"
 grep -q "refused" bad.txt || fail "bad request message: $(cat bad.txt)"

@@ -657,3 +657,27 @@ TEST(Engine, AFailedPrepareFallsBack) {
     plain.randomness_seed = 9;
     EXPECT_TRUE(res.proofs == engine.await(engine.submit(plain)).proofs);
 }
+
+// The union of span intervals, the JSON round trip, and the breakdown's gaps between layers.
+TEST(Timing, BusyTimeJsonAndBreakdown) {
+    TimingSink sink;
+    sink.record({TimingLayer::Pipeline, "job", -1, 0.0, 10.0});
+    sink.record({TimingLayer::Pipeline, "proving", 0, 1.0, 3.0});   // 1..4
+    sink.record({TimingLayer::Pipeline, "proving", 1, 3.0, 3.0});   // 3..6, overlaps
+    sink.record({TimingLayer::Prover, "prove", 0, 1.5, 2.0});       // 1.5..3.5
+    sink.record({TimingLayer::Prover, "prove", 1, 4.0, 1.5});       // 4..5.5
+    sink.record({TimingLayer::Kernel, "msm.h.accumulate", 0, 2.0, 1.0});
+    sink.record({TimingLayer::Kernel, "h.upload", 1, 0.0, 9.0});    // an upload: not a kernel
+    const auto spans = spans_from_json(sink.to_json());
+    ASSERT_EQ(spans.size(), 7u);
+    EXPECT_EQ(spans[2].item, 1);
+    EXPECT_DOUBLE_EQ(spans[2].start_s, 3.0);
+    EXPECT_NEAR(busy_seconds(spans, [](const TimingSpan& s) { return s.name == "proving"; }), 5.0, 1e-9);
+    EXPECT_NEAR(busy_seconds(spans, {}), 10.0, 1e-9);
+    const std::string b = timeline_breakdown(spans);
+    EXPECT_NE(b.find("the prover waited 5.000 s"), std::string::npos) << b;
+    EXPECT_NE(b.find("inside prover calls 3.500 s: 1.500 s in the engine"), std::string::npos) << b;
+    EXPECT_NE(b.find("some kernel running 1.000 s: the GPU idled 2.500 s"), std::string::npos) << b;
+    EXPECT_THROW(spans_from_json("[{\"layer\":\"x\"}]"), std::invalid_argument);
+    EXPECT_THROW(spans_from_json("not json"), std::invalid_argument);
+}

@@ -153,6 +153,7 @@ TEST(Daemon, ProvesOverTheUnixSocketWithConcurrentClients) {
         expect_verified(r, 6, 2);
         ids.insert(r.job_id());
         EXPECT_GT(pipeline_span(r, "proving"), 0.0) << "the timeline travels with the result";
+        EXPECT_GT(r.peak_rss_bytes(), 1u << 20);
     }
     EXPECT_EQ(ids.size(), 4u);
     // The result stays fetchable (a second await) and the status knows the job.

@@ -458,6 +458,7 @@ struct Daemon::Impl {
         out.set_state(from_engine(res.state));
         out.set_error(res.error);
         out.set_wall_seconds(res.wall_seconds);
+        out.set_peak_rss_bytes(res.peak_rss_bytes);
         for (const auto& f : res.fallbacks) out.add_fallbacks(f);
         if (res.state == engine::JobState::Done) {
             for (const auto& p : res.proofs) {
@@ -489,7 +490,8 @@ struct Daemon::Impl {
         {
             std::ostringstream line;
             line << "job " << job.id << " " << state_text(out.state()) << ": wall " << res.wall_seconds
-                 << " s, proving " << prov << " s, synthesis " << syn << " s, " << res.proofs.size() << " proof(s)";
+                 << " s, proving " << prov << " s, synthesis " << syn << " s, " << res.proofs.size()
+                 << " proof(s), peak RSS " << (res.peak_rss_bytes >> 20) << " MiB";
             if (!res.error.empty()) line << "; " << res.error;
             for (const auto& f : res.fallbacks) line << "; fallback: " << f;
             log(line.str());

@@ -169,6 +169,7 @@ struct Engine::Impl {
         TimingSink& sink = *job.result.timeline;
         const size_t P = spec.partitions;
         const auto t_start = Clock::now();
+        reset_peak_rss();
         sink.record({kLayer, "queued", -1, sink.seconds_since_epoch(job.submitted),
                      std::chrono::duration<double>(t_start - job.submitted).count()});
         ScopedTiming job_span(&sink, kLayer, "job");
@@ -360,6 +361,7 @@ struct Engine::Impl {
         ready.clear();
 
         job.result.wall_seconds = std::chrono::duration<double>(Clock::now() - t_start).count();
+        job.result.peak_rss_bytes = peak_rss_bytes();
         if (!error.empty()) {
             job.result.state = JobState::Failed;
             job.result.error = error;

@@ -84,6 +84,8 @@ struct JobResult {
     std::vector<groth16::Proof> proofs;  // partition order, for Done
     std::shared_ptr<TimingSink> timeline;
     double wall_seconds = 0;             // start to end (not the time queued)
+    size_t peak_rss_bytes = 0;           // the process's peak resident set while the job ran (jobs run one at a
+                                         // time; 0 where /proc is unavailable)
 };
 
 struct EngineConfig {

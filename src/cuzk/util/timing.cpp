@@ -1,6 +1,10 @@
 #include "cuzk/util/timing.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
 
 namespace cuzk {
 
@@ -44,6 +48,91 @@ std::string TimingSink::to_json() const {
         out += buf;
     }
     return out + "]";
+}
+
+double busy_seconds(const std::vector<TimingSpan>& spans, const std::function<bool(const TimingSpan&)>& keep) {
+    std::vector<std::pair<double, double>> iv;
+    for (const auto& s : spans)
+        if (!keep || keep(s)) iv.emplace_back(s.start_s, s.start_s + s.duration_s);
+    std::sort(iv.begin(), iv.end());
+    double total = 0, end = -1e300;
+    for (const auto& [a, b] : iv) {
+        if (a > end) {
+            total += b - a;
+            end = b;
+        } else if (b > end) {
+            total += b - end;
+            end = b;
+        }
+    }
+    return total;
+}
+
+std::vector<TimingSpan> spans_from_json(const std::string& json) {
+    std::vector<TimingSpan> out;
+    try {
+        for (const auto& j : nlohmann::json::parse(json)) {
+            TimingSpan s;
+            const std::string layer = j.at("layer").get<std::string>();
+            if (layer == "pipeline") s.layer = TimingLayer::Pipeline;
+            else if (layer == "prover") s.layer = TimingLayer::Prover;
+            else if (layer == "kernel") s.layer = TimingLayer::Kernel;
+            else throw std::invalid_argument("unknown layer '" + layer + "'");
+            s.name = j.at("name").get<std::string>();
+            s.item = j.at("item").get<int64_t>();
+            s.start_s = j.at("start_s").get<double>();
+            s.duration_s = j.at("duration_s").get<double>();
+            out.push_back(std::move(s));
+        }
+    } catch (const nlohmann::json::exception& e) {
+        throw std::invalid_argument(std::string("timeline: ") + e.what());
+    }
+    return out;
+}
+
+std::string timeline_breakdown(const std::vector<TimingSpan>& spans) {
+    std::map<std::pair<int, std::string>, std::pair<double, size_t>> totals;
+    for (const auto& s : spans) {
+        auto& t = totals[{(int)s.layer, s.name}];
+        t.first += s.duration_s;
+        t.second++;
+    }
+    std::string out;
+    char line[256];
+    std::snprintf(line, sizeof line, "%-9s %-28s %10s %6s\n", "layer", "stage", "total s", "count");
+    out += line;
+    for (const auto& [key, t] : totals) {
+        std::snprintf(line, sizeof line, "%-9s %-28s %10.3f %6zu\n", timing_layer_name((TimingLayer)key.first),
+                      key.second.c_str(), t.first, t.second);
+        out += line;
+    }
+    auto is = [](TimingLayer l, const char* n) {
+        return [l, n](const TimingSpan& s) { return s.layer == l && s.name == n; };
+    };
+    const double job = busy_seconds(spans, is(TimingLayer::Pipeline, "job"));
+    const double proving = busy_seconds(spans, is(TimingLayer::Pipeline, "proving"));
+    const double calls = busy_seconds(spans, is(TimingLayer::Prover, "prove"));
+    const double kernels = busy_seconds(spans, [](const TimingSpan& s) {
+        return s.layer == TimingLayer::Kernel &&
+               !(s.name.size() >= 7 && s.name.compare(s.name.size() - 7, 7, ".upload") == 0);
+    });
+    out += "gaps between the layers:\n";
+    if (job > 0) {
+        std::snprintf(line, sizeof line, "  job %.3f s, some partition being proven %.3f s: the prover waited %.3f s (%.0f%%)\n",
+                      job, proving, job - proving, 100 * (job - proving) / job);
+        out += line;
+    }
+    if (proving > 0 && calls > 0) {
+        std::snprintf(line, sizeof line, "  proving %.3f s, inside prover calls %.3f s: %.3f s in the engine around the calls\n",
+                      proving, calls, proving - calls);
+        out += line;
+    }
+    if (calls > 0 && kernels > 0) {
+        std::snprintf(line, sizeof line, "  prover calls %.3f s, some kernel running %.3f s: the GPU idled %.3f s (%.0f%%)\n",
+                      calls, kernels, calls - kernels, 100 * (calls - kernels) / calls);
+        out += line;
+    }
+    return out;
 }
 
 }  // namespace cuzk

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -40,6 +41,19 @@ private:
     mutable std::mutex mu_;
     std::vector<TimingSpan> spans_;
 };
+
+// The time covered by at least one of the kept spans (the union of their intervals): e.g. how long the GPU had
+// some kernel running, however many streams overlapped.
+double busy_seconds(const std::vector<TimingSpan>& spans, const std::function<bool(const TimingSpan&)>& keep);
+
+// Spans from TimingSink::to_json's text; std::invalid_argument for anything else.
+std::vector<TimingSpan> spans_from_json(const std::string& json);
+
+// A human-readable breakdown of a job's or a call's timeline: per layer, each stage's total; then the gaps between
+// the layers made explicit: the job's wall time against the time some partition was being proven (the prover
+// waiting for synthesis), the engine's proving spans against the prover calls inside them, and the prover calls
+// against the time a kernel ran (GPU idle inside the calls; uploads, on their own streams, are not kernels).
+std::string timeline_breakdown(const std::vector<TimingSpan>& spans);
 
 // Where a device-side operation reports its kernel-layer spans: spans named `name` + "." + stage, for `item`. A
 // null sink: nothing is recorded (and no events are created).
