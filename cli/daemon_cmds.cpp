@@ -1,6 +1,9 @@
 #include "daemon_cmds.hpp"
 
 #include <csignal>
+#include <fstream>
+#include <sstream>
+#include <vector>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -42,7 +45,8 @@ void add_daemon_commands(CLI::App& app, int& exit_code) {
 namespace {
 
 struct SubmitArgs {
-    std::string circuit = "mulchain", preset, params, priority, x, pce;
+    std::string circuit = "mulchain", preset, params, priority, x, pce, zkey;
+    std::vector<std::string> wtns;
     unsigned log_size = 0;
     uint64_t witness_seed = 0;
     unsigned partitions = 0;
@@ -50,7 +54,7 @@ struct SubmitArgs {
 };
 
 struct AwaitArgs {
-    std::string job, proof, pub, timeline;
+    std::string job, proof, pub, timeline, proof_json;
     double timeout = 0;
     bool json = false, quiet = false, breakdown = false;
 };
@@ -62,12 +66,15 @@ void add_submit_options(CLI::App* cmd, SubmitArgs& a) {
     cmd->add_option("--log-size", a.log_size, "mulchain: 2^k constraints");
     cmd->add_option("--witness-seed", a.witness_seed, "witness generator seed (default: random)");
     cmd->add_option("--partitions", a.partitions, "partitions (default: the kind's, else 1)");
-    cmd->add_option("--params", a.params, "parameter file, relative to the daemon's parameter directory")->required();
+    cmd->add_option("--params", a.params, "parameter file, relative to the daemon's parameter directory");
     cmd->add_option("--priority", a.priority, "low, normal, high, critical (default: the kind's, else normal)")
         ->check(CLI::IsMember({"low", "normal", "high", "critical"}));
     cmd->add_option("--deadline", a.deadline, "seconds; the job is cancelled when it has not ended by then");
     cmd->add_option("--x", a.x, "cubic: the private x (decimal)");
     cmd->add_option("--pce", a.pce, "a .pce file of the circuit, relative to the daemon's circuit directory");
+    cmd->add_option("--zkey", a.zkey, "circom: the .zkey, relative to the daemon's parameter directory");
+    cmd->add_option("--wtns", a.wtns, "circom: a local .wtns file per partition (sent with the request)")
+        ->check(CLI::ExistingFile);
 }
 
 v1::ProofRequest request_of(const SubmitArgs& a) {
@@ -85,13 +92,28 @@ v1::ProofRequest request_of(const SubmitArgs& a) {
     r.set_deadline_seconds(a.deadline);
     r.set_x(a.x);
     r.set_pce(a.pce);
+    if (!a.zkey.empty() || !a.wtns.empty()) {
+        r.set_circuit("circom");
+        r.set_zkey(a.zkey);
+        for (const auto& path : a.wtns) {
+            std::ifstream f(path, std::ios::binary);
+            std::stringstream ss;
+            ss << f.rdbuf();
+            if (!f) throw std::runtime_error("cannot read " + path);
+            r.add_witnesses(ss.str());
+        }
+    }
     return r;
 }
 
 void add_await_options(CLI::App* cmd, AwaitArgs& a) {
     cmd->add_option("--timeout", a.timeout, "seconds to wait (default: until the job ends)");
     cmd->add_option("--proof", a.proof, "write the proofs here (192 bytes each, as `cuzk prove` writes them)");
-    cmd->add_option("--public", a.pub, "write the public inputs here (JSON, one array per partition)");
+    cmd->add_option("--public", a.pub,
+                    "write the public inputs here (JSON, one array per partition; one partition of a circom job: "
+                    "snarkjs's public.json)");
+    cmd->add_option("--proof-json", a.proof_json,
+                    "circom jobs: write snarkjs's proof.json here (an array of them for several partitions)");
     cmd->add_option("--timeline", a.timeline, "write the job's timeline here (every span, all layers, JSON)");
     cmd->add_flag("--json", a.json, "print the result as JSON (state, error, timings) on stdout");
     cmd->add_flag("--quiet", a.quiet, "no progress display");
@@ -109,7 +131,24 @@ int report(const v1::ProofResult& r, const AwaitArgs& a) {
                     std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(b.data()), b.size()), "daemon proof"));
             formats::write_proofs(a.proof, proofs);
         }
-        if (!a.pub.empty()) formats::snarkjs::write_text_file(a.pub, r.public_inputs_json() + "\n");
+        const bool circom = r.proofs_json_size() > 0;
+        if (!a.pub.empty()) {
+            std::string text = r.public_inputs_json();
+            if (circom && r.proofs_size() == 1) text = nlohmann::json::parse(text)[0].dump();  // snarkjs's layout
+            formats::snarkjs::write_text_file(a.pub, text + "\n");
+        }
+        if (!a.proof_json.empty()) {
+            if (!circom) throw std::runtime_error("--proof-json: not a circom job");
+            std::string text;
+            if (r.proofs_json_size() == 1) {
+                text = r.proofs_json(0);
+            } else {
+                text = "[";
+                for (int i = 0; i < r.proofs_json_size(); i++) text += (i ? "," : "") + r.proofs_json(i);
+                text += "]";
+            }
+            formats::snarkjs::write_text_file(a.proof_json, text);
+        }
     }
     if (!a.timeline.empty()) formats::snarkjs::write_text_file(a.timeline, r.timeline_json() + "\n");
     if (a.json) {

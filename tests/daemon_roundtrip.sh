@@ -35,6 +35,28 @@ C prove --circuit mulchain --log-size 10 --partitions 3 --witness-seed 5 --param
   --proof p.bin --public p.json --quiet > prove.txt || fail "client prove: $(cat prove.txt)"
 grep -q "DONE: 3 proofs (verified)" prove.txt || fail "prove output: $(cat prove.txt)"
 "$CUZK" verify --params params/m10.params --proof p.bin --public p.json > /dev/null || fail "the daemon's proofs do not verify"
+# A circom job: x * x = y from a hand-written .r1cs, a test zkey, a .wtns sent with the request; snarkjs-format
+# outputs that `cuzk verify` (snarkjs's argument order) accepts.
+python3 - <<'PY' || fail "writing square.r1cs / w.wtns"
+import struct
+r = 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001
+fe = lambda x: (x % r).to_bytes(32, "little")
+def container(magic, version, sections):
+    out = magic + struct.pack("<II", version, len(sections))
+    for t, body in sections: out += struct.pack("<IQ", t, len(body)) + body
+    return out
+hdr = struct.pack("<I", 32) + r.to_bytes(32, "little") + struct.pack("<IIIIQI", 3, 1, 0, 1, 3, 1)
+lc = lambda w: struct.pack("<II", 1, w) + fe(1)
+open("square.r1cs", "wb").write(container(b"r1cs", 1, [(1, hdr), (2, lc(2) + lc(2) + lc(1))]))
+wh = struct.pack("<I", 32) + r.to_bytes(32, "little") + struct.pack("<I", 3)
+open("w.wtns", "wb").write(container(b"wtns", 2, [(1, wh), (2, fe(1) + fe(49) + fe(7))]))
+PY
+"$CUZK" zkey new square.r1cs params/square.zkey --seed 3 > /dev/null || fail "zkey new"
+C prove --zkey square.zkey --wtns w.wtns --proof-json proof.json --public public.json --quiet > circom.txt \
+  || fail "circom prove: $(cat circom.txt)"
+"$CUZK" zkey export-verificationkey params/square.zkey vk.json || fail "export vk"
+"$CUZK" verify vk.json public.json proof.json > /dev/null || fail "the daemon's circom proof does not verify"
+grep -q '"49"' public.json || fail "public.json: $(cat public.json)"
 # A long job, then SIGKILL while it runs: the restarted daemon resumes it under the same id.
 id=$(C submit --circuit mulchain --log-size 10 --partitions 48 --witness-seed 9 --params m10.params) || fail "submit"
 for _ in $(seq 200); do

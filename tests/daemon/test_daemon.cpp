@@ -28,9 +28,14 @@
 #include "cuzk/daemon/daemon.hpp"
 #include "cuzk/daemon/job_store.hpp"
 #include "cuzk/formats/bellman_params.hpp"
+#include "cuzk/formats/iden3.hpp"
+#include "cuzk/formats/iden3_circom.hpp"
+#include "cuzk/formats/iden3_zkey_writer.hpp"
+#include "cuzk/formats/snarkjs_json.hpp"
 #include "cuzk/formats/proof_io.hpp"
 #include "cuzk/groth16/setup.hpp"
 #include "cuzk/groth16/verifier.hpp"
+#include "../iden3_bytes.hpp"
 
 using namespace cuzk;
 using namespace cuzk::daemon;
@@ -381,6 +386,80 @@ TEST(Daemon, PreloadsAndEvictsParameterSets) {
     EXPECT_EQ(cl.status().params_cached_sets(), 0u);
     EXPECT_FALSE(cl.evict("m6.params")) << "no longer cached";
     EXPECT_EQ(code_of([&] { cl.preload("../x.params"); }), (int)grpc::StatusCode::PERMISSION_DENIED);
+}
+
+// circom/snarkjs jobs: a .zkey in the parameter directory and one .wtns per partition; proofs come back in
+// bellman's encoding and as snarkjs proof.json, and verify against the zkey's key. A malformed witness is refused
+// at submission; a witness that does not satisfy the circuit fails the job (its proof does not verify).
+TEST(Daemon, ProvesCircomJobsFromAZkeyAndWitnesses) {
+    TempDir dir;
+    DaemonConfig cfg = make_config(dir.path);
+    const auto r1cs = formats::iden3::read_r1cs(test_iden3::square_r1cs(), "square.r1cs");
+    write_bytes(dir.path / "params" / "square.zkey",
+                formats::iden3::make_test_zkey(r1cs, groth16::ToxicWaste::from_seed(9)));
+    Daemon d(cfg);
+    Client cl(d.socket_path());
+    auto witness = [](uint64_t x, uint64_t y) {
+        const auto b = test_iden3::wtns({Fr::one(), Fr::from_u64(y), Fr::from_u64(x)});
+        return std::string(b.begin(), b.end());
+    };
+    v1::ProofRequest req;
+    req.set_circuit("circom");
+    req.set_zkey("square.zkey");
+    *req.add_witnesses() = witness(3, 9);
+    *req.add_witnesses() = witness(5, 25);
+    const auto res = cl.await(cl.submit(req), 60);
+    ASSERT_EQ(res.state(), v1::DONE) << res.error();
+    ASSERT_EQ(res.proofs_size(), 2);
+    ASSERT_EQ(res.proofs_json_size(), 2);
+    EXPECT_TRUE(res.verified());
+    const auto vk = formats::iden3::zkey_verifying_key(
+        formats::iden3::read_zkey(dir.path / "params" / "square.zkey", {.verifying_key_only = true}));
+    const auto pvk = groth16::prepare_verifying_key(vk);
+    const auto pubs = nlohmann::json::parse(res.public_inputs_json());
+    for (int i = 0; i < 2; i++) {
+        const auto& b = res.proofs(i);
+        const auto proof =
+            formats::decode_proof(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(b.data()), b.size()));
+        const auto publics = formats::parse_public_inputs_json(pubs[i].dump());
+        ASSERT_EQ(publics.size(), 1u);
+        EXPECT_EQ(publics[0], Fr::from_u64(i ? 25 : 9));
+        EXPECT_TRUE(groth16::verify_proof(pvk, proof, publics)) << "partition " << i;
+        EXPECT_EQ(formats::snarkjs::parse_proof_json(res.proofs_json(i)), proof);
+    }
+    // Refused at submission: a malformed witness (named), a circom job with bellman params.
+    v1::ProofRequest bad = req;
+    *bad.mutable_witnesses(1) = "not a wtns file";
+    int code = 0;
+    std::string msg;
+    try {
+        cl.submit(bad);
+    } catch (const ClientError& e) {
+        code = e.code();
+        msg = e.what();
+    }
+    EXPECT_EQ(code, (int)grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_NE(msg.find("witness 1"), std::string::npos) << msg;
+    bad = req;
+    bad.set_params("m6.params");
+    EXPECT_EQ(code_of([&] { cl.submit(bad); }), (int)grpc::StatusCode::INVALID_ARGUMENT);
+    bad = req;
+    bad.clear_witnesses();
+    EXPECT_EQ(code_of([&] { cl.submit(bad); }), (int)grpc::StatusCode::INVALID_ARGUMENT);
+    // Accepted, then failed: a witness that does not satisfy x * x = y; a zkey named as a bellman parameter file.
+    bad = req;
+    *bad.mutable_witnesses(0) = witness(3, 10);
+    const auto unsat = cl.await(cl.submit(bad), 60);
+    EXPECT_EQ(unsat.state(), v1::FAILED);
+    EXPECT_NE(unsat.error().find("did not verify"), std::string::npos) << unsat.error();
+    v1::ProofRequest mixed = chain_request(6, 1, 1);
+    mixed.set_params("square.zkey");
+    const auto mixed_res = cl.await(cl.submit(mixed), 60);
+    EXPECT_EQ(mixed_res.state(), v1::FAILED);
+    EXPECT_NE(mixed_res.error().find(".zkey"), std::string::npos) << mixed_res.error();
+    // The daemon keeps serving circom jobs.
+    EXPECT_EQ(cl.await(cl.submit(req), 60).state(), v1::DONE);
+    EXPECT_TRUE(cl.evict("square.zkey"));
 }
 
 TEST(DaemonConfig, ParsesAndRefusesWhatItShould) {

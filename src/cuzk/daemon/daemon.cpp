@@ -12,6 +12,7 @@
 #include <ctime>
 #include <condition_variable>
 #include <fstream>
+#include <future>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -26,7 +27,10 @@
 #include "cuzk/daemon/metrics_http.hpp"
 #include "cuzk/engine/engine.hpp"
 #include "cuzk/engine/param_cache.hpp"
+#include "cuzk/formats/iden3.hpp"
+#include "cuzk/formats/iden3_circom.hpp"
 #include "cuzk/formats/proof_io.hpp"
+#include "cuzk/formats/snarkjs_json.hpp"
 #include "cuzk/groth16/backend.hpp"
 #include "cuzk/r1cs/circuit.hpp"
 #include "cuzk/r1cs/pce.hpp"
@@ -144,6 +148,7 @@ std::string grpc_target(const std::string& s) {
 struct ParamSet {
     fs::path path;
     std::shared_ptr<const groth16::Parameters> params;
+    std::shared_ptr<const formats::iden3::Zkey> zkey;  // a .zkey set: its A, B coefficients make the assignments
     std::unique_ptr<groth16::ProverBackend> backend;
     std::unique_ptr<groth16::ProverBackend> fallback;  // CPU, behind a GPU backend
 };
@@ -154,6 +159,8 @@ struct Job {
     circuits::CircuitSpec spec;
     size_t partitions = 1;
     fs::path params_path, pce_path;
+    bool circom = false;
+    std::vector<formats::iden3::Witness> witnesses;  // circom jobs, one per partition
     v1::JobState state = v1::QUEUED;
     std::optional<engine::JobId> eid;
     std::shared_ptr<ParamSet> ps;
@@ -175,8 +182,10 @@ struct Daemon::Impl {
     std::condition_variable cv;         // job state changes, pending jobs, shutdown
     std::map<uint64_t, std::shared_ptr<Job>> jobs;  // queued, running, and recently ended
     std::vector<uint64_t> pending;      // accepted, not yet in the engine
-    std::map<fs::path, std::shared_ptr<ParamSet>> sets;
-    std::mutex sets_mu;                 // held while a set loads (one load at a time)
+    // Parameter sets by path: a future, so that a set loads once (others wait for it) while sets_mu stays free
+    // for status and metrics.
+    std::map<fs::path, std::shared_future<std::shared_ptr<ParamSet>>> sets;
+    std::mutex sets_mu;
     bool accepting = true, stopping = false, shutdown_requested = false, shut = false;
     std::vector<engine::JobId> to_forget;
 
@@ -226,6 +235,10 @@ struct Daemon::Impl {
 
     // Checks and completes a request; throws DaemonError. Fills the job's spec, partitions and files.
     void normalize(v1::ProofRequest& r, Job& job) const {
+        if (r.circuit() == "circom" || !r.zkey().empty() || r.witnesses_size()) {
+            normalize_circom(r, job);
+            return;
+        }
         std::string circuit = r.circuit();
         size_t partitions = r.partitions();
         v1::Priority prio = r.priority();
@@ -294,6 +307,56 @@ struct Daemon::Impl {
         job.req = r;
     }
 
+    // A circom job: a .zkey in the parameter directory and one .wtns per partition, each parsed now (a malformed
+    // witness is refused here; one of another circuit fails the job, saying so).
+    void normalize_circom(v1::ProofRequest& r, Job& job) const {
+        if (r.circuit() != "circom")
+            throw DaemonError(ErrorCode::InvalidArgument, "zkey and witnesses are for circuit \"circom\"");
+        if (!r.params().empty() || !r.pce().empty() || !r.preset().empty() || r.log_size() || !r.x().empty())
+            throw DaemonError(ErrorCode::InvalidArgument,
+                              "a circom job names a zkey and witnesses only (no params, pce, preset, log_size or x)");
+        if (r.witnesses_size() == 0) throw DaemonError(ErrorCode::InvalidArgument, "circom: no witness");
+        if (r.partitions() && r.partitions() != (uint32_t)r.witnesses_size())
+            throw DaemonError(ErrorCode::InvalidArgument, "circom: " + std::to_string(r.partitions()) +
+                                                              " partitions but " + std::to_string(r.witnesses_size()) +
+                                                              " witnesses");
+        if ((size_t)r.witnesses_size() > cfg.max_partitions)
+            throw DaemonError(ErrorCode::InvalidArgument, std::to_string(r.witnesses_size()) +
+                                                              " witnesses: at most " +
+                                                              std::to_string(cfg.max_partitions) + " per job");
+        if (!(r.deadline_seconds() >= 0))
+            throw DaemonError(ErrorCode::InvalidArgument, "deadline_seconds must be >= 0");
+        job.witnesses.clear();
+        size_t values = 0;
+        for (int i = 0; i < r.witnesses_size(); i++) {
+            const std::string& w = r.witnesses(i);
+            try {
+                job.witnesses.push_back(formats::iden3::read_wtns(
+                    std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(w.data()), w.size()),
+                    "witness " + std::to_string(i)));
+            } catch (const std::exception& e) {
+                throw DaemonError(ErrorCode::InvalidArgument, e.what());
+            }
+            values = std::max(values, job.witnesses.back().values.size());
+        }
+        job.params_path = inside(cfg.params_dir, r.zkey(), "params");
+        std::error_code ec;
+        const size_t params_bytes = (size_t)fs::file_size(job.params_path, ec);
+        // a, b, c over the domain (about the zkey's H section) and the witness, per partition in flight
+        const size_t in_flight = std::min<size_t>(job.witnesses.size(), cfg.synthesis_workers + cfg.lookahead + 1);
+        const size_t job_bytes = (values * 32 + params_bytes / 8) * in_flight;
+        if (params_bytes + job_bytes > budget)
+            throw DaemonError(ErrorCode::ResourceExhausted,
+                              "the job needs about " + std::to_string((params_bytes + job_bytes) >> 20) +
+                                  " MiB; the memory budget is " + std::to_string(budget >> 20) + " MiB");
+        if (r.priority() == v1::PRIORITY_UNSPECIFIED) r.set_priority(v1::NORMAL);
+        r.set_partitions((uint32_t)job.witnesses.size());
+        job.circom = true;
+        job.spec.name = "circom";
+        job.partitions = job.witnesses.size();
+        job.req = r;
+    }
+
     uint64_t submit(const v1::ProofRequest& request) {
         {
             std::lock_guard<std::mutex> lk(mu);
@@ -359,13 +422,61 @@ struct Daemon::Impl {
 
     // ---- starting jobs ----------------------------------------------------------------------------------------
 
+    // The loaded sets (not those loading or failed), under sets_mu.
+    std::vector<std::shared_ptr<ParamSet>> loaded_sets() const {
+        std::vector<std::shared_ptr<ParamSet>> v;
+        for (const auto& [p, f] : sets)
+            if (f.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+                try {
+                    v.push_back(f.get());
+                } catch (...) {
+                }
+            }
+        return v;
+    }
+
     std::shared_ptr<ParamSet> param_set(const fs::path& path) {
-        std::lock_guard<std::mutex> lk(sets_mu);
-        auto it = sets.find(path);
-        if (it != sets.end()) return it->second;
+        std::promise<std::shared_ptr<ParamSet>> mine;
+        std::shared_future<std::shared_ptr<ParamSet>> f;
+        bool owner = false;
+        {
+            std::lock_guard<std::mutex> lk(sets_mu);
+            auto it = sets.find(path);
+            if (it != sets.end()) {
+                f = it->second;
+            } else {
+                f = mine.get_future().share();
+                sets[path] = f;
+                owner = true;
+            }
+        }
+        if (!owner) return f.get();  // loaded, or loading on another thread (its error is rethrown here)
+        try {
+            auto ps = load_set(path);
+            mine.set_value(ps);
+            return ps;
+        } catch (...) {
+            {
+                std::lock_guard<std::mutex> lk(sets_mu);
+                sets.erase(path);
+            }
+            mine.set_exception(std::current_exception());
+            throw;
+        }
+    }
+
+    std::shared_ptr<ParamSet> load_set(const fs::path& path) {
         auto ps = std::make_shared<ParamSet>();
         ps->path = path;
-        ps->params = cache.get(path);
+        if (path.extension() == ".zkey") {
+            // Not in the parameter cache (it reads bellman files); kept here until evicted.
+            auto z = std::make_shared<formats::iden3::Zkey>(
+                formats::iden3::read_zkey(path, {.check_subgroup = cfg.check_params}));
+            ps->params = std::make_shared<const groth16::Parameters>(formats::iden3::zkey_to_parameters(std::move(*z)));
+            ps->zkey = std::move(z);  // the coefficients and header stay (the points moved into the parameters)
+        } else {
+            ps->params = cache.get(path);
+        }
 #ifdef CUZK_HAVE_CUDA
         if (cfg.backend != "cpu" && !gpu::devices().empty()) {
             ps->backend = std::make_unique<gpu::GpuBackend>(*ps->params);
@@ -376,7 +487,6 @@ struct Daemon::Impl {
             if (cfg.backend == "gpu") throw std::runtime_error("backend gpu: no CUDA device (or built without CUDA)");
             ps->backend = std::make_unique<groth16::CpuBackend>(*ps->params);
         }
-        sets[path] = ps;
         return ps;
     }
 
@@ -407,24 +517,40 @@ struct Daemon::Impl {
         }
     }
 
+    // Loads what the job needs (outside the lock: a parameter set may take minutes), then hands it to the engine,
+    // unless it was cancelled or the daemon interrupted meanwhile. job->ps and job->pce are set under the lock
+    // (a cancel resets them).
     void start(const std::shared_ptr<Job>& job) {
-        job->ps = param_set(job->params_path);
-        if (!job->pce_path.empty()) {
-            auto pce = std::make_shared<r1cs::PrecompiledR1cs>(
+        std::shared_ptr<ParamSet> ps = param_set(job->params_path);
+        std::shared_ptr<const r1cs::PrecompiledR1cs> pce;
+        if (!job->pce_path.empty())
+            pce = std::make_shared<r1cs::PrecompiledR1cs>(
                 r1cs::read_pce(job->pce_path, circuits::circuit_shape_name(job->spec)));
-            job->pce = pce;
-        }
         job->publics.assign(job->partitions, {});
         engine::JobSpec spec;
         spec.name = job->spec.name;
         spec.priority = to_engine(job->req.priority());
         spec.partitions = job->partitions;
-        spec.backend = job->ps->backend.get();
-        spec.fallback = job->ps->fallback.get();
-        spec.verify_key = cfg.verify_proofs ? &job->ps->params->vk : nullptr;
+        spec.backend = ps->backend.get();
+        spec.fallback = ps->fallback.get();
+        spec.verify_key = cfg.verify_proofs ? &ps->params->vk : nullptr;
         if (job->req.deadline_seconds() > 0) spec.deadline_seconds = job->req.deadline_seconds();
         std::weak_ptr<Job> weak = job;
-        spec.synthesize = [weak](size_t i) {
+        if (job->circom && !ps->zkey)
+            throw std::runtime_error("circom job: " + job->params_path.filename().string() + " is not a .zkey");
+        if (!job->circom && ps->zkey)
+            throw std::runtime_error(job->params_path.filename().string() + " is a .zkey: use circuit \"circom\"");
+        if (job->circom)
+            spec.synthesize = [weak](size_t i) {
+                auto j = weak.lock();
+                if (!j) throw std::runtime_error("job gone");
+                const auto& w = j->witnesses[i];
+                auto asg = formats::iden3::zkey_assignment(*j->ps->zkey, w);
+                std::lock_guard<std::mutex> lk(j->pub_mu);
+                j->publics[i] = formats::iden3::public_signals(w, j->ps->zkey->n_public);
+                return asg;
+            };
+        else spec.synthesize = [weak](size_t i) {
             auto j = weak.lock();
             if (!j) throw std::runtime_error("job gone");
             std::vector<Fr> pub;
@@ -444,6 +570,8 @@ struct Daemon::Impl {
             return;
         }
         if (job->state == v1::CANCELLED) return;  // cancelled while its parameters loaded
+        job->ps = std::move(ps);
+        job->pce = std::move(pce);
         job->eid = eng->submit(std::move(spec));
         job->state = v1::RUNNING;  // in the engine (its own queue included)
         store.set_state(job->id, "running");
@@ -464,6 +592,7 @@ struct Daemon::Impl {
             for (const auto& p : res.proofs) {
                 const auto bytes = formats::encode_proof(p);
                 out.add_proofs(std::string(bytes.begin(), bytes.end()));
+                if (job.circom) out.add_proofs_json(formats::snarkjs::proof_to_json(p));
             }
             std::string pubs = "[";
             {
@@ -500,6 +629,10 @@ struct Daemon::Impl {
         job.state = out.state();
         job.result = std::move(out);
         job.ended_at = std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+        // The engine is done with the job's inputs: the parameter set may now be evicted.
+        job.ps.reset();
+        job.pce.reset();
+        job.witnesses.clear();
         if (job.eid) to_forget.push_back(*job.eid);
         count_end(job.state);
         partitions_proven += res.state == engine::JobState::Done ? res.proofs.size() : 0;
@@ -531,6 +664,9 @@ struct Daemon::Impl {
         job.state = state;
         job.result = std::move(out);
         job.ended_at = std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+        job.ps.reset();
+        job.pce.reset();
+        job.witnesses.clear();
         count_end(state);
     }
 
@@ -655,8 +791,14 @@ struct Daemon::Impl {
         r.set_rss_bytes(current_rss_bytes());
         r.set_memory_budget_bytes(budget);
         const auto cs = cache.stats();
-        r.set_params_cached_bytes(cs.bytes);
-        r.set_params_cached_sets((uint32_t)cs.entries);
+        size_t zkey_sets = 0, zkey_bytes = 0;
+        {
+            std::lock_guard<std::mutex> lk(sets_mu);
+            for (const auto& ps : loaded_sets())
+                if (ps->zkey) zkey_sets++, zkey_bytes += engine::ParamCache::resident_bytes(*ps->params);
+        }
+        r.set_params_cached_bytes(cs.bytes + zkey_bytes);
+        r.set_params_cached_sets((uint32_t)(cs.entries + zkey_sets));
         std::lock_guard<std::mutex> lk(mu);
         uint32_t queued = 0, running = 0;
         for (const auto& [jid, j] : jobs) {
@@ -741,15 +883,23 @@ struct Daemon::Impl {
 
     bool evict(const std::string& name) {
         const fs::path path = inside(cfg.params_dir, name, "params");
+        bool dropped = false;
         {
             std::lock_guard<std::mutex> lk(sets_mu);
             auto it = sets.find(path);
             if (it != sets.end()) {
-                if (it->second.use_count() > 1) return false;  // a job holds it
+                if (it->second.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return false;  // loading
+                std::shared_ptr<ParamSet> ps;
+                try {
+                    ps = it->second.get();
+                } catch (...) {
+                }
+                if (ps && ps.use_count() > 2) return false;  // a job holds it (beyond the future's and this copy)
+                dropped = ps && ps->zkey != nullptr;          // .zkey sets live only here
                 sets.erase(it);
             }
         }
-        return cache.evict(path);
+        return cache.evict(path) || dropped;
     }
 
     // ---- shutdown ---------------------------------------------------------------------------------------------
