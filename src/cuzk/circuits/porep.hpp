@@ -341,11 +341,14 @@ public:
         }
         std::vector<Boolean> replica_bits =
             detail::le_fr_message_bits(replica_id.to_bits_le(cs, "replica id bits", 254));
-        for (size_t j = 0; j < params_.challenges; j++) {
-            Namespace<CS> ns(cs, [j] { return "challenge " + std::to_string(j); });
+        // The challenges are independent given the variables above: into a ProvingAssignment they synthesize in
+        // parallel (r1cs::synthesize_parts), with the same result as in order.
+        r1cs::synthesize_parts(cs, params_.challenges, [&](auto& part_cs, size_t j) {
+            using PartCS = std::remove_reference_t<decltype(part_cs)>;
+            Namespace<PartCS> ns(part_cs, [j] { return "challenge " + std::to_string(j); });
             const PorepChallengeWitness* w = have ? &wit_->challenges[j] : nullptr;
-            synthesize_challenge(cs, challenge[j], replica_bits, comm_d, comm_c, comm_r_last, w);
-        }
+            synthesize_challenge(part_cs, challenge[j], replica_bits, comm_d, comm_c, comm_r_last, w);
+        });
     }
 
 private:

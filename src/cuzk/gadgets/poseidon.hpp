@@ -92,7 +92,7 @@ struct PoseidonLcState {
 
 // Constrains and returns a variable equal to poseidon_hash of the values of `inputs` (inputs.size() is the arity,
 // one of kPoseidonArities). With a system that needs values, the inputs are evaluated against its assignment
-// (`cs.inputs()`, `cs.aux()`, input 0 being the constant one).
+// (`cs.inputs()`, `cs.aux()`, input 0 being the constant one; a parallel-synthesis fragment's `cs.evaluate`).
 template <class CS>
 Variable poseidon_hash_gadget(CS& cs, std::span<const LC> inputs) {
     const size_t arity = inputs.size();
@@ -119,7 +119,10 @@ Variable poseidon_hash_gadget(CS& cs, std::span<const LC> inputs) {
     std::vector<Fr> val(t);
     if constexpr (CS::kNeedsValues) {
         val[0] = poseidon_domain_tag(arity);
-        for (size_t i = 0; i < arity; i++) val[i + 1] = inputs[i].evaluate(cs.inputs(), cs.aux());
+        for (size_t i = 0; i < arity; i++) {
+            if constexpr (requires { cs.evaluate(inputs[i]); }) val[i + 1] = cs.evaluate(inputs[i]);  // a fragment
+            else val[i + 1] = inputs[i].evaluate(cs.inputs(), cs.aux());
+        }
     }
 
     // x^5 of state element i by three constraints; returns the variable holding it.

@@ -1,6 +1,11 @@
 // Circuits and the Groth16 synthesis driver.
 #pragma once
 
+#include <algorithm>
+#include <exception>
+#include <thread>
+#include <vector>
+
 #include "cuzk/r1cs/constraint_system.hpp"
 #include "cuzk/r1cs/keygen_assembly.hpp"
 #include "cuzk/r1cs/proving_assignment.hpp"
@@ -35,6 +40,43 @@ void synthesize_groth16(CS& cs, const Circuit& circuit) {
     for (size_t i = 0; i < inputs; i++)
         cs.enforce([i] { return "input constraint " + std::to_string(i); }, LC(Variable::input((uint32_t)i)), LC(),
                    LC());
+}
+
+// Threads for synthesize_parts (default: the hardware threads; CUZK_SYNTHESIS_THREADS overrides; 1: sequential).
+size_t parallel_synthesis_threads();
+void set_parallel_synthesis_threads(size_t n);
+
+// Synthesizes `count` parts that are independent given what cs holds now (part(cs, i) for i in [0, count), in
+// that order): sequentially, or, into a ProvingAssignment, in up to parallel_synthesis_threads() groups of
+// consecutive parts on their own threads (AssignmentFragment), appended in order, so the result is the same.
+// `part` is called with the fragment type too (a generic lambda); the first exception of any group is rethrown.
+template <class CS, class F>
+void synthesize_parts(CS& cs, size_t count, F&& part) {
+    if constexpr (std::is_same_v<CS, ProvingAssignment>) {
+        const size_t groups = std::min(count, parallel_synthesis_threads());
+        if (groups > 1) {
+            std::vector<AssignmentFragment> frags;
+            frags.reserve(groups);
+            for (size_t g = 0; g < groups; g++) frags.emplace_back(cs);
+            std::vector<std::exception_ptr> errors(groups);
+            std::vector<std::thread> threads;
+            threads.reserve(groups);
+            for (size_t g = 0; g < groups; g++)
+                threads.emplace_back([&, g] {
+                    try {
+                        for (size_t i = g * count / groups; i < (g + 1) * count / groups; i++) part(frags[g], i);
+                    } catch (...) {
+                        errors[g] = std::current_exception();
+                    }
+                });
+            for (auto& t : threads) t.join();
+            for (auto& e : errors)
+                if (e) std::rethrow_exception(e);
+            cs.append_all(frags);
+            return;
+        }
+    }
+    for (size_t i = 0; i < count; i++) part(cs, i);
 }
 
 }  // namespace cuzk::r1cs

@@ -20,6 +20,18 @@ public:
         size_++;
     }
     void mark(size_t i) { words_[i / 64] |= uint64_t{1} << (i % 64); }
+    // Appends other's bits after this tracker's.
+    void append(const DensityTracker& other) {
+        const size_t shift = size_ % 64;
+        words_.resize((size_ + other.size_ + 63) / 64, 0);
+        for (size_t w = 0; w < other.words_.size(); w++) {
+            const uint64_t bits = other.words_[w];
+            const size_t at = size_ / 64 + w;
+            words_[at] |= bits << shift;
+            if (shift && bits >> (64 - shift)) words_[at + 1] |= bits >> (64 - shift);
+        }
+        size_ += other.size_;
+    }
     bool get(size_t i) const { return (words_[i / 64] >> (i % 64)) & 1; }
     size_t size() const { return size_; }
     // Bit i of word i / 64 is get(i); ceil(size() / 64) words.
@@ -35,6 +47,8 @@ private:
     std::vector<uint64_t> words_;
     size_t size_ = 0;
 };
+
+class AssignmentFragment;
 
 class ProvingAssignment {
 public:
@@ -96,7 +110,15 @@ public:
     const DensityTracker& b_input_density() const { return b_input_density_; }
     const DensityTracker& b_aux_density() const { return b_aux_density_; }
 
+    // Appends a fragment forked from this assignment (AssignmentFragment): its aux variables and constraints
+    // follow what is here, and its uses of this assignment's variables mark their density bits. Appending the
+    // fragments of one fork in their order gives exactly what synthesizing their parts in that order here would.
+    inline void append(AssignmentFragment&& f);
+    // All fragments of one fork, in order, with the room reserved first.
+    inline void append_all(std::vector<AssignmentFragment>& parts);
+
 private:
+    friend class AssignmentFragment;
     Fr eval_tracking(const LC& lc, DensityTracker* input_density, DensityTracker* aux_density) {
         Fr acc = Fr::zero();
         for (const Term& t : lc.terms()) {
@@ -131,5 +153,153 @@ private:
     std::vector<Fr> a_, b_, c_;
     DensityTracker a_aux_density_, b_input_density_, b_aux_density_;
 };
+
+// A part of a ProvingAssignment synthesized on its own (on another thread): it reads the inputs and aux values
+// the parent had when it was forked, allocates aux variables of its own (index kLocalBase + i, valid only inside
+// the fragment) and records its constraints' evaluations; ProvingAssignment::append then adds it to the parent.
+// Parts that are independent given the parent's variables (a PoRep partition's challenges) synthesize in parallel
+// this way with a result identical to sequential synthesis. The parent must not change between the fork and the
+// appends, a fragment cannot allocate inputs, and variables a fragment allocated must not leave it.
+class AssignmentFragment {
+public:
+    static constexpr bool kNeedsValues = true;
+    static constexpr uint32_t kLocalBase = 0x40000000u;
+
+    explicit AssignmentFragment(const ProvingAssignment& parent)
+        : inputs_(parent.inputs_.data()),
+          n_inputs_(parent.inputs_.size()),
+          parent_aux_(parent.aux_.data()),
+          n_parent_aux_(parent.aux_.size()),
+          ext_a_((n_parent_aux_ + 63) / 64, 0),
+          ext_b_((n_parent_aux_ + 63) / 64, 0),
+          ext_b_inputs_((n_inputs_ + 63) / 64, 0) {}
+
+    template <class N, class V>
+    Variable alloc(N&&, V&& value) {
+        if (aux_.size() >= Variable::kMaxIndex - kLocalBase)
+            throw SynthesisError(SynthesisErrorKind::Other, "too many variables in a fragment");
+        aux_.push_back(value());
+        a_aux_density_.add_element();
+        b_aux_density_.add_element();
+        return Variable::aux(kLocalBase + (uint32_t)(aux_.size() - 1));
+    }
+    template <class N, class V>
+    Variable alloc_input(N&&, V&&) {
+        throw SynthesisError(SynthesisErrorKind::Other, "a fragment of a parallel synthesis cannot allocate inputs");
+    }
+    template <class N>
+    void enforce(N&&, const LC& a, const LC& b, const LC& c) {
+        a_.push_back(eval(a, 1));
+        b_.push_back(eval(b, 2));
+        c_.push_back(eval(c, 0));
+    }
+    template <class N>
+    void push_namespace(N&&) {}
+    void pop_namespace() {}
+    size_t num_constraints() const { return a_.size(); }
+    // The value of a combination (what gadgets compute natively with LC::evaluate(inputs, aux) elsewhere).
+    Fr evaluate(const LC& lc) const {
+        Fr acc = Fr::zero();
+        for (const Term& t : lc.terms()) {
+            const Fr& v = value(t.var);
+            if (t.coeff_is_one) acc += v;
+            else acc += t.coeff * v;
+        }
+        return acc;
+    }
+
+private:
+    friend class ProvingAssignment;
+
+    const Fr& value(Variable var) const {
+        const uint32_t i = var.index();
+        if (var.is_input()) {
+            if (i >= n_inputs_) unknown(var);
+            return inputs_[i];
+        }
+        if (i >= kLocalBase) {
+            if (i - kLocalBase >= aux_.size()) unknown(var);
+            return aux_[i - kLocalBase];
+        }
+        if (i >= n_parent_aux_) unknown(var);
+        return parent_aux_[i];
+    }
+
+    // track: 0 none, 1 A (aux density), 2 B (input and aux density)
+    Fr eval(const LC& lc, int track) {
+        Fr acc = Fr::zero();
+        for (const Term& t : lc.terms()) {
+            if (!t.coeff_is_one && t.coeff.is_zero()) continue;  // as ProvingAssignment: no value, no density
+            const Fr* v;
+            const uint32_t i = t.var.index();
+            if (t.var.is_input()) {
+                if (i >= n_inputs_) unknown(t.var);
+                v = &inputs_[i];
+                if (track == 2) ext_b_inputs_[i / 64] |= uint64_t{1} << (i % 64);
+            } else if (i >= kLocalBase) {
+                const uint32_t l = i - kLocalBase;
+                if (l >= aux_.size()) unknown(t.var);
+                v = &aux_[l];
+                if (track == 1) a_aux_density_.mark(l);
+                if (track == 2) b_aux_density_.mark(l);
+            } else {
+                if (i >= n_parent_aux_) unknown(t.var);
+                v = &parent_aux_[i];
+                if (track == 1) ext_a_[i / 64] |= uint64_t{1} << (i % 64);
+                if (track == 2) ext_b_[i / 64] |= uint64_t{1} << (i % 64);
+            }
+            if (t.coeff_is_one) acc += *v;
+            else acc += t.coeff * *v;
+        }
+        return acc;
+    }
+    [[noreturn]] static void unknown(Variable v) {
+        throw SynthesisError(SynthesisErrorKind::Other,
+                             std::string("fragment constraint uses unallocated ") + (v.is_input() ? "input " : "aux ") +
+                                 std::to_string(v.index()) +
+                                 " (a variable allocated after the fork, or in another fragment?)");
+    }
+
+    const Fr* inputs_;
+    size_t n_inputs_;
+    const Fr* parent_aux_;
+    size_t n_parent_aux_;
+    std::vector<Fr> aux_, a_, b_, c_;
+    DensityTracker a_aux_density_, b_aux_density_;
+    std::vector<uint64_t> ext_a_, ext_b_, ext_b_inputs_;
+};
+
+inline void ProvingAssignment::append(AssignmentFragment&& f) {
+    if (f.n_inputs_ != inputs_.size() || f.n_parent_aux_ > aux_.size())
+        throw SynthesisError(SynthesisErrorKind::Other, "append: the fragment was not forked from this assignment");
+    for (size_t w = 0; w < f.ext_a_.size(); w++)
+        for (uint64_t bits = f.ext_a_[w]; bits; bits &= bits - 1) a_aux_density_.mark(w * 64 + __builtin_ctzll(bits));
+    for (size_t w = 0; w < f.ext_b_.size(); w++)
+        for (uint64_t bits = f.ext_b_[w]; bits; bits &= bits - 1) b_aux_density_.mark(w * 64 + __builtin_ctzll(bits));
+    for (size_t w = 0; w < f.ext_b_inputs_.size(); w++)
+        for (uint64_t bits = f.ext_b_inputs_[w]; bits; bits &= bits - 1)
+            b_input_density_.mark(w * 64 + __builtin_ctzll(bits));
+    aux_.insert(aux_.end(), f.aux_.begin(), f.aux_.end());
+    a_.insert(a_.end(), f.a_.begin(), f.a_.end());
+    b_.insert(b_.end(), f.b_.begin(), f.b_.end());
+    c_.insert(c_.end(), f.c_.begin(), f.c_.end());
+    a_aux_density_.append(f.a_aux_density_);
+    b_aux_density_.append(f.b_aux_density_);
+    // The fragment's memory goes now (a partition's fragments hold GBs between them).
+    std::vector<Fr>().swap(f.aux_);
+    std::vector<Fr>().swap(f.a_);
+    std::vector<Fr>().swap(f.b_);
+    std::vector<Fr>().swap(f.c_);
+    f.a_aux_density_ = DensityTracker();
+    f.b_aux_density_ = DensityTracker();
+}
+
+inline void ProvingAssignment::append_all(std::vector<AssignmentFragment>& parts) {
+    size_t aux = aux_.size(), constraints = a_.size();
+    for (const auto& f : parts) aux += f.aux_.size(), constraints += f.a_.size();
+    aux_.reserve(aux);  // no doubling growth while GBs are appended
+    for (auto* v : {&a_, &b_, &c_}) v->reserve(constraints);
+    for (auto& f : parts) append(std::move(f));
+}
 
 }  // namespace cuzk::r1cs

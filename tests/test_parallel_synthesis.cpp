@@ -1,0 +1,136 @@
+// Parallel synthesis of independent parts (r1cs::synthesize_parts, AssignmentFragment): the assignment is the same
+// as sequential synthesis (values, a, b, c, every density), for a hand-made circuit and for the PoRep-shaped
+// circuit whose challenges synthesize in parallel; errors inside a part come out; misuse is refused.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "cuzk/circuits/porep.hpp"
+#include "cuzk/r1cs/circuit.hpp"
+
+using namespace cuzk;
+using namespace cuzk::r1cs;
+
+namespace {
+
+void expect_same(const ProvingAssignment& a, const ProvingAssignment& b) {
+    EXPECT_EQ(a.inputs(), b.inputs());
+    EXPECT_EQ(a.aux(), b.aux());
+    EXPECT_EQ(a.a(), b.a());
+    EXPECT_EQ(a.b(), b.b());
+    EXPECT_EQ(a.c(), b.c());
+    EXPECT_TRUE(a.a_aux_density() == b.a_aux_density());
+    EXPECT_TRUE(a.b_input_density() == b.b_input_density());
+    EXPECT_TRUE(a.b_aux_density() == b.b_aux_density());
+}
+
+// Inputs and a few parent aux values, then `parts` parts that each allocate a varying number of variables and use
+// parent inputs and aux in A, B and C (so densities come from both sides of the fork), then a suffix.
+class PartsCircuit : public CircuitImpl<PartsCircuit> {
+public:
+    explicit PartsCircuit(size_t parts) : parts_(parts) {}
+    template <class CS>
+    void synthesize(CS& cs) const {
+        Variable in = cs.alloc_input("in", [] { return Fr::from_u64(3); });
+        std::vector<Variable> base;
+        for (uint64_t k = 0; k < 70; k++) base.push_back(cs.alloc("base", [k] { return Fr::from_u64(k + 2); }));
+        synthesize_parts(cs, parts_, [&](auto& p, size_t i) {
+            Fr v = Fr::from_u64(i + 5);
+            Variable x = p.alloc("x", [&] { return v; });
+            for (size_t k = 0; k < 3 + i % 4; k++) {  // unequal part sizes
+                const Variable b = base[(i * 7 + k) % base.size()];
+                const Fr bv = Fr::from_u64((i * 7 + k) % base.size() + 2);
+                const Fr nv = v * bv;
+                Variable y = p.alloc("y", [&] { return nv; });
+                if (k % 2) p.enforce("x*b=y", LC(x), LC(b), LC(y));
+                else p.enforce("b*x=y", LC(b), LC(x), LC(y));
+                x = y;
+                v = nv;
+            }
+            p.enforce("x*in", LC(x), LC(in) + LC(Variable::one()), LC().add(Fr::from_u64(4), x));
+        });
+        Variable z = cs.alloc("z", [] { return Fr::from_u64(9); });
+        cs.enforce("in*in=z", LC(in), LC(in), LC(z));
+    }
+
+private:
+    size_t parts_;
+};
+
+ProvingAssignment synth_with(const Circuit& c, size_t threads) {
+    set_parallel_synthesis_threads(threads);
+    ProvingAssignment asg;
+    synthesize_groth16(asg, c);
+    set_parallel_synthesis_threads(0);  // back to the default
+    return asg;
+}
+
+}  // namespace
+
+TEST(ParallelSynthesis, PartsGiveTheSequentialAssignment) {
+    for (size_t parts : {1, 2, 5, 13}) {
+        PartsCircuit c(parts);
+        const ProvingAssignment seq = synth_with(c, 1);
+        EXPECT_GT(seq.num_constraints(), parts);
+        for (size_t threads : {2, 3, 8}) {
+            SCOPED_TRACE("parts " + std::to_string(parts) + ", threads " + std::to_string(threads));
+            expect_same(seq, synth_with(c, threads));
+        }
+    }
+}
+
+TEST(ParallelSynthesis, PorepChallengesInParallelGiveTheSequentialAssignment) {
+    circuits::PorepParams p = circuits::porep_preset("porep-128k");
+    p.challenges = 5;  // several parts of equal shape
+    const circuits::PorepReplica replica(p, 77);
+    const auto circuit = circuits::porep_partition_circuit(replica, 0);
+    const ProvingAssignment seq = synth_with(circuit, 1);
+    expect_same(seq, synth_with(circuit, 2));
+    expect_same(seq, synth_with(circuit, 5));
+    expect_same(seq, synth_with(circuit, 16));
+}
+
+TEST(ParallelSynthesis, ErrorsAndMisuseAreReported) {
+    ProvingAssignment cs;
+    cs.alloc_input("one", [] { return Fr::one(); });
+    Variable a = cs.alloc("a", [] { return Fr::from_u64(2); });
+    set_parallel_synthesis_threads(4);
+    // An exception in one part comes out of synthesize_parts.
+    EXPECT_THROW(synthesize_parts(cs, 4,
+                                  [&](auto& p, size_t i) {
+                                      p.alloc("x", [&] { return Fr::one(); });
+                                      if (i == 2) throw SynthesisError(SynthesisErrorKind::Unsatisfiable, "part 2");
+                                  }),
+                 SynthesisError);
+    // A fragment cannot allocate inputs, nor use a variable the parent allocated after the fork.
+    AssignmentFragment f(cs);
+    EXPECT_THROW(f.alloc_input("i", [] { return Fr::one(); }), SynthesisError);
+    Variable late = cs.alloc("late", [] { return Fr::one(); });
+    EXPECT_THROW(f.enforce("late", LC(late), LC(a), LC()), SynthesisError);
+    // Appending a fragment of another assignment is refused.
+    ProvingAssignment other;
+    AssignmentFragment g(other);
+    EXPECT_THROW(cs.append(std::move(g)), SynthesisError);
+    set_parallel_synthesis_threads(0);
+}
+
+TEST(DensityTracker, AppendShiftsBits) {
+    for (size_t first : {0u, 1u, 63u, 64u, 65u, 130u}) {
+        for (size_t second : {0u, 1u, 64u, 100u}) {
+            DensityTracker a, b, whole;
+            for (size_t i = 0; i < first; i++) {
+                a.add_element();
+                whole.add_element();
+                if (i % 3 == 0) a.mark(i), whole.mark(i);
+            }
+            for (size_t i = 0; i < second; i++) {
+                b.add_element();
+                whole.add_element();
+                if (i % 5 == 1) b.mark(i), whole.mark(first + i);
+            }
+            a.append(b);
+            EXPECT_TRUE(a == whole) << first << " + " << second;
+            EXPECT_EQ(a.count(), whole.count());
+        }
+    }
+}
