@@ -7,6 +7,7 @@
 #include "daemon_cmds.hpp"
 #include "commands.hpp"
 #include "cuzk/circuits/porep.hpp"
+#include "cuzk/r1cs/circuit.hpp"
 #include "cuzk/util/thread_pool.hpp"
 
 int main(int argc, char** argv) {
@@ -143,6 +144,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     cuzk::ThreadPool::set_global_threads(threads);
+    if (threads > 0) cuzk::r1cs::set_parallel_synthesis_threads(threads);  // --threads bounds synthesis too
     try {
         if (*version) {
             std::printf("cuzk 0.1.0\n");

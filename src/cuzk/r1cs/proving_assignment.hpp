@@ -5,7 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "cuzk/r1cs/constraint_system.hpp"
@@ -295,11 +298,49 @@ inline void ProvingAssignment::append(AssignmentFragment&& f) {
 }
 
 inline void ProvingAssignment::append_all(std::vector<AssignmentFragment>& parts) {
+    for (const auto& f : parts)
+        if (f.n_inputs_ != inputs_.size() || f.n_parent_aux_ > aux_.size())
+            throw SynthesisError(SynthesisErrorKind::Other, "append: a fragment was not forked from this assignment");
     size_t aux = aux_.size(), constraints = a_.size();
     for (const auto& f : parts) aux += f.aux_.size(), constraints += f.a_.size();
-    aux_.reserve(aux);  // no doubling growth while GBs are appended
-    for (auto* v : {&a_, &b_, &c_}) v->reserve(constraints);
-    for (auto& f : parts) append(std::move(f));
+    // The four value vectors are appended on four threads (GBs each at Filecoin sizes: one thread copying them
+    // all was the serial tail of a parallel synthesis), each with its room reserved first; the densities here.
+    using Member = std::vector<Fr> AssignmentFragment::*;
+    const std::pair<std::vector<Fr>*, Member> columns[] = {
+        {&aux_, &AssignmentFragment::aux_}, {&a_, &AssignmentFragment::a_},
+        {&b_, &AssignmentFragment::b_},     {&c_, &AssignmentFragment::c_}};
+    std::vector<std::thread> copiers;
+    std::exception_ptr errors[4];
+    for (int k = 0; k < 4; k++)
+        copiers.emplace_back([&parts, &err = errors[k], dst = columns[k].first, member = columns[k].second,
+                              n = k == 0 ? aux : constraints] {
+            try {
+                dst->reserve(n);
+                for (auto& f : parts) {
+                    std::vector<Fr>& src = f.*member;
+                    dst->insert(dst->end(), src.begin(), src.end());
+                    std::vector<Fr>().swap(src);  // freed as soon as copied
+                }
+            } catch (...) {
+                err = std::current_exception();  // out of memory: rethrown below, after the join
+            }
+        });
+    for (auto& f : parts) {
+        for (size_t w = 0; w < f.ext_a_.size(); w++)
+            for (uint64_t bits = f.ext_a_[w]; bits; bits &= bits - 1) a_aux_density_.mark(w * 64 + __builtin_ctzll(bits));
+        for (size_t w = 0; w < f.ext_b_.size(); w++)
+            for (uint64_t bits = f.ext_b_[w]; bits; bits &= bits - 1) b_aux_density_.mark(w * 64 + __builtin_ctzll(bits));
+        for (size_t w = 0; w < f.ext_b_inputs_.size(); w++)
+            for (uint64_t bits = f.ext_b_inputs_[w]; bits; bits &= bits - 1)
+                b_input_density_.mark(w * 64 + __builtin_ctzll(bits));
+        a_aux_density_.append(f.a_aux_density_);
+        b_aux_density_.append(f.b_aux_density_);
+        f.a_aux_density_ = DensityTracker();
+        f.b_aux_density_ = DensityTracker();
+    }
+    for (auto& t : copiers) t.join();
+    for (auto& e : errors)
+        if (e) std::rethrow_exception(e);
 }
 
 }  // namespace cuzk::r1cs
