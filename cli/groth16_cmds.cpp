@@ -417,6 +417,22 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
     spec.name = c.name;
     spec.partitions = opt.partitions;
     spec.backend = backend.get();
+    // Every further GPU proves partitions too (its own copy of the parameters on its device).
+    std::vector<std::unique_ptr<groth16::ProverBackend>> more;
+#ifdef CUZK_HAVE_CUDA
+    if (backend->name() == "gpu") {
+        const auto devs = gpu::devices();
+        for (size_t d = 1; d < devs.size(); d++) {
+            gpu::GpuProverConfig gc;
+            gc.device = devs[d].id;
+            more.push_back(std::make_unique<gpu::GpuBackend>(params, gc));
+        }
+    }
+#endif
+    if (!more.empty()) {
+        spec.backends.push_back(backend.get());
+        for (auto& b : more) spec.backends.push_back(b.get());
+    }
     spec.fallback = cpu_fallback.get();
     spec.verify_key = opt.random_params ? nullptr : &params.vk;
     // --pce: the R1CS recorded once, then per partition the witness and a sparse product (r1cs/pce.hpp).
@@ -466,6 +482,7 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
     j["workers"] = opt.workers;
     j["lookahead"] = opt.lookahead;
     j["backend"] = backend->name();
+    j["proving_workers"] = std::max<size_t>(1, spec.backends.size());
     j["random_params"] = opt.random_params;
     j["pce"] = opt.pce;
     if (opt.pce) j["pce_compile_s"] = pce_compile_s;

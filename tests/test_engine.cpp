@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <unistd.h>
@@ -295,6 +296,63 @@ TEST(Engine, AFaultyBackendFallsBackAndReportsIt) {
     const JobResult f = engine.await(engine.submit(alone));
     EXPECT_EQ(f.state, JobState::Failed);
     EXPECT_NE(f.error.find("simulated device fault"), std::string::npos) << f.error;
+}
+
+namespace {
+// A CPU backend that counts its proofs and takes a little longer (so that several proving workers overlap).
+struct CountingBackend : Backend {
+    CpuBackend cpu{params()};
+    std::atomic<int> proofs{0};
+    std::vector<groth16::Proof> prove(std::span<r1cs::ProvingAssignment> a, std::span<const Fr> r,
+                                      std::span<const Fr> s, TimingSink* t) override {
+        std::this_thread::sleep_for(std::chrono::milliseconds(30));
+        proofs += (int)a.size();
+        return cpu.prove(a, r, s, t);
+    }
+    std::string name() const override { return "counting"; }
+};
+}  // namespace
+
+// Several backends (one per GPU): each has a proving worker taking partitions as they come; the proofs are those
+// of one backend alone, in partition order; a faulty one among them falls back per partition.
+TEST(Engine, ProvesOnSeveralBackends) {
+    CountingBackend one, two;
+    CpuBackend cpu(params());
+    EngineConfig cfg;
+    cfg.synthesis_workers = 3;
+    cfg.lookahead = 3;
+    Engine engine(cfg);
+    JobSpec spec = chain_job(cpu, 8, 51);
+    spec.backend = nullptr;
+    spec.backends = {&one, &two};
+    spec.randomness_seed = 9;
+    spec.verify_key = &params().vk;
+    const JobResult res = engine.await(engine.submit(spec));
+    ASSERT_EQ(res.state, JobState::Done) << res.error;
+    EXPECT_EQ(one.proofs + two.proofs, 8);
+    EXPECT_GT(one.proofs.load(), 0) << "both workers prove";
+    EXPECT_GT(two.proofs.load(), 0) << "both workers prove";
+    JobSpec direct = chain_job(cpu, 8, 51);
+    direct.randomness_seed = 9;
+    const JobResult want = engine.await(engine.submit(direct));
+    EXPECT_TRUE(res.proofs == want.proofs) << "same proofs, partition order";
+    // One of them faulty: its partitions are proven again on the fallback.
+    FaultyBackend faulty;
+    JobSpec mixed = chain_job(cpu, 6, 51);
+    mixed.backends = {&one, &faulty};
+    mixed.fallback = &cpu;
+    mixed.randomness_seed = 9;
+    const JobResult m = engine.await(engine.submit(mixed));
+    ASSERT_EQ(m.state, JobState::Done) << m.error;
+    JobSpec direct6 = chain_job(cpu, 6, 51);
+    direct6.randomness_seed = 9;
+    EXPECT_TRUE(m.proofs == engine.await(engine.submit(direct6)).proofs);
+    for (const auto& f : m.fallbacks) EXPECT_NE(f.find("simulated device fault"), std::string::npos) << f;
+    JobSpec none = chain_job(cpu, 1, 1);
+    none.backend = nullptr;
+    EXPECT_THROW(engine.submit(none), std::invalid_argument);
+    none.backends = {nullptr};
+    EXPECT_THROW(engine.submit(none), std::invalid_argument);
 }
 
 namespace {

@@ -150,6 +150,7 @@ struct ParamSet {
     std::shared_ptr<const groth16::Parameters> params;
     std::shared_ptr<const formats::iden3::Zkey> zkey;  // a .zkey set: its A, B coefficients make the assignments
     std::unique_ptr<groth16::ProverBackend> backend;
+    std::vector<std::unique_ptr<groth16::ProverBackend>> more;  // the other GPUs (one proving worker each)
     std::unique_ptr<groth16::ProverBackend> fallback;  // CPU, behind a GPU backend
 };
 
@@ -478,8 +479,16 @@ struct Daemon::Impl {
             ps->params = cache.get(path);
         }
 #ifdef CUZK_HAVE_CUDA
-        if (cfg.backend != "cpu" && !gpu::devices().empty()) {
-            ps->backend = std::make_unique<gpu::GpuBackend>(*ps->params);
+        if (const auto devs = gpu::devices(); cfg.backend != "cpu" && !devs.empty()) {
+            // One backend per GPU, each with the parameters resident on its device; a job's partitions are proven
+            // on all of them.
+            for (size_t d = 0; d < devs.size(); d++) {
+                gpu::GpuProverConfig gc;
+                gc.device = devs[d].id;
+                auto b = std::make_unique<gpu::GpuBackend>(*ps->params, gc);
+                if (d == 0) ps->backend = std::move(b);
+                else ps->more.push_back(std::move(b));
+            }
             if (cfg.cpu_fallback) ps->fallback = std::make_unique<groth16::CpuBackend>(*ps->params);
         }
 #endif
@@ -532,6 +541,10 @@ struct Daemon::Impl {
         spec.priority = to_engine(job->req.priority());
         spec.partitions = job->partitions;
         spec.backend = ps->backend.get();
+        if (!ps->more.empty()) {
+            spec.backends.push_back(ps->backend.get());
+            for (auto& b : ps->more) spec.backends.push_back(b.get());
+        }
         spec.fallback = ps->fallback.get();
         spec.verify_key = cfg.verify_proofs ? &ps->params->vk : nullptr;
         if (job->req.deadline_seconds() > 0) spec.deadline_seconds = job->req.deadline_seconds();

@@ -245,111 +245,133 @@ struct Engine::Impl {
         if (spec.verify_key) pvk = groth16::prepare_verifying_key(*spec.verify_key);
 
         std::vector<groth16::Proof> proofs(P);
-        size_t proven = 0;
-        // The next partition from the hand-over queue (nullopt on halt or cancel).
+        std::atomic<size_t> proven{0}, taken{0};
+        std::mutex fallback_mu;  // job.result.fallbacks
+        // The next partition from the hand-over queue (nullopt on halt, cancel, or once every partition is taken:
+        // with several proving workers one of them may find the queue empty for good).
         auto take = [&]() -> std::optional<Ready> {
             std::unique_lock<std::mutex> lk(qmu);
-            while (!q_cv.wait_for(lk, kPoll, [&] { return halt || expired() || !ready.empty(); })) {
+            while (!q_cv.wait_for(lk, kPoll, [&] { return halt || expired() || taken >= P || !ready.empty(); })) {
             }
-            if (halt || job.cancel) return std::nullopt;
+            if (halt || job.cancel || ready.empty()) return std::nullopt;
             Ready item = std::move(ready.front());
             ready.pop_front();
+            taken++;
             q_cv.notify_all();  // room for the next synthesized partition
             return item;
         };
         // Pipelining below the seam (ProverBackend::prepare): while partition i is proven, a helper thread takes
-        // partition i + 1 as soon as it is synthesized and lets the backend move its data ahead (the GPU backend
+        // the next partition as soon as it is synthesized and lets the backend move its data ahead (the GPU backend
         // uploads its a, b, c into a second set of device arrays). The partition taken early leaves room in the
-        // queue, so one more assignment may be in memory than the lookahead alone allows.
+        // queue, so one more assignment per proving worker may be in memory than the lookahead alone allows.
         struct Next {
             std::optional<Ready> item;
             std::unique_ptr<groth16::PreparedCircuit> ticket;
             std::string prepare_error;
         };
-        auto take_and_prepare = [&](bool pipeline) {
-            Next n;
-            n.item = take();
-            if (!n.item || !pipeline) return n;
-            try {
-                n.ticket = spec.backend->prepare(n.item->asg, &sink, (int64_t)n.item->index);
-            } catch (const std::exception& e) {
-                n.prepare_error = e.what();  // a, b, c may be gone: the proof below fails and falls back
-            }
-            return n;
-        };
-        Next cur = take_and_prepare(false);
-        while (proven < P && cur.item) {
-            Ready& item = *cur.item;
-            std::future<Next> upcoming;
-            if (proven + 1 < P) upcoming = std::async(std::launch::async, take_and_prepare, spec.pipeline);
-            const double now = sink.seconds_since_epoch(Clock::now());
-            sink.record({kLayer, "handover", (int64_t)item.index, item.synthesized_at, now - item.synthesized_at});
-            auto prove_on = [&](Backend& backend, r1cs::ProvingAssignment& asg, const char* span) {
-                groth16::Proof proof;
-                {
-                    ScopedTiming t(&sink, kLayer, span, (int64_t)item.index);
-                    if (cur.ticket && &backend == spec.backend) {
-                        proof = backend.prove_prepared(std::move(cur.ticket), asg, r[item.index], s[item.index],
-                                                       &sink, (int64_t)item.index);
-                    } else {
-                        if (!cur.prepare_error.empty() && &backend == spec.backend)
-                            throw std::runtime_error("prepare: " + cur.prepare_error);
-                        auto one = backend.prove(std::span<r1cs::ProvingAssignment>(&asg, 1),
-                                                 std::span<const Fr>(&r[item.index], 1),
-                                                 std::span<const Fr>(&s[item.index], 1), &sink);
-                        proof = one.at(0);
-                    }
+        // One proving worker per backend (JobSpec::backends: several GPUs), each taking partitions as they come.
+        auto prove_worker = [&](Backend* mine) {
+            auto take_and_prepare = [&](bool pipeline) {
+                Next n;
+                n.item = take();
+                if (!n.item || !pipeline) return n;
+                try {
+                    n.ticket = mine->prepare(n.item->asg, &sink, (int64_t)n.item->index);
+                } catch (const std::exception& e) {
+                    n.prepare_error = e.what();  // a, b, c may be gone: the proof below fails and falls back
                 }
-                if (pvk) {
-                    // The backend consumed a, b, c only: the public inputs (after input 0, the constant one) remain.
-                    ScopedTiming t(&sink, kLayer, "verify", (int64_t)item.index);
-                    const auto& in = asg.inputs();
-                    const std::span<const Fr> publics = in.empty() ? std::span<const Fr>()
-                                                                   : std::span<const Fr>(in).subspan(1);
-                    if (!groth16::verify_proof(*pvk, proof, publics))
-                        throw std::runtime_error("the proof did not verify");
-                }
-                proofs[item.index] = proof;
+                return n;
             };
-            try {
-                prove_on(*spec.backend, item.asg, "proving");
-            } catch (const std::exception& e) {
-                const std::string what = "partition " + std::to_string(item.index) + ": proving (" +
-                                         spec.backend->name() + " backend): " + e.what();
-                if (!spec.fallback) {
-                    fail(what);
-                } else {
-                    // The failed backend consumed a, b, c: the partition is synthesized again (only on this rare
-                    // path, rather than keeping a copy of every assignment).
-                    job.result.fallbacks.push_back(what + "; proven again on the " + spec.fallback->name() +
-                                                   " backend");
-                    try {
-                        r1cs::ProvingAssignment again;
-                        {
-                            ScopedTiming t(&sink, kLayer, "synthesis.fallback", (int64_t)item.index);
-                            again = spec.synthesize(item.index);
+            Next cur = take_and_prepare(false);
+            while (cur.item) {
+                Ready& item = *cur.item;
+                std::future<Next> upcoming;
+                if (taken < P) upcoming = std::async(std::launch::async, take_and_prepare, spec.pipeline);
+                const double now = sink.seconds_since_epoch(Clock::now());
+                sink.record({kLayer, "handover", (int64_t)item.index, item.synthesized_at, now - item.synthesized_at});
+                auto prove_on = [&](Backend& backend, r1cs::ProvingAssignment& asg, const char* span) {
+                    groth16::Proof proof;
+                    {
+                        ScopedTiming t(&sink, kLayer, span, (int64_t)item.index);
+                        if (cur.ticket && &backend == mine) {
+                            proof = backend.prove_prepared(std::move(cur.ticket), asg, r[item.index], s[item.index],
+                                                           &sink, (int64_t)item.index);
+                        } else {
+                            if (!cur.prepare_error.empty() && &backend == mine)
+                                throw std::runtime_error("prepare: " + cur.prepare_error);
+                            auto one = backend.prove(std::span<r1cs::ProvingAssignment>(&asg, 1),
+                                                     std::span<const Fr>(&r[item.index], 1),
+                                                     std::span<const Fr>(&s[item.index], 1), &sink);
+                            proof = one.at(0);
                         }
-                        prove_on(*spec.fallback, again, "proving.fallback");
-                        discard(again);
-                    } catch (const std::exception& e2) {
-                        fail(what + "; the " + spec.fallback->name() + " backend failed too: " + e2.what());
+                    }
+                    if (pvk) {
+                        // The backend consumed a, b, c only: the public inputs (after input 0, the constant one)
+                        // remain.
+                        ScopedTiming t(&sink, kLayer, "verify", (int64_t)item.index);
+                        const auto& in = asg.inputs();
+                        const std::span<const Fr> publics = in.empty() ? std::span<const Fr>()
+                                                                       : std::span<const Fr>(in).subspan(1);
+                        if (!groth16::verify_proof(*pvk, proof, publics))
+                            throw std::runtime_error("the proof did not verify");
+                    }
+                    proofs[item.index] = proof;
+                };
+                bool ok = true;
+                try {
+                    prove_on(*mine, item.asg, "proving");
+                } catch (const std::exception& e) {
+                    const std::string what = "partition " + std::to_string(item.index) + ": proving (" +
+                                             mine->name() + " backend): " + e.what();
+                    if (!spec.fallback) {
+                        fail(what);
+                        ok = false;
+                    } else {
+                        // The failed backend consumed a, b, c: the partition is synthesized again (only on this
+                        // rare path, rather than keeping a copy of every assignment).
+                        {
+                            std::lock_guard<std::mutex> lk(fallback_mu);
+                            job.result.fallbacks.push_back(what + "; proven again on the " + spec.fallback->name() +
+                                                           " backend");
+                        }
+                        try {
+                            r1cs::ProvingAssignment again;
+                            {
+                                ScopedTiming t(&sink, kLayer, "synthesis.fallback", (int64_t)item.index);
+                                again = spec.synthesize(item.index);
+                            }
+                            std::lock_guard<std::mutex> lk(fallback_mu);  // one fallback proof at a time
+                            prove_on(*spec.fallback, again, "proving.fallback");
+                            discard(again);
+                        } catch (const std::exception& e2) {
+                            fail(what + "; the " + spec.fallback->name() + " backend failed too: " + e2.what());
+                            ok = false;
+                        }
                     }
                 }
-            }
-            // What the prover left of the assignment (witness, densities) goes to the background thread.
-            discard(item.asg);
-            cur.ticket.reset();
-            if (halt) {
-                if (upcoming.valid()) {
-                    Next n = upcoming.get();  // returns at once: take() sees halt
-                    if (n.item) discard(n.item->asg);
+                // What the prover left of the assignment (witness, densities) goes to the background thread.
+                discard(item.asg);
+                cur.ticket.reset();
+                if (halt || !ok) {
+                    if (upcoming.valid()) {
+                        Next n = upcoming.get();  // returns at once: take() sees halt
+                        if (n.item) discard(n.item->asg);
+                    }
+                    break;
                 }
-                break;
+                job.proven = ++proven;
+                if (!upcoming.valid()) break;
+                cur = upcoming.get();
             }
-            proven++;
-            job.proven = proven;
-            if (!upcoming.valid()) break;
-            cur = upcoming.get();
+        };
+        std::vector<Backend*> provers = spec.backends;
+        if (provers.empty()) provers.push_back(spec.backend);
+        if (provers.size() == 1) {
+            prove_worker(provers[0]);
+        } else {
+            std::vector<std::thread> pts;
+            for (Backend* b : provers) pts.emplace_back(prove_worker, b);
+            for (auto& t : pts) t.join();
         }
         {
             std::lock_guard<std::mutex> lk(qmu);
@@ -365,7 +387,7 @@ struct Engine::Impl {
         if (!error.empty()) {
             job.result.state = JobState::Failed;
             job.result.error = error;
-        } else if (proven < P) {
+        } else if (proven.load() < P) {
             job.result.state = JobState::Cancelled;
             if (deadline_hit)
                 job.result.error = "deadline of " + std::to_string(*spec.deadline_seconds) + " s passed";
@@ -384,7 +406,10 @@ Engine::~Engine() = default;
 JobId Engine::submit(JobSpec spec) {
     if (spec.partitions == 0) throw std::invalid_argument("engine: a job needs at least one partition");
     if (!spec.synthesize) throw std::invalid_argument("engine: a job needs a synthesize function");
-    if (!spec.backend) throw std::invalid_argument("engine: a job needs a backend");
+    if (!spec.backend && spec.backends.empty()) throw std::invalid_argument("engine: a job needs a backend");
+    for (Backend* b : spec.backends)
+        if (!b) throw std::invalid_argument("engine: a null backend in JobSpec::backends");
+    if (!spec.backend) spec.backend = spec.backends.front();
     auto job = std::make_shared<Impl::Job>();
     job->spec = std::move(spec);
     job->submitted = Clock::now();

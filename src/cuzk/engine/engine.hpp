@@ -52,6 +52,9 @@ struct JobSpec {
     std::function<r1cs::ProvingAssignment(size_t i)> synthesize;
     // Proves the partitions; must outlive the job.
     Backend* backend = nullptr;
+    // Optional: several backends (one per GPU), each with its own proving worker taking partitions as they are
+    // synthesized; proofs still come back in partition order. Empty: `backend` alone. Must outlive the job.
+    std::vector<Backend*> backends;
     // Optional: a partition whose proving throws on `backend` (a GPU fault or out of memory), or whose proof does
     // not verify, is synthesized again and proven here (typically the CPU backend); each such retry is reported in
     // JobResult::fallbacks. Must outlive the job.
