@@ -273,28 +273,9 @@ private:
 };
 
 inline void ProvingAssignment::append(AssignmentFragment&& f) {
-    if (f.n_inputs_ != inputs_.size() || f.n_parent_aux_ > aux_.size())
-        throw SynthesisError(SynthesisErrorKind::Other, "append: the fragment was not forked from this assignment");
-    for (size_t w = 0; w < f.ext_a_.size(); w++)
-        for (uint64_t bits = f.ext_a_[w]; bits; bits &= bits - 1) a_aux_density_.mark(w * 64 + __builtin_ctzll(bits));
-    for (size_t w = 0; w < f.ext_b_.size(); w++)
-        for (uint64_t bits = f.ext_b_[w]; bits; bits &= bits - 1) b_aux_density_.mark(w * 64 + __builtin_ctzll(bits));
-    for (size_t w = 0; w < f.ext_b_inputs_.size(); w++)
-        for (uint64_t bits = f.ext_b_inputs_[w]; bits; bits &= bits - 1)
-            b_input_density_.mark(w * 64 + __builtin_ctzll(bits));
-    aux_.insert(aux_.end(), f.aux_.begin(), f.aux_.end());
-    a_.insert(a_.end(), f.a_.begin(), f.a_.end());
-    b_.insert(b_.end(), f.b_.begin(), f.b_.end());
-    c_.insert(c_.end(), f.c_.begin(), f.c_.end());
-    a_aux_density_.append(f.a_aux_density_);
-    b_aux_density_.append(f.b_aux_density_);
-    // The fragment's memory goes now (a partition's fragments hold GBs between them).
-    std::vector<Fr>().swap(f.aux_);
-    std::vector<Fr>().swap(f.a_);
-    std::vector<Fr>().swap(f.b_);
-    std::vector<Fr>().swap(f.c_);
-    f.a_aux_density_ = DensityTracker();
-    f.b_aux_density_ = DensityTracker();
+    std::vector<AssignmentFragment> one;
+    one.push_back(std::move(f));
+    append_all(one);
 }
 
 inline void ProvingAssignment::append_all(std::vector<AssignmentFragment>& parts) {
