@@ -348,10 +348,18 @@ public:
             Namespace<PartCS> ns(part_cs, [j] { return "challenge " + std::to_string(j); });
             const PorepChallengeWitness* w = have ? &wit_->challenges[j] : nullptr;
             synthesize_challenge(part_cs, challenge[j], replica_bits, comm_d, comm_c, comm_r_last, w);
-        });
+        }, constraints_per_challenge());
     }
 
 private:
+    // Constraints one challenge adds (from the counting formula; about as many variables), for reservations.
+    size_t constraints_per_challenge() const {
+        PorepParams one = params_, two = params_;
+        one.challenges = 1;
+        two.challenges = 2;
+        return (size_t)(porep_constraint_count(two).circuit - porep_constraint_count(one).circuit);
+    }
+
     template <class CS>
     void synthesize_challenge(CS& cs, const gadgets::AllocatedNum& challenge, std::span<const gadgets::Boolean> replica_bits,
                               const gadgets::AllocatedNum& comm_d, const gadgets::AllocatedNum& comm_c,

@@ -50,8 +50,10 @@ void set_parallel_synthesis_threads(size_t n);
 // that order): sequentially, or, into a ProvingAssignment, in up to parallel_synthesis_threads() groups of
 // consecutive parts on their own threads (AssignmentFragment), appended in order, so the result is the same.
 // `part` is called with the fragment type too (a generic lambda); the first exception of any group is rethrown.
+// per_part: about how many constraints (and as many variables) one part makes, when known (0: unknown); each
+// fragment reserves room for its parts up front instead of growing (and copying) its vectors.
 template <class CS, class F>
-void synthesize_parts(CS& cs, size_t count, F&& part) {
+void synthesize_parts(CS& cs, size_t count, F&& part, size_t per_part = 0) {
     if constexpr (std::is_same_v<CS, ProvingAssignment>) {
         const size_t groups = std::min(count, parallel_synthesis_threads());
         if (groups > 1) {
@@ -64,7 +66,9 @@ void synthesize_parts(CS& cs, size_t count, F&& part) {
             for (size_t g = 0; g < groups; g++)
                 threads.emplace_back([&, g] {
                     try {
-                        for (size_t i = g * count / groups; i < (g + 1) * count / groups; i++) part(frags[g], i);
+                        const size_t lo = g * count / groups, hi = (g + 1) * count / groups;
+                        if (per_part) frags[g].reserve(per_part * (hi - lo) + 64, per_part * (hi - lo) + 64);
+                        for (size_t i = lo; i < hi; i++) part(frags[g], i);
                     } catch (...) {
                         errors[g] = std::current_exception();
                     }

@@ -200,6 +200,11 @@ public:
     void push_namespace(N&&) {}
     void pop_namespace() {}
     size_t num_constraints() const { return a_.size(); }
+    // Room for about this many variables and constraints (no regrowth copies while synthesizing GBs).
+    void reserve(size_t aux, size_t constraints) {
+        aux_.reserve(aux);
+        for (auto* v : {&a_, &b_, &c_}) v->reserve(constraints);
+    }
     // The value of a combination (what gadgets compute natively with LC::evaluate(inputs, aux) elsewhere).
     Fr evaluate(const LC& lc) const {
         Fr acc = Fr::zero();
