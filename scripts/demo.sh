@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds cuzk and runs its main job: a self-check of the arithmetic (the GPU against the CPU when a CUDA device is
 # present), then demo Groth16 proofs — setup, prove a batch of two 2^16-constraint circuits, verify; the same for two
-# partitions of the PoRep-shaped preset porep-128k — and a few quick benchmarks. (Proving runs on the CPU until the GPU prover lands; see docs/perf.md.)
+# partitions of the PoRep-shaped preset porep-128k, then the same PoRep C2 job through the daemon (gRPC on a unix
+# socket) — and a few quick benchmarks. Proofs are made on the GPU when one is present, else on the CPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -25,5 +26,18 @@ echo "== demo proof: two partitions of the PoRep-shaped circuit porep-128k (124,
 "$CUZK" prove --circuit porep-128k --batch 2 --params "$work/porep.params" --unchecked-params \
   --proof "$work/porep.proof" --public "$work/porep.public.json"
 "$CUZK" verify --vk "$work/porep.vk" --proof "$work/porep.proof" --public "$work/porep.public.json"
+if "$CUZK" daemon --help 2>/dev/null | grep -q -- --config; then
+  echo "== the daemon: a porep-c2 job (every partition of a porep-128k replica) over gRPC"
+  mkdir -p "$work/state"
+  printf '[paths]\nparams = "%s"\nstate = "%s"\n[engine]\ncheck_params = false\n' "$work" "$work/state" > "$work/cuzk.toml"
+  "$CUZK" daemon --config "$work/cuzk.toml" 2> "$work/daemon.log" &
+  daemon_pid=$!
+  for _ in $(seq 100); do [ -S "$work/state/cuzk.sock" ] && break; sleep 0.1; done
+  "$CUZK" client --socket "$work/state/cuzk.sock" prove --circuit porep-c2 --preset porep-128k --params porep.params \
+    --proof "$work/c2.proof" --public "$work/c2.public.json" --quiet
+  "$CUZK" verify --vk "$work/porep.vk" --proof "$work/c2.proof" --public "$work/c2.public.json"
+  kill -TERM "$daemon_pid"; wait "$daemon_pid"
+  sed 's/^/  daemon log: /' "$work/daemon.log"
+fi
 echo "== quick benchmarks (JSON)"
 "$CUZK" bench all --quick
