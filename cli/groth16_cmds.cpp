@@ -420,14 +420,8 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
     // Every further GPU proves partitions too (its own copy of the parameters on its device).
     std::vector<std::unique_ptr<groth16::ProverBackend>> more;
 #ifdef CUZK_HAVE_CUDA
-    if (backend->name() == "gpu") {
-        const auto devs = gpu::devices();
-        for (size_t d = 1; d < devs.size(); d++) {
-            gpu::GpuProverConfig gc;
-            gc.device = devs[d].id;
-            more.push_back(std::make_unique<gpu::GpuBackend>(params, gc));
-        }
-    }
+    if (backend->name() == "gpu")
+        for (auto& b : gpu::gpu_backends(params, 1)) more.push_back(std::move(b));
 #endif
     if (!more.empty()) {
         spec.backends.push_back(backend.get());
@@ -504,10 +498,7 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
         j["proving_busy_share"] = busy_seconds(spans, [](const TimingSpan& s) {
                                       return s.layer == TimingLayer::Pipeline && s.name == "proving";
                                   }) / wall;
-        const double kernels = busy_seconds(spans, [](const TimingSpan& s) {
-            return s.layer == TimingLayer::Kernel &&
-                   !(s.name.size() >= 7 && s.name.compare(s.name.size() - 7, 7, ".upload") == 0);
-        });
+        const double kernels = busy_seconds(spans, is_kernel_compute);
         if (kernels > 0) j["gpu_busy_share"] = kernels / wall;
         std::fprintf(stderr, "%s", timeline_breakdown(spans).c_str());  // the JSON line goes to stdout
     }

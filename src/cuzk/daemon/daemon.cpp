@@ -49,6 +49,9 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+// Seconds on the steady clock (for ages of ended jobs in memory).
+double steady_seconds() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
+
 double unix_now() {
     return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
@@ -62,6 +65,14 @@ const char* state_text(v1::JobState s) {
         case v1::CANCELLED: return "cancelled";
         default: return "unknown";
     }
+}
+
+// The store's state text (state_text) back to the protocol's state; unfinished jobs read as QUEUED.
+v1::JobState state_from_text(const std::string& s) {
+    if (s == "done") return v1::DONE;
+    if (s == "failed") return v1::FAILED;
+    if (s == "cancelled") return v1::CANCELLED;
+    return v1::QUEUED;
 }
 
 v1::JobState from_engine(engine::JobState s) {
@@ -262,9 +273,7 @@ struct Daemon::Impl {
         }
         if (!partitions) partitions = 1;
         if (prio == v1::PRIORITY_UNSPECIFIED) prio = v1::NORMAL;
-        if (partitions > cfg.max_partitions)
-            throw DaemonError(ErrorCode::InvalidArgument, std::to_string(partitions) + " partitions: at most " +
-                                                              std::to_string(cfg.max_partitions) + " per job");
+        check_partitions_and_deadline(partitions, "partitions", r);
         circuits::CircuitSpec spec;
         spec.name = circuit;
         if (circuit == "mulchain") {
@@ -280,8 +289,6 @@ struct Daemon::Impl {
                 throw DaemonError(ErrorCode::InvalidArgument, "x must be a decimal number below r");
             spec.x = r.x();
         }
-        if (!(r.deadline_seconds() >= 0))
-            throw DaemonError(ErrorCode::InvalidArgument, "deadline_seconds must be >= 0");
         // A seed for the witness generator, fixed now so that a resumed job proves the same witnesses.
         if (r.witness_seed() == 0) r.set_witness_seed(OsRng()() | 1);
         spec.witness_seed = r.witness_seed();
@@ -291,21 +298,37 @@ struct Daemon::Impl {
         // partition being synthesized, waiting, or proven) must fit the budget.
         const size_t constraints = circuits::circuit_constraints(spec);
         const size_t in_flight = cfg.synthesis_workers + cfg.lookahead + 1;
-        const size_t job_bytes = constraints * 128 * std::min(partitions, in_flight);
-        std::error_code ec;
-        const size_t params_bytes = (size_t)fs::file_size(job.params_path, ec);
-        if (params_bytes + job_bytes > budget)
-            throw DaemonError(ErrorCode::ResourceExhausted,
-                              "the job needs about " + std::to_string((params_bytes + job_bytes) >> 20) +
-                                  " MiB (parameters " + std::to_string(params_bytes >> 20) + " MiB, partitions in flight " +
-                                  std::to_string(job_bytes >> 20) + " MiB); the memory budget is " +
-                                  std::to_string(budget >> 20) + " MiB");
+        admit(params_bytes(job.params_path), constraints * 128 * std::min(partitions, in_flight));
         r.set_circuit(circuit);
         r.set_partitions((uint32_t)partitions);
         r.set_priority(prio);
         job.spec = spec;
         job.partitions = partitions;
         job.req = r;
+    }
+
+    void check_partitions_and_deadline(size_t n, const char* what, const v1::ProofRequest& r) const {
+        if (n > cfg.max_partitions)
+            throw DaemonError(ErrorCode::InvalidArgument, std::to_string(n) + " " + what + ": at most " +
+                                                              std::to_string(cfg.max_partitions) + " per job");
+        if (!(r.deadline_seconds() >= 0))
+            throw DaemonError(ErrorCode::InvalidArgument, "deadline_seconds must be >= 0");
+    }
+
+    static size_t params_bytes(const fs::path& path) {
+        std::error_code ec;
+        const auto n = fs::file_size(path, ec);
+        return ec ? 0 : (size_t)n;
+    }
+
+    // Admission: the parameter file plus what the job keeps in flight must fit the memory budget.
+    void admit(size_t params, size_t in_flight) const {
+        if (params + in_flight > budget)
+            throw DaemonError(ErrorCode::ResourceExhausted,
+                              "the job needs about " + std::to_string((params + in_flight) >> 20) + " MiB (parameters " +
+                                  std::to_string(params >> 20) + " MiB, partitions in flight " +
+                                  std::to_string(in_flight >> 20) + " MiB); the memory budget is " +
+                                  std::to_string(budget >> 20) + " MiB");
     }
 
     // A circom job: a .zkey in the parameter directory and one .wtns per partition, each parsed now (a malformed
@@ -321,12 +344,7 @@ struct Daemon::Impl {
             throw DaemonError(ErrorCode::InvalidArgument, "circom: " + std::to_string(r.partitions()) +
                                                               " partitions but " + std::to_string(r.witnesses_size()) +
                                                               " witnesses");
-        if ((size_t)r.witnesses_size() > cfg.max_partitions)
-            throw DaemonError(ErrorCode::InvalidArgument, std::to_string(r.witnesses_size()) +
-                                                              " witnesses: at most " +
-                                                              std::to_string(cfg.max_partitions) + " per job");
-        if (!(r.deadline_seconds() >= 0))
-            throw DaemonError(ErrorCode::InvalidArgument, "deadline_seconds must be >= 0");
+        check_partitions_and_deadline((size_t)r.witnesses_size(), "witnesses", r);
         job.witnesses.clear();
         size_t values = 0;
         for (int i = 0; i < r.witnesses_size(); i++) {
@@ -341,15 +359,10 @@ struct Daemon::Impl {
             values = std::max(values, job.witnesses.back().values.size());
         }
         job.params_path = inside(cfg.params_dir, r.zkey(), "params");
-        std::error_code ec;
-        const size_t params_bytes = (size_t)fs::file_size(job.params_path, ec);
+        const size_t zkey_bytes = params_bytes(job.params_path);
         // a, b, c over the domain (about the zkey's H section) and the witness, per partition in flight
         const size_t in_flight = std::min<size_t>(job.witnesses.size(), cfg.synthesis_workers + cfg.lookahead + 1);
-        const size_t job_bytes = (values * 32 + params_bytes / 8) * in_flight;
-        if (params_bytes + job_bytes > budget)
-            throw DaemonError(ErrorCode::ResourceExhausted,
-                              "the job needs about " + std::to_string((params_bytes + job_bytes) >> 20) +
-                                  " MiB; the memory budget is " + std::to_string(budget >> 20) + " MiB");
+        admit(zkey_bytes, (values * 32 + zkey_bytes / 8) * in_flight);
         if (r.priority() == v1::PRIORITY_UNSPECIFIED) r.set_priority(v1::NORMAL);
         r.set_partitions((uint32_t)job.witnesses.size());
         job.circom = true;
@@ -479,17 +492,15 @@ struct Daemon::Impl {
             ps->params = cache.get(path);
         }
 #ifdef CUZK_HAVE_CUDA
-        if (const auto devs = gpu::devices(); cfg.backend != "cpu" && !devs.empty()) {
+        if (cfg.backend != "cpu") {
             // One backend per GPU, each with the parameters resident on its device; a job's partitions are proven
             // on all of them.
-            for (size_t d = 0; d < devs.size(); d++) {
-                gpu::GpuProverConfig gc;
-                gc.device = devs[d].id;
-                auto b = std::make_unique<gpu::GpuBackend>(*ps->params, gc);
-                if (d == 0) ps->backend = std::move(b);
+            auto gpus = gpu::gpu_backends(*ps->params);
+            for (auto& b : gpus) {
+                if (!ps->backend) ps->backend = std::move(b);
                 else ps->more.push_back(std::move(b));
             }
-            if (cfg.cpu_fallback) ps->fallback = std::make_unique<groth16::CpuBackend>(*ps->params);
+            if (ps->backend && cfg.cpu_fallback) ps->fallback = std::make_unique<groth16::CpuBackend>(*ps->params);
         }
 #endif
         if (!ps->backend) {
@@ -622,13 +633,7 @@ struct Daemon::Impl {
             prov = res.timeline->total(TimingLayer::Pipeline, "proving");
             syn = res.timeline->total(TimingLayer::Pipeline, "synthesis");
         }
-        std::string bytes;
-        out.SerializeToString(&bytes);
-        try {
-            store.finish(job.id, state_text(out.state()), bytes, unix_now());
-        } catch (const std::exception&) {
-            // the result is still handed to waiters; a restart would prove the job again
-        }
+        persist(job.id, out);
         {
             std::ostringstream line;
             line << "job " << job.id << " " << state_text(out.state()) << ": wall " << res.wall_seconds
@@ -639,15 +644,8 @@ struct Daemon::Impl {
             log(line.str());
         }
         std::lock_guard<std::mutex> lk(mu);
-        job.state = out.state();
-        job.result = std::move(out);
-        job.ended_at = std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
-        // The engine is done with the job's inputs: the parameter set may now be evicted.
-        job.ps.reset();
-        job.pce.reset();
-        job.witnesses.clear();
+        settle(job, std::move(out));
         if (job.eid) to_forget.push_back(*job.eid);
-        count_end(job.state);
         partitions_proven += res.state == engine::JobState::Done ? res.proofs.size() : 0;
         fallbacks += res.fallbacks.size();
         proving_s += prov;
@@ -656,9 +654,28 @@ struct Daemon::Impl {
         cv.notify_all();
     }
 
-    void count_end(v1::JobState s) {
-        if (s == v1::DONE) ended_done++;
-        else if (s == v1::FAILED) ended_failed++;
+    // An ended job's result into the store; a failed write only means a restart would prove the job again (the
+    // result is still handed to waiters).
+    void persist(uint64_t id, const v1::ProofResult& out) {
+        std::string bytes;
+        out.SerializeToString(&bytes);
+        try {
+            store.finish(id, state_text(out.state()), bytes, unix_now());
+        } catch (const std::exception&) {
+        }
+    }
+
+    // Under mu: the job ended with `out`. Waiters see it; its inputs are released (the parameter set may now be
+    // evicted); it is counted.
+    void settle(Job& job, v1::ProofResult out) {
+        job.state = out.state();
+        job.result = std::move(out);
+        job.ended_at = steady_seconds();
+        job.ps.reset();
+        job.pce.reset();
+        job.witnesses.clear();
+        if (job.state == v1::DONE) ended_done++;
+        else if (job.state == v1::FAILED) ended_failed++;
         else ended_cancelled++;
     }
 
@@ -668,19 +685,8 @@ struct Daemon::Impl {
         out.set_job_id(std::to_string(job.id));
         out.set_state(state);
         out.set_error(why);
-        std::string bytes;
-        out.SerializeToString(&bytes);
-        try {
-            store.finish(job.id, state_text(state), bytes, unix_now());
-        } catch (const std::exception&) {
-        }
-        job.state = state;
-        job.result = std::move(out);
-        job.ended_at = std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
-        job.ps.reset();
-        job.pce.reset();
-        job.witnesses.clear();
-        count_end(state);
+        persist(job.id, out);
+        settle(job, std::move(out));
     }
 
     // Every few seconds: forget ended engine jobs, drop ended jobs from memory a minute after they ended (the
@@ -692,7 +698,7 @@ struct Daemon::Impl {
             if (stopping) return;
             for (auto it = to_forget.begin(); it != to_forget.end();)
                 it = eng->forget(*it) ? to_forget.erase(it) : it + 1;
-            const double now = std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+            const double now = steady_seconds();
             for (auto it = jobs.begin(); it != jobs.end();)
                 it = (it->second->result && now - it->second->ended_at > 60) ? jobs.erase(it) : std::next(it);
             const double t = unix_now();
@@ -834,8 +840,7 @@ struct Daemon::Impl {
                 req.ParseFromString(sj->request);
                 auto* s = r.mutable_job();
                 s->set_job_id(std::to_string(id));
-                s->set_state(sj->state == "done" ? v1::DONE : sj->state == "failed" ? v1::FAILED
-                             : sj->state == "cancelled" ? v1::CANCELLED : v1::QUEUED);
+                s->set_state(state_from_text(sj->state));
                 s->set_partitions(req.partitions());
                 s->set_partitions_proven(sj->state == "done" ? req.partitions() : 0);
                 s->set_priority(req.priority());

@@ -100,6 +100,13 @@ struct Engine::Impl {
         scheduler.join();
     }
 
+    // The job with this id, under mu; std::out_of_range for an unknown one.
+    const std::shared_ptr<Job>& known(JobId id) const {
+        auto it = jobs.find(id);
+        if (it == jobs.end()) throw std::out_of_range("engine: unknown job " + std::to_string(id));
+        return it->second;
+    }
+
     // The queued job with the highest priority, the earliest among equals.
     std::shared_ptr<Job> pick() {
         std::shared_ptr<Job> best;
@@ -429,9 +436,7 @@ JobId Engine::submit(JobSpec spec) {
 
 JobResult Engine::await(JobId id) {
     std::unique_lock<std::mutex> lk(impl_->mu);
-    auto it = impl_->jobs.find(id);
-    if (it == impl_->jobs.end()) throw std::out_of_range("engine: unknown job " + std::to_string(id));
-    auto job = it->second;
+    const auto job = impl_->known(id);  // a reference of our own: forget() may drop the map's once it ended
     impl_->done_cv.wait(lk, [&] { return Impl::ended(*job); });
     return job->result;
 }
@@ -458,9 +463,7 @@ bool Engine::cancel(JobId id) {
 
 size_t Engine::proven(JobId id) const {
     std::lock_guard<std::mutex> lk(impl_->mu);
-    auto it = impl_->jobs.find(id);
-    if (it == impl_->jobs.end()) throw std::out_of_range("engine: unknown job " + std::to_string(id));
-    return it->second->proven;
+    return impl_->known(id)->proven;
 }
 
 bool Engine::forget(JobId id) {
@@ -474,9 +477,7 @@ bool Engine::forget(JobId id) {
 
 JobState Engine::state(JobId id) const {
     std::lock_guard<std::mutex> lk(impl_->mu);
-    auto it = impl_->jobs.find(id);
-    if (it == impl_->jobs.end()) throw std::out_of_range("engine: unknown job " + std::to_string(id));
-    return it->second->state;
+    return impl_->known(id)->state;
 }
 
 Engine::Stats Engine::stats() const {

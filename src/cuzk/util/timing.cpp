@@ -5,6 +5,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <string_view>
 
 namespace cuzk {
 
@@ -68,6 +69,12 @@ double busy_seconds(const std::vector<TimingSpan>& spans, const std::function<bo
     return total;
 }
 
+bool is_kernel_compute(const TimingSpan& s) {
+    static constexpr std::string_view kUpload = ".upload";
+    return s.layer == TimingLayer::Kernel &&
+           !(s.name.size() >= kUpload.size() && s.name.compare(s.name.size() - kUpload.size(), kUpload.size(), kUpload) == 0);
+}
+
 std::vector<TimingSpan> spans_from_json(const std::string& json) {
     std::vector<TimingSpan> out;
     try {
@@ -112,10 +119,7 @@ std::string timeline_breakdown(const std::vector<TimingSpan>& spans) {
     const double job = busy_seconds(spans, is(TimingLayer::Pipeline, "job"));
     const double proving = busy_seconds(spans, is(TimingLayer::Pipeline, "proving"));
     const double calls = busy_seconds(spans, is(TimingLayer::Prover, "prove"));
-    const double kernels = busy_seconds(spans, [](const TimingSpan& s) {
-        return s.layer == TimingLayer::Kernel &&
-               !(s.name.size() >= 7 && s.name.compare(s.name.size() - 7, 7, ".upload") == 0);
-    });
+    const double kernels = busy_seconds(spans, is_kernel_compute);
     out += "gaps between the layers:\n";
     if (job > 0) {
         std::snprintf(line, sizeof line, "  job %.3f s, some partition being proven %.3f s: the prover waited %.3f s (%.0f%%)\n",

@@ -46,6 +46,9 @@ private:
 // some kernel running, however many streams overlapped.
 double busy_seconds(const std::vector<TimingSpan>& spans, const std::function<bool(const TimingSpan&)>& keep);
 
+// A kernel-layer span of device compute: not an upload (those run on copy engines, on their own streams).
+bool is_kernel_compute(const TimingSpan& s);
+
 // Spans from TimingSink::to_json's text; std::invalid_argument for anything else.
 std::vector<TimingSpan> spans_from_json(const std::string& json);
 

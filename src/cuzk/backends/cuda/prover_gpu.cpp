@@ -320,6 +320,17 @@ groth16::Proof GpuProver::prove_prepared(std::unique_ptr<groth16::PreparedCircui
     }
 }
 
+std::vector<std::unique_ptr<GpuBackend>> gpu_backends(const groth16::Parameters& params, size_t first) {
+    std::vector<std::unique_ptr<GpuBackend>> out;
+    const auto devs = devices();
+    for (size_t d = first; d < devs.size(); d++) {
+        GpuProverConfig gc;
+        gc.device = devs[d].id;
+        out.push_back(std::make_unique<GpuBackend>(params, gc));
+    }
+    return out;
+}
+
 size_t GpuProver::resident_bytes() const {
     return impl_->a.resident_bytes() + impl_->b1.resident_bytes() + impl_->l.resident_bytes() +
            impl_->h.resident_bytes() + impl_->b2.resident_bytes();

@@ -93,4 +93,8 @@ private:
     GpuProver prover_;
 };
 
+// One GPU backend per visible device (gpu::devices() order) from index `first` on, each with its own resident copy
+// of `params`: the proving workers of a job spread over several GPUs (engine::JobSpec::backends).
+std::vector<std::unique_ptr<GpuBackend>> gpu_backends(const groth16::Parameters& params, size_t first = 0);
+
 }  // namespace cuzk::gpu
