@@ -239,8 +239,7 @@ void add_daemon_commands(CLI::App& app, int& exit_code) {
             });
             dm.wait_for_shutdown_request();
             dm.shutdown();
-            pthread_kill(sig.native_handle(), SIGTERM);  // no-op when it already returned
-            sig.join();
+            sig.join();  // only its signal asks for the shutdown, so it has returned
             exit_code = 0;
         } catch (const std::exception& e) {
             std::fprintf(stderr, "cuzk daemon: error: %s\n", e.what());
