@@ -90,6 +90,16 @@ void check(size_t n, Kind kind, uint64_t seed, const gpu::GpuMsmConfig& cfg = {}
     EXPECT_EQ(ctx.msm_split(split_scalars(scalars)), want) << "0/1 split";
     const ScalarSource src[] = {{scalars, nullptr}};
     EXPECT_EQ(ctx.msm_split(split_scalars_gathered(src, nullptr, true)), want) << "0/1 split, Montgomery scalars";
+    // The device layouts (bitmap ones, dense, tails), the layout forced both ways by the costs.
+    const std::span<const Fr> values[] = {scalars};
+    const uint64_t* const sel[] = {kAllValues};
+    for (double upload : {0.0, 0.04, 10.0}) {
+        SplitOptions o;
+        o.costs.upload_per_byte = upload;
+        auto sp = split_scalars_for_device(values, 1, sel, o);
+        EXPECT_EQ(ctx.msm_split(sp[0]), want) << "device split, upload cost " << upload << (sp[0].dense ? ", dense" : "")
+                                              << (sp[0].one_bits.empty() ? "" : ", bitmap ones");
+    }
 }
 
 bool have_gpu() { return !gpu::devices().empty(); }
@@ -300,4 +310,60 @@ TEST(GpuMsm, RejectsBadInput) {
 
 #else
 TEST(GpuMsm, MatchesCpu) { GTEST_SKIP() << "built without CUDA"; }
+#endif
+
+#ifdef CUZK_HAVE_CUDA
+// A tail shared by consecutive splits: the context uploads its indices once and keeps them at the front of its
+// scratch; later calls (same tail, a new tail, a ones-only call that overwrites the front, a larger call that
+// reallocates the scratch) must all still give the CPU's result.
+TEST(GpuMsm, SharedTailsAcrossCalls) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+    const uint64_t seed = fresh_seed();
+    SCOPED_TRACE(::testing::Message() << "seed " << seed);
+    std::mt19937_64 rng(seed);
+    const size_t n = 20000;
+    auto bases = random_points<G1Config>(n, rng());
+    gpu::G1MsmContext ctx{std::span<const G1Affine>(bases)};
+    ThreadPool pool(2);
+    // Others at every 9th position (shift: a different tail), 0/1 elsewhere, `extra` others outside.
+    auto shaped = [&](size_t shift, size_t extra, size_t len) {
+        std::vector<Fr> v(len);
+        for (size_t i = 0; i < len; i++)
+            v[i] = (i + shift) % 9 == 0 ? Fr::random(rng) : rng() % 2 ? Fr::one() : Fr::zero();
+        for (size_t e = 0; e < extra; e++) v[(e * 9 + 4 + shift) % len] = Fr::random(rng);
+        return v;
+    };
+    std::shared_ptr<const SplitTail> tail;
+    auto run = [&](const std::vector<Fr>& v, const char* what) {
+        const std::span<const Fr> values[] = {v};
+        const uint64_t* const sel[] = {kAllValues};
+        const std::shared_ptr<const SplitTail> tails[] = {tail};
+        SplitOptions o;
+        o.tails = tails;
+        auto sp = split_scalars_for_device(values, 1, sel, o, &pool);
+        EXPECT_TRUE(sp[0].tail) << what;
+        if (sp[0].tail) tail = sp[0].tail;
+        std::span<const G1Affine> b(bases.data(), v.size());
+        EXPECT_EQ(ctx.msm_split(sp[0]), msm<G1Config>(b, v)) << what;
+        return sp[0].tail;
+    };
+    const auto t0 = run(shaped(0, 0, n), "first: uploads the tail");
+    EXPECT_EQ(run(shaped(0, 7, n), "same tail, extras"), t0);
+    EXPECT_EQ(run(shaped(0, 0, n), "same tail again"), t0);
+    const auto t1 = run(shaped(1, 0, n), "another tail");
+    EXPECT_NE(t1, t0);
+    EXPECT_EQ(run(shaped(1, 3, n), "the other tail, cached"), t1);
+    // Ones only: the ones' list takes the front of the scratch.
+    std::vector<Fr> ones(n, Fr::one());
+    EXPECT_EQ(ctx.msm_split(split_scalars(ones)), msm<G1Config>(bases, ones));
+    EXPECT_EQ(run(shaped(1, 0, n), "after a ones-only call"), t1);
+    // An indexed call without a tail overwrites the front too.
+    auto plain = make_scalars(n, Kind::ZeroOne, rng);
+    EXPECT_EQ(ctx.msm_split(split_scalars(plain)), msm<G1Config>(bases, plain));
+    EXPECT_EQ(run(shaped(1, 0, n), "after an indexed call"), t1);
+    // A dense call of every scalar grows (reallocates) the scratch.
+    auto dense = make_scalars(n, Kind::Dense, rng);
+    EXPECT_EQ(ctx.msm(dense), msm<G1Config>(bases, dense));
+    EXPECT_EQ(run(shaped(1, 2, n), "after the scratch grew"), t1);
+}
 #endif

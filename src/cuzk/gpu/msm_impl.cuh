@@ -64,6 +64,8 @@ constexpr size_t kMaxPairsPerGroup = size_t(1) << 30;
 constexpr unsigned kDefaultPiece = 32;
 // Ones: each thread adds 64 bases; 2^20 ones then take 16384 threads, enough to fill the GPU.
 constexpr unsigned kOnesPiece = 64;
+// Ones as a bitmap: each thread reads 2 words (128 positions; ~60 ones at Filecoin's 48% ones).
+constexpr unsigned kOnesWords = 2;
 constexpr unsigned kThreads = 128;
 // Bucket reduction: about 2^16 segment threads in all (the H200 holds ~400 such register-heavy threads per SM).
 constexpr uint32_t kSegmentThreads = 1u << 16;
@@ -379,6 +381,27 @@ __global__ void sum_indexed(const BaseDev<DF>* __restrict__ bases, const uint32_
     out[p] = acc;
 }
 
+// The ones as a bitmap: each thread adds the bases of the set bits of kOnesWords words.
+template <class DF>
+__global__ void sum_bits(const BaseDev<DF>* __restrict__ bases, const uint64_t* __restrict__ bits, uint32_t words,
+                         Xyzz<DF>* __restrict__ out) {
+    uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
+    uint64_t begin = (uint64_t)p * kOnesWords;
+    if (begin >= words) return;
+    uint32_t end = (uint32_t)(begin + kOnesWords < words ? begin + kOnesWords : words);
+    Xyzz<DF> acc = identity<DF>();
+    for (uint32_t w = (uint32_t)begin; w < end; w++) {
+        uint64_t word = bits[w];
+        while (word) {
+            const uint32_t b = (uint32_t)__ffsll((long long)word) - 1;
+            word &= word - 1;
+            const BaseDev<DF> base = load_base(bases, w * 64 + b);
+            if (!base_is_infinity(base)) add_affine(acc, base.x, base.y);
+        }
+    }
+    out[p] = acc;
+}
+
 // ---- planning -------------------------------------------------------------------------------------------------
 // Scratch layout of one call; the same function sizes the allocation (base == nullptr) and carves it.
 template <class F>
@@ -396,6 +419,7 @@ struct Plan {
     size_t cub_bytes = 0;
     // ones
     uint32_t k = 0, q2 = 0;  // ones, pieces rounded up to a power of two
+    uint32_t words = 0;      // ones given as a bitmap of this many words (0: as k indices)
     size_t total = 0;
 
     struct Ptrs {
@@ -417,8 +441,9 @@ struct Plan {
             return r;
         };
         if (m) {
-            p.scalars = (Limbs4*)take((size_t)m * sizeof(Limbs4));
+            // The index list first, at the same address for every m: a tail uploaded by one call serves the next.
             p.index = (uint32_t*)take((size_t)m * 4);
+            p.scalars = (Limbs4*)take((size_t)m * sizeof(Limbs4));
             p.keys0 = (uint32_t*)take(P * 4);
             p.keys1 = (uint32_t*)take(P * 4);
             p.vals0 = (uint32_t*)take(P * 4);
@@ -433,7 +458,7 @@ struct Plan {
             p.cub = take(cub_bytes);
         }
         if (k) {
-            p.ones_idx = (uint32_t*)take((size_t)k * 4);
+            p.ones_idx = (uint32_t*)take(words ? (size_t)words * 8 : (size_t)k * 4);
             p.ones0 = (Xyzz<F>*)take((size_t)q2 * sizeof(Xyzz<F>));
             p.ones1 = (Xyzz<F>*)take((size_t)std::max<uint32_t>(q2 / 2, 1) * sizeof(Xyzz<F>));
         }
@@ -445,13 +470,15 @@ struct Plan {
 // pre_c: the window width of the precomputed table (0: none; its stride is pre_stride).
 template <class F>
 Plan<F> make_plan(size_t m, size_t k, const GpuMsmConfig& cfg, unsigned sm_count, unsigned pre_c = 0,
-                  uint32_t pre_stride = 0) {
+                  uint32_t pre_stride = 0, size_t ones_words = 0) {
     if (m >= (size_t(1) << 31) || k >= (size_t(1) << 31))
         throw std::invalid_argument("gpu msm: at most 2^31 - 1 scalars");
     Plan<F> pl;
     pl.m = (uint32_t)m;
     pl.k = (uint32_t)k;
-    if (k) pl.q2 = pow2_ceil((k + kOnesPiece - 1) / kOnesPiece);
+    pl.words = (uint32_t)ones_words;
+    if (k) pl.q2 = pow2_ceil(ones_words ? (uint32_t)((ones_words + kOnesWords - 1) / kOnesWords)
+                                        : (k + kOnesPiece - 1) / kOnesPiece);
     if (m) {
         pl.c = pre_c ? pre_c : cfg.window_bits ? cfg.window_bits : gpu_msm_window_bits(m, sm_count);
         if (pl.c < kMinWindow || pl.c > kMaxWindow)
@@ -499,6 +526,10 @@ struct MsmContext<Cfg>::Impl {
     cudaStream_t stream = nullptr;
     std::byte* d_scratch = nullptr;
     size_t scratch_size = 0;
+    uint64_t scratch_generation = 0;  // bumped whenever the scratch is reallocated
+    // The tail (SplitTail::id, 0: none) whose indices the front of the scratch's index list holds, and in which
+    // scratch generation it was uploaded.
+    uint64_t cached_tail = 0, cached_generation = 0;
 
     // The bases go up in slices through a staging buffer and are packed on the device (BaseDev: no flag byte,
     // 16-byte aligned).
@@ -600,18 +631,27 @@ struct MsmContext<Cfg>::Impl {
         if (d_scratch) CUZK_CUDA_CHECK(cudaFree(d_scratch));
         d_scratch = nullptr;
         scratch_size = 0;
+        scratch_generation++;  // a tail uploaded into the old scratch is gone
         CUZK_CUDA_CHECK(cudaMalloc(&d_scratch, bytes));
         scratch_size = bytes;
     }
 
-    // Sum of the bases listed in h_ones (k of them), as an XYZZ point on the host.
-    XYZZ<Cfg> sum_ones(const Plan<F>& pl, const typename Plan<F>::Ptrs& b, const uint32_t* h_ones, KernelTimer& kt) {
+    // Sum of the bases listed in h_ones (k of them), or of those whose bit is set in h_ones read as pl.words
+    // 64-bit words, as an XYZZ point on the host.
+    XYZZ<Cfg> sum_ones(const Plan<F>& pl, const typename Plan<F>::Ptrs& b, const void* h_ones, KernelTimer& kt) {
         const uint32_t k = pl.k;
         const int span = kt.start("ones", stream);
-        PinnedUploader::shared().upload(b.ones_idx, h_ones, (size_t)k * 4, stream);
+        PinnedUploader::shared().upload(b.ones_idx, h_ones, pl.words ? (size_t)pl.words * 8 : (size_t)k * 4,
+                                        stream);
         CUZK_CUDA_CHECK(cudaMemsetAsync(b.ones0, 0, (size_t)pl.q2 * sizeof(P), stream));  // padding = identity
-        const uint32_t q = (k + kOnesPiece - 1) / kOnesPiece;
-        sum_indexed<F><<<blocks_for(q), kThreads, 0, stream>>>(d_bases, b.ones_idx, k, kOnesPiece, b.ones0);
+        if (pl.words) {
+            const uint32_t q = (pl.words + kOnesWords - 1) / kOnesWords;
+            sum_bits<F><<<blocks_for(q), kThreads, 0, stream>>>(d_bases, reinterpret_cast<const uint64_t*>(b.ones_idx),
+                                                                 pl.words, b.ones0);
+        } else {
+            const uint32_t q = (k + kOnesPiece - 1) / kOnesPiece;
+            sum_indexed<F><<<blocks_for(q), kThreads, 0, stream>>>(d_bases, b.ones_idx, k, kOnesPiece, b.ones0);
+        }
         CUZK_CUDA_CHECK(cudaGetLastError());
         P* in = b.ones0;
         P* out = b.ones1;
@@ -629,14 +669,23 @@ struct MsmContext<Cfg>::Impl {
 
     // Pippenger over m scalars (Montgomery cuzk::Fr when mont, else canonical limbs), base i or h_index[i].
     // on_device: h_scalars is device memory (read in place), else host memory (uploaded).
+    // tail: the split's tail (h_index starts with its indices), or nullptr.
     Jacobian<Cfg> pippenger(const Plan<F>& pl, const typename Plan<F>::Ptrs& b, const Limbs4* h_scalars, bool mont,
-                            const uint32_t* h_index, KernelTimer& kt, bool on_device = false) {
+                            const uint32_t* h_index, KernelTimer& kt, bool on_device = false,
+                            const SplitTail* tail = nullptr) {
         const uint32_t m = pl.m;
         const Limbs4* d_scalars = on_device ? h_scalars : b.scalars;
         const int up = kt.start("upload", stream);
         // Pageable host arrays through pinned staging (pinned_upload.cuh).
         if (!on_device) PinnedUploader::shared().upload(b.scalars, h_scalars, (size_t)m * sizeof(Limbs4), stream);
-        if (h_index) PinnedUploader::shared().upload(b.index, h_index, (size_t)m * 4, stream);
+        if (h_index) {
+            // A tail this context uploaded last time (same tail, same scratch) is still at the front of the index
+            // list: only the extras move.
+            const bool cached = tail && tail->id == cached_tail && scratch_generation == cached_generation;
+            const size_t skip = cached ? tail->indices.size() : 0;
+            cached_tail = 0;  // until this call has finished
+            if (m > skip) PinnedUploader::shared().upload(b.index + skip, h_index + skip, (m - skip) * 4, stream);
+        }
         kt.stop(up, stream);
         // Window sums (Horner below), or with the precomputed table one sum per group (added up below).
         std::vector<XYZZ<Cfg>> sums(pl.W);
@@ -694,6 +743,10 @@ struct MsmContext<Cfg>::Impl {
             kt.stop(red_span, stream);
         }
         CUZK_CUDA_CHECK(cudaStreamSynchronize(stream));
+        if (h_index && tail) {
+            cached_tail = tail->id;
+            cached_generation = scratch_generation;
+        }
         Jacobian<Cfg> acc = Jacobian<Cfg>::identity();
         if (pl.pre_stride) {
             // The table already scaled window j by 2^(j c): the groups' sums just add.
@@ -708,16 +761,19 @@ struct MsmContext<Cfg>::Impl {
         return acc;
     }
 
+    // ones_words: h_ones is a bitmap of that many words holding k ones (0: k indices).
     Jacobian<Cfg> run(size_t m, const Limbs4* h_scalars, bool mont, const uint32_t* h_index, size_t k,
-                      const uint32_t* h_ones, const KernelSpans& spans, bool on_device = false) {
+                      const void* h_ones, const KernelSpans& spans, bool on_device = false, size_t ones_words = 0,
+                      const SplitTail* tail = nullptr) {
         CUZK_CUDA_CHECK(cudaSetDevice(cfg.device));
-        Plan<F> pl = make_plan<F>(m, k, cfg, sm_count, pre_c, (uint32_t)n);
+        Plan<F> pl = make_plan<F>(m, k, cfg, sm_count, pre_c, (uint32_t)n, ones_words);
         reserve(pl.total);
         auto b = pl.carve(d_scratch);
         KernelTimer kt(spans, stream);
+        if (!m) cached_tail = 0;  // the ones' buffer now starts where the index list did
         Jacobian<Cfg> acc = Jacobian<Cfg>::identity();
         if (k) acc += sum_ones(pl, b, h_ones, kt).to_jacobian();
-        if (m) acc += pippenger(pl, b, h_scalars, mont, h_index, kt, on_device);
+        if (m) acc += pippenger(pl, b, h_scalars, mont, h_index, kt, on_device, tail);
         kt.report();  // both stages synchronize the stream before they return
         return acc;
     }
@@ -757,12 +813,16 @@ Jacobian<Cfg> MsmContext<Cfg>::msm_split(const ScalarSplit& split, const KernelS
     if (split.size > impl_->n)
         throw std::invalid_argument("gpu msm: a split of " + std::to_string(split.size) + " scalars for " +
                                     std::to_string(impl_->n) + " bases");
-    if (split.other_indices.size() != split.other_scalars.size())
-        throw std::invalid_argument("gpu msm: split has mismatched other_indices / other_scalars");
-    // A split built by hand could index past the bases; the device must never read outside them.
+    // A split built by hand could index past the bases (or claim a tail it does not start with); the device must
+    // never read outside them.
     check_split_indices(split, "gpu msm");
-    return impl_->run(split.other_indices.size(), split.other_scalars.data(), split.montgomery, split.other_indices.data(),
-                      split.one_indices.size(), split.one_indices.data(), spans);
+    if (split.dense)
+        return impl_->run(split.size, split.other_scalars.data(), split.montgomery, nullptr, 0, nullptr, spans);
+    const bool bits = !split.one_bits.empty();
+    return impl_->run(split.other_indices.size(), split.other_scalars.data(), split.montgomery,
+                      split.other_indices.data(), split.one_count(),
+                      bits ? (const void*)split.one_bits.data() : (const void*)split.one_indices.data(), spans, false,
+                      bits ? split.one_bits.size() : 0, split.tail.get());
 }
 
 template <class Cfg>

@@ -86,6 +86,9 @@ struct QuerySplits {
 };
 // montgomery: the other scalars stay in Montgomery form (for the GPU's MSMs, which convert them on the device).
 QuerySplits split_queries(const r1cs::ProvingAssignment& asg, bool montgomery = false);
+// The same for a device (split_scalars_for_device): Montgomery scalars, each query's layout chosen by
+// options.costs, and options.tails (A, B, L; or empty) reused where they still cover the query.
+QuerySplits split_queries_for_device(const r1cs::ProvingAssignment& asg, const SplitOptions& options);
 
 // A = alpha_1 + a_sum + r delta_1, B = beta_2 + b2_sum + s delta_2, B_1 = beta_1 + b1_sum + s delta_1,
 // C = h_sum + l_sum + s A + r B_1 - r s delta_1, in affine form; the scalars derived from r, s are wiped.

@@ -519,13 +519,50 @@ const uint64_t kNoValuesTag = 0;
 }  // namespace
 const uint64_t* const kNoValues = &kNoValuesTag;
 
-std::vector<ScalarSplit> split_scalars_multi(std::span<const std::span<const Fr>> values, size_t lists,
-                                             std::span<const uint64_t* const> selection, ThreadPool* pool_arg,
-                                             bool keep_montgomery) {
+namespace {
+
+std::atomic<uint64_t> g_next_tail_id{1};
+
+// Values selected by `d` (kAllValues, kNoValues or a bitmap) among positions [lo, hi).
+size_t selected_in(const uint64_t* d, size_t lo, size_t hi) {
+    if (d == kAllValues) return hi - lo;
+    if (d == kNoValues || lo >= hi) return 0;
+    size_t count = 0;
+    size_t i = lo;
+    while (i < hi) {
+        const size_t w = i / 64, b = i % 64;
+        const size_t take = std::min<size_t>(64 - b, hi - i);
+        uint64_t word = d[w] >> b;
+        if (take < 64) word &= (uint64_t(1) << take) - 1;
+        count += (size_t)__builtin_popcountll(word);
+        i += take;
+    }
+    return count;
+}
+
+std::shared_ptr<const SplitTail> make_tail(const ScalarSplit& s) {
+    auto t = std::make_shared<SplitTail>();
+    t->id = g_next_tail_id.fetch_add(1);
+    t->size = s.size;
+    t->indices.resize(s.other_indices.size());
+    std::copy(s.other_indices.begin(), s.other_indices.end(), t->indices.begin());
+    t->member.assign((s.size + 63) / 64, 0);
+    for (uint32_t i : t->indices) t->member[i / 64] |= uint64_t(1) << (i % 64);
+    return t;
+}
+
+// The splitter behind split_scalars_multi (opt == nullptr: indexed layout, one_indices, no tails) and
+// split_scalars_for_device.
+std::vector<ScalarSplit> split_impl(std::span<const std::span<const Fr>> values, size_t lists,
+                                    std::span<const uint64_t* const> selection, ThreadPool* pool_arg,
+                                    bool keep_montgomery, const SplitOptions* opt) {
     const size_t ns = values.size();
     if (selection.size() != lists * ns)
         throw std::invalid_argument("split_scalars_multi: " + std::to_string(selection.size()) + " selections for " +
                                     std::to_string(lists) + " lists of " + std::to_string(ns) + " arrays");
+    if (opt && !opt->tails.empty() && opt->tails.size() != lists)
+        throw std::invalid_argument("split_scalars_for_device: " + std::to_string(opt->tails.size()) +
+                                    " tails for " + std::to_string(lists) + " lists");
     size_t n_in = 0;
     for (const auto& v : values) n_in += v.size();
     if (n_in >= kMaxPoints) throw std::invalid_argument("split_scalars: at most 2^31 - 1 scalars");
@@ -533,9 +570,11 @@ std::vector<ScalarSplit> split_scalars_multi(std::span<const std::span<const Fr>
     std::vector<ScalarSplit> out(lists);
     for (auto& o : out) o.montgomery = keep_montgomery;
     if (n_in == 0 || lists == 0) return out;
-    // Pieces: ranges of one array each, about 4 per thread over all arrays. Two parallel passes: count each list's
-    // selected values, ones and others per piece, then (after prefix sums) write each piece's entries straight
-    // into its own range of every output, so indices increase and nothing is copied twice.
+    // Pieces: ranges of one array each, about 4 per thread over all arrays. Three parallel passes: count each
+    // list's selected values per piece (popcounts of the densities), so every piece knows the list positions of its
+    // values; classify and count them (ones and others, in all and outside the list's tail); then, after the
+    // layouts are chosen and prefix sums taken, write each piece's entries straight into its own range of every
+    // output, so indices increase and nothing is copied twice.
     struct Piece {
         size_t src, lo, hi;
     };
@@ -547,69 +586,238 @@ std::vector<ScalarSplit> split_scalars_multi(std::span<const std::span<const Fr>
         for (size_t p = 0; p < cnt; p++) pieces.push_back({k, n * p / cnt, n * (p + 1) / cnt});
     }
     const size_t np = pieces.size();
-    // counts[(q * (np + 1) + p + 1) * 3 + {0 selected, 1 ones, 2 others}]
-    std::vector<size_t> counts(lists * (np + 1) * 3, 0);
-    auto count_at = [&](size_t q, size_t p, int what) -> size_t& { return counts[(q * (np + 1) + p) * 3 + what]; };
+    // counts[(q * (np + 1) + p + 1) * K + what]; the row p = 0 stays zero (prefix sums start there).
+    enum { kSel, kOnes, kOthers, kOnesOut, kOthersOut, kOnesUsed, kOthersUsed, K };
+    std::vector<size_t> counts(lists * (np + 1) * K, 0);
+    auto count_at = [&](size_t q, size_t p, int what) -> size_t& { return counts[(q * (np + 1) + p) * K + what]; };
+    auto sel_of = [&](size_t q, size_t k) { return selection[q * ns + k]; };
     auto selected = [&](size_t q, size_t k, size_t i) {
-        const uint64_t* d = selection[q * ns + k];
+        const uint64_t* d = sel_of(q, k);
         if (d == kAllValues) return true;
         if (d == kNoValues) return false;
         return ((d[i / 64] >> (i % 64)) & 1) != 0;
     };
     pool.run_tasks(np, [&](size_t p) {
+        const Piece pc = pieces[p];
+        for (size_t q = 0; q < lists; q++) count_at(q, p + 1, kSel) = selected_in(sel_of(q, pc.src), pc.lo, pc.hi);
+    });
+    for (size_t q = 0; q < lists; q++)
+        for (size_t p = 0; p < np; p++) count_at(q, p + 1, kSel) += count_at(q, p, kSel);
+    // A tail applies only to a list of its size.
+    std::vector<const SplitTail*> tail(lists, nullptr);
+    for (size_t q = 0; q < lists; q++) {
+        out[q].size = count_at(q, np, kSel);
+        if (opt && !opt->tails.empty() && opt->tails[q] && opt->tails[q]->size == out[q].size)
+            tail[q] = opt->tails[q].get();
+    }
+    pool.run_tasks(np, [&](size_t p) {
         // One read of each value: classify it, then count it in every list that selects it.
         const Piece pc = pieces[p];
-        std::vector<size_t> c(lists * 3, 0);  // per list: selected, ones, others
+        std::vector<size_t> at(lists);
+        std::vector<size_t> c(lists * K, 0);
+        for (size_t q = 0; q < lists; q++) at[q] = count_at(q, p, kSel);
         for (size_t i = pc.lo; i < pc.hi; i++) {
             const Fr& x = values[pc.src][i];
             const int cls = x.is_zero() ? 0 : x.is_one() ? 1 : 2;
             for (size_t q = 0; q < lists; q++) {
                 if (!selected(q, pc.src, i)) continue;
-                c[3 * q]++;
-                if (cls) c[3 * q + (size_t)cls]++;
+                const size_t pos = at[q]++;
+                if (cls == 0) continue;
+                const bool out_of_tail = !tail[q] || !tail[q]->contains(pos);
+                c[K * q + (cls == 1 ? kOnes : kOthers)]++;
+                if (out_of_tail) c[K * q + (cls == 1 ? kOnesOut : kOthersOut)]++;
             }
         }
         for (size_t q = 0; q < lists; q++)
-            for (int w = 0; w < 3; w++) count_at(q, p + 1, w) = c[3 * q + (size_t)w];
+            for (int w : {kOnes, kOthers, kOnesOut, kOthersOut}) count_at(q, p + 1, w) = c[K * q + (size_t)w];
     });
+    // Per list: the tail (when it still covers the list), the layout, then the prefix sums of what is written.
+    std::vector<bool> bitmap(lists, false);
     for (size_t q = 0; q < lists; q++) {
-        for (size_t p = 0; p < np; p++)
-            for (int w = 0; w < 3; w++) count_at(q, p + 1, w) += count_at(q, p, w);
-        out[q].size = count_at(q, np, 0);
-        out[q].one_indices.resize(count_at(q, np, 1));
-        out[q].other_indices.resize(count_at(q, np, 2));
-        out[q].other_scalars.resize(count_at(q, np, 2));
+        ScalarSplit& o = out[q];
+        size_t ones = 0, others = 0, ones_out = 0, others_out = 0;
+        for (size_t p = 1; p <= np; p++) {
+            ones += count_at(q, p, kOnes);
+            others += count_at(q, p, kOthers);
+            ones_out += count_at(q, p, kOnesOut);
+            others_out += count_at(q, p, kOthersOut);
+        }
+        if (tail[q] && others_out > std::max<size_t>(1024, tail[q]->indices.size() / 8)) tail[q] = nullptr;
+        const bool use_tail = tail[q] != nullptr;
+        if (opt) {
+            const SplitLayout lay = choose_split_layout(o.size, use_tail ? ones_out : ones,
+                                                        use_tail ? tail[q]->indices.size() + others_out : others,
+                                                        opt->costs);
+            o.dense = lay.dense && !use_tail;
+            bitmap[q] = lay.ones_bitmap && !o.dense;
+        }
+        for (size_t p = 1; p <= np; p++) {
+            count_at(q, p, kOnesUsed) = count_at(q, p - 1, kOnesUsed) + count_at(q, p, use_tail ? kOnesOut : kOnes);
+            count_at(q, p, kOthersUsed) =
+                count_at(q, p - 1, kOthersUsed) + count_at(q, p, use_tail ? kOthersOut : kOthers);
+        }
+        const size_t n_ones = count_at(q, np, kOnesUsed), n_others = count_at(q, np, kOthersUsed);
+        if (o.dense) {
+            o.other_scalars.resize(o.size);
+            continue;
+        }
+        if (bitmap[q]) {
+            o.one_bits.resize((o.size + 63) / 64);
+            uint64_t* w = o.one_bits.data();
+            pool.parallel_for(o.one_bits.size(), [w](size_t lo, size_t hi) { std::fill(w + lo, w + hi, 0); });
+            o.one_bit_count = n_ones;
+        } else {
+            o.one_indices.resize(n_ones);
+        }
+        if (use_tail) {
+            o.tail = opt->tails[q];
+            o.tail_size = tail[q]->indices.size();
+        }
+        o.other_indices.resize(o.tail_size + n_others);
+        o.other_scalars.resize(o.tail_size + n_others);
+        if (use_tail) {
+            std::copy(tail[q]->indices.begin(), tail[q]->indices.end(), o.other_indices.begin());
+            std::fill(o.other_scalars.begin(), o.other_scalars.begin() + (ptrdiff_t)o.tail_size, limbs_t<4>{});
+        }
     }
     pool.run_tasks(np, [&](size_t p) {
         const Piece pc = pieces[p];
-        std::vector<size_t> cur(lists * 3);  // per list, where this piece writes: position, ones, others
-        for (size_t q = 0; q < lists; q++)
-            for (int w = 0; w < 3; w++) cur[3 * q + (size_t)w] = count_at(q, p, w);
+        // Per list, where this piece writes: position, ones, others (after the tail).
+        struct Cursor {
+            size_t at, ones, others;
+            size_t word = SIZE_MAX;
+            uint64_t bits = 0;
+        };
+        std::vector<Cursor> cur(lists);
+        for (size_t q = 0; q < lists; q++) {
+            Cursor& c = cur[q];
+            c.at = count_at(q, p, kSel);
+            c.ones = count_at(q, p, kOnesUsed);
+            c.others = out[q].tail_size + count_at(q, p, kOthersUsed);
+        }
+        auto flush = [&](size_t q) {
+            Cursor& c = cur[q];
+            if (c.word == SIZE_MAX || !c.bits) return;
+            std::atomic_ref<uint64_t>(out[q].one_bits[c.word]).fetch_or(c.bits, std::memory_order_relaxed);
+            c.bits = 0;
+        };
         for (size_t i = pc.lo; i < pc.hi; i++) {
             const Fr& x = values[pc.src][i];
             const int cls = x.is_zero() ? 0 : x.is_one() ? 1 : 2;
             limbs_t<4> limbs{};
             bool converted = false;
+            auto value = [&]() -> const limbs_t<4>& {
+                if (!converted) limbs = keep_montgomery ? x.mont_limbs() : x.to_canonical(), converted = true;
+                return limbs;
+            };
             for (size_t q = 0; q < lists; q++) {
                 if (!selected(q, pc.src, i)) continue;
-                const uint32_t at = (uint32_t)cur[3 * q]++;
-                if (cls == 0) continue;
-                if (cls == 1) {
-                    out[q].one_indices[cur[3 * q + 1]++] = at;
+                Cursor& c = cur[q];
+                ScalarSplit& o = out[q];
+                const size_t at = c.at++;
+                if (o.dense) {
+                    o.other_scalars[at] = value();
                     continue;
                 }
-                if (!converted) limbs = keep_montgomery ? x.mont_limbs() : x.to_canonical(), converted = true;
-                const size_t k = cur[3 * q + 2]++;
-                out[q].other_indices[k] = at;
-                out[q].other_scalars[k] = limbs;
+                if (cls == 0) continue;  // (the tail's scalars start zeroed)
+                if (tail[q] && tail[q]->contains(at)) {
+                    const auto& ti = tail[q]->indices;
+                    o.other_scalars[(size_t)(std::lower_bound(ti.begin(), ti.end(), (uint32_t)at) - ti.begin())] =
+                        value();
+                    continue;
+                }
+                if (cls == 1) {
+                    if (!bitmap[q]) {
+                        o.one_indices[c.ones++] = (uint32_t)at;
+                        continue;
+                    }
+                    if (at / 64 != c.word) {
+                        flush(q);
+                        c.word = at / 64;
+                    }
+                    c.bits |= uint64_t(1) << (at % 64);
+                    continue;
+                }
+                o.other_indices[c.others] = (uint32_t)at;
+                o.other_scalars[c.others++] = value();
             }
         }
+        for (size_t q = 0; q < lists; q++)
+            if (bitmap[q]) flush(q);
     });
+    // Lists with few others and no tail get one of their own, for the next split to reuse.
+    if (opt)
+        for (size_t q = 0; q < lists; q++) {
+            ScalarSplit& o = out[q];
+            if (o.dense || o.tail || o.other_indices.empty() || o.other_indices.size() > o.size / 4) continue;
+            o.tail = make_tail(o);
+            o.tail_size = o.other_indices.size();
+        }
     return out;
+}
+
+}  // namespace
+
+SplitLayout choose_split_layout(size_t n, size_t ones, size_t others, const SplitCosts& c) {
+    const double words = (double)((n + 63) / 64);
+    const double ones_indexed = (double)ones * (4 * c.upload_per_byte + c.one_per_scalar);
+    const double ones_bitmap =
+        words * 8 * c.upload_per_byte + (double)n * c.bitmap_per_position + (double)ones * c.one_per_scalar;
+    SplitLayout lay;
+    lay.ones_bitmap = ones > 0 && ones_bitmap < ones_indexed;
+    const double split = (double)others * (36 * c.upload_per_byte + c.pippenger_per_scalar) +
+                         std::min(ones_indexed, ones ? ones_bitmap : 0.0);
+    const double dense = (double)n * (32 * c.upload_per_byte + c.pippenger_per_scalar);
+    lay.dense = n > 0 && dense < split;
+    return lay;
+}
+
+std::vector<ScalarSplit> split_scalars_multi(std::span<const std::span<const Fr>> values, size_t lists,
+                                             std::span<const uint64_t* const> selection, ThreadPool* pool,
+                                             bool keep_montgomery) {
+    return split_impl(values, lists, selection, pool, keep_montgomery, nullptr);
+}
+
+std::vector<ScalarSplit> split_scalars_for_device(std::span<const std::span<const Fr>> values, size_t lists,
+                                                  std::span<const uint64_t* const> selection,
+                                                  const SplitOptions& options, ThreadPool* pool) {
+    return split_impl(values, lists, selection, pool, true, &options);
 }
 
 void check_split_indices(const ScalarSplit& split, const char* who, ThreadPool* pool_arg) {
     ThreadPool& pool = pool_arg ? *pool_arg : ThreadPool::global();
+    auto fail = [who](const std::string& what) { throw std::invalid_argument(std::string(who) + ": " + what); };
+    if (split.other_indices.size() != (split.dense ? 0 : split.other_scalars.size()))
+        fail("split has mismatched other_indices / other_scalars");
+    if (split.dense) {
+        if (split.other_scalars.size() != split.size || !split.one_indices.empty() || !split.one_bits.empty() ||
+            split.tail)
+            fail("a dense split holds exactly one scalar per position and nothing else");
+        return;
+    }
+    if (!split.one_bits.empty()) {
+        if (!split.one_indices.empty() || split.one_bits.size() != (split.size + 63) / 64)
+            fail("split's ones bitmap does not match its size");
+        if (split.size % 64 && (split.one_bits.back() >> (split.size % 64)))
+            fail("split's ones bitmap has bits past its size");
+        std::atomic<size_t> bits{0};
+        const uint64_t* w = split.one_bits.data();
+        pool.parallel_for(split.one_bits.size(), [&](size_t lo, size_t hi) {
+            size_t c = 0;
+            for (size_t k = lo; k < hi; k++) c += (size_t)__builtin_popcountll(w[k]);
+            bits += c;
+        });
+        if (bits != split.one_bit_count) fail("split's one_bit_count does not match its bitmap");
+    }
+    if (split.tail) {
+        const auto& t = *split.tail;
+        if (t.size != split.size || split.tail_size != t.indices.size() ||
+            split.other_indices.size() < split.tail_size ||
+            !std::equal(t.indices.begin(), t.indices.end(), split.other_indices.begin()))
+            fail("split's other indices do not start with its tail");
+    } else if (split.tail_size) {
+        fail("split has a tail size without a tail");
+    }
     for (const auto* list : {&split.one_indices, &split.other_indices}) {
         std::atomic<uint32_t> bad{0};
         std::atomic<bool> found{false};
@@ -622,9 +830,7 @@ void check_split_indices(const ScalarSplit& split, const char* who, ThreadPool* 
                     return;
                 }
         });
-        if (found)
-            throw std::invalid_argument(std::string(who) + ": split index " + std::to_string(bad.load()) +
-                                        " out of range");
+        if (found) fail("split index " + std::to_string(bad.load()) + " out of range");
     }
 }
 
@@ -637,9 +843,9 @@ Jacobian<Cfg> msm_split(std::span<const Affine<Cfg>> bases, const ScalarSplit& s
     if (split.size != bases.size())
         throw std::invalid_argument("msm: " + std::to_string(bases.size()) + " bases for a split of " +
                                     std::to_string(split.size) + " scalars");
-    if (split.other_indices.size() != split.other_scalars.size())
-        throw std::invalid_argument("msm: split has mismatched other_indices / other_scalars");
     if (split.montgomery) throw std::invalid_argument("msm: the CPU MSM needs a split with canonical scalars");
+    if (split.dense || !split.one_bits.empty())
+        throw std::invalid_argument("msm: the CPU MSM needs the indexed layout with listed ones");
     if (cfg.window_bits > kMaxWindowBits)
         throw std::invalid_argument("msm: window_bits must be at most " + std::to_string(kMaxWindowBits));
     if (bases.size() >= kMaxPoints) throw std::invalid_argument("msm: at most 2^31 - 1 points");

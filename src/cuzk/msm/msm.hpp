@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -24,20 +25,63 @@
 
 namespace cuzk {
 
+// The positions of an earlier split's others (its "tail"), kept for the next split of the same shape: Filecoin's
+// partitions have their non-0/1 values at (nearly) the same positions, so a GPU prover that shares one tail across
+// the circuits it proves uploads the tail's indices once (the device context remembers `id`) and per circuit only
+// the tail's scalars. Immutable once made; shared by every split that uses it.
+struct SplitTail {
+    uint64_t id = 0;                   // unique per tail (a process-wide counter)
+    size_t size = 0;                   // number of positions of the splits it serves
+    uninit_vector<uint32_t> indices;   // increasing
+    std::vector<uint64_t> member;      // bit i set: position i is in the tail
+    bool contains(size_t i) const { return ((member[i / 64] >> (i % 64)) & 1) != 0; }
+};
+
 // The scalars of one MSM sorted by how they are handled. It depends on the scalars only, so one split serves every
 // MSM over the same assignment (in Groth16 the aux assignment feeds the A, B_G1 and B_G2 queries).
+//
+// Two layouts; split_scalars_multi with SplitOptions::costs picks, per list, the one that costs less on the
+// device (choose_split_layout):
+//   - indexed (the default): zeros skipped, ones listed in one_indices or as the bitmap one_bits (whichever moves
+//     fewer bytes), others as (other_indices, other_scalars). With a tail, other_indices starts with the tail's
+//     indices (tail_size of them, whatever the values there, 0 and 1 included) and goes on with the "extras": others
+//     outside the tail; the ones in the tail are not in the ones.
+//   - dense: no split at all, other_scalars holds every scalar in order (other_indices empty, no ones): a witness
+//     with almost no 0/1 values saves the indices.
 struct ScalarSplit {
     size_t size = 0;                        // number of scalars, i.e. the number of bases the split applies to
     // Uninitialized on resize: split_scalars sizes them, then its threads write (and first touch) their own ranges.
     uninit_vector<uint32_t> one_indices;      // i with scalars[i] == 1, increasing
-    uninit_vector<uint32_t> other_indices;    // i with scalars[i] not in {0, 1}, increasing
+    uninit_vector<uint64_t> one_bits;         // or the same as a bitmap (bit i of word i / 64), one_indices empty
+    size_t one_bit_count = 0;                 // ones in one_bits
+    uninit_vector<uint32_t> other_indices;    // i with scalars[i] not in {0, 1}, increasing (see the tail above)
     uninit_vector<limbs_t<4>> other_scalars;  // canonical (not Montgomery) values of those scalars, same order
     // other_scalars hold the Montgomery limbs instead (split_scalars_gathered(..., true)): for the GPU MSM, which
     // converts on the device; the CPU MSM refuses such a split.
     bool montgomery = false;
+    bool dense = false;                       // the dense layout (above)
+    std::shared_ptr<const SplitTail> tail;    // the tail other_indices starts with (nullptr: none)
+    size_t tail_size = 0;                     // == tail->indices.size() when tail is set
 
-    size_t zero_count() const { return size - one_indices.size() - other_indices.size(); }
+    size_t one_count() const { return one_bits.empty() ? one_indices.size() : one_bit_count; }
+    // Zeros skipped (0 for a dense split, which skips nothing).
+    size_t zero_count() const { return dense ? 0 : size - one_count() - other_indices.size(); }
 };
+
+// What one scalar costs the device in each layout, in nanoseconds (defaults: measured on the H200, docs/perf.md
+// "split layouts"). The GPU prover passes them to the splitter, which picks the cheaper layout per list.
+struct SplitCosts {
+    double upload_per_byte = 0.04;        // host-to-device through pinned staging (~25 GB/s)
+    double pippenger_per_scalar = 5.0;    // one scalar through Pippenger (digits, sort, bucket additions)
+    double one_per_scalar = 0.5;          // one base added by the ones' sum
+    double bitmap_per_position = 0.01;    // reading the ones' bitmap, per position
+};
+struct SplitLayout {
+    bool dense = false;        // the dense layout
+    bool ones_bitmap = false;  // indexed layout: ones as one_bits
+};
+// The cheaper layout for a list of n scalars with `ones` ones and `others` others (zeros: the rest).
+SplitLayout choose_split_layout(size_t n, size_t ones, size_t others, const SplitCosts& costs);
 
 // Tuning of one MSM; every default is what the measurements in msm.cpp chose.
 struct MsmConfig {
@@ -90,8 +134,25 @@ std::vector<ScalarSplit> split_scalars_multi(std::span<const std::span<const Fr>
                                              std::span<const uint64_t* const> selection, ThreadPool* pool = nullptr,
                                              bool keep_montgomery = false);
 
-// Throws std::invalid_argument ("<who>: split index I out of range") when an index of the split is >= split.size:
-// a split built by hand could index past the bases. One parallel pass (a 2^27 split holds ~10^8 indices).
+// split_scalars_multi for a device, in Montgomery form (the GPU converts), with:
+//   - costs: per list, the layout choose_split_layout picks;
+//   - tails (one per list, or empty; an entry may be nullptr): the tail of an earlier split to reuse. It is used
+//     when it covers the list (same size, at most max(1024, tail / 8) others outside it); otherwise, and for lists
+//     without one, a list with others on at most a quarter of its positions gets a tail of its own (so the next
+//     split can reuse it). A dense list never has a tail.
+struct SplitOptions {
+    SplitCosts costs;
+    std::span<const std::shared_ptr<const SplitTail>> tails;
+};
+std::vector<ScalarSplit> split_scalars_for_device(std::span<const std::span<const Fr>> values, size_t lists,
+                                                  std::span<const uint64_t* const> selection,
+                                                  const SplitOptions& options, ThreadPool* pool = nullptr);
+
+// Throws std::invalid_argument ("<who>: split index I out of range", or what else is wrong) when an index of the
+// split is >= split.size, or its layout is inconsistent (other lists of different lengths, a bitmap of the wrong
+// size, with bits past the end or another count, a dense split that is not one scalar per position, other indices
+// that do not start with the split's tail): a split built by hand could make a device read past the bases. One
+// parallel pass (a 2^27 split holds ~10^8 indices).
 void check_split_indices(const ScalarSplit& split, const char* who, ThreadPool* pool = nullptr);
 
 // The window width the cost model picks for n Pippenger points on `threads` threads (see msm.cpp), for the scalar

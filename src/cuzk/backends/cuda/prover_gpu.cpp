@@ -177,12 +177,32 @@ struct GpuProver::Impl {
     }
 
     // The 0/1 split of asg's A, B, L scalars on another thread; it reads inputs, aux and densities only (never a, b,
-    // c, which an upload may be consuming meanwhile) and keeps Montgomery scalars (the GPU converts them).
-    static std::future<groth16::QuerySplits> start_split(const r1cs::ProvingAssignment& asg, TimingSink* timing,
-                                                         int64_t item) {
-        return std::async(std::launch::async, [&asg, timing, item] {
+    // c, which an upload may be consuming meanwhile) and keeps Montgomery scalars (the GPU converts them). Each
+    // query's layout is the one cfg.split_costs says is cheaper, and the tails of the last splits are reused
+    // (circuits of one shape keep their non-0/1 values at the same positions: the MSM contexts then upload the
+    // tail's indices once).
+    std::mutex tails_mu;
+    std::shared_ptr<const SplitTail> tails[3];  // A, B, L
+    std::future<groth16::QuerySplits> start_split(const r1cs::ProvingAssignment& asg, TimingSink* timing,
+                                                  int64_t item) {
+        return std::async(std::launch::async, [this, &asg, timing, item] {
             ScopedTiming t(timing, kLayer, "msm.split", item);
-            return groth16::split_queries(asg, true);
+            std::shared_ptr<const SplitTail> cur[3];
+            {
+                std::lock_guard<std::mutex> lk(tails_mu);
+                for (int i = 0; i < 3; i++) cur[i] = tails[i];
+            }
+            SplitOptions o;
+            o.costs = cfg.split_costs;
+            o.tails = cur;
+            groth16::QuerySplits q = groth16::split_queries_for_device(asg, o);
+            std::lock_guard<std::mutex> lk(tails_mu);
+            int i = 0;
+            for (const ScalarSplit* sp : {&q.a, &q.b, &q.l}) {
+                if (sp->tail) tails[i] = sp->tail;
+                i++;
+            }
+            return q;
         });
     }
 
@@ -272,7 +292,7 @@ std::unique_ptr<groth16::PreparedCircuit> GpuProver::prepare(r1cs::ProvingAssign
             impl_->held[k] = false;
             return nullptr;
         }
-        split = Impl::start_split(asg, timing, item);
+        split = impl_->start_split(asg, timing, item);
         ScopedTiming t(timing, kLayer, "h.prefetch", item);
         hk->prefetch(asg.a(), asg.b(), asg.c(), {timing, "h", item});
         Impl::release_abc(asg);

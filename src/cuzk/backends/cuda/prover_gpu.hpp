@@ -6,7 +6,12 @@
 //
 // Per circuit: H (HComputer, both conventions) and the MSM over the H query read straight from device memory;
 // meanwhile the CPU splits the A, B, L scalars in one pass (zeros skipped, ones summed by a tree on the device, the
-// rest through Pippenger, Montgomery scalars converted on the device); then A, B_G1, L on the GPU with B_G2 beside
+// rest through Pippenger, Montgomery scalars converted on the device). Each query's split takes the layout its
+// measured device costs make cheaper (GpuProverConfig::split_costs, msm/msm.hpp choose_split_layout): the ones as
+// indices or as a bitmap (Filecoin's witnesses, ~half ones: 1 bit instead of 32 per position), or no split at all
+// for a dense witness; and the positions of the non-0/1 values (the "tail") are shared by the circuits that follow
+// while they still cover them (partitions of one circuit shape do), so each MSM context uploads a tail's indices
+// once and per circuit only its scalars. Then A, B_G1, L on the GPU with B_G2 beside
 // them (another host thread and stream). In a batch the next circuit's split runs while this one's A, B, L MSMs
 // run; prepare() makes the split beside its upload. Pageable host arrays move through pinned staging buffers
 // (gpu/pinned_upload.cuh); a, b, c and the splits are freed on a background thread, their pages given back in
@@ -21,8 +26,6 @@
 // "msm.b_g1", "msm.b_g2", "msm.l", "assembly", and "prove" over the call. Layer Kernel (CUDA events): "h.upload",
 // "h.transforms", "h.pointwise_final", and per MSM "<stage>.upload", ".ones", ".digits_sort", ".accumulate",
 // ".reduce".
-//
-// Not yet (issue 7): one split shared by a batch's circuits, the density split chosen by measured cost.
 #pragma once
 
 #include <cstddef>
@@ -32,6 +35,7 @@
 
 #include "cuzk/groth16/backend.hpp"
 #include "cuzk/groth16/types.hpp"
+#include "cuzk/msm/msm.hpp"
 #include "cuzk/r1cs/proving_assignment.hpp"
 #include "cuzk/util/timing.hpp"
 
@@ -39,6 +43,8 @@ namespace cuzk::gpu {
 
 struct GpuProverConfig {
     int device = 0;
+    // The device costs behind each query's split layout (msm/msm.hpp choose_split_layout).
+    SplitCosts split_costs;
 };
 
 class GpuProver {
