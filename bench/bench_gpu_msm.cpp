@@ -19,6 +19,7 @@
 #include "cuzk/ec/random_points.hpp"
 #include "cuzk/gpu/device.hpp"
 #include "cuzk/gpu/msm.hpp"
+#include "cuzk/msm/msm.hpp"
 
 using namespace cuzk;
 
@@ -182,6 +183,56 @@ void BM_GpuMsmG1FromHost(benchmark::State& state) {
     cudaFreeHost(h_scalars);
 }
 BENCHMARK(BM_GpuMsmG1FromHost)->Arg(26)->Iterations(kReps)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// The split layouts (msm/msm.hpp choose_split_layout) on the same scalars: 0 indexed with listed ones, 1 ones as a
+// bitmap, 2 dense (no split). Witness 0: Filecoin-like (50% zeros, 48% ones, 2% random), 1: dense random. The
+// counter model_ms is what SplitCosts' defaults predict for that layout; chosen says whether the splitter would
+// pick it. The measured medians are what the defaults come from (docs/perf.md, "split layouts").
+void BM_GpuMsmG1Layout(benchmark::State& state) {
+    if (gpu::devices().empty()) return state.SkipWithError("no CUDA device");
+    const int log_n = (int)state.range(0);
+    const int layout = (int)state.range(1), witness = (int)state.range(2);
+    const size_t n = size_t(1) << log_n;
+    auto& ctx = g1_context();
+    std::vector<Fr> v(scalars(n).begin(), scalars(n).begin() + (ptrdiff_t)n);
+    if (witness == 0)
+        for (size_t i = 0; i < n; i++) {
+            const uint64_t h = (i * 0x9E3779B97F4A7C15ull) >> 57;  // 0..127
+            if (h < 64) v[i] = Fr::zero();
+            else if (h < 125) v[i] = Fr::one();
+        }
+    const ScalarSource src[] = {{v, nullptr}};
+    ScalarSplit sp = split_scalars_gathered(src, nullptr, true);
+    const size_t ones = sp.one_indices.size(), others = sp.other_indices.size();
+    if (layout == 1 && ones) {
+        sp.one_bits.resize((n + 63) / 64);
+        std::fill(sp.one_bits.begin(), sp.one_bits.end(), 0);
+        for (uint32_t i : sp.one_indices) sp.one_bits[i / 64] |= uint64_t(1) << (i % 64);
+        sp.one_bit_count = ones;
+        sp.one_indices.clear();
+    } else if (layout == 2) {
+        ScalarSplit d;
+        d.size = n;
+        d.montgomery = true;
+        d.dense = true;
+        d.other_scalars.resize(n);
+        for (size_t i = 0; i < n; i++) d.other_scalars[i] = v[i].mont_limbs();
+        sp = std::move(d);
+    }
+    timed(state, false, log_n, [&] { benchmark::DoNotOptimize(ctx.msm_split(sp)); }, 0);
+    const SplitLayout lay{layout == 2, layout == 1};
+    const SplitCosts costs;
+    state.counters["model_ms"] = split_layout_ns(n, ones, others, lay, costs) * 1e-6;
+    const SplitLayout pick = choose_split_layout(n, ones, others, costs);
+    state.counters["chosen"] = pick.dense == lay.dense && (lay.dense || pick.ones_bitmap == lay.ones_bitmap);
+    state.counters["ones"] = (double)ones;
+    state.counters["others"] = (double)others;
+}
+BENCHMARK(BM_GpuMsmG1Layout)
+    ->ArgsProduct({{22, 24}, {0, 1, 2}, {0, 1}})
+    ->Iterations(kReps)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 
 void BM_GpuMsmG2(benchmark::State& state) {
     if (gpu::devices().empty()) return state.SkipWithError("no CUDA device");

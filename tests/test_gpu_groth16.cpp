@@ -2,6 +2,8 @@
 // inputs: results must be bit-identical. Skipped without a GPU; the CUDA code is still compiled in CI.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <memory>
 #include <random>
 #include <string>
 #include <stdexcept>
@@ -292,6 +294,74 @@ TEST(GpuGroth16, EnginePipelineEqualsCpu) {
     EXPECT_TRUE(got.proofs == want.proofs);
     // Partitions 1..4 went through prepare: their uploads are on the timeline.
     EXPECT_GT(got.timeline->total(TimingLayer::Prover, "h.prefetch"), 0.0);
+}
+
+namespace {
+// A backend that counts the partitions another one proves (prepared ones included).
+struct CountingBackend : groth16::ProverBackend {
+    groth16::ProverBackend& inner;
+    std::atomic<int> proofs{0};
+    explicit CountingBackend(groth16::ProverBackend& b) : inner(b) {}
+    std::vector<groth16::Proof> prove(std::span<r1cs::ProvingAssignment> a, std::span<const Fr> r,
+                                      std::span<const Fr> s, TimingSink* t) override {
+        proofs += (int)a.size();
+        return inner.prove(a, r, s, t);
+    }
+    std::unique_ptr<groth16::PreparedCircuit> prepare(r1cs::ProvingAssignment& asg, TimingSink* t,
+                                                      int64_t item) override {
+        return inner.prepare(asg, t, item);
+    }
+    groth16::Proof prove_prepared(std::unique_ptr<groth16::PreparedCircuit> ticket, r1cs::ProvingAssignment& asg,
+                                  const Fr& r, const Fr& s, TimingSink* t, int64_t item) override {
+        proofs++;
+        return inner.prove_prepared(std::move(ticket), asg, r, s, t, item);
+    }
+    std::string name() const override { return inner.name(); }
+};
+}  // namespace
+
+// On a host with several GPUs, one job's partitions spread over all of them (gpu::gpu_backends, one proving worker
+// each, as the daemon and `cuzk bench pipeline` run them): every GPU proves some, and the proofs equal the CPU
+// engine's, in partition order.
+TEST(GpuGroth16, EngineSpreadsPartitionsOverEveryGpu) {
+    if (gpu::devices().size() < 2) GTEST_SKIP() << "needs two CUDA devices";
+    const auto p = groth16::generate_parameters(circuits::MulChainCircuit(12, 2, std::nullopt),
+                                                groth16::ToxicWaste::from_seed(21));
+    auto gpus = gpu::gpu_backends(p);
+    ASSERT_EQ(gpus.size(), gpu::devices().size());
+    std::vector<std::unique_ptr<CountingBackend>> counting;
+    std::vector<groth16::ProverBackend*> backends;
+    for (auto& g : gpus) {
+        counting.push_back(std::make_unique<CountingBackend>(*g));
+        backends.push_back(counting.back().get());
+    }
+    groth16::CpuBackend cpu_backend(p);
+    engine::EngineConfig cfg;
+    cfg.synthesis_workers = 4;
+    cfg.lookahead = 4;
+    engine::Engine eng(cfg);
+    auto job = [&](groth16::ProverBackend* one, std::vector<groth16::ProverBackend*> several) {
+        engine::JobSpec spec;
+        spec.name = "mulchain";
+        spec.partitions = 4 * backends.size();
+        spec.backend = one;
+        spec.backends = std::move(several);
+        spec.verify_key = &p.vk;
+        spec.randomness_seed = 91;
+        spec.synthesize = [](size_t i) { return synthesize(circuits::MulChainCircuit(12, 2, 700 + i)); };
+        return eng.await(eng.submit(spec));
+    };
+    const auto got = job(nullptr, backends), want = job(&cpu_backend, {});
+    ASSERT_EQ(got.state, engine::JobState::Done) << got.error;
+    ASSERT_EQ(want.state, engine::JobState::Done) << want.error;
+    EXPECT_TRUE(got.fallbacks.empty());
+    EXPECT_TRUE(got.proofs == want.proofs) << "same proofs, partition order";
+    int total = 0;
+    for (size_t d = 0; d < counting.size(); d++) {
+        EXPECT_GT(counting[d]->proofs.load(), 0) << "GPU " << d << " proved nothing";
+        total += counting[d]->proofs.load();
+    }
+    EXPECT_EQ(total, (int)(4 * backends.size()));
 }
 
 TEST(GpuGroth16, ProverRejectsWhatTheCpuRejects) {

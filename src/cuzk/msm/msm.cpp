@@ -758,18 +758,28 @@ std::vector<ScalarSplit> split_impl(std::span<const std::span<const Fr>> values,
 
 }  // namespace
 
+double split_layout_ns(size_t n, size_t ones, size_t others, const SplitLayout& lay, const SplitCosts& c) {
+    if (lay.dense)
+        return (double)n * 32 * c.upload_per_byte + (double)others * c.pippenger_per_scalar +
+               (double)(n - std::min(n, others)) * c.trivial_per_scalar;
+    const double pip = (double)others * (36 * c.upload_per_byte + c.pippenger_per_scalar);
+    if (!ones) return pip;
+    if (lay.ones_bitmap)
+        return pip + (double)((n + 63) / 64) * 8 * c.upload_per_byte + (double)n * c.bitmap_per_position +
+               (double)ones * c.one_per_scalar;
+    return pip + (double)ones * (4 * c.upload_per_byte + c.one_per_scalar);
+}
+
 SplitLayout choose_split_layout(size_t n, size_t ones, size_t others, const SplitCosts& c) {
-    const double words = (double)((n + 63) / 64);
-    const double ones_indexed = (double)ones * (4 * c.upload_per_byte + c.one_per_scalar);
-    const double ones_bitmap =
-        words * 8 * c.upload_per_byte + (double)n * c.bitmap_per_position + (double)ones * c.one_per_scalar;
-    SplitLayout lay;
-    lay.ones_bitmap = ones > 0 && ones_bitmap < ones_indexed;
-    const double split = (double)others * (36 * c.upload_per_byte + c.pippenger_per_scalar) +
-                         std::min(ones_indexed, ones ? ones_bitmap : 0.0);
-    const double dense = (double)n * (32 * c.upload_per_byte + c.pippenger_per_scalar);
-    lay.dense = n > 0 && dense < split;
-    return lay;
+    SplitLayout best;  // indexed, listed ones
+    double best_ns = split_layout_ns(n, ones, others, best, c);
+    for (SplitLayout lay : {SplitLayout{false, true}, SplitLayout{true, false}}) {
+        if (lay.ones_bitmap && !ones) continue;
+        if (lay.dense && !n) continue;
+        const double ns = split_layout_ns(n, ones, others, lay, c);
+        if (ns < best_ns) best = lay, best_ns = ns;
+    }
+    return best;
 }
 
 std::vector<ScalarSplit> split_scalars_multi(std::span<const std::span<const Fr>> values, size_t lists,

@@ -68,19 +68,22 @@ struct ScalarSplit {
     size_t zero_count() const { return dense ? 0 : size - one_count() - other_indices.size(); }
 };
 
-// What one scalar costs the device in each layout, in nanoseconds (defaults: measured on the H200, docs/perf.md
-// "split layouts"). The GPU prover passes them to the splitter, which picks the cheaper layout per list.
+// What one scalar costs the device in each layout, in nanoseconds. Defaults: fitted to `BM_GpuMsmG1Layout` on the
+// H200 (docs/perf.md, "split layouts": 2^24 scalars, scalars from pageable memory through pinned staging).
 struct SplitCosts {
-    double upload_per_byte = 0.04;        // host-to-device through pinned staging (~25 GB/s)
-    double pippenger_per_scalar = 5.0;    // one scalar through Pippenger (digits, sort, bucket additions)
-    double one_per_scalar = 0.5;          // one base added by the ones' sum
+    double upload_per_byte = 0.06;        // host-to-device through pinned staging (~17 GB/s)
+    double pippenger_per_scalar = 6.5;    // a random scalar through Pippenger (digits, sort, bucket additions)
+    double trivial_per_scalar = 0.6;      // a 0 or 1 scalar through Pippenger (dense layout: its digits are ~all 0)
+    double one_per_scalar = 0.45;         // one base added by the ones' sum
     double bitmap_per_position = 0.01;    // reading the ones' bitmap, per position
 };
 struct SplitLayout {
     bool dense = false;        // the dense layout
     bool ones_bitmap = false;  // indexed layout: ones as one_bits
 };
-// The cheaper layout for a list of n scalars with `ones` ones and `others` others (zeros: the rest).
+// The modelled device time (ns) of an MSM over n scalars with `ones` ones and `others` others (zeros: the rest) in
+// a layout, and the cheaper layout.
+double split_layout_ns(size_t n, size_t ones, size_t others, const SplitLayout& layout, const SplitCosts& costs);
 SplitLayout choose_split_layout(size_t n, size_t ones, size_t others, const SplitCosts& costs);
 
 // Tuning of one MSM; every default is what the measurements in msm.cpp chose.
