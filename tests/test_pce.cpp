@@ -265,9 +265,60 @@ TEST(PceFormat, RoundTrip) {
     expect_same_as_full_synthesis(chain, read_pce(f.path), w, pool);
     // == itself must be able to fail: a changed coefficient makes the structures differ.
     PrecompiledR1cs other = pce;
-    other.c.terms[3].coeff = Fr::from_u64(2);
-    other.c.terms[3].coeff_is_one = 0;
-    EXPECT_FALSE(other == pce);
+    other.coeffs.push_back(Fr::from_u64(2));
+    EXPECT_FALSE(other == pce) << "another table";
+    other = pce;
+    other.c.terms[3].var = Variable::aux(other.c.terms[3].var.index() ^ 1);
+    EXPECT_FALSE(other == pce) << "another variable";
+}
+
+// The compact matrices hold exactly the terms setup's KeygenAssembly records: same variables, same coefficient
+// values, the flagged ones at index 0; each distinct coefficient stored once.
+TEST(PceCompile, CompactTermsAreKeygenTerms) {
+    ShapesCircuit shapes;
+    MulChainCircuit chain(8, 3, 2);
+    for (const Circuit* circuit : std::initializer_list<const Circuit*>{&shapes, &chain}) {
+        KeygenAssembly ka;
+        synthesize_groth16(ka, *circuit);
+        const PrecompiledR1cs pce = compile_r1cs(*circuit);
+        ASSERT_FALSE(pce.coeffs.empty());
+        EXPECT_TRUE(pce.coeffs[0].is_one());
+        for (size_t i = 0; i < pce.coeffs.size(); i++)
+            for (size_t j = i + 1; j < pce.coeffs.size(); j++) EXPECT_FALSE(pce.coeffs[i] == pce.coeffs[j]) << i << " " << j;
+        const SparseMatrix* full[] = {&ka.a(), &ka.b(), &ka.c()};
+        const CompactMatrix* compact[] = {&pce.a, &pce.b, &pce.c};
+        for (int k = 0; k < 3; k++) {
+            ASSERT_EQ(full[k]->row_start, compact[k]->row_start);
+            ASSERT_EQ(full[k]->terms.size(), compact[k]->terms.size());
+            for (size_t t = 0; t < full[k]->terms.size(); t++) {
+                const Term& f = full[k]->terms[t];
+                const CompactTerm& c = compact[k]->terms[t];
+                EXPECT_TRUE(f.var == c.var);
+                EXPECT_TRUE(pce.coeffs[c.coeff] == f.coeff);
+                if (f.coeff_is_one) EXPECT_EQ(c.coeff, 0u);
+            }
+        }
+    }
+}
+
+// What write_pce refuses, and what read_pce refuses although the checksum is right (a faulty writer).
+TEST(PceFormat, InconsistentTablesRefused) {
+    PrecompiledR1cs pce = compile_r1cs(MulChainCircuit(6, 2, 1));
+    TempFile f("tables");
+    PrecompiledR1cs bad = pce;
+    bad.coeffs[0] = Fr::from_u64(2);
+    EXPECT_THROW(write_pce(f.path, bad), std::invalid_argument) << "the table must start with one";
+    std::vector<Fr> a, b, c;
+    EXPECT_THROW(evaluate(bad, std::vector<Fr>(pce.num_inputs), std::vector<Fr>(pce.num_aux), a, b, c),
+                 std::invalid_argument);
+    bad = pce;
+    bad.b.terms[0].coeff = (uint32_t)bad.coeffs.size();
+    write_pce(f.path, bad);
+    expect_rejected(f.path, "coefficient index out of range");
+    bad = pce;
+    bad.coeffs.push_back(Fr::from_mont_limbs(Fr::P));
+    write_pce(f.path, bad);
+    expect_rejected(f.path, "coefficient not reduced");
 }
 
 // The circuit name travels with the file, and a reader that says which circuit it expects refuses another one

@@ -17,18 +17,14 @@
 
 namespace cuzk::r1cs {
 
-// The on-disk term is the in-memory Term on a little-endian host (u32 raw variable, u32 flag, four u64 limbs), so
-// term arrays are written and read as one block.
+// The on-disk term is the in-memory CompactTerm on a little-endian host (u32 raw variable, u32 coefficient index),
+// so term arrays are written and read as one block; so are the coefficients (four u64 limbs each).
 static_assert(std::endian::native == std::endian::little, "the PCE format is little-endian");
-static_assert(std::is_trivially_copyable_v<Term>);
+static_assert(std::is_trivially_copyable_v<CompactTerm> && std::is_trivially_copyable_v<Fr>);
 static_assert(sizeof(Variable) == 4 && sizeof(Fr) == 32);
-static_assert(sizeof(Term) == 40 && offsetof(Term, var) == 0 && offsetof(Term, coeff_is_one) == 4 &&
-              offsetof(Term, coeff) == 8);
+static_assert(sizeof(CompactTerm) == 8 && offsetof(CompactTerm, var) == 0 && offsetof(CompactTerm, coeff) == 4);
 
 namespace {
-
-// A nonzero coefficient is what marks density in ProvingAssignment::eval_tracking.
-bool marks_density(const Term& t) { return t.coeff_is_one || !t.coeff.is_zero(); }
 
 DensityTracker empty_tracker(size_t n) {
     DensityTracker d;
@@ -36,30 +32,32 @@ DensityTracker empty_tracker(size_t n) {
     return d;
 }
 
-void check_variables(const SparseMatrix& m, char name, size_t num_inputs, size_t num_aux) {
-    for (const Term& t : m.terms) {
+void check_terms(const CompactMatrix& m, char name, size_t num_inputs, size_t num_aux, size_t num_coeffs) {
+    for (const CompactTerm& t : m.terms) {
         bool ok = t.var.is_input() ? t.var.index() < num_inputs : t.var.index() < num_aux;
         if (!ok)
             throw SynthesisError(SynthesisErrorKind::Other, std::string("constraint matrix ") + name +
                                                                 " uses unallocated " +
                                                                 (t.var.is_input() ? "input " : "aux ") +
                                                                 std::to_string(t.var.index()));
+        if (t.coeff >= num_coeffs)
+            throw SynthesisError(SynthesisErrorKind::Other,
+                                 std::string("constraint matrix ") + name + ": coefficient index out of range");
     }
 }
 
-// One row: sum coeff * z[var]. The multiplication is skipped for coefficient one, and for a witness value of 0 or 1
-// (most of a SHA-256-heavy witness: bits, with packing coefficients 2^i): 0 adds nothing, 1 adds the coefficient.
-// Fr arithmetic is canonical (coeff * 1 == coeff, x + 0 == x limb for limb), and the order of the additions is
-// ProvingAssignment's, so the sum is bit-identical to full synthesis. Zero-coefficient terms need no special case
-// either: they add zero.
-inline Fr dot_row(const Term* t, const Term* end, const Fr* inputs, const Fr* aux) {
+// One row: sum coeff * z[var]. The multiplication is skipped for coefficient one (index 0), and for a witness
+// value of 0 or 1 (most of a SHA-256-heavy witness: bits, with packing coefficients 2^i): 0 adds nothing, 1 adds
+// the coefficient. Fr arithmetic is canonical (coeff * 1 == coeff, x + 0 == x limb for limb), so the sum is
+// bit-identical to full synthesis. Zero-coefficient terms need no special case either: they add zero.
+inline Fr dot_row(const CompactTerm* t, const CompactTerm* end, const Fr* coeffs, const Fr* inputs, const Fr* aux) {
     Fr acc = Fr::zero();
     for (; t != end; ++t) {
         const Fr& v = t->var.is_input() ? inputs[t->var.index()] : aux[t->var.index()];
-        if (t->coeff_is_one) acc += v;
+        if (t->coeff == 0) acc += v;
         else if (v.is_zero()) continue;
-        else if (v.is_one()) acc += t->coeff;
-        else acc += t->coeff * v;
+        else if (v.is_one()) acc += coeffs[t->coeff];
+        else acc += coeffs[t->coeff] * v;
     }
     return acc;
 }
@@ -67,32 +65,34 @@ inline Fr dot_row(const Term* t, const Term* end, const Fr* inputs, const Fr* au
 }  // namespace
 
 void derive_densities(PrecompiledR1cs& pce) {
+    // A nonzero coefficient is what marks density in ProvingAssignment::eval_tracking.
+    auto marks = [&](const CompactTerm& t) { return !pce.coeffs[t.coeff].is_zero(); };
     pce.a_aux_density = empty_tracker(pce.num_aux);
     pce.b_input_density = empty_tracker(pce.num_inputs);
     pce.b_aux_density = empty_tracker(pce.num_aux);
-    for (const Term& t : pce.a.terms)
-        if (t.var.is_aux() && marks_density(t)) pce.a_aux_density.mark(t.var.index());
-    for (const Term& t : pce.b.terms) {
-        if (!marks_density(t)) continue;
+    for (const CompactTerm& t : pce.a.terms)
+        if (t.var.is_aux() && marks(t)) pce.a_aux_density.mark(t.var.index());
+    for (const CompactTerm& t : pce.b.terms) {
+        if (!marks(t)) continue;
         if (t.var.is_input()) pce.b_input_density.mark(t.var.index());
         else pce.b_aux_density.mark(t.var.index());
     }
 }
 
 PrecompiledR1cs compile_r1cs(const Circuit& circuit) {
-    KeygenAssembly ka;
+    KeygenAssembly ka(true);  // compact recording
     synthesize_groth16(ka, circuit);
     PrecompiledR1cs pce;
     pce.num_inputs = ka.num_inputs();
     pce.num_aux = ka.num_aux();
     pce.num_constraints = ka.num_constraints();
-    // KeygenAssembly hands out its matrices by const reference only; one copy per compile.
-    pce.a = ka.a();
-    pce.b = ka.b();
-    pce.c = ka.c();
-    check_variables(pce.a, 'A', pce.num_inputs, pce.num_aux);
-    check_variables(pce.b, 'B', pce.num_inputs, pce.num_aux);
-    check_variables(pce.c, 'C', pce.num_inputs, pce.num_aux);
+    pce.a = ka.take_compact(0);
+    pce.b = ka.take_compact(1);
+    pce.c = ka.take_compact(2);
+    pce.coeffs = ka.take_coefficients();
+    check_terms(pce.a, 'A', pce.num_inputs, pce.num_aux, pce.coeffs.size());
+    check_terms(pce.b, 'B', pce.num_inputs, pce.num_aux, pce.coeffs.size());
+    check_terms(pce.c, 'C', pce.num_inputs, pce.num_aux, pce.coeffs.size());
     derive_densities(pce);
     return pce;
 }
@@ -107,9 +107,11 @@ void evaluate(const PrecompiledR1cs& pce, std::span<const Fr> inputs, std::span<
                                     " aux values given, circuit has " + std::to_string(pce.num_aux));
     // The matrices are checked against the counts when compiled or read; a hand-built one is checked here so that
     // the unchecked indexing below cannot read out of bounds.
-    for (const SparseMatrix* m : {&pce.a, &pce.b, &pce.c})
+    for (const CompactMatrix* m : {&pce.a, &pce.b, &pce.c})
         if (m->rows() != pce.num_constraints || m->row_start.back() != m->terms.size())
             throw std::invalid_argument("pce evaluate: matrix shape does not match num_constraints");
+    if (pce.coeffs.empty() || !pce.coeffs[0].is_one())
+        throw std::invalid_argument("pce evaluate: the coefficient table must start with one");
     const size_t n = pce.num_constraints;
     for (std::vector<Fr>* out : {&a, &b, &c}) {
         reserve_huge(*out, n);
@@ -117,15 +119,16 @@ void evaluate(const PrecompiledR1cs& pce, std::span<const Fr> inputs, std::span<
     }
     const Fr* in = inputs.data();
     const Fr* ax = aux.data();
+    const Fr* co = pce.coeffs.data();
     // Rows vary in length (bit packings vs. single products), so a few chunks per thread even out the load.
     size_t chunks = pool.size() == 1 ? 1 : pool.size() * 4;
     pool.parallel_for(
         n,
         [&](size_t lo, size_t hi) {
-            auto spmv = [&](const SparseMatrix& m, Fr* out, size_t from, size_t to) {
-                const Term* terms = m.terms.data();
+            auto spmv = [&](const CompactMatrix& m, Fr* out, size_t from, size_t to) {
+                const CompactTerm* terms = m.terms.data();
                 const uint64_t* rs = m.row_start.data();
-                for (size_t j = from; j < to; j++) out[j] = dot_row(terms + rs[j], terms + rs[j + 1], in, ax);
+                for (size_t j = from; j < to; j++) out[j] = dot_row(terms + rs[j], terms + rs[j + 1], co, in, ax);
             };
             // A, B and C row j use the same few variables: blocks of rows through all three matrices keep those
             // values in cache for B and C.
@@ -149,7 +152,7 @@ void evaluate(const PrecompiledR1cs& pce, std::span<const Fr> inputs, std::span<
 
 namespace {
 
-constexpr size_t kHeaderBytes = 8 + 4 + 4 + 6 * 8;
+constexpr size_t kHeaderBytes = 8 + 4 + 4 + 7 * 8;
 constexpr size_t kDigestBytes = 32;
 
 [[noreturn]] void fail(const std::filesystem::path& path, const std::string& what) {
@@ -238,9 +241,11 @@ ProvingAssignment assignment_from_pce(const PrecompiledR1cs& pce, const Circuit&
 }
 
 void write_pce(const std::filesystem::path& path, const PrecompiledR1cs& pce) {
-    for (const SparseMatrix* m : {&pce.a, &pce.b, &pce.c})
+    for (const CompactMatrix* m : {&pce.a, &pce.b, &pce.c})
         if (m->rows() != pce.num_constraints || m->row_start.back() != m->terms.size())
             throw std::invalid_argument("write_pce: matrix shape does not match num_constraints");
+    if (pce.coeffs.empty() || !pce.coeffs[0].is_one())
+        throw std::invalid_argument("write_pce: the coefficient table must start with one");
     if (pce.a_aux_density.size() != pce.num_aux || pce.b_input_density.size() != pce.num_inputs ||
         pce.b_aux_density.size() != pce.num_aux)
         throw std::invalid_argument("write_pce: density sizes do not match the variable counts");
@@ -254,12 +259,14 @@ void write_pce(const std::filesystem::path& path, const PrecompiledR1cs& pce) {
         w.put_value(kPceVersion);
         w.put_value((uint32_t)pce.circuit.size());
         for (uint64_t v : {(uint64_t)pce.num_inputs, (uint64_t)pce.num_aux, (uint64_t)pce.num_constraints,
-                           (uint64_t)pce.a.terms.size(), (uint64_t)pce.b.terms.size(), (uint64_t)pce.c.terms.size()})
+                           (uint64_t)pce.a.terms.size(), (uint64_t)pce.b.terms.size(), (uint64_t)pce.c.terms.size(),
+                           (uint64_t)pce.coeffs.size()})
             w.put_value(v);
         w.put(pce.circuit.data(), pce.circuit.size());
-        for (const SparseMatrix* m : {&pce.a, &pce.b, &pce.c}) {
+        w.put(pce.coeffs.data(), pce.coeffs.size() * sizeof(Fr));
+        for (const CompactMatrix* m : {&pce.a, &pce.b, &pce.c}) {
             w.put(m->row_start.data(), m->row_start.size() * sizeof(uint64_t));
-            w.put(m->terms.data(), m->terms.size() * sizeof(Term));  // Term is the on-disk layout (static_assert)
+            w.put(m->terms.data(), m->terms.size() * sizeof(CompactTerm));  // the on-disk layout (static_assert)
         }
         std::vector<uint64_t> words;
         put_density(words, pce.a_aux_density);
@@ -289,20 +296,23 @@ PrecompiledR1cs read_pce(const std::filesystem::path& path, std::string_view exp
     uint32_t name_len;
     std::memcpy(&name_len, bytes.data() + 12, 4);
     if (name_len > kPceMaxCircuitName) fail(path, "corrupted header: circuit name length " + std::to_string(name_len));
-    uint64_t h[6];
+    uint64_t h[7];
     std::memcpy(h, bytes.data() + 16, sizeof h);
     const uint64_t num_inputs = h[0], num_aux = h[1], num_constraints = h[2];
     const uint64_t terms[3] = {h[3], h[4], h[5]};
+    const uint64_t num_coeffs = h[6];
+    if (num_coeffs == 0 || num_coeffs > uint64_t{UINT32_MAX} + 1)
+        fail(path, "corrupted header: coefficient count out of range");
     // Variable indices are 31-bit; larger counts cannot come from a circuit. This also keeps the size arithmetic
     // below far from overflow for the variable counts.
     if (num_inputs == 0 || num_inputs > uint64_t{Variable::kMaxIndex} + 1 || num_aux > uint64_t{Variable::kMaxIndex} + 1)
         fail(path, "corrupted header: variable counts out of range");
     // The exact file size implied by the header, checked before anything is allocated.
     uint64_t expected = kHeaderBytes + name_len + kDigestBytes;
-    bool ok = true;
+    bool ok = mul_add(num_coeffs, sizeof(Fr), expected);
     for (uint64_t t : terms) {
         ok = ok && num_constraints < UINT64_MAX && mul_add(num_constraints + 1, 8, expected);
-        ok = ok && mul_add(t, sizeof(Term), expected);
+        ok = ok && mul_add(t, sizeof(CompactTerm), expected);
     }
     ok = ok && mul_add(2 * words_for(num_aux) + words_for(num_inputs), 8, expected);
     if (!ok) fail(path, "corrupted header: counts overflow");
@@ -328,27 +338,32 @@ PrecompiledR1cs read_pce(const std::filesystem::path& path, std::string_view exp
     if (!expected_circuit.empty() && pce.circuit != expected_circuit)
         fail(path, "recorded for circuit '" + pce.circuit + "', not '" + std::string(expected_circuit) + "'");
     size_t off = kHeaderBytes + name_len;
-    SparseMatrix* mats[3] = {&pce.a, &pce.b, &pce.c};
+    pce.coeffs.resize(num_coeffs);
+    std::memcpy((void*)pce.coeffs.data(), bytes.data() + off, num_coeffs * sizeof(Fr));
+    off += num_coeffs * sizeof(Fr);
+    for (const Fr& c : pce.coeffs)
+        if (bigint::cmp(c.mont_limbs(), Fr::P) >= 0) fail(path, "coefficient not reduced");
+    if (!pce.coeffs[0].is_one()) fail(path, "the first coefficient is not one");
+    CompactMatrix* mats[3] = {&pce.a, &pce.b, &pce.c};
     const char names[3] = {'A', 'B', 'C'};
     for (int k = 0; k < 3; k++) {
-        SparseMatrix& m = *mats[k];
+        CompactMatrix& m = *mats[k];
         std::string name = std::string("matrix ") + names[k];
         m.row_start.resize(num_constraints + 1);
         std::memcpy(m.row_start.data(), bytes.data() + off, m.row_start.size() * 8);
         off += m.row_start.size() * 8;
         m.terms.resize(terms[k]);
-        std::memcpy((void*)m.terms.data(), bytes.data() + off, m.terms.size() * sizeof(Term));
-        off += m.terms.size() * sizeof(Term);
+        std::memcpy((void*)m.terms.data(), bytes.data() + off, m.terms.size() * sizeof(CompactTerm));
+        off += m.terms.size() * sizeof(CompactTerm);
         // A valid checksum only says the file is as written; the structure is still checked so that a file from a
         // faulty writer cannot make evaluate() read out of bounds.
         if (m.row_start[0] != 0 || m.row_start.back() != terms[k]) fail(path, name + ": row offsets do not span its terms");
         for (size_t i = 0; i < num_constraints; i++)
             if (m.row_start[i] > m.row_start[i + 1]) fail(path, name + ": row offsets decrease at row " + std::to_string(i));
-        for (const Term& t : m.terms) {
+        for (const CompactTerm& t : m.terms) {
             if (t.var.is_input() ? t.var.index() >= num_inputs : t.var.index() >= num_aux)
                 fail(path, name + ": variable out of range");
-            if (t.coeff_is_one > 1 || (t.coeff_is_one && !t.coeff.is_one())) fail(path, name + ": invalid term flags");
-            if (bigint::cmp(t.coeff.mont_limbs(), Fr::P) >= 0) fail(path, name + ": coefficient not reduced");
+            if (t.coeff >= num_coeffs) fail(path, name + ": coefficient index out of range");
         }
     }
     // The densities are stored for the reader's convenience but are a function of the matrices: rebuild them and
@@ -363,18 +378,16 @@ PrecompiledR1cs read_pce(const std::filesystem::path& path, std::string_view exp
     return pce;
 }
 
-bool operator==(const SparseMatrix& x, const SparseMatrix& y) {
+bool operator==(const CompactMatrix& x, const CompactMatrix& y) {
     if (x.row_start != y.row_start || x.terms.size() != y.terms.size()) return false;
-    for (size_t i = 0; i < x.terms.size(); i++) {
-        const Term &s = x.terms[i], &t = y.terms[i];
-        if (!(s.var == t.var) || s.coeff_is_one != t.coeff_is_one || !(s.coeff == t.coeff)) return false;
-    }
+    for (size_t i = 0; i < x.terms.size(); i++)
+        if (!(x.terms[i].var == y.terms[i].var) || x.terms[i].coeff != y.terms[i].coeff) return false;
     return true;
 }
 
 bool operator==(const PrecompiledR1cs& x, const PrecompiledR1cs& y) {
     return x.circuit == y.circuit && x.num_inputs == y.num_inputs && x.num_aux == y.num_aux &&
-           x.num_constraints == y.num_constraints && x.a == y.a && x.b == y.b && x.c == y.c && x.a_aux_density == y.a_aux_density &&
+           x.num_constraints == y.num_constraints && x.coeffs == y.coeffs && x.a == y.a && x.b == y.b && x.c == y.c && x.a_aux_density == y.a_aux_density &&
            x.b_input_density == y.b_input_density && x.b_aux_density == y.b_aux_density;
 }
 

@@ -32,7 +32,9 @@ struct PrecompiledR1cs {
     size_t num_inputs = 0;  // the constant one included
     size_t num_aux = 0;
     size_t num_constraints = 0;  // the input constraints included
-    SparseMatrix a, b, c;
+    // The matrices share one coefficient table (coeffs[0] is one); a term is 8 bytes (keygen_assembly.hpp).
+    std::vector<Fr> coeffs;
+    CompactMatrix a, b, c;
     // As ProvingAssignment marks them: aux variables with a nonzero coefficient in some A row; input / aux
     // variables with a nonzero coefficient in some B row.
     DensityTracker a_aux_density, b_input_density, b_aux_density;
@@ -75,14 +77,15 @@ ProvingAssignment assignment_from_pce(const PrecompiledR1cs& pce, const Circuit&
 // Little-endian throughout:
 //   magic "CUZKPCE\0" (8 bytes), version u32, circuit name length u32 (<= 4096),
 //   num_inputs u64, num_aux u64, num_constraints u64, terms in A u64, terms in B u64, terms in C u64,
-//   the circuit name (that many bytes, no terminator; version 2),
-//   A, B, C: each row_start ((num_constraints + 1) x u64), then its terms (u32 variable raw, u32 flags: bit 0 =
-//            coefficient is one, 32-byte Fr in Montgomery form as 4 little-endian u64 limbs),
+//   coefficients u64 (version 3),
+//   the circuit name (that many bytes, no terminator),
+//   the coefficients (32-byte Fr in Montgomery form as 4 little-endian u64 limbs each; the first is one),
+//   A, B, C: each row_start ((num_constraints + 1) x u64), then its terms (u32 variable raw, u32 coefficient index),
 //   a_aux density (ceil(num_aux / 64) u64 words), b_input density (ceil(num_inputs / 64)), b_aux density
 //   (ceil(num_aux / 64)),
 //   SHA-256 of every byte before it (32 bytes).
 // The header's counts fix the file size exactly, so a truncated file is told apart from a corrupted one.
-inline constexpr uint32_t kPceVersion = 2;  // 2: the circuit name (version 1 files are refused: rebuild them)
+inline constexpr uint32_t kPceVersion = 3;  // 3: interned coefficients, 8-byte terms (older files: rebuild them)
 inline constexpr size_t kPceMaxCircuitName = 4096;
 inline constexpr char kPceMagic[8] = {'C', 'U', 'Z', 'K', 'P', 'C', 'E', '\0'};
 
@@ -92,7 +95,7 @@ void write_pce(const std::filesystem::path& path, const PrecompiledR1cs& pce);
 // empty — a file recorded for another circuit (its stored name differs).
 PrecompiledR1cs read_pce(const std::filesystem::path& path, std::string_view expected_circuit = {});
 
-bool operator==(const SparseMatrix& x, const SparseMatrix& y);
+bool operator==(const CompactMatrix& x, const CompactMatrix& y);
 bool operator==(const PrecompiledR1cs& x, const PrecompiledR1cs& y);
 
 }  // namespace cuzk::r1cs
