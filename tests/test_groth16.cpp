@@ -292,6 +292,35 @@ TEST(Groth16Setup, DeterministicForASeed) {
     EXPECT_FALSE(a.delta.is_zero());
 }
 
+// Benchmark parameters (random points of a circuit's shape): the query sizes follow the assignment's counts and
+// densities, and the counts-only form gives the same points.
+TEST(Groth16Setup, BenchmarkParametersHaveTheCircuitsShape) {
+    Bits c({0x00ff00f0f0f0ull, 0x123456789abcull});
+    ProvingAssignment asg;
+    r1cs::synthesize_groth16(asg, c);
+    const Parameters p = benchmark_parameters(asg, 3);
+    const size_t ni = asg.inputs().size(), na = asg.aux().size();
+    EXPECT_EQ(p.a.size(), ni + asg.a_aux_density().count());
+    EXPECT_EQ(p.b_g1.size(), asg.b_input_density().count() + asg.b_aux_density().count());
+    EXPECT_EQ(p.b_g2.size(), p.b_g1.size());
+    EXPECT_EQ(p.l.size(), na);
+    EXPECT_EQ(p.vk.ic.size(), ni);
+    EXPECT_EQ(p.h.size(), EvaluationDomain::for_size(asg.a().size()).size() - 1);
+    QueryShape q;
+    q.inputs = ni;
+    q.aux = na;
+    q.constraints = asg.a().size();
+    q.a_aux = asg.a_aux_density().count();
+    q.b = p.b_g1.size();
+    EXPECT_EQ(benchmark_parameters(q, 3), p);
+    EXPECT_NE(benchmark_parameters(q, 4).vk, p.vk);
+    q.a_aux = na + 1;
+    EXPECT_THROW(benchmark_parameters(q, 3), std::invalid_argument);
+    q.a_aux = 0;
+    q.inputs = 0;
+    EXPECT_THROW(benchmark_parameters(q, 3), std::invalid_argument);
+}
+
 TEST(Groth16Setup, RejectsDegenerateToxicWaste) {
     Cubic c(fr(3));
     for (int which = 0; which < 5; which++) {

@@ -7,6 +7,7 @@
 
 #include "cuzk/circuits/porep.hpp"
 #include "cuzk/r1cs/circuit.hpp"
+#include "cuzk/r1cs/pce.hpp"
 
 using namespace cuzk;
 using namespace cuzk::r1cs;
@@ -90,6 +91,50 @@ TEST(ParallelSynthesis, PorepChallengesInParallelGiveTheSequentialAssignment) {
     expect_same(seq, synth_with(circuit, 16));
 }
 
+namespace {
+WitnessAssignment witness_with(const Circuit& c, size_t threads) {
+    set_parallel_synthesis_threads(threads);
+    WitnessAssignment w;
+    witness_groth16(w, c);
+    set_parallel_synthesis_threads(0);
+    return w;
+}
+PrecompiledR1cs compile_with(const Circuit& c, size_t threads) {
+    set_parallel_synthesis_threads(threads);
+    PrecompiledR1cs p = compile_r1cs(c);
+    set_parallel_synthesis_threads(0);
+    return p;
+}
+}  // namespace
+
+// The PCE's two halves split the same way: the witness (WitnessFragment) and the compiled matrices (KeygenFragment:
+// aux variables renumbered, coefficients interned again) equal the sequential ones, and together they still give
+// the full synthesis's assignment.
+TEST(ParallelSynthesis, WitnessAndCompiledMatricesInParallelAreTheSequentialOnes) {
+    circuits::PorepParams p = circuits::porep_preset("porep-128k");
+    p.challenges = 5;
+    const circuits::PorepReplica replica(p, 78);
+    const auto porep = circuits::porep_partition_circuit(replica, 1);
+    PartsCircuit parts(13);
+    for (const Circuit* c : std::initializer_list<const Circuit*>{&parts, &porep}) {
+        const WitnessAssignment wseq = witness_with(*c, 1);
+        const PrecompiledR1cs pseq = compile_with(*c, 1);
+        for (size_t threads : {2, 3, 16}) {
+            SCOPED_TRACE("threads " + std::to_string(threads));
+            const WitnessAssignment w = witness_with(*c, threads);
+            EXPECT_EQ(w.inputs(), wseq.inputs());
+            EXPECT_EQ(w.aux(), wseq.aux());
+            const PrecompiledR1cs pc = compile_with(*c, threads);
+            EXPECT_TRUE(pc == pseq);
+            EXPECT_EQ(pc.coeffs.size(), pseq.coeffs.size());
+        }
+        ThreadPool pool(2);
+        set_parallel_synthesis_threads(3);
+        expect_same(synth_with(*c, 1), assignment_from_pce(compile_r1cs(*c), *c, pool));
+        set_parallel_synthesis_threads(0);
+    }
+}
+
 TEST(ParallelSynthesis, ErrorsAndMisuseAreReported) {
     ProvingAssignment cs;
     cs.alloc_input("one", [] { return Fr::one(); });
@@ -111,6 +156,27 @@ TEST(ParallelSynthesis, ErrorsAndMisuseAreReported) {
     ProvingAssignment other;
     AssignmentFragment g(other);
     EXPECT_THROW(cs.append(std::move(g)), SynthesisError);
+    // The same rules for the witness and compact recording fragments.
+    WitnessAssignment w;
+    w.alloc_input("one", [] { return Fr::one(); });
+    Variable wa = w.alloc("a", [] { return Fr::from_u64(2); });
+    WitnessFragment wf(w);
+    EXPECT_THROW(wf.alloc_input("i", [] { return Fr::one(); }), SynthesisError);
+    EXPECT_EQ(wf.evaluate(LC(wa)), Fr::from_u64(2));
+    Variable wlate = w.alloc("late", [] { return Fr::one(); });  // (the parent changed: only the check is valid)
+    EXPECT_THROW((void)wf.evaluate(LC(wlate)), SynthesisError);
+    KeygenAssembly ka(true);
+    ka.alloc_input("one", [] { return Fr::one(); });
+    Variable ka_a = ka.alloc("a", [] { return Fr::zero(); });
+    KeygenFragment kf(ka);
+    EXPECT_THROW(kf.alloc_input("i", [] { return Fr::one(); }), SynthesisError);
+    Variable ka_late = ka.alloc("late", [] { return Fr::zero(); });
+    EXPECT_THROW(kf.enforce("late", LC(ka_late), LC(ka_a), LC()), SynthesisError);
+    std::vector<KeygenFragment> foreign;
+    foreign.emplace_back(KeygenAssembly(true));
+    EXPECT_THROW(ka.append_all(foreign), SynthesisError);
+    KeygenAssembly full;  // setup's full recording does not fork
+    EXPECT_FALSE(full.can_fork());
     set_parallel_synthesis_threads(0);
 }
 

@@ -445,15 +445,25 @@ Parameters generate_parameters(const r1cs::Circuit& circuit, const ToxicWaste& t
 }
 
 Parameters benchmark_parameters(const r1cs::ProvingAssignment& asg, uint64_t seed, HConvention convention) {
-    const size_t ni = asg.inputs().size(), na = asg.aux().size(), m = asg.a().size();
+    QueryShape q;
+    q.inputs = asg.inputs().size();
+    q.aux = asg.aux().size();
+    q.constraints = asg.a().size();
+    q.a_aux = asg.a_aux_density().count();
+    q.b = asg.b_input_density().count() + asg.b_aux_density().count();
+    return benchmark_parameters(q, seed, convention);
+}
+
+Parameters benchmark_parameters(const QueryShape& q, uint64_t seed, HConvention convention) {
+    const size_t ni = q.inputs, na = q.aux, m = q.constraints, nb = q.b;
     if (ni == 0) throw std::invalid_argument("benchmark_parameters: the assignment has no inputs");
     if (m > (size_t{1} << (Fr::S - 1)))
         throw std::invalid_argument("benchmark_parameters: " + std::to_string(m) + " constraints need a domain of 2^32");
+    if (q.a_aux > na || nb > ni + na) throw std::invalid_argument("benchmark_parameters: densities exceed the counts");
     const size_t n = EvaluationDomain::for_size(m).size();
-    const size_t nb = asg.b_input_density().count() + asg.b_aux_density().count();
     Parameters p;
     p.h_convention = convention;
-    p.a = random_points<G1Config>(ni + asg.a_aux_density().count(), seed * 8 + 1);
+    p.a = random_points<G1Config>(ni + q.a_aux, seed * 8 + 1);
     p.b_g1 = random_points<G1Config>(nb, seed * 8 + 2);
     p.b_g2 = random_points<G2Config>(nb, seed * 8 + 3);
     p.l = random_points<G1Config>(na, seed * 8 + 4);

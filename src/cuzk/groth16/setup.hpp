@@ -62,5 +62,12 @@ Parameters generate_parameters(const r1cs::Circuit& circuit, const ToxicWaste& t
 // too (delta not at infinity, so the prover accepts them).
 Parameters benchmark_parameters(const r1cs::ProvingAssignment& asg, uint64_t seed,
                                 HConvention convention = HConvention::Bellman);
+// The same from the counts alone (e.g. a pre-compiled R1CS's, without synthesizing a witness): inputs (the constant
+// one included), aux variables, constraints (input constraints included), aux variables in A's density, and inputs
+// plus aux variables in B's densities.
+struct QueryShape {
+    size_t inputs = 0, aux = 0, constraints = 0, a_aux = 0, b = 0;
+};
+Parameters benchmark_parameters(const QueryShape& shape, uint64_t seed, HConvention convention = HConvention::Bellman);
 
 }  // namespace cuzk::groth16

@@ -46,18 +46,38 @@ void synthesize_groth16(CS& cs, const Circuit& circuit) {
 size_t parallel_synthesis_threads();
 void set_parallel_synthesis_threads(size_t n);
 
+// The fragment type a constraint system synthesizes parallel parts into (void: none, the parts run in order).
+template <class CS>
+struct FragmentOf {
+    using type = void;
+};
+template <>
+struct FragmentOf<ProvingAssignment> {
+    using type = AssignmentFragment;
+};
+template <>
+struct FragmentOf<WitnessAssignment> {
+    using type = WitnessFragment;
+};
+template <>
+struct FragmentOf<KeygenAssembly> {
+    using type = KeygenFragment;  // compact recording only (can_fork)
+};
+
 // Synthesizes `count` parts that are independent given what cs holds now (part(cs, i) for i in [0, count), in
-// that order): sequentially, or, into a ProvingAssignment, in up to parallel_synthesis_threads() groups of
-// consecutive parts on their own threads (AssignmentFragment), appended in order, so the result is the same.
+// that order): sequentially, or, into a ProvingAssignment, a WitnessAssignment or a compact KeygenAssembly, in up to
+// parallel_synthesis_threads() groups of consecutive parts on their own threads (their fragments:
+// AssignmentFragment, WitnessFragment, KeygenFragment), appended in order, so the result is the same.
 // `part` is called with the fragment type too (a generic lambda); the first exception of any group is rethrown.
 // per_part: about how many constraints (and as many variables) one part makes, when known (0: unknown); each
 // fragment reserves room for its parts up front instead of growing (and copying) its vectors.
 template <class CS, class F>
 void synthesize_parts(CS& cs, size_t count, F&& part, size_t per_part = 0) {
-    if constexpr (std::is_same_v<CS, ProvingAssignment>) {
+    using Frag = typename FragmentOf<CS>::type;
+    if constexpr (!std::is_void_v<Frag>) {
         const size_t groups = std::min(count, parallel_synthesis_threads());
-        if (groups > 1) {
-            std::vector<AssignmentFragment> frags;
+        if (groups > 1 && cs.can_fork()) {
+            std::vector<Frag> frags;
             frags.reserve(groups);
             for (size_t g = 0; g < groups; g++) frags.emplace_back(cs);
             std::vector<std::exception_ptr> errors(groups);

@@ -7,7 +7,10 @@
 
 #include <array>
 #include <cstdint>
+#include <exception>
 #include <stdexcept>
+#include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -68,6 +71,8 @@ private:
     std::unordered_map<Key, uint32_t, KeyHash> index_;
 };
 
+class KeygenFragment;
+
 class KeygenAssembly {
 public:
     static constexpr bool kNeedsValues = false;
@@ -107,11 +112,16 @@ public:
     const SparseMatrix& a() const { return a_; }
     const SparseMatrix& b() const { return b_; }
     const SparseMatrix& c() const { return c_; }
+    // Parts synthesized in parallel (synthesize_parts; compact recording only), appended in order: their aux
+    // variables are numbered after this one's, their coefficients interned here.
+    void append_all(std::vector<KeygenFragment>& parts);
+    bool can_fork() const { return compact_; }
     // Compact recording: the matrices and the coefficient table, moved out.
     CompactMatrix take_compact(int which) { return std::move(which == 0 ? ca_ : which == 1 ? cb_ : cc_); }
     std::vector<Fr> take_coefficients() { return coeffs_.take(); }
 
 private:
+    friend class KeygenFragment;
     void append_compact(CompactMatrix& m, const LC& lc) {
         for (const Term& t : lc.terms()) m.terms.push_back({t.var, t.coeff_is_one ? 0u : coeffs_.intern(t.coeff)});
         m.row_start.push_back(m.terms.size());
@@ -122,5 +132,120 @@ private:
     CompactMatrix ca_, cb_, cc_;
     CoeffTable coeffs_;
 };
+
+// A part of a compact KeygenAssembly recorded on its own thread (r1cs::synthesize_parts), as AssignmentFragment is
+// for ProvingAssignment: its aux variables are numbered kLocalBase + i (valid only inside the fragment) and its
+// coefficients go to a table of its own; KeygenAssembly::append_all renumbers both, so the matrices equal the
+// sequential recording's.
+class KeygenFragment {
+public:
+    static constexpr bool kNeedsValues = false;
+    static constexpr uint32_t kLocalBase = 0x40000000u;
+
+    explicit KeygenFragment(const KeygenAssembly& parent)
+        : n_inputs_(parent.num_inputs_), n_parent_aux_(parent.num_aux_) {}
+
+    template <class N, class V>
+    Variable alloc(N&&, V&&) {
+        if (num_aux_ >= Variable::kMaxIndex - kLocalBase)
+            throw SynthesisError(SynthesisErrorKind::Other, "too many variables in a fragment");
+        return Variable::aux(kLocalBase + (uint32_t)num_aux_++);
+    }
+    template <class N, class V>
+    Variable alloc_input(N&&, V&&) {
+        throw SynthesisError(SynthesisErrorKind::Other, "a fragment of a parallel synthesis cannot allocate inputs");
+    }
+    template <class N>
+    void enforce(N&&, const LC& a, const LC& b, const LC& c) {
+        append(m_[0], a);
+        append(m_[1], b);
+        append(m_[2], c);
+    }
+    template <class N>
+    void push_namespace(N&&) {}
+    void pop_namespace() {}
+    // Room for about this many constraints (terms: ~6 per constraint over A, B and C, as PoRep's).
+    void reserve(size_t /*aux*/, size_t constraints) {
+        for (auto& m : m_) {
+            m.row_start.reserve(constraints + 1);
+            m.terms.reserve(2 * constraints);
+        }
+    }
+
+private:
+    friend class KeygenAssembly;
+    void append(CompactMatrix& m, const LC& lc) {
+        for (const Term& t : lc.terms()) {
+            const uint32_t i = t.var.index();
+            const bool ok = t.var.is_input() ? i < n_inputs_
+                                             : (i >= kLocalBase ? i - kLocalBase < num_aux_ : i < n_parent_aux_);
+            if (!ok)
+                throw SynthesisError(SynthesisErrorKind::Other,
+                                     std::string("fragment constraint uses unallocated ") +
+                                         (t.var.is_input() ? "input " : "aux ") + std::to_string(i) +
+                                         " (a variable allocated after the fork, or in another fragment?)");
+            m.terms.push_back({t.var, t.coeff_is_one ? 0u : coeffs_.intern(t.coeff)});
+        }
+        m.row_start.push_back(m.terms.size());
+    }
+    size_t n_inputs_, n_parent_aux_;
+    size_t num_aux_ = 0;
+    CompactMatrix m_[3];
+    CoeffTable coeffs_;
+};
+
+inline void KeygenAssembly::append_all(std::vector<KeygenFragment>& parts) {
+    if (!compact_) throw SynthesisError(SynthesisErrorKind::Other, "append: fragments need compact recording");
+    for (const auto& f : parts)
+        if (f.n_inputs_ != num_inputs_ || f.n_parent_aux_ > num_aux_)
+            throw SynthesisError(SynthesisErrorKind::Other, "append: a fragment was not forked from this assignment");
+    // Each fragment's coefficient indices and aux numbers in this assembly.
+    std::vector<std::vector<uint32_t>> coeff_map(parts.size());
+    std::vector<uint32_t> aux_base(parts.size());
+    size_t aux = num_aux_;
+    for (size_t g = 0; g < parts.size(); g++) {
+        const std::vector<Fr> values = parts[g].coeffs_.take();
+        coeff_map[g].reserve(values.size());
+        for (const Fr& v : values) coeff_map[g].push_back(coeffs_.intern(v));
+        aux_base[g] = (uint32_t)aux;
+        aux += parts[g].num_aux_;
+    }
+    if (aux > (size_t)Variable::kMaxIndex + 1) throw SynthesisError(SynthesisErrorKind::Other, "too many variables");
+    // A, B and C on three threads (GBs of terms at Filecoin sizes).
+    CompactMatrix* dst[3] = {&ca_, &cb_, &cc_};
+    std::vector<std::thread> threads;
+    std::exception_ptr errors[3];
+    for (int k = 0; k < 3; k++)
+        threads.emplace_back([&, k] {
+            try {
+                CompactMatrix& d = *dst[k];
+                size_t terms = d.terms.size(), rows = d.rows();
+                for (auto& f : parts) terms += f.m_[k].terms.size(), rows += f.m_[k].rows();
+                d.terms.reserve(terms);
+                d.row_start.reserve(rows + 1);
+                for (size_t g = 0; g < parts.size(); g++) {
+                    CompactMatrix& s = parts[g].m_[k];
+                    const uint64_t shift = d.terms.size();
+                    for (size_t r = 1; r < s.row_start.size(); r++) d.row_start.push_back(s.row_start[r] + shift);
+                    const uint32_t* cmap = coeff_map[g].data();
+                    for (const CompactTerm& t : s.terms) {
+                        const uint32_t i = t.var.index();
+                        const Variable v = t.var.is_aux() && i >= KeygenFragment::kLocalBase
+                                               ? Variable::aux(aux_base[g] + (i - KeygenFragment::kLocalBase))
+                                               : t.var;
+                        d.terms.push_back({v, cmap[t.coeff]});
+                    }
+                    CompactMatrix().row_start.swap(s.row_start);
+                    std::vector<CompactTerm>().swap(s.terms);
+                }
+            } catch (...) {
+                errors[k] = std::current_exception();
+            }
+        });
+    for (auto& t : threads) t.join();
+    for (auto& e : errors)
+        if (e) std::rethrow_exception(e);
+    num_aux_ = aux;
+}
 
 }  // namespace cuzk::r1cs

@@ -118,6 +118,7 @@ public:
     // fragments of one fork in their order gives exactly what synthesizing their parts in that order here would.
     inline void append(AssignmentFragment&& f);
     // All fragments of one fork, in order, with the room reserved first.
+    bool can_fork() const { return true; }
     inline void append_all(std::vector<AssignmentFragment>& parts);
 
 private:

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #if defined(__linux__)
@@ -28,6 +29,8 @@ inline void reserve_huge(std::vector<Fr>& v, size_t n) {
     if (hi > lo) (void)madvise((void*)lo, hi - lo, MADV_HUGEPAGE);
 #endif
 }
+
+class WitnessFragment;
 
 // A constraint system that records only the assignment: alloc / alloc_input store the values, enforce does
 // nothing (the constraints are in the PrecompiledR1cs already).
@@ -64,8 +67,93 @@ public:
         reserve_huge(aux_, num_aux);
     }
 
+    // Appends parts synthesized in parallel (synthesize_parts), in order: their aux values follow this one's.
+    inline void append_all(std::vector<WitnessFragment>& parts);
+    bool can_fork() const { return true; }
+
 private:
+    friend class WitnessFragment;
     std::vector<Fr> inputs_, aux_;
 };
+
+// A part of a WitnessAssignment synthesized on its own thread (r1cs::synthesize_parts), as AssignmentFragment is
+// for ProvingAssignment: it reads the parent's inputs and aux values as they were at the fork, allocates aux
+// variables of its own (index kLocalBase + i, valid only inside the fragment), and append_all adds its values to
+// the parent in order, so the witness equals the sequential one.
+class WitnessFragment {
+public:
+    static constexpr bool kNeedsValues = true;
+    static constexpr bool kRecordsConstraints = false;
+    static constexpr uint32_t kLocalBase = 0x40000000u;
+
+    explicit WitnessFragment(const WitnessAssignment& parent)
+        : inputs_(parent.inputs_.data()),
+          n_inputs_(parent.inputs_.size()),
+          parent_aux_(parent.aux_.data()),
+          n_parent_aux_(parent.aux_.size()) {}
+
+    template <class N, class V>
+    Variable alloc(N&&, V&& value) {
+        if (aux_.size() >= Variable::kMaxIndex - kLocalBase)
+            throw SynthesisError(SynthesisErrorKind::Other, "too many variables in a fragment");
+        aux_.push_back(value());
+        return Variable::aux(kLocalBase + (uint32_t)(aux_.size() - 1));
+    }
+    template <class N, class V>
+    Variable alloc_input(N&&, V&&) {
+        throw SynthesisError(SynthesisErrorKind::Other, "a fragment of a parallel synthesis cannot allocate inputs");
+    }
+    template <class N>
+    void enforce(N&&, const LC&, const LC&, const LC&) {}
+    template <class N>
+    void push_namespace(N&&) {}
+    void pop_namespace() {}
+    void reserve(size_t aux, size_t /*constraints*/) { reserve_huge(aux_, aux); }
+    // The value of a combination (gadgets that need one evaluate it here, as with AssignmentFragment).
+    Fr evaluate(const LC& lc) const {
+        Fr acc = Fr::zero();
+        for (const Term& t : lc.terms()) {
+            const Fr& v = value(t.var);
+            if (t.coeff_is_one) acc += v;
+            else acc += t.coeff * v;
+        }
+        return acc;
+    }
+
+private:
+    friend class WitnessAssignment;
+    const Fr& value(Variable var) const {
+        const uint32_t i = var.index();
+        if (var.is_input()) {
+            if (i < n_inputs_) return inputs_[i];
+        } else if (i >= kLocalBase) {
+            if (i - kLocalBase < aux_.size()) return aux_[i - kLocalBase];
+        } else if (i < n_parent_aux_) {
+            return parent_aux_[i];
+        }
+        throw SynthesisError(SynthesisErrorKind::Other,
+                             std::string("fragment combination uses unallocated ") + (var.is_input() ? "input " : "aux ") +
+                                 std::to_string(i) + " (a variable allocated after the fork, or in another fragment?)");
+    }
+    const Fr* inputs_;
+    size_t n_inputs_;
+    const Fr* parent_aux_;
+    size_t n_parent_aux_;
+    std::vector<Fr> aux_;
+};
+
+inline void WitnessAssignment::append_all(std::vector<WitnessFragment>& parts) {
+    size_t n = aux_.size();
+    for (const auto& f : parts) {
+        if (f.n_inputs_ != inputs_.size() || f.n_parent_aux_ > aux_.size())
+            throw SynthesisError(SynthesisErrorKind::Other, "append: a fragment was not forked from this assignment");
+        n += f.aux_.size();
+    }
+    if (n > aux_.capacity()) aux_.reserve(n);
+    for (auto& f : parts) {
+        aux_.insert(aux_.end(), f.aux_.begin(), f.aux_.end());
+        std::vector<Fr>().swap(f.aux_);
+    }
+}
 
 }  // namespace cuzk::r1cs
