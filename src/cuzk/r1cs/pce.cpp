@@ -114,7 +114,7 @@ void evaluate(const PrecompiledR1cs& pce, std::span<const Fr> inputs, std::span<
         throw std::invalid_argument("pce evaluate: the coefficient table must start with one");
     const size_t n = pce.num_constraints;
     for (std::vector<Fr>* out : {&a, &b, &c}) {
-        reserve_huge(*out, n);
+        reserve_huge(*out, n, &pool);
         out->resize(n);
     }
     const Fr* in = inputs.data();
@@ -232,7 +232,7 @@ bool mul_add(uint64_t a, uint64_t b, uint64_t& acc) {
 
 ProvingAssignment assignment_from_pce(const PrecompiledR1cs& pce, const Circuit& circuit, ThreadPool& pool) {
     WitnessAssignment w;
-    w.reserve(pce.num_inputs, pce.num_aux);
+    w.reserve(pce.num_inputs, pce.num_aux, &pool);
     witness_groth16(w, circuit);
     std::vector<Fr> a, b, c;
     evaluate(pce, w.inputs(), w.aux(), a, b, c, pool);  // checks the witness sizes against the compiled ones

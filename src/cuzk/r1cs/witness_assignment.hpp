@@ -13,6 +13,7 @@
 #endif
 
 #include "cuzk/r1cs/constraint_system.hpp"
+#include "cuzk/util/thread_pool.hpp"
 
 namespace cuzk::r1cs {
 
@@ -20,13 +21,26 @@ namespace cuzk::r1cs {
 // whole 2 MiB pages. A fresh block of 10^6 field elements (32 MB) otherwise takes ~8,000 page faults when first
 // written: on a 2-core Zen 4 that is ~13 ms per vector, a sixth of the PCE path for porep-1m. Advice only: without
 // THP (or with THP off) nothing changes but the speed.
-inline void reserve_huge(std::vector<Fr>& v, size_t n) {
+// With a pool, the block's pages are also faulted in (MADV_POPULATE_WRITE) by all its threads: the kernel zeroes
+// fresh pages as it maps them, and a single thread that first writes GBs (std::vector's resize, an insert) spends
+// most of its time there (H200 host, 4 GB of a 2^27 partition's a, b or c: ~1 s on one thread).
+inline void reserve_huge(std::vector<Fr>& v, size_t n, ThreadPool* pool = nullptr) {
     v.reserve(n);
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
     constexpr uintptr_t kHuge = uintptr_t{2} << 20;
     const uintptr_t lo = ((uintptr_t)v.data() + kHuge - 1) & ~(kHuge - 1);
     const uintptr_t hi = ((uintptr_t)(v.data() + v.capacity())) & ~(kHuge - 1);
     if (hi > lo) (void)madvise((void*)lo, hi - lo, MADV_HUGEPAGE);
+#if defined(MADV_POPULATE_WRITE)
+    if (pool && pool->size() > 1 && hi > lo + 8 * kHuge) {
+        const size_t pages = (hi - lo) / kHuge;
+        pool->parallel_for(pages, [lo](size_t a, size_t b) {
+            (void)madvise((void*)(lo + a * kHuge), (b - a) * kHuge, MADV_POPULATE_WRITE);  // advice: may fail
+        });
+    }
+#endif
+#else
+    (void)pool;
 #endif
 }
 
@@ -62,9 +76,9 @@ public:
     std::vector<Fr>& inputs() { return inputs_; }
     std::vector<Fr>& aux() { return aux_; }
     // Preallocation for a known shape (e.g. from a PrecompiledR1cs), so the witness pass does not regrow.
-    void reserve(size_t num_inputs, size_t num_aux) {
+    void reserve(size_t num_inputs, size_t num_aux, ThreadPool* pool = nullptr) {
         inputs_.reserve(num_inputs);
-        reserve_huge(aux_, num_aux);
+        reserve_huge(aux_, num_aux, pool);
     }
 
     // Appends parts synthesized in parallel (synthesize_parts), in order: their aux values follow this one's.
