@@ -35,6 +35,7 @@
 #include "cuzk/formats/proof_io.hpp"
 #include "cuzk/groth16/setup.hpp"
 #include "cuzk/groth16/verifier.hpp"
+#include "cuzk/r1cs/pce.hpp"
 #include "../iden3_bytes.hpp"
 
 using namespace cuzk;
@@ -333,6 +334,74 @@ TEST(Daemon, ARestartLosesNoAcceptedJobAndNoResult) {
     expect_verified(cl.await(waiting, 120), 6, 3);
 }
 
+namespace {
+// The .pce files in a directory.
+std::vector<fs::path> pce_files(const fs::path& dir) {
+    std::vector<fs::path> out;
+    for (const auto& e : fs::directory_iterator(dir))
+        if (e.path().extension() == ".pce") out.push_back(e.path());
+    return out;
+}
+}  // namespace
+
+// pce = "auto" (the default): a built-in circuit's partitions come from its pre-compiled evaluator, compiled on the
+// first job and kept in the circuit directory; later jobs and later starts reuse it, a damaged file is compiled
+// again, and pce = "off" writes nothing. Every proof verifies.
+TEST(Daemon, CompilesKeepsAndReusesThePceOfABuiltInCircuit) {
+    TempDir dir;
+    DaemonConfig cfg = make_config(dir.path);
+    fs::path file;
+    fs::file_time_type written;
+    {
+        Daemon d(cfg);
+        Client cl(d.socket_path());
+        expect_verified(cl.await(cl.submit(chain_request(6, 2, 11)), 60), 6, 2);
+        const auto files = pce_files(cfg.circuits_dir);
+        ASSERT_EQ(files.size(), 1u);
+        file = files[0];
+        const auto pce = r1cs::read_pce(file);
+        EXPECT_EQ(pce.circuit, "mulchain log_size=6 publics=1");
+        written = fs::last_write_time(file);
+        expect_verified(cl.await(cl.submit(chain_request(6, 3, 12)), 60), 6, 3);
+        EXPECT_EQ(fs::last_write_time(file), written) << "the second job reused the compiled system";
+        // Another shape gets its own file.
+        expect_verified(cl.await(cl.submit(chain_request(10, 1, 13)), 60), 10, 1);
+        EXPECT_EQ(pce_files(cfg.circuits_dir).size(), 2u);
+    }
+    {
+        Daemon d(cfg);  // a new start reads the kept file
+        Client cl(d.socket_path());
+        expect_verified(cl.await(cl.submit(chain_request(6, 1, 14)), 60), 6, 1);
+        EXPECT_EQ(fs::last_write_time(file), written);
+    }
+    {
+        // A damaged file is not used: compiled again and replaced.
+        std::vector<char> bytes;
+        {
+            std::ifstream in(file, std::ios::binary);
+            bytes.assign(std::istreambuf_iterator<char>(in), {});
+        }
+        ASSERT_GT(bytes.size(), 200u);
+        bytes[bytes.size() / 2] ^= 0x20;
+        {
+            std::ofstream out(file, std::ios::binary | std::ios::trunc);
+            out.write(bytes.data(), (std::streamsize)bytes.size());
+        }
+        EXPECT_THROW((void)r1cs::read_pce(file), std::runtime_error);
+        Daemon d(cfg);
+        Client cl(d.socket_path());
+        expect_verified(cl.await(cl.submit(chain_request(6, 2, 15)), 60), 6, 2);
+        EXPECT_NO_THROW((void)r1cs::read_pce(file)) << "rewritten";
+    }
+    TempDir off_dir;
+    DaemonConfig off = make_config(off_dir.path);
+    off.pce = "off";
+    Daemon d(off);
+    Client cl(d.socket_path());
+    expect_verified(cl.await(cl.submit(chain_request(6, 2, 16)), 60), 6, 2);
+    EXPECT_TRUE(pce_files(off.circuits_dir).empty());
+}
+
 TEST(Daemon, ASecondDaemonOnTheSameSocketIsRefused) {
     TempDir dir;
     DaemonConfig cfg = make_config(dir.path);
@@ -506,6 +575,9 @@ result_ttl_seconds = 3600
     refused("[jobs]\nshutdown = \"now\"", "jobs.shutdown");
     refused("[engine]\nlookahead = 0", "engine.lookahead");
     refused("[engine\n", "line");
+    refused("[engine]\npce = \"maybe\"", "engine.pce");
+    EXPECT_EQ(parse_config("", base).pce, "auto");
+    EXPECT_EQ(parse_config("[engine]\npce = \"off\"", base).pce, "off");
     EXPECT_NO_THROW(parse_config("[server]\nallow_remote = true\ntcp = \"0.0.0.0:9820\"", base));
     EXPECT_TRUE(is_loopback_address("127.0.0.2:1"));
     EXPECT_TRUE(is_loopback_address("[::1]:1"));

@@ -26,7 +26,7 @@ void check_keys(const toml::table& root) {
         {"server", {"socket", "tcp", "allow_remote", "metrics", "max_request_bytes", "log"}},
         {"paths", {"params", "circuits", "state"}},
         {"engine", {"backend", "synthesis_workers", "lookahead", "total_budget", "check_params", "verify_proofs",
-                    "cpu_fallback"}},
+                    "cpu_fallback", "pce"}},
         {"jobs", {"max_partitions", "max_queued", "result_ttl_seconds", "shutdown"}},
     };
     for (const auto& [k, v] : root) {
@@ -165,6 +165,8 @@ DaemonConfig parse_config(const std::string& toml_text, const std::filesystem::p
     c.check_params = get_bool(root, "engine", "check_params", c.check_params);
     c.verify_proofs = get_bool(root, "engine", "verify_proofs", c.verify_proofs);
     c.cpu_fallback = get_bool(root, "engine", "cpu_fallback", c.cpu_fallback);
+    c.pce = get_string(root, "engine", "pce", c.pce);
+    if (c.pce != "auto" && c.pce != "off") bad("engine.pce", "auto or off");
     c.max_partitions = get_count(root, "jobs", "max_partitions", c.max_partitions, 1, 100000);
     c.max_queued = get_count(root, "jobs", "max_queued", c.max_queued, 1, 1000000);
     c.result_ttl_seconds = get_seconds(root, "jobs", "result_ttl_seconds", c.result_ttl_seconds);

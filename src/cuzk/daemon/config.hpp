@@ -33,6 +33,10 @@ struct DaemonConfig {
     bool check_params = true;         // subgroup checks of every point when a parameter file is loaded
     bool verify_proofs = true;        // every proof is verified before it is returned
     bool cpu_fallback = true;         // a partition that fails on the GPU is proven again on the CPU
+    // auto: a built-in circuit's partitions are made by its pre-compiled constraint evaluator (witness + sparse
+    // product, ~3.6x faster than full synthesis at Filecoin sizes), compiled on first use and kept in
+    // [paths] circuits as <shape>.pce for the next start; off: full synthesis unless a request names a .pce file.
+    std::string pce = "auto";
     // [jobs]
     size_t max_partitions = 64;
     size_t max_queued = 1000;         // jobs waiting or running; more are refused (RESOURCE_EXHAUSTED)

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -198,6 +199,17 @@ struct Daemon::Impl {
     // for status and metrics.
     std::map<fs::path, std::shared_future<std::shared_ptr<ParamSet>>> sets;
     std::mutex sets_mu;
+    // Compiled R1CS (PCE) by key (a request's file path, or "shape:" and the circuit's shape for pce = "auto"), as
+    // futures like the parameter sets: each is read or compiled once. At most kMaxPces are kept; the least
+    // recently used one that no job holds goes first.
+    static constexpr size_t kMaxPces = 4;
+    struct PceEntry {
+        std::shared_future<std::shared_ptr<const r1cs::PrecompiledR1cs>> pce;
+        uint64_t used = 0;
+    };
+    std::map<std::string, PceEntry> pces;
+    uint64_t pce_clock = 0;
+    std::mutex pces_mu;
     bool accepting = true, stopping = false, shutdown_requested = false, shut = false;
     std::vector<engine::JobId> to_forget;
 
@@ -298,7 +310,10 @@ struct Daemon::Impl {
         // partition being synthesized, waiting, or proven) must fit the budget.
         const size_t constraints = circuits::circuit_constraints(spec);
         const size_t in_flight = cfg.synthesis_workers + cfg.lookahead + 1;
-        admit(params_bytes(job.params_path), constraints * 128 * std::min(partitions, in_flight));
+        // A PCE adds its matrices (~6 terms of 8 bytes and 3 row offsets per constraint), resident while in use.
+        const bool pce = !job.pce_path.empty() || cfg.pce == "auto";
+        admit(params_bytes(job.params_path),
+              constraints * 128 * std::min(partitions, in_flight) + (pce ? constraints * 72 : 0));
         r.set_circuit(circuit);
         r.set_partitions((uint32_t)partitions);
         r.set_priority(prio);
@@ -537,15 +552,88 @@ struct Daemon::Impl {
         }
     }
 
+    // The PCE under `key`, made by `make` the first time (other jobs wait for it); a failure is not kept.
+    template <class Make>
+    std::shared_ptr<const r1cs::PrecompiledR1cs> cached_pce(const std::string& key, Make&& make) {
+        std::promise<std::shared_ptr<const r1cs::PrecompiledR1cs>> promise;
+        std::shared_future<std::shared_ptr<const r1cs::PrecompiledR1cs>> fut;
+        bool mine = false;
+        {
+            std::lock_guard<std::mutex> lk(pces_mu);
+            auto it = pces.find(key);
+            if (it == pces.end()) {
+                // Room first: drop the least recently used entries no job holds (a shared_ptr held only here).
+                while (pces.size() >= kMaxPces) {
+                    auto victim = pces.end();
+                    for (auto e = pces.begin(); e != pces.end(); ++e) {
+                        const auto& f = e->second.pce;
+                        if (f.wait_for(std::chrono::seconds(0)) != std::future_status::ready) continue;
+                        if (f.get().use_count() > 1) continue;
+                        if (victim == pces.end() || e->second.used < victim->second.used) victim = e;
+                    }
+                    if (victim == pces.end()) break;
+                    pces.erase(victim);
+                }
+                fut = promise.get_future().share();
+                it = pces.emplace(key, PceEntry{fut, 0}).first;
+                mine = true;
+            }
+            it->second.used = ++pce_clock;
+            fut = it->second.pce;
+        }
+        if (mine) {
+            try {
+                promise.set_value(std::make_shared<const r1cs::PrecompiledR1cs>(make()));
+            } catch (...) {
+                promise.set_exception(std::current_exception());
+                std::lock_guard<std::mutex> lk(pces_mu);
+                pces.erase(key);
+            }
+        }
+        return fut.get();  // rethrows the maker's failure
+    }
+
+    // pce = "auto": the circuit's PCE from [paths] circuits/<shape>.pce when it is there and sound, else compiled
+    // now and written there for the next start (a write failure is only logged).
+    r1cs::PrecompiledR1cs auto_pce(const circuits::CircuitSpec& spec, const std::string& shape) {
+        std::string file;
+        for (char ch : shape) file += std::isalnum((unsigned char)ch) || ch == '-' || ch == '.' ? ch : '_';
+        const fs::path path = cfg.circuits_dir / (file + ".pce");
+        std::error_code ec;
+        if (fs::exists(path, ec)) {
+            try {
+                return r1cs::read_pce(path, shape);
+            } catch (const std::exception& e) {
+                log("pce " + path.string() + " not used (" + e.what() + "); compiling it again");
+            }
+        }
+        const auto t0 = std::chrono::steady_clock::now();
+        r1cs::PrecompiledR1cs pce = r1cs::compile_r1cs(*circuits::make_circuit(spec, false, 0, nullptr));
+        pce.circuit = shape;
+        const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        try {
+            fs::create_directories(cfg.circuits_dir, ec);
+            r1cs::write_pce(path, pce);
+            log("pce for " + shape + " compiled in " + std::to_string(secs) + " s, kept in " + path.string());
+        } catch (const std::exception& e) {
+            log("pce for " + shape + " compiled in " + std::to_string(secs) + " s, not written: " + e.what());
+        }
+        return pce;
+    }
+
     // Loads what the job needs (outside the lock: a parameter set may take minutes), then hands it to the engine,
     // unless it was cancelled or the daemon interrupted meanwhile. job->ps and job->pce are set under the lock
     // (a cancel resets them).
     void start(const std::shared_ptr<Job>& job) {
         std::shared_ptr<ParamSet> ps = param_set(job->params_path);
         std::shared_ptr<const r1cs::PrecompiledR1cs> pce;
-        if (!job->pce_path.empty())
-            pce = std::make_shared<r1cs::PrecompiledR1cs>(
-                r1cs::read_pce(job->pce_path, circuits::circuit_shape_name(job->spec)));
+        if (!job->circom) {
+            const std::string shape = circuits::circuit_shape_name(job->spec);
+            if (!job->pce_path.empty())
+                pce = cached_pce(job->pce_path.string(), [&] { return r1cs::read_pce(job->pce_path, shape); });
+            else if (cfg.pce == "auto")
+                pce = cached_pce("shape:" + shape, [&] { return auto_pce(job->spec, shape); });
+        }
         job->publics.assign(job->partitions, {});
         engine::JobSpec spec;
         spec.name = job->spec.name;
