@@ -26,6 +26,7 @@ struct BenchOptions {
     // pipeline: partitions through the pre-compiled constraint evaluator (witness + sparse product) instead of
     // full synthesis
     bool pce = false;
+    bool pin_params = false;  // groth16, pipeline: page-lock the parameters in host memory (GpuProverConfig)
     // groth16: circuits per prover call (the GPU prover overlaps one circuit's upload with the previous one's MSMs)
     size_t batch = 1;
     // groth16 with --random-params: every circuit proves a copy of proof 0's assignment (no synthesis per circuit;

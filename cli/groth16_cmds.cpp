@@ -141,9 +141,16 @@ int run_setup(const SetupOptions& opt) {
 // The prover backend for `choice` (auto, cpu, gpu): the GPU prover when it is built and a device is present (auto),
 // else the CPU prover; gpu without one is an error.
 static std::unique_ptr<groth16::ProverBackend> make_backend(const std::string& choice,
-                                                            const groth16::Parameters& params) {
+                                                            const groth16::Parameters& params,
+                                                            bool pin_params = false) {
 #ifdef CUZK_HAVE_CUDA
-    if (choice != "cpu" && !gpu::devices().empty()) return std::make_unique<gpu::GpuBackend>(params);
+    if (choice != "cpu" && !gpu::devices().empty()) {
+        gpu::GpuProverConfig gc;
+        gc.pin_host_params = pin_params;
+        return std::make_unique<gpu::GpuBackend>(params, gc);
+    }
+#else
+    (void)pin_params;
 #endif
     if (choice == "gpu") throw std::runtime_error("--backend gpu: no CUDA device (or built without CUDA)");
     return std::make_unique<groth16::CpuBackend>(params);
@@ -298,7 +305,7 @@ int run_bench_groth16(const CircuitOptions& circuit, const BenchOptions& opt, in
     }
     const double setup_s = seconds_since(t0) - first_synthesis_s;
     auto b0 = clock_type::now();
-    std::unique_ptr<groth16::ProverBackend> backend = make_backend(opt.backend, params);
+    std::unique_ptr<groth16::ProverBackend> backend = make_backend(opt.backend, params, opt.pin_params);
     const double backend_s = seconds_since(b0);  // the GPU backend uploads the queries here
     auto pvk = groth16::prepare_verifying_key(params.vk);
     std::map<std::string, std::vector<double>> stages;
@@ -420,7 +427,7 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
         params = groth16::generate_parameters(*make_circuit(c, false, 0, nullptr), groth16::ToxicWaste::from_seed(1));
     }
     const double setup_s = seconds_since(t0);
-    std::unique_ptr<groth16::ProverBackend> backend = make_backend(opt.backend, params);
+    std::unique_ptr<groth16::ProverBackend> backend = make_backend(opt.backend, params, opt.pin_params);
     // A GPU fault falls back to the CPU for that partition; every proof is verified inside the engine.
     std::unique_ptr<groth16::ProverBackend> cpu_fallback;
     if (backend->name() != "cpu") cpu_fallback = std::make_unique<groth16::CpuBackend>(params);

@@ -110,6 +110,8 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
     bench->add_flag("--random-params", bench_opt.random_params,
                     "groth16, pipeline: random parameters of the circuit's shape instead of a setup (large sizes; proofs not verified)");
+    bench->add_flag("--pin-params", bench_opt.pin_params,
+                    "groth16, pipeline: page-lock the parameters in host memory before the GPU upload");
     bench->add_flag("--pce", bench_opt.pce,
                     "pipeline: partitions by the pre-compiled constraint evaluator (witness + sparse product)");
     bench->add_option("--batch", bench_opt.batch, "groth16: circuits per prover call (median per call and per circuit)")

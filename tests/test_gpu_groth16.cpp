@@ -364,6 +364,39 @@ TEST(GpuGroth16, EngineSpreadsPartitionsOverEveryGpu) {
     EXPECT_EQ(total, (int)(4 * backends.size()));
 }
 
+// Parameters page-locked in host memory (GpuProverConfig::pin_host_params): the upload reads them by DMA, a second
+// prover over the same parameters finds them locked already and leaves them to the first, and both prove what the
+// CPU proves, also once the first is gone.
+TEST(GpuGroth16, PinnedParametersProveTheSame) {
+    if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
+    uint64_t seed = 0;
+    auto rng = fresh_rng(seed);
+    SCOPED_TRACE(seed);
+    // 2^14: every query array is over the 1 MiB below which nothing is locked.
+    const auto p = groth16::generate_parameters(circuits::MulChainCircuit(14, 2, std::nullopt),
+                                                groth16::ToxicWaste::from_seed(rng()));
+    ASSERT_GE(p.b_g1.size() * sizeof(G1Affine), size_t{1} << 20);
+    circuits::MulChainCircuit c(14, 2, rng());
+    auto proofs_on = [&](gpu::GpuProver& prover) {
+        std::vector<r1cs::ProvingAssignment> gpu_asg, cpu_asg;
+        gpu_asg.push_back(synthesize(c));
+        cpu_asg.push_back(synthesize(c));
+        const std::vector<Fr> r{Fr::random(rng)}, s{Fr::random(rng)};
+        const auto want = groth16::prove_from_assignments(p, cpu_asg, r, s);
+        const auto got = prover.prove_from_assignments(gpu_asg, r, s);
+        ASSERT_EQ(got.size(), 1u);
+        EXPECT_TRUE(got[0] == want[0]);
+    };
+    gpu::GpuProverConfig gc;
+    gc.pin_host_params = true;
+    auto first = std::make_unique<gpu::GpuProver>(p, gc);
+    gpu::GpuProver second(p, gc);
+    proofs_on(*first);
+    proofs_on(second);
+    first.reset();
+    proofs_on(second);
+}
+
 TEST(GpuGroth16, ProverRejectsWhatTheCpuRejects) {
     if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
     const auto p = groth16::generate_parameters(circuits::MulChainCircuit(6, 2, std::nullopt),

@@ -1,13 +1,17 @@
 #include "cuzk/backends/cuda/prover_gpu.hpp"
 
+#include <cuda_runtime.h>
+
 #include <atomic>
 #include <functional>
 #include <future>
 #include <mutex>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 #include "cuzk/backends/cuda/h_gpu.hpp"
+#include "cuzk/gpu/cuda_check.cuh"
 #include "cuzk/gpu/device.hpp"
 #include "cuzk/gpu/msm.hpp"
 #include "cuzk/groth16/prover.hpp"
@@ -25,9 +29,51 @@ GpuMsmConfig on(int device) {
 }
 }  // namespace
 
+// Page-locks host arrays for its lifetime (GpuProverConfig::pin_host_params); ranges another owner registered
+// already are left to it.
+class HostPins {
+public:
+    HostPins() = default;
+    HostPins(HostPins&& o) noexcept : pinned_(std::move(o.pinned_)) { o.pinned_.clear(); }
+    HostPins(const HostPins&) = delete;
+    HostPins& operator=(const HostPins&) = delete;
+    HostPins& operator=(HostPins&&) = delete;
+    // Only arrays of 1 MiB and more: the allocator maps those on pages of their own (a small array could share a
+    // page with another, which a registration covers in whole), and they are what the upload's speed depends on.
+    void pin(const void* p, size_t bytes) {
+        if (bytes < (size_t{1} << 20)) return;
+        const cudaError_t e = cudaHostRegister(const_cast<void*>(p), bytes, cudaHostRegisterPortable);
+        if (e == cudaErrorHostMemoryAlreadyRegistered) {
+            (void)cudaGetLastError();
+            return;
+        }
+        CUZK_CUDA_CHECK(e);
+        pinned_.push_back(const_cast<void*>(p));
+    }
+    ~HostPins() {
+        for (void* p : pinned_) (void)cudaHostUnregister(p);
+    }
+
+private:
+    std::vector<void*> pinned_;
+};
+
+HostPins pins_for(const groth16::Parameters& p, const GpuProverConfig& c) {
+    HostPins pins;
+    if (!c.pin_host_params) return pins;
+    use_device(c.device);
+    pins.pin(p.a.data(), p.a.size() * sizeof(G1Affine));
+    pins.pin(p.b_g1.data(), p.b_g1.size() * sizeof(G1Affine));
+    pins.pin(p.b_g2.data(), p.b_g2.size() * sizeof(G2Affine));
+    pins.pin(p.l.data(), p.l.size() * sizeof(G1Affine));
+    pins.pin(p.h.data(), p.h.size() * sizeof(G1Affine));
+    return pins;
+}
+
 struct GpuProver::Impl {
     const groth16::Parameters& p;
     GpuProverConfig cfg;
+    HostPins pins;  // before the contexts: their uploads read the pinned arrays
     G1MsmContext a, b1, l, h;
     G2MsmContext b2;
     // Two sets of device arrays for H ("slots"), kept while the domain size stays the same: while one circuit's
@@ -46,6 +92,7 @@ struct GpuProver::Impl {
     Impl(const groth16::Parameters& params, const GpuProverConfig& c)
         : p(params),
           cfg(c),
+          pins(pins_for(params, c)),
           a(params.a, on(c.device)),
           b1(params.b_g1, on(c.device)),
           l(params.l, on(c.device)),

@@ -45,6 +45,10 @@ struct GpuProverConfig {
     int device = 0;
     // The device costs behind each query's split layout (msm/msm.hpp choose_split_layout).
     SplitCosts split_costs;
+    // Page-lock the parameter set's query arrays in host memory (cudaHostRegister) for the prover's lifetime: the
+    // upload to the device is then a direct DMA, and the host copy can never be paged out. Costs the time to lock
+    // them (the figures are in docs/perf.md); an array already registered (another device's prover) is left as it is.
+    bool pin_host_params = false;
 };
 
 class GpuProver {
