@@ -445,7 +445,12 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
     std::vector<std::unique_ptr<groth16::ProverBackend>> more;
 #ifdef CUZK_HAVE_CUDA
     if (backend->name() == "gpu")
-        for (auto& b : gpu::gpu_backends(params, 1)) more.push_back(std::move(b));
+        for (auto& b : gpu::gpu_backends(params, 1, [&] {
+                 gpu::GpuProverConfig gc;
+                 gc.pin_host_params = opt.pin_params;
+                 return gc;
+             }()))
+            more.push_back(std::move(b));
 #endif
     if (!more.empty()) {
         spec.backends.push_back(backend.get());

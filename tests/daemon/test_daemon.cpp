@@ -578,6 +578,9 @@ result_ttl_seconds = 3600
     refused("[engine]\npce = \"maybe\"", "engine.pce");
     EXPECT_EQ(parse_config("", base).pce, "auto");
     EXPECT_EQ(parse_config("[engine]\npce = \"off\"", base).pce, "off");
+    EXPECT_FALSE(parse_config("", base).pin_params);
+    EXPECT_TRUE(parse_config("[engine]\npin_params = true", base).pin_params);
+    refused("[engine]\npin_params = \"yes\"", "engine.pin_params");
     EXPECT_NO_THROW(parse_config("[server]\nallow_remote = true\ntcp = \"0.0.0.0:9820\"", base));
     EXPECT_TRUE(is_loopback_address("127.0.0.2:1"));
     EXPECT_TRUE(is_loopback_address("[::1]:1"));

@@ -37,6 +37,9 @@ struct DaemonConfig {
     // product, ~3.6x faster than full synthesis at Filecoin sizes), compiled on first use and kept in
     // [paths] circuits as <shape>.pce for the next start; off: full synthesis unless a request names a .pce file.
     std::string pce = "auto";
+    // Page-lock each loaded parameter set in host memory while it is cached (GPU backend only): it can then never
+    // be paged out. The upload to the device is as fast without (docs/perf.md), so off by default.
+    bool pin_params = false;
     // [jobs]
     size_t max_partitions = 64;
     size_t max_queued = 1000;         // jobs waiting or running; more are refused (RESOURCE_EXHAUSTED)

@@ -510,7 +510,9 @@ struct Daemon::Impl {
         if (cfg.backend != "cpu") {
             // One backend per GPU, each with the parameters resident on its device; a job's partitions are proven
             // on all of them.
-            auto gpus = gpu::gpu_backends(*ps->params);
+            gpu::GpuProverConfig gc;
+            gc.pin_host_params = cfg.pin_params;  // locked while the set is cached (the backends live with it)
+            auto gpus = gpu::gpu_backends(*ps->params, 0, gc);
             for (auto& b : gpus) {
                 if (!ps->backend) ps->backend = std::move(b);
                 else ps->more.push_back(std::move(b));

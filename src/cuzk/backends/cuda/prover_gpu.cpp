@@ -387,11 +387,12 @@ groth16::Proof GpuProver::prove_prepared(std::unique_ptr<groth16::PreparedCircui
     }
 }
 
-std::vector<std::unique_ptr<GpuBackend>> gpu_backends(const groth16::Parameters& params, size_t first) {
+std::vector<std::unique_ptr<GpuBackend>> gpu_backends(const groth16::Parameters& params, size_t first,
+                                                      const GpuProverConfig& base) {
     std::vector<std::unique_ptr<GpuBackend>> out;
     const auto devs = devices();
     for (size_t d = first; d < devs.size(); d++) {
-        GpuProverConfig gc;
+        GpuProverConfig gc = base;
         gc.device = devs[d].id;
         out.push_back(std::make_unique<GpuBackend>(params, gc));
     }

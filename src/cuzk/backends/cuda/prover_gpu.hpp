@@ -105,6 +105,8 @@ private:
 
 // One GPU backend per visible device (gpu::devices() order) from index `first` on, each with its own resident copy
 // of `params`: the proving workers of a job spread over several GPUs (engine::JobSpec::backends).
-std::vector<std::unique_ptr<GpuBackend>> gpu_backends(const groth16::Parameters& params, size_t first = 0);
+// `base` gives every other setting (its device is replaced).
+std::vector<std::unique_ptr<GpuBackend>> gpu_backends(const groth16::Parameters& params, size_t first = 0,
+                                                      const GpuProverConfig& base = {});
 
 }  // namespace cuzk::gpu
