@@ -82,6 +82,45 @@ class ProvingAssignment;
 class TestConstraintSystem;
 class WitnessAssignment;
 
+// What a fragment of a parallel synthesis (AssignmentFragment, WitnessFragment; circuit.hpp synthesize_parts) reads:
+// the parent's inputs and aux values as they were at the fork, then its own aux values, numbered from kLocalBase.
+struct ForkedValues {
+    static constexpr uint32_t kLocalBase = 0x40000000u;
+    const Fr* inputs = nullptr;
+    size_t n_inputs = 0;
+    const Fr* parent_aux = nullptr;
+    size_t n_parent_aux = 0;
+
+    // SynthesisError for a variable it cannot see (allocated after the fork, or in another fragment).
+    const Fr& value(Variable var, const std::vector<Fr>& local) const {
+        const uint32_t i = var.index();
+        if (var.is_input()) {
+            if (i < n_inputs) return inputs[i];
+        } else if (i >= kLocalBase) {
+            if (i - kLocalBase < local.size()) return local[i - kLocalBase];
+        } else if (i < n_parent_aux) {
+            return parent_aux[i];
+        }
+        unknown(var);
+    }
+    // The value of a combination (what gadgets compute natively with LC::evaluate(inputs, aux) elsewhere).
+    Fr evaluate(const LC& lc, const std::vector<Fr>& local) const {
+        Fr acc = Fr::zero();
+        for (const Term& t : lc.terms()) {
+            const Fr& v = value(t.var, local);
+            if (t.coeff_is_one) acc += v;
+            else acc += t.coeff * v;
+        }
+        return acc;
+    }
+    [[noreturn]] static void unknown(Variable v) {
+        throw SynthesisError(SynthesisErrorKind::Other,
+                             std::string("fragment constraint uses unallocated ") + (v.is_input() ? "input " : "aux ") +
+                                 std::to_string(v.index()) +
+                                 " (a variable allocated after the fork, or in another fragment?)");
+    }
+};
+
 // A circuit, type-erased over the three systems. Circuits derive from CircuitImpl<Derived> (circuit.hpp) and
 // implement
 //   template <class CS> void synthesize(CS& cs) const;

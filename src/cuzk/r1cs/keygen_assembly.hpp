@@ -140,7 +140,7 @@ private:
 class KeygenFragment {
 public:
     static constexpr bool kNeedsValues = false;
-    static constexpr uint32_t kLocalBase = 0x40000000u;
+    static constexpr uint32_t kLocalBase = ForkedValues::kLocalBase;
 
     explicit KeygenFragment(const KeygenAssembly& parent)
         : n_inputs_(parent.num_inputs_), n_parent_aux_(parent.num_aux_) {}

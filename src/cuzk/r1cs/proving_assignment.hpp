@@ -167,7 +167,7 @@ private:
 class AssignmentFragment {
 public:
     static constexpr bool kNeedsValues = true;
-    static constexpr uint32_t kLocalBase = 0x40000000u;
+    static constexpr uint32_t kLocalBase = ForkedValues::kLocalBase;
 
     explicit AssignmentFragment(const ProvingAssignment& parent)
         : inputs_(parent.inputs_.data()),
@@ -207,32 +207,12 @@ public:
         for (auto* v : {&a_, &b_, &c_}) v->reserve(constraints);
     }
     // The value of a combination (what gadgets compute natively with LC::evaluate(inputs, aux) elsewhere).
-    Fr evaluate(const LC& lc) const {
-        Fr acc = Fr::zero();
-        for (const Term& t : lc.terms()) {
-            const Fr& v = value(t.var);
-            if (t.coeff_is_one) acc += v;
-            else acc += t.coeff * v;
-        }
-        return acc;
-    }
+    Fr evaluate(const LC& lc) const { return forked().evaluate(lc, aux_); }
 
 private:
     friend class ProvingAssignment;
 
-    const Fr& value(Variable var) const {
-        const uint32_t i = var.index();
-        if (var.is_input()) {
-            if (i >= n_inputs_) unknown(var);
-            return inputs_[i];
-        }
-        if (i >= kLocalBase) {
-            if (i - kLocalBase >= aux_.size()) unknown(var);
-            return aux_[i - kLocalBase];
-        }
-        if (i >= n_parent_aux_) unknown(var);
-        return parent_aux_[i];
-    }
+    ForkedValues forked() const { return {inputs_, n_inputs_, parent_aux_, n_parent_aux_}; }
 
     // track: 0 none, 1 A (aux density), 2 B (input and aux density)
     Fr eval(const LC& lc, int track) {
@@ -262,12 +242,7 @@ private:
         }
         return acc;
     }
-    [[noreturn]] static void unknown(Variable v) {
-        throw SynthesisError(SynthesisErrorKind::Other,
-                             std::string("fragment constraint uses unallocated ") + (v.is_input() ? "input " : "aux ") +
-                                 std::to_string(v.index()) +
-                                 " (a variable allocated after the fork, or in another fragment?)");
-    }
+    [[noreturn]] static void unknown(Variable v) { ForkedValues::unknown(v); }
 
     const Fr* inputs_;
     size_t n_inputs_;

@@ -98,7 +98,7 @@ class WitnessFragment {
 public:
     static constexpr bool kNeedsValues = true;
     static constexpr bool kRecordsConstraints = false;
-    static constexpr uint32_t kLocalBase = 0x40000000u;
+    static constexpr uint32_t kLocalBase = ForkedValues::kLocalBase;
 
     explicit WitnessFragment(const WitnessAssignment& parent)
         : inputs_(parent.inputs_.data()),
@@ -124,31 +124,10 @@ public:
     void pop_namespace() {}
     void reserve(size_t aux, size_t /*constraints*/) { reserve_huge(aux_, aux); }
     // The value of a combination (gadgets that need one evaluate it here, as with AssignmentFragment).
-    Fr evaluate(const LC& lc) const {
-        Fr acc = Fr::zero();
-        for (const Term& t : lc.terms()) {
-            const Fr& v = value(t.var);
-            if (t.coeff_is_one) acc += v;
-            else acc += t.coeff * v;
-        }
-        return acc;
-    }
+    Fr evaluate(const LC& lc) const { return ForkedValues{inputs_, n_inputs_, parent_aux_, n_parent_aux_}.evaluate(lc, aux_); }
 
 private:
     friend class WitnessAssignment;
-    const Fr& value(Variable var) const {
-        const uint32_t i = var.index();
-        if (var.is_input()) {
-            if (i < n_inputs_) return inputs_[i];
-        } else if (i >= kLocalBase) {
-            if (i - kLocalBase < aux_.size()) return aux_[i - kLocalBase];
-        } else if (i < n_parent_aux_) {
-            return parent_aux_[i];
-        }
-        throw SynthesisError(SynthesisErrorKind::Other,
-                             std::string("fragment combination uses unallocated ") + (var.is_input() ? "input " : "aux ") +
-                                 std::to_string(i) + " (a variable allocated after the fork, or in another fragment?)");
-    }
     const Fr* inputs_;
     size_t n_inputs_;
     const Fr* parent_aux_;
