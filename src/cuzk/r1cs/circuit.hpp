@@ -65,9 +65,10 @@ struct FragmentOf<KeygenAssembly> {
 };
 
 // Synthesizes `count` parts that are independent given what cs holds now (part(cs, i) for i in [0, count), in
-// that order): sequentially, or, into a ProvingAssignment, a WitnessAssignment or a compact KeygenAssembly, in up to
-// parallel_synthesis_threads() groups of consecutive parts on their own threads (their fragments:
-// AssignmentFragment, WitnessFragment, KeygenFragment), appended in order, so the result is the same.
+// that order): sequentially, or, into a ProvingAssignment, a WitnessAssignment or a compact KeygenAssembly, in groups
+// of consecutive parts on their own threads (one per part up to twice parallel_synthesis_threads() parts, else that
+// many groups; their fragments: AssignmentFragment, WitnessFragment, KeygenFragment), appended in order, so the
+// result is the same.
 // `part` is called with the fragment type too (a generic lambda); the first exception of any group is rethrown.
 // per_part: about how many constraints (and as many variables) one part makes, when known (0: unknown); each
 // fragment reserves room for its parts up front instead of growing (and copying) its vectors.
@@ -75,7 +76,11 @@ template <class CS, class F>
 void synthesize_parts(CS& cs, size_t count, F&& part, size_t per_part = 0) {
     using Frag = typename FragmentOf<CS>::type;
     if constexpr (!std::is_void_v<Frag>) {
-        const size_t groups = std::min(count, parallel_synthesis_threads());
+        // One group per part while there are at most twice as many parts as threads (parts of equal size, as
+        // PoRep's challenges are, then finish together: 18 challenges in 16 groups would leave the last two groups
+        // twice as long as the others), else one group per thread.
+        const size_t nthreads = parallel_synthesis_threads();
+        const size_t groups = nthreads <= 1 ? 1 : count <= 2 * nthreads ? count : nthreads;
         if (groups > 1 && cs.can_fork()) {
             std::vector<Frag> frags;
             frags.reserve(groups);
