@@ -39,7 +39,7 @@ grep -q "all checks passed" "$OUT/cli.txt" || status=1
 
 step "GPU benchmarks (Google Benchmark, JSON in \$OUT/gpu-bench.json)"
 # The MSM window-width sweep (BM_GpuMsmG1Window, ~4 min) runs only when asked: GPU_BENCH_FILTER=GpuMsmG1Window.
-"$BUILD_DIR/bench/cuzk_bench" --benchmark_filter="${GPU_BENCH_FILTER:-gpu_|GpuMsmG1/|GpuMsmG1Pinned|GpuMsmG1Precomputed|GpuMsmG2|GpuMsmG1FromHost}" \
+"$BUILD_DIR/bench/cuzk_bench" --benchmark_filter="${GPU_BENCH_FILTER:-gpu_|GpuMsmG1/|GpuMsmG1Pinned|GpuMsmG1Precomputed|GpuMsmG2|GpuMsmG1FromHost|GpuMsmG1Layout}" \
   --benchmark_out="$OUT/gpu-bench.json" --benchmark_out_format=json 2>&1 | tee "$OUT/gpu-bench.txt" | \
   grep -vE "^(\*\*\*|-----|Run on|CPU Caches|  L[123]|Load Average)" || status=1
 
