@@ -269,8 +269,12 @@ TEST(GpuGroth16, PorepPartitionsEqualCpu) {
 // is proven): the proofs equal the CPU engine's for the same randomness, each verified by the engine.
 TEST(GpuGroth16, EnginePipelineEqualsCpu) {
     if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
+    uint64_t seed = 0;
+    auto rng = fresh_rng(seed);
+    SCOPED_TRACE(seed);
+    const uint64_t witness0 = rng(), randomness = rng();
     const auto p = groth16::generate_parameters(circuits::MulChainCircuit(12, 2, std::nullopt),
-                                                groth16::ToxicWaste::from_seed(12));
+                                                groth16::ToxicWaste::from_seed(rng()));
     gpu::GpuBackend gpu_backend(p);
     groth16::CpuBackend cpu_backend(p);
     engine::EngineConfig cfg;
@@ -283,8 +287,8 @@ TEST(GpuGroth16, EnginePipelineEqualsCpu) {
         spec.partitions = 5;
         spec.backend = &b;
         spec.verify_key = &p.vk;
-        spec.randomness_seed = 77;
-        spec.synthesize = [](size_t i) { return synthesize(circuits::MulChainCircuit(12, 2, 500 + i)); };
+        spec.randomness_seed = randomness;
+        spec.synthesize = [witness0](size_t i) { return synthesize(circuits::MulChainCircuit(12, 2, witness0 + i)); };
         return eng.await(eng.submit(spec));
     };
     const auto got = job(gpu_backend), want = job(cpu_backend);
@@ -325,8 +329,12 @@ struct CountingBackend : groth16::ProverBackend {
 // engine's, in partition order.
 TEST(GpuGroth16, EngineSpreadsPartitionsOverEveryGpu) {
     if (gpu::devices().size() < 2) GTEST_SKIP() << "needs two CUDA devices";
+    uint64_t seed = 0;
+    auto rng = fresh_rng(seed);
+    SCOPED_TRACE(seed);
+    const uint64_t witness0 = rng(), randomness = rng();
     const auto p = groth16::generate_parameters(circuits::MulChainCircuit(12, 2, std::nullopt),
-                                                groth16::ToxicWaste::from_seed(21));
+                                                groth16::ToxicWaste::from_seed(rng()));
     auto gpus = gpu::gpu_backends(p);
     ASSERT_EQ(gpus.size(), gpu::devices().size());
     std::vector<std::unique_ptr<CountingBackend>> counting;
@@ -347,8 +355,8 @@ TEST(GpuGroth16, EngineSpreadsPartitionsOverEveryGpu) {
         spec.backend = one;
         spec.backends = std::move(several);
         spec.verify_key = &p.vk;
-        spec.randomness_seed = 91;
-        spec.synthesize = [](size_t i) { return synthesize(circuits::MulChainCircuit(12, 2, 700 + i)); };
+        spec.randomness_seed = randomness;
+        spec.synthesize = [witness0](size_t i) { return synthesize(circuits::MulChainCircuit(12, 2, witness0 + i)); };
         return eng.await(eng.submit(spec));
     };
     const auto got = job(nullptr, backends), want = job(&cpu_backend, {});
