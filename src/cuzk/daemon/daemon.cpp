@@ -203,11 +203,8 @@ struct Daemon::Impl {
     // futures like the parameter sets: each is read or compiled once. At most kMaxPces are kept; the least
     // recently used one that no job holds goes first.
     static constexpr size_t kMaxPces = 4;
-    struct PceEntry {
-        std::shared_future<std::shared_ptr<const r1cs::PrecompiledR1cs>> pce;
-        uint64_t used = 0;
-    };
-    std::map<std::string, PceEntry> pces;
+    std::map<std::string, std::shared_future<std::shared_ptr<const r1cs::PrecompiledR1cs>>> pces;
+    std::map<std::string, uint64_t> pce_used;  // last use, by key (pce_clock ticks)
     uint64_t pce_clock = 0;
     std::mutex pces_mu;
     bool accepting = true, stopping = false, shutdown_requested = false, shut = false;
@@ -464,34 +461,44 @@ struct Daemon::Impl {
         return v;
     }
 
-    std::shared_ptr<ParamSet> param_set(const fs::path& path) {
-        std::promise<std::shared_ptr<ParamSet>> mine;
-        std::shared_future<std::shared_ptr<ParamSet>> f;
+    // The value under `key` in `slots` (futures, under `mu`), made by `make` (outside the lock) on the first request
+    // while later requests wait for it; a failure reaches every waiter and is not kept. `before_insert` runs under
+    // the lock before a new key goes in.
+    template <class K, class T, class Make, class BeforeInsert>
+    static std::shared_ptr<T> load_once(std::map<K, std::shared_future<std::shared_ptr<T>>>& slots, std::mutex& mu,
+                                        const K& key, Make&& make, BeforeInsert&& before_insert) {
+        std::promise<std::shared_ptr<T>> mine;
+        std::shared_future<std::shared_ptr<T>> f;
         bool owner = false;
         {
-            std::lock_guard<std::mutex> lk(sets_mu);
-            auto it = sets.find(path);
-            if (it != sets.end()) {
+            std::lock_guard<std::mutex> lk(mu);
+            auto it = slots.find(key);
+            if (it != slots.end()) {
                 f = it->second;
             } else {
+                before_insert();
                 f = mine.get_future().share();
-                sets[path] = f;
+                slots[key] = f;
                 owner = true;
             }
         }
-        if (!owner) return f.get();  // loaded, or loading on another thread (its error is rethrown here)
+        if (!owner) return f.get();  // made, or being made on another thread (its error is rethrown here)
         try {
-            auto ps = load_set(path);
-            mine.set_value(ps);
-            return ps;
+            std::shared_ptr<T> v = make();
+            mine.set_value(v);
+            return v;
         } catch (...) {
             {
-                std::lock_guard<std::mutex> lk(sets_mu);
-                sets.erase(path);
+                std::lock_guard<std::mutex> lk(mu);
+                slots.erase(key);
             }
             mine.set_exception(std::current_exception());
             throw;
         }
+    }
+
+    std::shared_ptr<ParamSet> param_set(const fs::path& path) {
+        return load_once(sets, sets_mu, path, [&] { return load_set(path); }, [] {});
     }
 
     std::shared_ptr<ParamSet> load_set(const fs::path& path) {
@@ -554,45 +561,29 @@ struct Daemon::Impl {
         }
     }
 
-    // The PCE under `key`, made by `make` the first time (other jobs wait for it); a failure is not kept.
+    // The PCE under `key`, made by `make` the first time (other jobs wait for it); a failure is not kept. Room is
+    // made first: the least recently used entries no job holds (ready, and held only here) go.
     template <class Make>
     std::shared_ptr<const r1cs::PrecompiledR1cs> cached_pce(const std::string& key, Make&& make) {
-        std::promise<std::shared_ptr<const r1cs::PrecompiledR1cs>> promise;
-        std::shared_future<std::shared_ptr<const r1cs::PrecompiledR1cs>> fut;
-        bool mine = false;
         {
             std::lock_guard<std::mutex> lk(pces_mu);
-            auto it = pces.find(key);
-            if (it == pces.end()) {
-                // Room first: drop the least recently used entries no job holds (a shared_ptr held only here).
-                while (pces.size() >= kMaxPces) {
-                    auto victim = pces.end();
-                    for (auto e = pces.begin(); e != pces.end(); ++e) {
-                        const auto& f = e->second.pce;
-                        if (f.wait_for(std::chrono::seconds(0)) != std::future_status::ready) continue;
-                        if (f.get().use_count() > 1) continue;
-                        if (victim == pces.end() || e->second.used < victim->second.used) victim = e;
-                    }
-                    if (victim == pces.end()) break;
-                    pces.erase(victim);
+            pce_used[key] = ++pce_clock;
+        }
+        auto evict = [&] {
+            while (pces.size() >= kMaxPces) {
+                auto victim = pces.end();
+                for (auto e = pces.begin(); e != pces.end(); ++e) {
+                    if (e->second.wait_for(std::chrono::seconds(0)) != std::future_status::ready) continue;
+                    if (e->second.get().use_count() > 1) continue;
+                    if (victim == pces.end() || pce_used[e->first] < pce_used[victim->first]) victim = e;
                 }
-                fut = promise.get_future().share();
-                it = pces.emplace(key, PceEntry{fut, 0}).first;
-                mine = true;
+                if (victim == pces.end()) break;
+                pce_used.erase(victim->first);
+                pces.erase(victim);
             }
-            it->second.used = ++pce_clock;
-            fut = it->second.pce;
-        }
-        if (mine) {
-            try {
-                promise.set_value(std::make_shared<const r1cs::PrecompiledR1cs>(make()));
-            } catch (...) {
-                promise.set_exception(std::current_exception());
-                std::lock_guard<std::mutex> lk(pces_mu);
-                pces.erase(key);
-            }
-        }
-        return fut.get();  // rethrows the maker's failure
+        };
+        return load_once(pces, pces_mu, key,
+                         [&] { return std::make_shared<const r1cs::PrecompiledR1cs>(make()); }, evict);
     }
 
     // pce = "auto": the circuit's PCE from [paths] circuits/<shape>.pce when it is there and sound, else compiled
