@@ -71,6 +71,12 @@ private:
     std::unordered_map<Key, uint32_t, KeyHash> index_;
 };
 
+// Appends lc as one row of m, its coefficients interned in `coeffs` (one stays index 0).
+inline void append_compact_row(CompactMatrix& m, CoeffTable& coeffs, const LC& lc) {
+    for (const Term& t : lc.terms()) m.terms.push_back({t.var, t.coeff_is_one ? 0u : coeffs.intern(t.coeff)});
+    m.row_start.push_back(m.terms.size());
+}
+
 class KeygenFragment;
 
 class KeygenAssembly {
@@ -93,9 +99,9 @@ public:
     template <class N>
     void enforce(N&&, const LC& a, const LC& b, const LC& c) {
         if (compact_) {
-            append_compact(ca_, a);
-            append_compact(cb_, b);
-            append_compact(cc_, c);
+            append_compact_row(ca_, coeffs_, a);
+            append_compact_row(cb_, coeffs_, b);
+            append_compact_row(cc_, coeffs_, c);
             return;
         }
         a_.append_row(a);
@@ -122,10 +128,6 @@ public:
 
 private:
     friend class KeygenFragment;
-    void append_compact(CompactMatrix& m, const LC& lc) {
-        for (const Term& t : lc.terms()) m.terms.push_back({t.var, t.coeff_is_one ? 0u : coeffs_.intern(t.coeff)});
-        m.row_start.push_back(m.terms.size());
-    }
     bool compact_ = false;
     size_t num_inputs_ = 0, num_aux_ = 0;
     SparseMatrix a_, b_, c_;
@@ -157,9 +159,10 @@ public:
     }
     template <class N>
     void enforce(N&&, const LC& a, const LC& b, const LC& c) {
-        append(m_[0], a);
-        append(m_[1], b);
-        append(m_[2], c);
+        for (const LC* lc : {&a, &b, &c}) check(*lc);
+        append_compact_row(m_[0], coeffs_, a);
+        append_compact_row(m_[1], coeffs_, b);
+        append_compact_row(m_[2], coeffs_, c);
     }
     template <class N>
     void push_namespace(N&&) {}
@@ -174,19 +177,14 @@ public:
 
 private:
     friend class KeygenAssembly;
-    void append(CompactMatrix& m, const LC& lc) {
+    // A constraint over a variable this fragment cannot see (allocated after the fork, or in another fragment).
+    void check(const LC& lc) const {
         for (const Term& t : lc.terms()) {
             const uint32_t i = t.var.index();
             const bool ok = t.var.is_input() ? i < n_inputs_
                                              : (i >= kLocalBase ? i - kLocalBase < num_aux_ : i < n_parent_aux_);
-            if (!ok)
-                throw SynthesisError(SynthesisErrorKind::Other,
-                                     std::string("fragment constraint uses unallocated ") +
-                                         (t.var.is_input() ? "input " : "aux ") + std::to_string(i) +
-                                         " (a variable allocated after the fork, or in another fragment?)");
-            m.terms.push_back({t.var, t.coeff_is_one ? 0u : coeffs_.intern(t.coeff)});
+            if (!ok) ForkedValues::unknown(t.var);
         }
-        m.row_start.push_back(m.terms.size());
     }
     size_t n_inputs_, n_parent_aux_;
     size_t num_aux_ = 0;
