@@ -265,16 +265,34 @@ TEST(GpuGroth16, PorepPartitionsEqualCpu) {
     check_backends_agree(p, circuits, publics, rng);
 }
 
+namespace {
+// Engine jobs of mulchain 2^12 partitions: parameters, witnesses and r, s from one fresh seed (traced on failure).
+struct ChainJobs {
+    uint64_t seed = 0;
+    std::mt19937_64 rng = fresh_rng(seed);
+    uint64_t witness0 = rng(), randomness = rng();
+    groth16::Parameters params = groth16::generate_parameters(circuits::MulChainCircuit(12, 2, std::nullopt),
+                                                              groth16::ToxicWaste::from_seed(rng()));
+    // Every proof verified by the engine; the caller sets the backend(s).
+    engine::JobSpec spec(size_t partitions) const {
+        engine::JobSpec s;
+        s.name = "mulchain";
+        s.partitions = partitions;
+        s.verify_key = &params.vk;
+        s.randomness_seed = randomness;
+        s.synthesize = [w = witness0](size_t i) { return synthesize(circuits::MulChainCircuit(12, 2, w + i)); };
+        return s;
+    }
+};
+}  // namespace
+
 // The engine pipelines partitions on the GPU backend (prepare: partition i + 1's a, b, c upload while partition i
 // is proven): the proofs equal the CPU engine's for the same randomness, each verified by the engine.
 TEST(GpuGroth16, EnginePipelineEqualsCpu) {
     if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
-    uint64_t seed = 0;
-    auto rng = fresh_rng(seed);
-    SCOPED_TRACE(seed);
-    const uint64_t witness0 = rng(), randomness = rng();
-    const auto p = groth16::generate_parameters(circuits::MulChainCircuit(12, 2, std::nullopt),
-                                                groth16::ToxicWaste::from_seed(rng()));
+    const ChainJobs jobs;
+    SCOPED_TRACE(jobs.seed);
+    const auto& p = jobs.params;
     gpu::GpuBackend gpu_backend(p);
     groth16::CpuBackend cpu_backend(p);
     engine::EngineConfig cfg;
@@ -282,13 +300,8 @@ TEST(GpuGroth16, EnginePipelineEqualsCpu) {
     cfg.lookahead = 2;
     engine::Engine eng(cfg);
     auto job = [&](groth16::ProverBackend& b) {
-        engine::JobSpec spec;
-        spec.name = "mulchain";
-        spec.partitions = 5;
+        engine::JobSpec spec = jobs.spec(5);
         spec.backend = &b;
-        spec.verify_key = &p.vk;
-        spec.randomness_seed = randomness;
-        spec.synthesize = [witness0](size_t i) { return synthesize(circuits::MulChainCircuit(12, 2, witness0 + i)); };
         return eng.await(eng.submit(spec));
     };
     const auto got = job(gpu_backend), want = job(cpu_backend);
@@ -329,12 +342,9 @@ struct CountingBackend : groth16::ProverBackend {
 // engine's, in partition order.
 TEST(GpuGroth16, EngineSpreadsPartitionsOverEveryGpu) {
     if (gpu::devices().size() < 2) GTEST_SKIP() << "needs two CUDA devices";
-    uint64_t seed = 0;
-    auto rng = fresh_rng(seed);
-    SCOPED_TRACE(seed);
-    const uint64_t witness0 = rng(), randomness = rng();
-    const auto p = groth16::generate_parameters(circuits::MulChainCircuit(12, 2, std::nullopt),
-                                                groth16::ToxicWaste::from_seed(rng()));
+    const ChainJobs jobs;
+    SCOPED_TRACE(jobs.seed);
+    const auto& p = jobs.params;
     auto gpus = gpu::gpu_backends(p);
     ASSERT_EQ(gpus.size(), gpu::devices().size());
     std::vector<std::unique_ptr<CountingBackend>> counting;
@@ -349,14 +359,9 @@ TEST(GpuGroth16, EngineSpreadsPartitionsOverEveryGpu) {
     cfg.lookahead = 4;
     engine::Engine eng(cfg);
     auto job = [&](groth16::ProverBackend* one, std::vector<groth16::ProverBackend*> several) {
-        engine::JobSpec spec;
-        spec.name = "mulchain";
-        spec.partitions = 4 * backends.size();
+        engine::JobSpec spec = jobs.spec(4 * backends.size());
         spec.backend = one;
         spec.backends = std::move(several);
-        spec.verify_key = &p.vk;
-        spec.randomness_seed = randomness;
-        spec.synthesize = [witness0](size_t i) { return synthesize(circuits::MulChainCircuit(12, 2, witness0 + i)); };
         return eng.await(eng.submit(spec));
     };
     const auto got = job(nullptr, backends), want = job(&cpu_backend, {});
