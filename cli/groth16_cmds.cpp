@@ -140,15 +140,20 @@ int run_setup(const SetupOptions& opt) {
 
 // The prover backend for `choice` (auto, cpu, gpu): the GPU prover when it is built and a device is present (auto),
 // else the CPU prover; gpu without one is an error.
+#ifdef CUZK_HAVE_CUDA
+static gpu::GpuProverConfig gpu_config(bool pin_params) {
+    gpu::GpuProverConfig gc;
+    gc.pin_host_params = pin_params;
+    return gc;
+}
+#endif
+
 static std::unique_ptr<groth16::ProverBackend> make_backend(const std::string& choice,
                                                             const groth16::Parameters& params,
                                                             bool pin_params = false) {
 #ifdef CUZK_HAVE_CUDA
-    if (choice != "cpu" && !gpu::devices().empty()) {
-        gpu::GpuProverConfig gc;
-        gc.pin_host_params = pin_params;
-        return std::make_unique<gpu::GpuBackend>(params, gc);
-    }
+    if (choice != "cpu" && !gpu::devices().empty())
+        return std::make_unique<gpu::GpuBackend>(params, gpu_config(pin_params));
 #else
     (void)pin_params;
 #endif
@@ -445,12 +450,7 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
     std::vector<std::unique_ptr<groth16::ProverBackend>> more;
 #ifdef CUZK_HAVE_CUDA
     if (backend->name() == "gpu")
-        for (auto& b : gpu::gpu_backends(params, 1, [&] {
-                 gpu::GpuProverConfig gc;
-                 gc.pin_host_params = opt.pin_params;
-                 return gc;
-             }()))
-            more.push_back(std::move(b));
+        for (auto& b : gpu::gpu_backends(params, 1, gpu_config(opt.pin_params))) more.push_back(std::move(b));
 #endif
     if (!more.empty()) {
         spec.backends.push_back(backend.get());

@@ -534,7 +534,9 @@ TEST(SplitLayout, DeviceSplitsRebuildTheScalars) {
             if (n == 5000) {
                 EXPECT_EQ(s[0].dense, z == 0 && o == 0) << z << " " << o;
                 EXPECT_EQ(!s[0].one_bits.empty(), o >= 49) << z << " " << o;
-                if (!s[0].one_bits.empty()) EXPECT_EQ(s[0].one_bit_count, s[0].one_count());
+                if (!s[0].one_bits.empty()) {
+                    EXPECT_EQ(s[0].one_bit_count, s[0].one_count());
+                }
             }
         }
     }
