@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "cuzk/gadgets/sha256.hpp"
+#include "cuzk/circuits/standin/sha256.hpp"
 #include "cuzk/r1cs/circuit.hpp"
 
 namespace cuzk::bench {
@@ -16,16 +16,16 @@ namespace cuzk::bench {
 template <class CS>
 void sha256_chain(CS& cs, size_t blocks, uint64_t seed) {
     std::mt19937_64 rng(seed);
-    auto state = gadgets::sha256_iv();
+    auto state = standin::sha256_iv();
     for (size_t b = 0; b < blocks; b++) {
-        std::vector<gadgets::Boolean> block;
+        std::vector<standin::Boolean> block;
         block.reserve(512);
         for (size_t i = 0; i < 512; i++) {
             std::optional<bool> v;
             if constexpr (CS::kNeedsValues) v = (rng() & 1) != 0;
-            block.push_back(gadgets::Boolean(gadgets::AllocatedBit::alloc(cs, "bit", v)));
+            block.push_back(standin::Boolean(standin::AllocatedBit::alloc(cs, "bit", v)));
         }
-        state = gadgets::sha256_compression(cs, "compression", block, state);
+        state = standin::sha256_compression(cs, "compression", block, state);
     }
 }
 

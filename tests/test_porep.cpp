@@ -18,10 +18,10 @@
 
 using namespace cuzk;
 using namespace cuzk::circuits;
-using gadgets::Poseidon8MerklePath;
-using gadgets::Poseidon8MerkleTree;
-using gadgets::Sha256MerklePath;
-using gadgets::Sha256MerkleTree;
+using standin::Poseidon8MerklePath;
+using standin::Poseidon8MerkleTree;
+using standin::Sha256MerklePath;
+using standin::Sha256MerkleTree;
 using r1cs::TestConstraintSystem;
 
 namespace {
@@ -61,7 +61,7 @@ void expect_consistent(const PorepReplica& rep, size_t partition) {
     ASSERT_EQ(pub.challenges.size(), p.challenges);
     ASSERT_EQ(w.challenges.size(), p.challenges);
     std::array<Fr, 2> cr = {w.comm_c, w.comm_r_last};
-    EXPECT_EQ(gadgets::poseidon_hash(std::span<const Fr>(cr)), pub.comm_r);
+    EXPECT_EQ(standin::poseidon_hash(std::span<const Fr>(cr)), pub.comm_r);
     for (size_t j = 0; j < p.challenges; j++) {
         const uint64_t node = pub.challenges[j];
         const PorepChallengeWitness& cw = w.challenges[j];
@@ -146,7 +146,7 @@ TEST(PorepCircuit, RejectsDataThatDoesNotFitTheParameters) {
     const PorepPublicInputs pub = rep.public_inputs(0);
     const PorepWitness w = rep.witness(0);
     EXPECT_NO_THROW(PorepCircuit(p, pub, w));
-    const Fr two_254 = gadgets::pow2_table()[254];
+    const Fr two_254 = standin::pow2_table()[254];
     auto expect_bad = [&](const char* what, std::string needle, std::function<void(PorepPublicInputs&, PorepWitness&)> edit) {
         PorepPublicInputs pb = pub;
         PorepWitness wb = w;

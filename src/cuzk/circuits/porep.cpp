@@ -10,7 +10,7 @@
 
 namespace cuzk::circuits {
 
-using gadgets::Boolean;
+using standin::Boolean;
 
 // ================================================================================================================
 // Parameters and presets
@@ -115,8 +115,8 @@ uint64_t label_constraints(size_t parents, unsigned tree_d_height, uint32_t laye
     }
     ConstraintCounter cs;
     std::vector<Boolean> replica_le, node_bits;
-    for (size_t i = 0; i < 254; i++) replica_le.emplace_back(gadgets::AllocatedBit::alloc(cs, "r", std::nullopt));
-    for (unsigned i = 0; i < tree_d_height; i++) node_bits.emplace_back(gadgets::AllocatedBit::alloc(cs, "n", std::nullopt));
+    for (size_t i = 0; i < 254; i++) replica_le.emplace_back(standin::AllocatedBit::alloc(cs, "r", std::nullopt));
+    for (unsigned i = 0; i < tree_d_height; i++) node_bits.emplace_back(standin::AllocatedBit::alloc(cs, "n", std::nullopt));
     auto replica_bits = detail::le_fr_message_bits(replica_le);
     uint64_t before = cs.constraints();
     detail::porep_label(cs, std::span<const Boolean>(replica_bits), layer, std::span<const Boolean>(node_bits), parents,
@@ -129,7 +129,7 @@ uint64_t label_constraints(size_t parents, unsigned tree_d_height, uint32_t laye
 
 // poseidon.hpp: 3 constraints per S-box, t per full round and 1 per partial round, and 1 for the output.
 uint64_t poseidon_constraints(size_t arity) {
-    const gadgets::PoseidonParams& p = gadgets::poseidon_params(arity);
+    const standin::PoseidonParams& p = standin::poseidon_params(arity);
     return 3 * (p.t * p.full_rounds + p.partial_rounds) + 1;
 }
 
@@ -213,9 +213,9 @@ bool below_2_254(const Fr& x) { return (x.to_canonical()[3] >> 62) == 0; }
 }  // namespace
 
 Sha256Digest sha256_native(std::span<const uint8_t> bytes) {
-    std::array<uint32_t, 8> state = gadgets::kSha256Iv;
+    std::array<uint32_t, 8> state = standin::kSha256Iv;
     size_t full = bytes.size() / 64;
-    for (size_t b = 0; b < full; b++) gadgets::sha256_compress_native(state, bytes.data() + 64 * b);
+    for (size_t b = 0; b < full; b++) standin::sha256_compress_native(state, bytes.data() + 64 * b);
     // The tail, 0x80, zeros, and the 64-bit big-endian bit length: one or two more blocks.
     uint8_t tail[128] = {};
     size_t rest = bytes.size() - 64 * full;
@@ -224,7 +224,7 @@ Sha256Digest sha256_native(std::span<const uint8_t> bytes) {
     size_t tail_len = rest + 9 <= 64 ? 64 : 128;
     uint64_t bits = (uint64_t)bytes.size() * 8;
     for (int i = 0; i < 8; i++) tail[tail_len - 1 - i] = uint8_t(bits >> (8 * i));
-    for (size_t off = 0; off < tail_len; off += 64) gadgets::sha256_compress_native(state, tail + off);
+    for (size_t off = 0; off < tail_len; off += 64) standin::sha256_compress_native(state, tail + off);
     Sha256Digest out;
     for (int i = 0; i < 8; i++)
         for (int j = 0; j < 4; j++) out[4 * i + j] = uint8_t(state[i] >> (24 - 8 * j));
@@ -250,7 +250,7 @@ Fr porep_column_hash_native(std::span<const Fr> labels) {
     auto hash = [](size_t arity, std::span<const Fr> in) {
         std::vector<Fr> v(in.begin(), in.end());
         v.resize(arity, Fr::zero());
-        return gadgets::poseidon_hash(std::span<const Fr>(v));
+        return standin::poseidon_hash(std::span<const Fr>(v));
     };
     const size_t L = labels.size();
     if (L <= 11) return hash(L <= 2 ? 2 : L <= 8 ? 8 : 11, labels);
@@ -326,8 +326,8 @@ PorepReplica::PorepReplica(const PorepParams& params, uint64_t seed) : params_(p
         nodes_.emplace(node, std::move(nd));
     }
     build_sparse(tree_d_.levels, params_.tree_d_height, 2, [&](unsigned k, uint64_t pos) { return d_node(k, pos); },
-                 [](std::span<const Sha256Digest> c) { return gadgets::sha256_node_native(c[0], c[1]); });
-    auto poseidon8 = [](std::span<const Fr> c) { return gadgets::poseidon_hash(c); };
+                 [](std::span<const Sha256Digest> c) { return standin::sha256_node_native(c[0], c[1]); });
+    auto poseidon8 = [](std::span<const Fr> c) { return standin::poseidon_hash(c); };
     build_sparse(tree_c_.levels, params_.tree_c_height, 8,
                  [&](unsigned k, uint64_t pos) { return cr_node(tree_c_, 'C', k, pos); }, poseidon8);
     build_sparse(tree_r_.levels, params_.tree_r_height, 8,
@@ -337,7 +337,7 @@ PorepReplica::PorepReplica(const PorepParams& params, uint64_t seed) : params_(p
     comm_c_ = tree_c_.levels.back().at(0);
     comm_r_last_ = tree_r_.levels.back().at(0);
     std::array<Fr, 2> in = {comm_c_, comm_r_last_};
-    comm_r_ = gadgets::poseidon_hash(std::span<const Fr>(in));
+    comm_r_ = standin::poseidon_hash(std::span<const Fr>(in));
 }
 
 // A tree D node: known above a challenged leaf, otherwise pseudo-random (a leaf as a field element's bytes).

@@ -41,10 +41,10 @@
 #include <string_view>
 #include <vector>
 
-#include "cuzk/gadgets/merkle.hpp"
-#include "cuzk/gadgets/num.hpp"
-#include "cuzk/gadgets/poseidon.hpp"
-#include "cuzk/gadgets/sha256.hpp"
+#include "cuzk/circuits/standin/merkle.hpp"
+#include "cuzk/circuits/standin/num.hpp"
+#include "cuzk/circuits/standin/poseidon.hpp"
+#include "cuzk/circuits/standin/sha256.hpp"
 #include "cuzk/r1cs/circuit.hpp"
 #include "cuzk/r1cs/proving_assignment.hpp"
 
@@ -93,7 +93,7 @@ PorepConstraintCount porep_constraint_count_by_synthesis(const PorepParams& para
 // Data: public inputs and witness of one partition
 // ---------------------------------------------------------------------------------------------------------------
 
-using gadgets::Sha256Digest;
+using standin::Sha256Digest;
 
 struct PorepPublicInputs {
     Fr replica_id, comm_d, comm_r;
@@ -189,44 +189,44 @@ inline size_t sha_position_of_le_bit(size_t i) { return 8 * (i / 8) + 7 - i % 8;
 
 // 256 message bits of a 32-byte little-endian field element given as its low 254 bits (little-endian); the top
 // 2 bits are constant zeros.
-inline std::vector<gadgets::Boolean> le_fr_message_bits(std::span<const gadgets::Boolean> le_bits_254) {
-    std::vector<gadgets::Boolean> out(256, gadgets::Boolean::constant(false));
+inline std::vector<standin::Boolean> le_fr_message_bits(std::span<const standin::Boolean> le_bits_254) {
+    std::vector<standin::Boolean> out(256, standin::Boolean::constant(false));
     for (size_t i = 0; i < 254; i++) out[sha_position_of_le_bit(i)] = le_bits_254[i];
     return out;
 }
 
 // sum_{i < 254} 2^i digest_le_bit_i: the truncated digest as a linear combination (no constraint).
-inline r1cs::LC trunc254_lc(std::span<const gadgets::Boolean> digest_bits) {
+inline r1cs::LC trunc254_lc(std::span<const standin::Boolean> digest_bits) {
     r1cs::LC lc;
     Fr constant = Fr::zero();
     for (size_t i = 0; i < 254; i++)
-        digest_bits[sha_position_of_le_bit(i)].add_to_lc_folding(lc, constant, gadgets::pow2_table()[i]);
+        digest_bits[sha_position_of_le_bit(i)].add_to_lc_folding(lc, constant, standin::pow2_table()[i]);
     if (!constant.is_zero()) lc.add(constant, r1cs::Variable::one());
     return lc;
 }
 
-inline std::optional<Fr> trunc254_value(std::span<const gadgets::Boolean> digest_bits) {
+inline std::optional<Fr> trunc254_value(std::span<const standin::Boolean> digest_bits) {
     Fr acc = Fr::zero();
     for (size_t i = 0; i < 254; i++) {
         auto v = digest_bits[sha_position_of_le_bit(i)].value();
         if (!v) return std::nullopt;
-        if (*v) acc += gadgets::pow2_table()[i];
+        if (*v) acc += standin::pow2_table()[i];
     }
     return acc;
 }
 
 // 254 allocated bits (254 booleanity constraints) of a value < 2^254, little-endian.
 template <class CS, class N>
-std::vector<gadgets::Boolean> alloc_le_bits_254(CS& cs, N&& name, const std::optional<Fr>& value) {
+std::vector<standin::Boolean> alloc_le_bits_254(CS& cs, N&& name, const std::optional<Fr>& value) {
     r1cs::Namespace<CS> ns(cs, std::forward<N>(name));
     std::optional<limbs_t<4>> canon;
     if (value) canon = value->to_canonical();
-    std::vector<gadgets::Boolean> bits;
+    std::vector<standin::Boolean> bits;
     bits.reserve(254);
     for (size_t i = 0; i < 254; i++) {
         std::optional<bool> v;
         if (canon) v = ((*canon)[i / 64] >> (i % 64)) & 1;
-        bits.emplace_back(gadgets::AllocatedBit::alloc(cs, [i] { return "bit " + std::to_string(i); }, v));
+        bits.emplace_back(standin::AllocatedBit::alloc(cs, [i] { return "bit " + std::to_string(i); }, v));
     }
     return bits;
 }
@@ -235,10 +235,10 @@ std::vector<gadgets::Boolean> alloc_le_bits_254(CS& cs, N&& name, const std::opt
 // into one variable (1 constraint). `replica_bits` are the replica id's 256 message bits, `node_bits` the node
 // index's bits, little-endian (index bits beyond them are zeros).
 template <class CS>
-gadgets::AllocatedNum porep_label(CS& cs, std::span<const gadgets::Boolean> replica_bits, uint32_t layer,
-                                  std::span<const gadgets::Boolean> node_bits, size_t parents,
+standin::AllocatedNum porep_label(CS& cs, std::span<const standin::Boolean> replica_bits, uint32_t layer,
+                                  std::span<const standin::Boolean> node_bits, size_t parents,
                                   const std::vector<Fr>* parent_values) {
-    using gadgets::Boolean;
+    using standin::Boolean;
     std::vector<Boolean> msg;
     msg.reserve((64 + 32 * parents) * 8);
     msg.insert(msg.end(), replica_bits.begin(), replica_bits.end());
@@ -255,19 +255,19 @@ gadgets::AllocatedNum porep_label(CS& cs, std::span<const gadgets::Boolean> repl
     std::vector<Boolean> digest;
     {
         r1cs::Namespace<CS> ns(cs, "sha256");
-        digest = gadgets::sha256(cs, std::span<const Boolean>(msg));
+        digest = standin::sha256(cs, std::span<const Boolean>(msg));
     }
     std::optional<Fr> value;
     if constexpr (CS::kNeedsValues) value = trunc254_value(digest);
-    auto label = gadgets::AllocatedNum::alloc(cs, "label", value);
+    auto label = standin::AllocatedNum::alloc(cs, "label", value);
     cs.enforce("label packing", trunc254_lc(digest), r1cs::LC(r1cs::Variable::one()), label.as_lc());
     return label;
 }
 
 // The gadget of porep_column_hash_native.
 template <class CS>
-gadgets::AllocatedNum porep_column_hash(CS& cs, std::span<const gadgets::AllocatedNum> labels) {
-    using gadgets::AllocatedNum;
+standin::AllocatedNum porep_column_hash(CS& cs, std::span<const standin::AllocatedNum> labels) {
+    using standin::AllocatedNum;
     auto hash = [&](size_t arity, std::span<const AllocatedNum> in) {
         std::vector<r1cs::LC> lcs(arity);
         std::vector<Fr> vals(arity, Fr::zero());
@@ -277,9 +277,9 @@ gadgets::AllocatedNum porep_column_hash(CS& cs, std::span<const gadgets::Allocat
             if (in[i].value()) vals[i] = *in[i].value();
             else have = false;
         }
-        r1cs::Variable h = gadgets::poseidon_hash_gadget(cs, std::span<const r1cs::LC>(lcs));
+        r1cs::Variable h = standin::poseidon_hash_gadget(cs, std::span<const r1cs::LC>(lcs));
         std::optional<Fr> v;
-        if (have) v = gadgets::poseidon_hash(std::span<const Fr>(vals));
+        if (have) v = standin::poseidon_hash(std::span<const Fr>(vals));
         return AllocatedNum(h, v);
     };
     const size_t L = labels.size();
@@ -314,8 +314,8 @@ public:
 
     template <class CS>
     void synthesize(CS& cs) const {
-        using gadgets::AllocatedNum;
-        using gadgets::Boolean;
+        using standin::AllocatedNum;
+        using standin::Boolean;
         using r1cs::LC;
         using r1cs::Namespace;
         using r1cs::Variable;
@@ -336,7 +336,7 @@ public:
         {
             Namespace<CS> ns(cs, "comm_r check");
             std::array<LC, 2> in = {comm_c.as_lc(), comm_r_last.as_lc()};
-            Variable h = gadgets::poseidon_hash_gadget(cs, std::span<const LC>(in));
+            Variable h = standin::poseidon_hash_gadget(cs, std::span<const LC>(in));
             cs.enforce("comm_r = H(comm_c, comm_r_last)", LC(h) - comm_r.variable(), LC(Variable::one()), LC());
         }
         std::vector<Boolean> replica_bits =
@@ -361,11 +361,11 @@ private:
     }
 
     template <class CS>
-    void synthesize_challenge(CS& cs, const gadgets::AllocatedNum& challenge, std::span<const gadgets::Boolean> replica_bits,
-                              const gadgets::AllocatedNum& comm_d, const gadgets::AllocatedNum& comm_c,
-                              const gadgets::AllocatedNum& comm_r_last, const PorepChallengeWitness* w) const {
-        using gadgets::AllocatedNum;
-        using gadgets::Boolean;
+    void synthesize_challenge(CS& cs, const standin::AllocatedNum& challenge, std::span<const standin::Boolean> replica_bits,
+                              const standin::AllocatedNum& comm_d, const standin::AllocatedNum& comm_c,
+                              const standin::AllocatedNum& comm_r_last, const PorepChallengeWitness* w) const {
+        using standin::AllocatedNum;
+        using standin::Boolean;
         using r1cs::LC;
         using r1cs::Namespace;
         using r1cs::Variable;
@@ -381,10 +381,10 @@ private:
         for (unsigned k = 0; k < hd; k++) {
             std::optional<Sha256Digest> s;
             if (w) s = w->d_siblings[k];
-            d_siblings.push_back(gadgets::alloc_sha256_digest(cs, [k] { return "tree d sibling " + std::to_string(k); }, s));
+            d_siblings.push_back(standin::alloc_sha256_digest(cs, [k] { return "tree d sibling " + std::to_string(k); }, s));
         }
         std::vector<Boolean> d_root =
-            gadgets::sha256_merkle_root(cs, "tree d", std::span<const Boolean>(data_msg),
+            standin::sha256_merkle_root(cs, "tree d", std::span<const Boolean>(data_msg),
                                         std::span<const std::vector<Boolean>>(d_siblings), std::span<const Boolean>(node_bits));
         cs.enforce("comm_d = trunc254(tree d root)", detail::trunc254_lc(d_root) - comm_d.variable(),
                    LC(Variable::one()), LC());
@@ -403,7 +403,7 @@ private:
             Namespace<CS> ns(cs, "column hash");
             column = detail::porep_column_hash(cs, std::span<const AllocatedNum>(labels));
         }
-        gadgets::poseidon8_merkle_verify(cs, "tree c", column, alloc_poseidon_path(cs, "tree c path", node_bits,
+        standin::poseidon8_merkle_verify(cs, "tree c", column, alloc_poseidon_path(cs, "tree c path", node_bits,
                                                                                     params_.tree_c_height, w ? &w->c_siblings : nullptr),
                                          comm_c);
 
@@ -413,29 +413,29 @@ private:
         auto leaf = AllocatedNum::alloc(cs, "replica leaf", leaf_value);
         cs.enforce("replica leaf = label_L + data", labels.back().as_lc() + detail::trunc254_lc(data_msg),
                    LC(Variable::one()), leaf.as_lc());
-        gadgets::poseidon8_merkle_verify(cs, "tree r", leaf, alloc_poseidon_path(cs, "tree r path", node_bits,
+        standin::poseidon8_merkle_verify(cs, "tree r", leaf, alloc_poseidon_path(cs, "tree r path", node_bits,
                                                                                   params_.tree_r_height, w ? &w->r_siblings : nullptr),
                                          comm_r_last);
     }
 
     // The siblings (no constraints) and the node's index bits padded with constant zeros to 3 * height.
     template <class CS, class N>
-    static gadgets::Poseidon8PathVars alloc_poseidon_path(CS& cs, N&& name, std::span<const gadgets::Boolean> node_bits,
+    static standin::Poseidon8PathVars alloc_poseidon_path(CS& cs, N&& name, std::span<const standin::Boolean> node_bits,
                                                           unsigned height, const std::vector<std::array<Fr, 7>>* siblings) {
         r1cs::Namespace<CS> ns(cs, std::forward<N>(name));
-        gadgets::Poseidon8PathVars vars;
+        standin::Poseidon8PathVars vars;
         for (unsigned k = 0; k < height; k++) {
-            std::array<gadgets::AllocatedNum, 7> s;
+            std::array<standin::AllocatedNum, 7> s;
             for (size_t j = 0; j < 7; j++) {
                 std::optional<Fr> v;
                 if (siblings) v = (*siblings)[k][j];
-                s[j] = gadgets::AllocatedNum::alloc(
+                s[j] = standin::AllocatedNum::alloc(
                     cs, [k, j] { return "sibling " + std::to_string(k) + "." + std::to_string(j); }, v);
             }
             vars.siblings.push_back(s);
         }
         vars.index_bits.assign(node_bits.begin(), node_bits.end());
-        vars.index_bits.resize(3 * (size_t)height, gadgets::Boolean::constant(false));
+        vars.index_bits.resize(3 * (size_t)height, standin::Boolean::constant(false));
         return vars;
     }
 

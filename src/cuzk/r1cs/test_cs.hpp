@@ -74,15 +74,20 @@ public:
     // Overwrites an aux value (to show a test that a wrong witness is caught).
     void set_aux(size_t index, const Fr& value) { aux_.at(index) = value; }
 
+    struct Constraint {
+        LC a, b, c;
+        std::string name;
+    };
+    // Every constraint in synthesis order, with its full name path.
+    const std::vector<Constraint>& constraints() const { return constraints_; }
+    const std::vector<std::string>& aux_names() const { return aux_names_; }
+    const std::vector<std::string>& input_names() const { return input_names_; }
+
     // SHA-256 over the shape: counts, then for each constraint the (variable, coefficient) terms of a, b and c.
     std::array<uint8_t, 32> shape_hash() const;
     std::string shape_hash_hex() const;
 
 private:
-    struct Constraint {
-        LC a, b, c;
-        std::string name;
-    };
     std::string full_path(const std::string& name) const;
     void claim(const std::string& path);
     void check_vars(const LC& lc, const std::string& path) const;

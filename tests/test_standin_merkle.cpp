@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "cuzk/gadgets/merkle.hpp"
-#include "cuzk/gadgets/num.hpp"
+#include "cuzk/circuits/standin/merkle.hpp"
+#include "cuzk/circuits/standin/num.hpp"
 #include "cuzk/r1cs/keygen_assembly.hpp"
 #include "cuzk/r1cs/test_cs.hpp"
 
 using namespace cuzk;
-using namespace cuzk::gadgets;
+using namespace cuzk::standin;
 using r1cs::KeygenAssembly;
 using r1cs::TestConstraintSystem;
 
@@ -64,7 +64,7 @@ Fr value_of(const TestConstraintSystem& cs, Variable v) { return v.is_input() ? 
 // AllocatedNum
 // ---------------------------------------------------------------------------------------------------------------
 
-TEST(GadgetsMerkleNum, ArithmeticMatchesNative) {
+TEST(StandinMerkleNum, ArithmeticMatchesNative) {
     auto rng = fresh_rng();
     for (int trial = 0; trial < 10; trial++) {
         TestConstraintSystem cs;
@@ -107,7 +107,7 @@ TEST(GadgetsMerkleNum, ArithmeticMatchesNative) {
     }
 }
 
-TEST(GadgetsMerkleNum, ToBitsLeMatchesCanonicalBits) {
+TEST(StandinMerkleNum, ToBitsLeMatchesCanonicalBits) {
     auto rng = fresh_rng();
     for (size_t n : {1u, 64u, 200u, 254u}) {
         TestConstraintSystem cs;
@@ -131,7 +131,7 @@ TEST(GadgetsMerkleNum, ToBitsLeMatchesCanonicalBits) {
     }
 }
 
-TEST(GadgetsMerkleNum, SelectAndSwapWithBothBitValues) {
+TEST(StandinMerkleNum, SelectAndSwapWithBothBitValues) {
     auto rng = fresh_rng();
     for (int kind = 0; kind < 3; kind++) {  // 0: allocated bit, 1: negated allocated bit, 2: constant
         for (bool bit : {false, true}) {
@@ -175,7 +175,7 @@ TEST(GadgetsMerkleNum, SelectAndSwapWithBothBitValues) {
 // SHA-256 binary tree
 // ---------------------------------------------------------------------------------------------------------------
 
-TEST(GadgetsMerkleSha256, NativeNodeIsSha256OfTheConcatenation) {
+TEST(StandinMerkleSha256, NativeNodeIsSha256OfTheConcatenation) {
     auto rng = fresh_rng();
     for (int trial = 0; trial < 20; trial++) {
         Sha256Digest l = random_digest(rng), r = random_digest(rng);
@@ -189,7 +189,7 @@ TEST(GadgetsMerkleSha256, NativeNodeIsSha256OfTheConcatenation) {
     }
 }
 
-TEST(GadgetsMerkleSha256, NativeTreePathsLeadToTheRoot) {
+TEST(StandinMerkleSha256, NativeTreePathsLeadToTheRoot) {
     auto rng = fresh_rng();
     for (size_t h = 0; h <= 4; h++) {
         std::vector<Sha256Digest> leaves(size_t{1} << h);
@@ -218,7 +218,7 @@ TEST(GadgetsMerkleSha256, NativeTreePathsLeadToTheRoot) {
 // Per level: 512 swap constraints (ch, one per output bit) + SHA-256 of the 64-byte left || right: the data block's
 // compression, 25,773 (sha256.hpp's derivation), and the padding block's compression. PADDING_COMPRESSION is
 // measured below on its own so that the per-level total is a sum of separately pinned parts.
-TEST(GadgetsMerkleSha256, GadgetRootMatchesNativeHeights1To5) {
+TEST(StandinMerkleSha256, GadgetRootMatchesNativeHeights1To5) {
     auto rng = fresh_rng();
     size_t per_level = 0;
     for (size_t h = 1; h <= 5; h++) {
@@ -242,7 +242,7 @@ TEST(GadgetsMerkleSha256, GadgetRootMatchesNativeHeights1To5) {
 // level is that plus the 512 swap constraints. (The padding block's schedule is constant and free; its 64 rounds on
 // the variable state are not: 19,036 = Sigma0/Sigma1/ch/maj over all 64 rounds plus the rounds' and the final
 // state's carry bits, without the data block's 6,854 + 234 schedule constraints.)
-TEST(GadgetsMerkleSha256, LevelCountIsSwapPlusTwoCompressions) {
+TEST(StandinMerkleSha256, LevelCountIsSwapPlusTwoCompressions) {
     TestConstraintSystem cs;
     std::vector<Boolean> in;
     for (size_t i = 0; i < 512; i++) in.emplace_back(AllocatedBit::alloc(cs, [i] { return "in " + std::to_string(i); }, (i * 7 % 3) == 0));
@@ -262,7 +262,7 @@ TEST(GadgetsMerkleSha256, LevelCountIsSwapPlusTwoCompressions) {
 // Wrong witnesses, each synthesized honestly (so every gadget constraint holds) except for the lie: a wrong sibling
 // or a flipped index bit leads to another root, which the root equality catches; so does a wrong given root.
 // A direction bit changed after synthesis (the swap outputs no longer follow it) is caught by the swap itself.
-TEST(GadgetsMerkleSha256, WrongSiblingIndexOrRootIsCaught) {
+TEST(StandinMerkleSha256, WrongSiblingIndexOrRootIsCaught) {
     auto rng = fresh_rng();
     const size_t h = 3;
     std::vector<Sha256Digest> leaves(size_t{1} << h);
@@ -343,7 +343,7 @@ AllocatedNum synthesize_poseidon8(TestConstraintSystem& cs, const Fr& leaf, cons
 }
 }  // namespace
 
-TEST(GadgetsMerklePoseidon8, NativeTreePathsLeadToTheRoot) {
+TEST(StandinMerklePoseidon8, NativeTreePathsLeadToTheRoot) {
     auto rng = fresh_rng();
     auto leaves = random_leaves(rng, 64);
     Poseidon8MerkleTree tree(leaves);
@@ -363,7 +363,7 @@ TEST(GadgetsMerklePoseidon8, NativeTreePathsLeadToTheRoot) {
 
 // The insertion network for all 8 positions against the native placement; 11 constraints each; every R_i is
 // pinned by its constraint (a changed R_i is caught).
-TEST(GadgetsMerklePoseidon8, InsertionPlacesTheNodeAtEveryPosition) {
+TEST(StandinMerklePoseidon8, InsertionPlacesTheNodeAtEveryPosition) {
     auto rng = fresh_rng();
     for (unsigned pos = 0; pos < 8; pos++) {
         TestConstraintSystem cs;
@@ -398,7 +398,7 @@ TEST(GadgetsMerklePoseidon8, InsertionPlacesTheNodeAtEveryPosition) {
     }
 }
 
-TEST(GadgetsMerklePoseidon8, GadgetRootMatchesNativeHeights1To3) {
+TEST(StandinMerklePoseidon8, GadgetRootMatchesNativeHeights1To3) {
     auto rng = fresh_rng();
     for (size_t h = 1; h <= 3; h++) {
         auto leaves = random_leaves(rng, size_t{1} << (3 * h));
@@ -422,7 +422,7 @@ TEST(GadgetsMerklePoseidon8, GadgetRootMatchesNativeHeights1To3) {
     }
 }
 
-TEST(GadgetsMerklePoseidon8, WrongSiblingIndexOrRootIsCaught) {
+TEST(StandinMerklePoseidon8, WrongSiblingIndexOrRootIsCaught) {
     auto rng = fresh_rng();
     const size_t h = 2;
     auto leaves = random_leaves(rng, 64);

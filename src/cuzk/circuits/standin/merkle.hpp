@@ -16,7 +16,7 @@
 //
 // Constraint counts (the caller's allocations, booleanity of index/sibling/leaf/root bits, not included):
 //   SHA-256 level      512 (swap) + 25,773 (data block) + 19,036 (constant padding block, variable state) = 45,321
-//                      (pinned in tests/test_gadgets_merkle.cpp)
+//                      (pinned in tests/test_standin_merkle.cpp)
 //   SHA-256 root check 2
 //   Poseidon-8 level   11 (insertion) + 388 (poseidon arity 8) = 399
 //   Poseidon root check 1
@@ -32,12 +32,12 @@
 #include <string>
 #include <vector>
 
-#include "cuzk/gadgets/boolean.hpp"
-#include "cuzk/gadgets/num.hpp"
-#include "cuzk/gadgets/poseidon.hpp"
-#include "cuzk/gadgets/sha256.hpp"
+#include "cuzk/circuits/standin/boolean.hpp"
+#include "cuzk/circuits/standin/num.hpp"
+#include "cuzk/circuits/standin/poseidon.hpp"
+#include "cuzk/circuits/standin/sha256.hpp"
 
-namespace cuzk::gadgets {
+namespace cuzk::standin {
 
 // ================================================================================================================
 // Shared helpers
@@ -427,4 +427,4 @@ void poseidon8_merkle_verify(CS& cs, N&& name, const AllocatedNum& leaf, const P
     AllocatedNum::enforce_equal(cs, "root", computed, root);
 }
 
-}  // namespace cuzk::gadgets
+}  // namespace cuzk::standin

@@ -14,9 +14,9 @@
 #include <span>
 #include <vector>
 
-#include "cuzk/gadgets/boolean.hpp"
+#include "cuzk/circuits/standin/boolean.hpp"
 
-namespace cuzk::gadgets {
+namespace cuzk::standin {
 
 // Several linear equalities lhs_k = rhs_k, each between integers known to lie in [0, 2^{n_k}), merged into one
 // constraint  sum_k 2^{s_k} lhs_k = sum_k 2^{s_k} rhs_k  with s_k = n_0 + ... + n_{k-1} (bellman's MultiEq idea).
@@ -230,4 +230,4 @@ private:
     std::optional<uint32_t> value_;
 };
 
-}  // namespace cuzk::gadgets
+}  // namespace cuzk::standin

@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "cuzk/gadgets/poseidon.hpp"
+#include "cuzk/circuits/standin/poseidon.hpp"
 #include "cuzk/r1cs/keygen_assembly.hpp"
 #include "cuzk/r1cs/proving_assignment.hpp"
 #include "cuzk/r1cs/test_cs.hpp"
 
 using namespace cuzk;
-using namespace cuzk::gadgets;
+using namespace cuzk::standin;
 using namespace cuzk::r1cs;
 
 namespace {
@@ -138,7 +138,7 @@ double log2_r() { return std::log2((double)Fr::P[3]) + 192.0 + std::log2(1.0 + (
 Fr hex(const char* s) { return Fr::from_hex(s); }
 }  // namespace
 
-TEST(GadgetsPoseidonParams, AlphaFiveIsAPermutationOfFr) {
+TEST(StandinPoseidonParams, AlphaFiveIsAPermutationOfFr) {
     // x -> x^alpha is a bijection of Fr iff gcd(alpha, r - 1) = 1; 5 is prime, so iff 5 does not divide r - 1.
     EXPECT_NE(r_minus_1_mod(5), 0u);
     // ... and 3 divides r - 1, which is why x^3 is not an option here and 5 is the smallest alpha.
@@ -153,7 +153,7 @@ TEST(GadgetsPoseidonParams, AlphaFiveIsAPermutationOfFr) {
     }
 }
 
-TEST(GadgetsPoseidonParams, RoundNumbersMeetThePaperBounds) {
+TEST(StandinPoseidonParams, RoundNumbersMeetThePaperBounds) {
     double l2 = log2_r();
     EXPECT_NEAR(l2, 254.857, 0.001);
     // The script's outputs for 255-bit p, x^5, M = 128 (margin included): what poseidon_params.hpp documents.
@@ -179,7 +179,7 @@ TEST(GadgetsPoseidonParams, RoundNumbersMeetThePaperBounds) {
     EXPECT_THROW(poseidon_params(3), std::invalid_argument);
 }
 
-TEST(GadgetsPoseidonParams, GrainMatchesABitListReimplementation) {
+TEST(StandinPoseidonParams, GrainMatchesABitListReimplementation) {
     for (size_t arity : kPoseidonArities) {
         const auto& p = poseidon_params(arity);
         ASSERT_EQ(p.round_constants.size(), p.rounds() * p.t);
@@ -212,7 +212,7 @@ TEST(GadgetsPoseidonParams, GrainMatchesABitListReimplementation) {
     EXPECT_THROW(GrainLfsr(1, 0, 255, 4096, 8, 57), std::invalid_argument);  // t does not fit 12 bits
 }
 
-TEST(GadgetsPoseidonParams, GenerationIsDeterministic) {
+TEST(StandinPoseidonParams, GenerationIsDeterministic) {
     PoseidonParams a = generate_poseidon_params(3, 8, 57), b = generate_poseidon_params(3, 8, 57);
     EXPECT_EQ(a.round_constants, b.round_constants);
     EXPECT_EQ(a.mds, b.mds);
@@ -226,7 +226,7 @@ TEST(GadgetsPoseidonParams, GenerationIsDeterministic) {
     EXPECT_THROW(generate_poseidon_params(3, 7, 57), std::invalid_argument);
 }
 
-TEST(GadgetsPoseidonParams, MdsIsInvertibleWithNonzeroEntriesAndNonsingularMinors) {
+TEST(StandinPoseidonParams, MdsIsInvertibleWithNonzeroEntriesAndNonsingularMinors) {
     for (size_t arity : kPoseidonArities) {
         const auto& p = poseidon_params(arity);
         const size_t t = p.t;
@@ -255,7 +255,7 @@ TEST(GadgetsPoseidonParams, MdsIsInvertibleWithNonzeroEntriesAndNonsingularMinor
 // poseidonperm_x5_255_3 and poseidonperm_x5_255_5, BLS12-381 Fr, x^5, R_F = 8, R_P = 57 resp. 60): the permutation
 // of (0, 1, 2) and of (0, 1, 2, 3, 4). The t = 3 one is our arity-2 instance exactly; the t = 5 one checks the same
 // generator and round structure at another width.
-TEST(GadgetsPoseidonNative, MatchesReferenceTestVectors) {
+TEST(StandinPoseidonNative, MatchesReferenceTestVectors) {
     std::vector<Fr> s3{Fr::from_u64(0), Fr::from_u64(1), Fr::from_u64(2)};
     poseidon_permute(poseidon_params(2), s3);
     EXPECT_EQ(s3[0], hex("0x28ce19420fc246a05553ad1e8c98f5c9d67166be2c18e9e4cb4b4e317dd2a78a"));
@@ -273,7 +273,7 @@ TEST(GadgetsPoseidonNative, MatchesReferenceTestVectors) {
     EXPECT_EQ(s5[4], hex("0x03ff622da276830b9451b88b85e6184fd6ae15c8ab3ee25a5667be8592cce3b1"));
 }
 
-TEST(GadgetsPoseidonNative, HashIsTheTaggedPermutation) {
+TEST(StandinPoseidonNative, HashIsTheTaggedPermutation) {
     auto rng = fresh_rng();
     for (size_t arity : kPoseidonArities) {
         std::vector<Fr> in(arity);
@@ -305,7 +305,7 @@ size_t expected_constraints(size_t arity) {
 }
 }  // namespace
 
-TEST(GadgetsPoseidonGadget, MatchesNativeHashAndIsSatisfied) {
+TEST(StandinPoseidonGadget, MatchesNativeHashAndIsSatisfied) {
     auto rng = fresh_rng();
     // Pinned: 3 * (t * 8 + 57) + 1 for t = 3, 9, 12.
     const std::map<size_t, size_t> pinned{{2, 244}, {8, 388}, {11, 460}};
@@ -345,7 +345,7 @@ TEST(GadgetsPoseidonGadget, MatchesNativeHashAndIsSatisfied) {
     }
 }
 
-TEST(GadgetsPoseidonGadget, GeneralLinearCombinationInputs) {
+TEST(StandinPoseidonGadget, GeneralLinearCombinationInputs) {
     // Inputs given as combinations with coefficients, constants and a variable shared between inputs: the gadget
     // must merge them exactly (input i = 3a + b + i, or a - 2b).
     auto rng = fresh_rng();
@@ -373,7 +373,7 @@ TEST(GadgetsPoseidonGadget, GeneralLinearCombinationInputs) {
     }
 }
 
-TEST(GadgetsPoseidonGadget, ThreeSystemsAgree) {
+TEST(StandinPoseidonGadget, ThreeSystemsAgree) {
     auto rng = fresh_rng();
     for (size_t arity : kPoseidonArities) {
         std::vector<Fr> vals(arity);
@@ -402,7 +402,7 @@ TEST(GadgetsPoseidonGadget, ThreeSystemsAgree) {
     }
 }
 
-TEST(GadgetsPoseidonGadget, ShapeIsPinned) {
+TEST(StandinPoseidonGadget, ShapeIsPinned) {
     // The structure (every term of every constraint) for fixed input variables, so a change to the gadget's
     // constraints shows up here even when the counts stay the same.
     const std::map<size_t, std::string> pinned{

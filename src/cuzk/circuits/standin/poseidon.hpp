@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "cuzk/gadgets/poseidon_params.hpp"
+#include "cuzk/circuits/standin/poseidon_params.hpp"
 #include "cuzk/r1cs/constraint_system.hpp"
 
-namespace cuzk::gadgets {
+namespace cuzk::standin {
 
 using r1cs::LC;
 using r1cs::Variable;
@@ -200,4 +200,4 @@ Variable poseidon_hash_gadget(CS& cs, std::span<const LC> inputs) {
     return out;
 }
 
-}  // namespace cuzk::gadgets
+}  // namespace cuzk::standin

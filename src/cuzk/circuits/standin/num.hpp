@@ -16,9 +16,9 @@
 #include <utility>
 #include <vector>
 
-#include "cuzk/gadgets/boolean.hpp"
+#include "cuzk/circuits/standin/boolean.hpp"
 
-namespace cuzk::gadgets {
+namespace cuzk::standin {
 
 class AllocatedNum {
 public:
@@ -129,4 +129,4 @@ private:
     std::optional<Fr> value_;
 };
 
-}  // namespace cuzk::gadgets
+}  // namespace cuzk::standin

@@ -24,7 +24,7 @@
 
 #include "cuzk/r1cs/constraint_system.hpp"
 
-namespace cuzk::gadgets {
+namespace cuzk::standin {
 
 using r1cs::LC;
 using r1cs::Namespace;
@@ -342,4 +342,4 @@ std::vector<Boolean> unpack(CS& cs, N&& name, Variable x, const std::optional<Fr
     return to_bits_le(cs, std::forward<N>(name), x, x_value, n);
 }
 
-}  // namespace cuzk::gadgets
+}  // namespace cuzk::standin

@@ -4,15 +4,15 @@
 
 #include <random>
 
-#include "cuzk/gadgets/boolean.hpp"
-#include "cuzk/gadgets/sha256.hpp"
-#include "cuzk/gadgets/uint32.hpp"
+#include "cuzk/circuits/standin/boolean.hpp"
+#include "cuzk/circuits/standin/sha256.hpp"
+#include "cuzk/circuits/standin/uint32.hpp"
 #include "cuzk/r1cs/keygen_assembly.hpp"
 #include "cuzk/r1cs/proving_assignment.hpp"
 #include "cuzk/r1cs/test_cs.hpp"
 
 using namespace cuzk;
-using namespace cuzk::gadgets;
+using namespace cuzk::standin;
 using r1cs::KeygenAssembly;
 using r1cs::ProvingAssignment;
 using r1cs::TestConstraintSystem;
@@ -60,7 +60,7 @@ std::array<uint8_t, 32> digest_of(const std::vector<Boolean>& bits) {
 }
 }  // namespace
 
-TEST(GadgetsBoolean, AllocatedBitIsConstrained) {
+TEST(StandinBoolean, AllocatedBitIsConstrained) {
     TestConstraintSystem cs;
     AllocatedBit b = AllocatedBit::alloc(cs, "b", true);
     EXPECT_EQ(cs.num_constraints(), 1u);
@@ -72,7 +72,7 @@ TEST(GadgetsBoolean, AllocatedBitIsConstrained) {
     EXPECT_EQ(cs.which_is_unsatisfied(), std::optional<std::string>("b/boolean"));
 }
 
-TEST(GadgetsBoolean, OperatorsMatchTruthTablesAndCounts) {
+TEST(StandinBoolean, OperatorsMatchTruthTablesAndCounts) {
     // Every pair / triple of operand kinds and values: the result's value, satisfaction, and the count, which is
     // 1 for and/or/xor/ch of allocated operands, 2 for maj of three allocated, and 0 whenever a constant decides.
     for (int ka = 0; ka < 3; ka++)
@@ -128,7 +128,7 @@ TEST(GadgetsBoolean, OperatorsMatchTruthTablesAndCounts) {
         }
 }
 
-TEST(GadgetsBoolean, AddToLcFoldsNegationAndConstants) {
+TEST(StandinBoolean, AddToLcFoldsNegationAndConstants) {
     TestConstraintSystem cs;
     Boolean t = AllocatedBit::alloc(cs, "t", true);
     Boolean f = AllocatedBit::alloc(cs, "f", false);
@@ -145,7 +145,7 @@ TEST(GadgetsBoolean, AddToLcFoldsNegationAndConstants) {
     EXPECT_EQ(f.not_().lc(k).evaluate(inputs, cs.aux()), k);
 }
 
-TEST(GadgetsBoolean, PackAndUnpack) {
+TEST(StandinBoolean, PackAndUnpack) {
     auto rng = fresh_rng();
     for (size_t n : {1u, 8u, 64u, 200u, 253u}) {
         TestConstraintSystem cs;
@@ -185,7 +185,7 @@ TEST(GadgetsBoolean, PackAndUnpack) {
     EXPECT_EQ(cs.which_is_unsatisfied(), std::optional<std::string>("unpack/packing"));
 }
 
-TEST(GadgetsUInt32, RotShiftXorMatchNative) {
+TEST(StandinUInt32, RotShiftXorMatchNative) {
     auto rng = fresh_rng();
     for (int it = 0; it < 20; it++) {
         uint32_t x = (uint32_t)rng(), y = (uint32_t)rng();
@@ -211,7 +211,7 @@ TEST(GadgetsUInt32, RotShiftXorMatchNative) {
     }
 }
 
-TEST(GadgetsUInt32, AddManyMatchesNativeAndCounts) {
+TEST(StandinUInt32, AddManyMatchesNativeAndCounts) {
     auto rng = fresh_rng();
     // n allocated words: bitlength(n * (2^32 - 1)) sum bits + one equality
     for (auto [n, expect] : {std::pair{2, 34u}, {3, 35u}, {5, 36u}}) {
@@ -264,7 +264,7 @@ std::array<UInt32, 8> compress_allocated(CS& cs, const std::array<uint8_t, 64>& 
 }
 }  // namespace
 
-TEST(GadgetsSha256, CompressionMatchesNativeAndBeatsBellman) {
+TEST(StandinSha256, CompressionMatchesNativeAndBeatsBellman) {
     auto rng = fresh_rng();
     std::array<uint8_t, 64> block;
     for (auto& b : block) b = (uint8_t)rng();
@@ -298,7 +298,7 @@ TEST(GadgetsSha256, CompressionMatchesNativeAndBeatsBellman) {
     for (size_t j = 0; j < pa.num_constraints(); j++) ASSERT_EQ(pa.a()[j] * pa.b()[j], pa.c()[j]) << j;
 }
 
-TEST(GadgetsSha256, ConstantBlockCostsNothing) {
+TEST(StandinSha256, ConstantBlockCostsNothing) {
     // The empty message's only block is all padding (constants): the digest comes out as constants.
     TestConstraintSystem cs;
     auto bits = sha256(cs, std::span<const Boolean>());
@@ -306,7 +306,7 @@ TEST(GadgetsSha256, ConstantBlockCostsNothing) {
     EXPECT_EQ(digest_of(bits), openssl_sha256({}));
 }
 
-TEST(GadgetsSha256, FullHashMatchesOpenSsl) {
+TEST(StandinSha256, FullHashMatchesOpenSsl) {
     auto rng = fresh_rng();
     // 55 bytes: the last that fits one block with its padding; 56 and 64 need a second (constant-only after 64);
     // 100: two blocks with message bits in both. Count: allocated input bits + per compression.

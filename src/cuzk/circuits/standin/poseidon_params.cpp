@@ -1,10 +1,10 @@
-#include "cuzk/gadgets/poseidon_params.hpp"
+#include "cuzk/circuits/standin/poseidon_params.hpp"
 
 #include <mutex>
 #include <stdexcept>
 #include <string>
 
-namespace cuzk::gadgets {
+namespace cuzk::standin {
 
 namespace {
 constexpr unsigned kFieldBits = 255;  // n = ceil(log2 r)
@@ -126,4 +126,4 @@ const PoseidonParams& poseidon_params(size_t arity) {
     }
 }
 
-}  // namespace cuzk::gadgets
+}  // namespace cuzk::standin

@@ -4,7 +4,7 @@
 //
 // The instance (one per width t = arity + 1):
 //   S-box x^5. alpha = 5 is the smallest alpha with gcd(alpha, r - 1) = 1 for this r (3 divides r - 1), so x^5 is a
-//   permutation of Fr (checked in tests/test_gadgets_poseidon.cpp).
+//   permutation of Fr (checked in tests/test_standin_poseidon.cpp).
 //   R_F = 8 full rounds (4 before and 4 after the partial rounds).
 //   R_P partial rounds, S-box on state[0] only:
 //     t = 3  (arity 2):  57  the paper's published instance "poseidonperm_x5_255_3" (Table 2, 255-bit p, x^5,
@@ -38,7 +38,7 @@
 
 #include "cuzk/ff/fr.hpp"
 
-namespace cuzk::gadgets {
+namespace cuzk::standin {
 
 // The arities with a built-in instance (Filecoin: 2 for binary trees, 8 for tree C / tree R, 11 for columns).
 inline constexpr std::array<size_t, 3> kPoseidonArities{2, 8, 11};
@@ -94,4 +94,4 @@ PoseidonParams generate_poseidon_params(size_t t, size_t full_rounds, size_t par
 // function-local static). Throws std::invalid_argument for other arities.
 const PoseidonParams& poseidon_params(size_t arity);
 
-}  // namespace cuzk::gadgets
+}  // namespace cuzk::standin

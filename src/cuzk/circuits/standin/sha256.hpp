@@ -3,7 +3,7 @@
 // sha256_block_no_padding, and sha256 with the standard padding (constant bits, so padding costs nothing).
 //
 // Constraint count of one compression with the constant IV and an allocated 512-bit block (the bits' own 512
-// booleanity constraints not counted), pinned in tests/test_gadgets_sha256.cpp:
+// booleanity constraints not counted), pinned in tests/test_standin_sha256.cpp:
 //   message schedule, 46 materialized words W16..W61:  sigma0 61 xors (shr 3 leaves 3 constant bits) + sigma1 54
 //                                                       (shr 10) + 34 sum bits          = 149 x 46      =  6,854
 //   W62, W63: never rotated (sigma0 reads W[i-15] <= W48, sigma1 W[i-2] <= W61), only added, so their four summands
@@ -34,9 +34,9 @@
 #include <string>
 #include <vector>
 
-#include "cuzk/gadgets/uint32.hpp"
+#include "cuzk/circuits/standin/uint32.hpp"
 
-namespace cuzk::gadgets {
+namespace cuzk::standin {
 
 // FIPS 180-4 4.2.2: the first 32 bits of the fractional parts of the cube roots of the first 64 primes.
 inline constexpr std::array<uint32_t, 64> kSha256RoundConstants = {
@@ -214,4 +214,4 @@ std::vector<Boolean> sha256(CS& cs, std::span<const Boolean> input) {
     return sha256_state_bits_be(state);
 }
 
-}  // namespace cuzk::gadgets
+}  // namespace cuzk::standin
