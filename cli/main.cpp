@@ -5,6 +5,7 @@
 
 #include "circom_cmds.hpp"
 #include "daemon_cmds.hpp"
+#include "filecoin_cmds.hpp"
 #include "commands.hpp"
 #include "cuzk/circuits/porep.hpp"
 #include "cuzk/r1cs/circuit.hpp"
@@ -131,6 +132,8 @@ int main(int argc, char** argv) {
     }
 
     cuzk::cli::add_circom_commands(app);
+    int filecoin_exit = -1;  // set by the filecoin commands, which run inside parse (after --threads is read)
+    cuzk::cli::add_filecoin_commands(app, filecoin_exit, threads);
     int daemon_exit = -1;  // set by the daemon / client commands, which run inside parse
     cuzk::cli::add_daemon_commands(app, daemon_exit);
 
@@ -141,6 +144,7 @@ int main(int argc, char** argv) {
         return app.exit(e) == 0 ? 0 : 2;
     }
     if (daemon_exit >= 0) return daemon_exit;
+    if (filecoin_exit >= 0) return filecoin_exit;
     if (*verify && verify_opt.vk_path.empty() && verify_opt.params_path.empty()) {
         std::fprintf(stderr, "cuzk verify: give --vk or --params\n");
         return 2;

@@ -1,0 +1,270 @@
+#include "filecoin_cmds.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cuzk/filecoin/graph.hpp"
+#include "cuzk/filecoin/hashers.hpp"
+#include "cuzk/filecoin/porep.hpp"
+#include "cuzk/filecoin/proof_types.hpp"
+#include "cuzk/filecoin/tree.hpp"
+#include "cuzk/formats/bellman_params.hpp"
+#include "cuzk/gadgets/poseidon.hpp"
+#include "cuzk/util/thread_pool.hpp"
+#include "filecoin_r1cs.hpp"
+
+namespace cuzk::cli {
+
+namespace {
+
+using filecoin::Bytes32;
+
+// A usage error that names the bad argument (exit 2).
+struct ArgError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Runs a command body: exit 0/1 from the body, 2 with a message on any error.
+template <class F>
+void run_command(const char* name, int& exit_code, F&& body) {
+    try {
+        exit_code = body();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "cuzk filecoin %s: error: %s\n", name, e.what());
+        exit_code = 2;
+    }
+}
+
+// A field element as decimal digits or 0x-hex (big-endian number), canonical (< r).
+Fr parse_field_element(const std::string& text, const std::string& what) {
+    if (text.empty()) throw ArgError(what + ": empty");
+    limbs_t<4> v{};
+    const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+    const unsigned base = hex ? 16 : 10;
+    for (size_t i = hex ? 2 : 0; i < text.size(); i++) {
+        const char ch = text[i];
+        unsigned d;
+        if (ch >= '0' && ch <= '9') d = unsigned(ch - '0');
+        else if (hex && ch >= 'a' && ch <= 'f') d = unsigned(ch - 'a' + 10);
+        else if (hex && ch >= 'A' && ch <= 'F') d = unsigned(ch - 'A' + 10);
+        else throw ArgError(what + ": '" + text + "' is not a decimal or 0x-hex number");
+        // v = v * base + d, failing on overflow past 256 bits
+        unsigned __int128 carry = d;
+        for (auto& limb : v) {
+            unsigned __int128 t = (unsigned __int128)limb * base + carry;
+            limb = (uint64_t)t;
+            carry = t >> 64;
+        }
+        if (carry) throw ArgError(what + ": '" + text + "' is not below the field modulus r");
+    }
+    auto fr = Fr::from_canonical(v);
+    if (!fr) throw ArgError(what + ": '" + text + "' is not below the field modulus r");
+    return *fr;
+}
+
+std::string fr_text(const Fr& x, bool decimal) {
+    if (decimal) return x.to_decimal();
+    return filecoin::to_hex(filecoin::fr_to_bytes32(x));
+}
+
+// BYTES as a decimal number, or a name such as 2KiB / 32GiB; must be a size filecoin-proofs supports.
+uint64_t parse_sector_size(const std::string& text) {
+    for (const auto& shape : filecoin::supported_sector_shapes())
+        if (filecoin::sector_size_name(shape.sector_size) == text) return shape.sector_size;
+    uint64_t v = filecoin::parse_u64(text, "--sector-size");
+    filecoin::sector_shape(v);  // throws for an unsupported size, naming it
+    return v;
+}
+
+struct PorepArgs {
+    std::string proof_type, sector_size, porep_id, api_version = "V1_1_0";
+    std::string prover_id, sector_id, ticket, seed, comm_d, comm_r;
+    std::optional<uint32_t> partition;
+    bool json = false;
+    std::string vk, proof;  // verify only
+
+    filecoin::PorepConfig config() const {
+        if (!proof_type.empty()) {
+            if (!sector_size.empty() || !porep_id.empty())
+                throw ArgError("give --proof-type, or --sector-size with --porep-id, not both");
+            return filecoin::PorepConfig::from_registered(filecoin::seal_proof_from_name(proof_type));
+        }
+        if (sector_size.empty() || porep_id.empty())
+            throw ArgError("give --proof-type NAME, or --sector-size BYTES --porep-id HEX --api-version V1_x_0");
+        return filecoin::PorepConfig::make(parse_sector_size(sector_size),
+                                           filecoin::bytes32_from_hex(porep_id, "--porep-id"),
+                                           filecoin::api_version_from_name(api_version));
+    }
+    filecoin::SealedSector sector() const {
+        filecoin::SealedSector s;
+        s.prover_id = filecoin::bytes32_from_hex(prover_id, "--prover-id");
+        s.sector_id = filecoin::parse_u64(sector_id, "--sector-id");
+        s.ticket = filecoin::bytes32_from_hex(ticket, "--ticket");
+        s.seed = filecoin::bytes32_from_hex(seed, "--seed");
+        s.comm_d = filecoin::bytes32_from_hex(comm_d, "--comm-d");
+        s.comm_r = filecoin::bytes32_from_hex(comm_r, "--comm-r");
+        return s;
+    }
+};
+
+void add_porep_args(CLI::App* cmd, PorepArgs& a) {
+    cmd->add_option("--proof-type", a.proof_type, "registered seal proof, e.g. StackedDrg32GiBV1_1");
+    cmd->add_option("--sector-size", a.sector_size, "sector size in bytes (or 2KiB, 32GiB, ...)");
+    cmd->add_option("--porep-id", a.porep_id, "porep_id, 64 hex digits");
+    cmd->add_option("--api-version", a.api_version, "V1_0_0, V1_1_0 or V1_2_0 (with --sector-size)");
+    cmd->add_option("--prover-id", a.prover_id, "prover id, 64 hex digits")->required();
+    cmd->add_option("--sector-id", a.sector_id, "sector number")->required();
+    cmd->add_option("--ticket", a.ticket, "ticket, 64 hex digits")->required();
+    cmd->add_option("--seed", a.seed, "interactive seed, 64 hex digits")->required();
+    cmd->add_option("--comm-d", a.comm_d, "comm_d, 64 hex digits")->required();
+    cmd->add_option("--comm-r", a.comm_r, "comm_r, 64 hex digits")->required();
+}
+
+int run_poseidon(size_t arity, const std::vector<std::string>& xs, bool decimal) {
+    if (xs.size() != arity)
+        throw ArgError("--arity " + std::to_string(arity) + " needs exactly " + std::to_string(arity) +
+                       " field elements, got " + std::to_string(xs.size()));
+    std::vector<Fr> in;
+    for (size_t i = 0; i < xs.size(); i++) in.push_back(parse_field_element(xs[i], "X" + std::to_string(i + 1)));
+    std::printf("%s\n", fr_text(gadgets::poseidon_hash(in), decimal).c_str());
+    return 0;
+}
+
+int run_inputs_porep(const PorepArgs& a) {
+    if (!a.json) throw ArgError("inputs porep prints JSON only: add --json");
+    const auto config = a.config();
+    const auto sector = a.sector();
+    if (a.partition && *a.partition >= config.partitions)
+        throw ArgError("--partition " + std::to_string(*a.partition) + ": the proof has " +
+                       std::to_string(config.partitions) + " partitions");
+    nlohmann::json out = nlohmann::json::array();
+    for (uint32_t k = 0; k < config.partitions; k++) {
+        if (a.partition && k != *a.partition) continue;
+        nlohmann::json row = nlohmann::json::array();
+        for (const Fr& x : filecoin::porep_public_inputs(config, sector, k)) row.push_back(x.to_decimal());
+        out.push_back(std::move(row));
+    }
+    std::printf("%s\n", out.dump().c_str());
+    return 0;
+}
+
+std::vector<uint8_t> read_whole_file(const std::string& path, const char* what) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw ArgError(std::string(what) + ": cannot open " + path);
+    return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+int run_verify_porep(const PorepArgs& a) {
+    const auto config = a.config();
+    const auto sector = a.sector();
+    const auto vk = formats::read_verifying_key(a.vk);
+    const auto proof = read_whole_file(a.proof, "--proof");
+    const auto pvk = groth16::prepare_verifying_key(vk.vk);
+    const auto per_partition = filecoin::verify_porep_partitions(pvk, config, sector, proof);
+    bool all = true;
+    for (size_t k = 0; k < per_partition.size(); k++) {
+        if (!per_partition[k]) std::fprintf(stderr, "partition %zu: invalid\n", k);
+        all = all && per_partition[k];
+    }
+    std::printf("%s\n", all ? "valid" : "invalid");
+    return all ? 0 : 1;
+}
+
+}  // namespace
+
+void add_filecoin_commands(CLI::App& app, int& exit_code, const size_t& threads) {
+    auto* fc = app.add_subcommand("filecoin", "Filecoin's building blocks: hashes, commitments, graph, public inputs");
+    fc->require_subcommand(1);
+    // The commands run from their callbacks, before main() sizes the pool: size it here, before any of them uses it.
+    fc->parse_complete_callback([&threads] { ThreadPool::set_global_threads(threads); });
+
+    {
+        struct Args {
+            size_t arity = 0;
+            std::vector<std::string> xs;
+            bool decimal = false;
+        };
+        auto a = std::make_shared<Args>();
+        auto* cmd = fc->add_subcommand("poseidon", "neptune's Poseidon (MerkleTree domain tag) of ARITY field elements");
+        cmd->add_option("--arity", a->arity, "2, 4, 8, 11, 16, 24 or 36")
+            ->required()
+            ->check(CLI::IsMember({2, 4, 8, 11, 16, 24, 36}));
+        cmd->add_option("x", a->xs, "the inputs, decimal or 0x-hex");
+        cmd->add_flag("--decimal", a->decimal, "print the digest as a decimal number");
+        cmd->callback([a, &exit_code] { run_command("poseidon", exit_code, [&] { return run_poseidon(a->arity, a->xs, a->decimal); }); });
+    }
+    {
+        struct Args {
+            bool zero = false;
+            std::string sector_size;
+        };
+        auto a = std::make_shared<Args>();
+        auto* cmd = fc->add_subcommand("comm-d", "comm_d (tree D's root, 64 hex digits in byte order)");
+        cmd->add_flag("--zero", a->zero, "of an all-zero sector (the only form so far)")->required();
+        cmd->add_option("--sector-size", a->sector_size, "bytes, a power of two from 128 (or 2KiB, 32GiB, ...)")->required();
+        cmd->callback([a, &exit_code] {
+            run_command("comm-d", exit_code, [&] {
+                uint64_t size = 0;
+                try {
+                    size = parse_sector_size(a->sector_size);
+                } catch (const filecoin::FilecoinError&) {
+                    size = filecoin::parse_u64(a->sector_size, "--sector-size");  // any power of two, as zerocomm
+                }
+                std::printf("%s\n", filecoin::domain_to_hex(filecoin::zero_comm_d(size)).c_str());
+                return 0;
+            });
+        });
+    }
+    {
+        struct Args {
+            std::string sector_size, porep_id, api_version = "V1_1_0", out;
+        };
+        auto a = std::make_shared<Args>();
+        auto* cmd = fc->add_subcommand("parent-cache", "generate the SDR parent cache; print its SHA-256");
+        cmd->add_option("--sector-size", a->sector_size, "bytes (or 2KiB, 32GiB, ...)")->required();
+        cmd->add_option("--porep-id", a->porep_id, "porep_id, 64 hex digits")->required();
+        cmd->add_option("--api-version", a->api_version, "V1_0_0, V1_1_0 or V1_2_0");
+        cmd->add_option("--out", a->out, "also write the cache to this file");
+        cmd->callback([a, &exit_code] {
+            run_command("parent-cache", exit_code, [&] {
+                const uint64_t size = parse_sector_size(a->sector_size);
+                filecoin::StackedGraph graph(size / filecoin::NODE_SIZE, filecoin::bytes32_from_hex(a->porep_id, "--porep-id"),
+                                             filecoin::api_version_from_name(a->api_version));
+                filecoin::ParentCacheOptions opt;
+                opt.output = a->out;
+                std::printf("%s\n", filecoin::to_hex(filecoin::parent_cache_sha256(graph, opt)).c_str());
+                return 0;
+            });
+        });
+    }
+    {
+        auto a = std::make_shared<PorepArgs>();
+        auto* inputs = fc->add_subcommand("inputs", "public inputs of a proof");
+        inputs->require_subcommand(1);
+        auto* cmd = inputs->add_subcommand("porep", "a PoRep's public inputs, one JSON array per partition");
+        add_porep_args(cmd, *a);
+        cmd->add_option("--partition", a->partition, "only this partition");
+        cmd->add_flag("--json", a->json, "JSON output (decimal strings in circuit order)");
+        cmd->callback([a, &exit_code] { run_command("inputs porep", exit_code, [&] { return run_inputs_porep(*a); }); });
+    }
+    {
+        auto a = std::make_shared<PorepArgs>();
+        auto* verify = fc->add_subcommand("verify", "verify a Filecoin proof (exit 0 valid, 1 invalid, 2 error)");
+        verify->require_subcommand(1);
+        auto* cmd = verify->add_subcommand("porep", "a PoRep (every partition's 192-byte slice)");
+        add_porep_args(cmd, *a);
+        cmd->add_option("--vk", a->vk, "verifying key (bellman .vk file)")->required()->check(CLI::ExistingFile);
+        cmd->add_option("--proof", a->proof, "proof bytes (partitions x 192)")->required()->check(CLI::ExistingFile);
+        cmd->callback([a, &exit_code] { run_command("verify porep", exit_code, [&] { return run_verify_porep(*a); }); });
+    }
+    add_filecoin_r1cs_command(fc, exit_code);
+}
+
+}  // namespace cuzk::cli

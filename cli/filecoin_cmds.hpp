@@ -1,0 +1,24 @@
+// `cuzk filecoin ...`: Filecoin's building blocks from the command line (docs/filecoin.md).
+//
+//   cuzk filecoin poseidon --arity A X1 ... XA [--decimal]
+//   cuzk filecoin comm-d --zero --sector-size BYTES
+//   cuzk filecoin parent-cache --sector-size BYTES --porep-id HEX --api-version V1_1_0 [--out FILE]
+//   cuzk filecoin inputs porep (--proof-type NAME | --sector-size BYTES --porep-id HEX --api-version V1_x_0)
+//                   --prover-id HEX --sector-id N --ticket HEX --seed HEX --comm-d HEX --comm-r HEX [--partition K] --json
+//   cuzk filecoin verify porep --vk FILE --proof FILE <the same arguments as inputs porep>
+//   cuzk filecoin r1cs --gadget poseidon|sha256|insert8|label|por8 [--arity A] (--json | --digest)
+//
+// Byte strings are 64 hex digits in byte order; field elements print as 64 hex digits of their little-endian
+// 32-byte encoding unless --decimal. Exit 0 on success, 1 for an invalid proof, 2 for any error (with a message that
+// names the bad argument).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace cuzk::cli {
+
+// Registers `filecoin` and its subcommands; they run from their CLI11 callbacks (the thread pool sized by
+// `threads`, the global --threads, read by then) and set exit_code.
+void add_filecoin_commands(CLI::App& app, int& exit_code, const size_t& threads);
+
+}  // namespace cuzk::cli
