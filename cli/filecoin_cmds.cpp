@@ -13,6 +13,7 @@
 #include "cuzk/filecoin/graph.hpp"
 #include "cuzk/filecoin/hashers.hpp"
 #include "cuzk/filecoin/porep.hpp"
+#include "cuzk/filecoin/porep_circuit.hpp"
 #include "cuzk/filecoin/proof_types.hpp"
 #include "cuzk/filecoin/tree.hpp"
 #include "cuzk/formats/bellman_params.hpp"
@@ -177,6 +178,32 @@ int run_verify_porep(const PorepArgs& a) {
     return all ? 0 : 1;
 }
 
+// The shape of a circuit by synthesis into a counting system (no witness, no matrices).
+int run_circuit_info(const std::string& circuit, const std::string& sector_size, const std::string& api_version,
+                     bool nonzeros, bool json) {
+    if (!json) throw ArgError("circuit-info prints JSON only: add --json");
+    if (circuit != "porep") throw ArgError("--circuit " + circuit + ": only porep so far");
+    const uint64_t size = parse_sector_size(sector_size);
+    const auto config =
+        filecoin::PorepConfig::make(size, Bytes32{}, filecoin::api_version_from_name(api_version));
+    const auto info = filecoin::porep_circuit_info(config, nonzeros);
+    nlohmann::json out;
+    out["circuit"] = circuit;
+    out["sector_size"] = size;
+    out["constraints"] = info.constraints;  // without bellperson's appended input constraints
+    out["inputs"] = info.inputs;            // counting ONE
+    out["aux"] = info.aux;
+    out["rows"] = info.constraints + info.inputs;  // a, b, c as the prover evaluates them
+    unsigned log = 0;
+    while ((uint64_t(1) << log) < out["rows"].get<uint64_t>()) log++;
+    out["domain_log2"] = log;
+    out["partitions"] = config.partitions;
+    out["challenges_per_partition"] = config.challenges_per_partition();
+    if (info.nonzeros) out["nonzeros"] = {{"a", (*info.nonzeros)[0]}, {"b", (*info.nonzeros)[1]}, {"c", (*info.nonzeros)[2]}};
+    std::printf("%s\n", out.dump().c_str());
+    return 0;
+}
+
 }  // namespace
 
 void add_filecoin_commands(CLI::App& app, int& exit_code, const size_t& threads) {
@@ -263,6 +290,24 @@ void add_filecoin_commands(CLI::App& app, int& exit_code, const size_t& threads)
         cmd->add_option("--vk", a->vk, "verifying key (bellman .vk file)")->required()->check(CLI::ExistingFile);
         cmd->add_option("--proof", a->proof, "proof bytes (partitions x 192)")->required()->check(CLI::ExistingFile);
         cmd->callback([a, &exit_code] { run_command("verify porep", exit_code, [&] { return run_verify_porep(*a); }); });
+    }
+    {
+        struct Args {
+            std::string circuit = "porep", sector_size, api_version = "V1_1_0";
+            bool nonzeros = false, json = false;
+        };
+        auto a = std::make_shared<Args>();
+        auto* cmd = fc->add_subcommand("circuit-info", "a Filecoin circuit's size by synthesis (constraints, inputs, aux)");
+        cmd->add_option("--circuit", a->circuit, "porep (one partition)");
+        cmd->add_option("--sector-size", a->sector_size, "bytes (or 2KiB, 32GiB, ...)")->required();
+        cmd->add_option("--api-version", a->api_version, "V1_0_0, V1_1_0 or V1_2_0");
+        cmd->add_flag("--nonzeros", a->nonzeros, "also count each matrix's non-zero terms (slower)");
+        cmd->add_flag("--json", a->json, "JSON output");
+        cmd->callback([a, &exit_code] {
+            run_command("circuit-info", exit_code, [&] {
+                return run_circuit_info(a->circuit, a->sector_size, a->api_version, a->nonzeros, a->json);
+            });
+        });
     }
     add_filecoin_r1cs_command(fc, exit_code);
 }

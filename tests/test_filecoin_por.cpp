@@ -85,28 +85,13 @@ TEST(FilecoinPor, OnePoseidon8LevelIs530Rows) {
     EXPECT_EQ(*root.value(), gadgets::poseidon_hash(children));
 }
 
-PorPath circuit_path(const PoseidonPath& native, TreeShape shape) {
-    PorPath p;
-    const size_t extra = (shape.sub ? 1 : 0) + (shape.top ? 1 : 0);
-    for (size_t l = 0; l < native.levels.size(); l++) {
-        PorLevel level;
-        level.arity = native.levels[l].arity;
-        level.index = native.levels[l].index;
-        for (const Fr& s : native.levels[l].siblings) level.siblings.push_back(s);
-        if (l + extra < native.levels.size()) p.base.push_back(level);
-        else if (shape.sub && !p.sub) p.sub = level;
-        else p.top = level;
-    }
-    return p;
-}
-
 // A full PoR of leaf `index` in a random tree of `shape`; returns the system for further checks.
 TestConstraintSystem poseidon_por(TreeShape shape, uint64_t leaves, uint64_t index, std::mt19937_64& rng,
                                   bool public_root) {
     std::vector<Fr> data(leaves);
     for (Fr& x : data) x = random_fr(rng);
     PoseidonTree tree(shape, data);
-    PorPath path = circuit_path(tree.path(index), shape);
+    PorPath path = por_path(tree.path(index), shape);
     TestConstraintSystem cs;
     AllocatedNum input = por_circuit(cs, TreeHasher::Poseidon, PorRoot::value(data[index]), path,
                                      PorRoot::value(tree.root()), !public_root);
@@ -153,7 +138,7 @@ TEST(FilecoinPor, WrongSiblingIndexOrRootIsCaught) {
         por_circuit(cs, TreeHasher::Poseidon, PorRoot::value(leaf), path, PorRoot::value(root), true);
         return cs.which_is_unsatisfied();
     };
-    const PorPath good = circuit_path(tree.path(index), shape);
+    const PorPath good = por_path(tree.path(index), shape);
     EXPECT_FALSE(run(good, data[index], tree.root()).has_value());
     PorPath bad_sibling = good;
     bad_sibling.base[1].siblings[4] = *bad_sibling.base[1].siblings[4] + Fr::one();

@@ -26,6 +26,8 @@
 #include <string>
 #include <vector>
 
+#include "cuzk/filecoin/proof_types.hpp"
+#include "cuzk/filecoin/tree.hpp"
 #include "cuzk/gadgets/boolean.hpp"
 #include "cuzk/gadgets/multipack.hpp"
 #include "cuzk/gadgets/num.hpp"
@@ -208,6 +210,53 @@ inline PorPath blank_por_path(uint64_t leaves, uint32_t base_arity, uint32_t sub
     for (uint64_t n = 1; n < base_leaves; n *= base_arity) p.base.push_back(level(base_arity));
     if (sub_arity) p.sub = level(sub_arity);
     if (top_arity) p.top = level(top_arity);
+    return p;
+}
+
+// The arity of each of the `levels` levels of a path in a tree of `shape` (base levels, then sub, then top).
+inline std::vector<uint32_t> path_level_arities(TreeShape shape, size_t levels) {
+    const size_t extra = (shape.sub ? 1 : 0) + (shape.top ? 1 : 0);
+    if (levels < extra)
+        throw std::invalid_argument("path of " + std::to_string(levels) + " levels is too short for tree shape " +
+                                    tree_shape_name(shape));
+    std::vector<uint32_t> out(levels - extra, shape.base);
+    if (shape.sub) out.push_back(shape.sub);
+    if (shape.top) out.push_back(shape.top);
+    return out;
+}
+
+// A native Poseidon path as por_circuit takes it (base levels, then the sub and top levels of `shape`).
+inline PorPath por_path(const PoseidonPath& native, TreeShape shape) {
+    const std::vector<uint32_t> arities = path_level_arities(shape, native.levels.size());
+    PorPath p;
+    const size_t base_levels = arities.size() - (shape.sub ? 1 : 0) - (shape.top ? 1 : 0);
+    for (size_t l = 0; l < native.levels.size(); l++) {
+        const PoseidonPathLevel& n = native.levels[l];
+        if (n.arity != arities[l])
+            throw std::invalid_argument("path level " + std::to_string(l) + " has arity " + std::to_string(n.arity) +
+                                        ", tree shape " + tree_shape_name(shape) + " says " +
+                                        std::to_string(arities[l]));
+        PorLevel level;
+        level.arity = n.arity;
+        level.index = n.index;
+        level.siblings.assign(n.siblings.begin(), n.siblings.end());
+        if (l < base_levels) p.base.push_back(std::move(level));
+        else if (shape.sub && !p.sub) p.sub = std::move(level);
+        else p.top = std::move(level);
+    }
+    return p;
+}
+
+// A native binary (tree D) path as por_circuit takes it: one level of arity 2 per sibling, the index bit by bit.
+inline PorPath por_path(const BinaryPath& native) {
+    PorPath p;
+    for (size_t l = 0; l < native.siblings.size(); l++) {
+        PorLevel level;
+        level.arity = 2;
+        level.index = uint32_t((native.index >> l) & 1);
+        level.siblings.push_back(fr_from_domain(native.siblings[l], "tree D sibling"));
+        p.base.push_back(std::move(level));
+    }
     return p;
 }
 

@@ -50,19 +50,22 @@ public:
     // Non-zero terms of A, B, C (count_nonzeros only).
     const std::array<uint64_t, 3>& nonzeros() const { return nonzeros_; }
 
-    // Adds another system's counts (parts of one circuit counted apart, e.g. in parallel).
-    void add(const CountingSystem& o) {
-        num_aux_ += o.num_aux_;
-        num_inputs_ += o.num_inputs_;
-        num_constraints_ += o.num_constraints_;
-        for (int i = 0; i < 3; i++) nonzeros_[i] += o.nonzeros_[i];
-    }
-
 private:
-    // Terms after merging a variable's terms and dropping those that cancel.
+    // Terms after merging a variable's terms and dropping those that cancel. Most rows name each variable once:
+    // then the count is the terms with a non-zero coefficient, found by sorting the variable ids alone; only a row
+    // with a repeated variable sums coefficients.
     uint64_t nonzero_terms(const LC& lc) {
+        const auto& terms = lc.terms();
+        ids_.clear();
+        for (const Term& t : terms) ids_.push_back(t.var.raw());
+        std::sort(ids_.begin(), ids_.end());
+        if (std::adjacent_find(ids_.begin(), ids_.end()) == ids_.end()) {
+            uint64_t n = 0;
+            for (const Term& t : terms) n += t.coeff_is_one || !t.coeff.is_zero();
+            return n;
+        }
         scratch_.clear();
-        for (const Term& t : lc.terms()) scratch_.push_back({t.var.raw(), t.coeff_is_one ? Fr::one() : t.coeff});
+        for (const Term& t : terms) scratch_.push_back({t.var.raw(), t.coeff_is_one ? Fr::one() : t.coeff});
         std::sort(scratch_.begin(), scratch_.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
         uint64_t n = 0;
         for (size_t i = 0; i < scratch_.size();) {
@@ -81,6 +84,7 @@ private:
     uint64_t num_constraints_ = 0;
     std::array<uint64_t, 3> nonzeros_{};
     std::vector<std::pair<uint32_t, Fr>> scratch_;
+    std::vector<uint32_t> ids_;
 };
 
 }  // namespace cuzk::r1cs

@@ -1,0 +1,100 @@
+#include "cuzk/filecoin/porep_circuit.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "cuzk/r1cs/counting_cs.hpp"
+#include "cuzk/util/thread_pool.hpp"
+
+namespace cuzk::filecoin {
+
+// ---- shape ------------------------------------------------------------------------------------------------------
+
+StackedPorepShape StackedPorepShape::of(const PorepConfig& config) {
+    const SectorShape& s = config.shape();
+    return StackedPorepShape{s.nodes, s.layers, config.challenges_per_partition(), s.tree};
+}
+
+void StackedPorepShape::validate() const {
+    auto bad = [](const std::string& what) { throw std::invalid_argument("stacked PoRep shape: " + what); };
+    if (nodes < 2 || (nodes & (nodes - 1))) bad(std::to_string(nodes) + " nodes is not a power of two >= 2");
+    if (layers != 2 && layers != 11) bad(std::to_string(layers) + " layers (the column hash takes 2 or 11)");
+    try {
+        poseidon_tree_arities(tree, nodes);
+    } catch (const std::invalid_argument& e) {
+        bad(std::string("tree ") + tree_shape_name(tree) + ": " + e.what());
+    }
+}
+
+// ---- witness ----------------------------------------------------------------------------------------------------
+
+void StackedPorepPartition::validate() const {
+    for (size_t i = 0; i < challenges.size(); i++) {
+        const PorepChallengeProof& p = challenges[i];
+        auto bad = [i](const std::string& what) {
+            throw std::invalid_argument("stacked PoRep challenge " + std::to_string(i) + ": " + what);
+        };
+        if (p.drg_parents.size() != kPorepDrgParents)
+            bad(std::to_string(p.drg_parents.size()) + " DRG parent columns, need 6");
+        if (p.exp_parents.size() != kPorepExpParents)
+            bad(std::to_string(p.exp_parents.size()) + " expander parent columns, need 8");
+        const size_t layers = p.drg_parents[0].rows.size();
+        if (layers != 2 && layers != 11) bad("columns of " + std::to_string(layers) + " rows (2 or 11)");
+        for (const auto* set : {&p.drg_parents, &p.exp_parents})
+            for (const PorepColumnProof& c : *set)
+                if (c.rows.size() != layers) bad("parent columns of different lengths");
+        if (p.comm_d_path.sub || p.comm_d_path.top) bad("the tree-D path has a sub or top level");
+        for (const PorLevel& l : p.comm_d_path.base)
+            if (l.arity != 2) bad("a tree-D path level of arity " + std::to_string(l.arity));
+    }
+}
+
+StackedPorepPartition blank_stacked_porep_partition(const StackedPorepShape& shape) {
+    shape.validate();
+    StackedPorepPartition w;
+    PorepChallengeProof c;
+    c.comm_d_path = blank_por_path(shape.nodes, 2, 0, 0);
+    const PorPath tree_path = blank_por_path(shape.nodes, shape.tree.base, shape.tree.sub, shape.tree.top);
+    c.comm_r_last_path = tree_path;
+    c.comm_c_path = tree_path;
+    const PorepColumnProof column{std::vector<std::optional<Fr>>(shape.layers), tree_path};
+    c.drg_parents.assign(kPorepDrgParents, column);
+    c.exp_parents.assign(kPorepExpParents, column);
+    w.challenges.assign(shape.challenges, c);
+    return w;
+}
+
+// ---- counts -----------------------------------------------------------------------------------------------------
+
+PorepCircuitInfo porep_circuit_info(const StackedPorepShape& shape, bool count_nonzeros) {
+    const StackedPorepPartition blank = blank_stacked_porep_partition(shape);
+    r1cs::CountingSystem top_cs(count_nonzeros);
+    const StackedPorepTop top = synthesize_stacked_porep_top(top_cs, blank);
+
+    // Every challenge continues from the top level's counts, as in the sequential synthesis; the challenges'
+    // variables never meet in a row, so their overlapping numbers change no non-zero count.
+    std::vector<r1cs::CountingSystem> parts(blank.challenges.size(), top_cs);
+    ThreadPool::global().run_tasks(parts.size(), [&](size_t i) {
+        synthesize_stacked_porep_challenge(parts[i], blank.challenges[i], top);
+    });
+
+    PorepCircuitInfo info;
+    info.constraints = top_cs.num_constraints();
+    info.inputs = top_cs.num_inputs();
+    info.aux = top_cs.num_aux();
+    std::array<uint64_t, 3> nz = top_cs.nonzeros();
+    for (const r1cs::CountingSystem& p : parts) {
+        info.constraints += p.num_constraints() - top_cs.num_constraints();
+        info.inputs += p.num_inputs() - top_cs.num_inputs();
+        info.aux += p.num_aux() - top_cs.num_aux();
+        for (int m = 0; m < 3; m++) nz[m] += p.nonzeros()[m] - top_cs.nonzeros()[m];
+    }
+    if (count_nonzeros) info.nonzeros = nz;
+    return info;
+}
+
+PorepCircuitInfo porep_circuit_info(const PorepConfig& config, bool count_nonzeros) {
+    return porep_circuit_info(StackedPorepShape::of(config), count_nonzeros);
+}
+
+}  // namespace cuzk::filecoin
