@@ -14,6 +14,8 @@
 #include "cuzk/filecoin/hashers.hpp"
 #include "cuzk/filecoin/porep.hpp"
 #include "cuzk/filecoin/porep_circuit.hpp"
+#include "cuzk/filecoin/post_circuit.hpp"
+#include "cuzk/filecoin/snap_circuit.hpp"
 #include "cuzk/filecoin/proof_types.hpp"
 #include "cuzk/filecoin/tree.hpp"
 #include "cuzk/formats/bellman_params.hpp"
@@ -178,28 +180,43 @@ int run_verify_porep(const PorepArgs& a) {
     return all ? 0 : 1;
 }
 
-// The shape of a circuit by synthesis into a counting system (no witness, no matrices).
+// The shape of a circuit by synthesis into a counting system (no witness, no matrices): constraints without
+// bellperson's appended input constraints, inputs counting ONE, aux.
 int run_circuit_info(const std::string& circuit, const std::string& sector_size, const std::string& api_version,
                      bool nonzeros, bool json) {
     if (!json) throw ArgError("circuit-info prints JSON only: add --json");
-    if (circuit != "porep") throw ArgError("--circuit " + circuit + ": only porep so far");
+    if (nonzeros && circuit != "porep") throw ArgError("--nonzeros is for --circuit porep only");
     const uint64_t size = parse_sector_size(sector_size);
-    const auto config =
-        filecoin::PorepConfig::make(size, Bytes32{}, filecoin::api_version_from_name(api_version));
-    const auto info = filecoin::porep_circuit_info(config, nonzeros);
     nlohmann::json out;
     out["circuit"] = circuit;
     out["sector_size"] = size;
-    out["constraints"] = info.constraints;  // without bellperson's appended input constraints
-    out["inputs"] = info.inputs;            // counting ONE
-    out["aux"] = info.aux;
-    out["rows"] = info.constraints + info.inputs;  // a, b, c as the prover evaluates them
+    uint64_t constraints = 0, inputs = 0, aux = 0;
+    if (circuit == "porep") {
+        const auto config = filecoin::PorepConfig::make(size, Bytes32{}, filecoin::api_version_from_name(api_version));
+        const auto info = filecoin::porep_circuit_info(config, nonzeros);
+        constraints = info.constraints, inputs = info.inputs, aux = info.aux;
+        out["partitions"] = config.partitions;
+        out["challenges_per_partition"] = config.challenges_per_partition();
+        if (info.nonzeros)
+            out["nonzeros"] = {{"a", (*info.nonzeros)[0]}, {"b", (*info.nonzeros)[1]}, {"c", (*info.nonzeros)[2]}};
+    } else if (circuit == "window-post" || circuit == "winning-post") {
+        const auto type = circuit == "window-post" ? filecoin::PoStType::Window : filecoin::PoStType::Winning;
+        const auto c = filecoin::post_circuit_info(size, type);
+        constraints = c.constraints, inputs = c.inputs, aux = c.aux;
+    } else if (circuit == "snap" || circuit == "snap-poseidon") {
+        const auto variant = circuit == "snap" ? filecoin::UpdateCircuit::Sha256 : filecoin::UpdateCircuit::Poseidon;
+        const auto c = filecoin::snap_circuit_info(filecoin::SnapShape::from_sector_size(size), variant);
+        constraints = c.constraints, inputs = c.inputs, aux = c.aux;
+    } else {
+        throw ArgError("--circuit " + circuit + ": porep, window-post, winning-post, snap or snap-poseidon");
+    }
+    out["constraints"] = constraints;
+    out["inputs"] = inputs;
+    out["aux"] = aux;
+    out["rows"] = constraints + inputs;  // a, b, c as the prover evaluates them
     unsigned log = 0;
-    while ((uint64_t(1) << log) < out["rows"].get<uint64_t>()) log++;
+    while ((uint64_t(1) << log) < constraints + inputs) log++;
     out["domain_log2"] = log;
-    out["partitions"] = config.partitions;
-    out["challenges_per_partition"] = config.challenges_per_partition();
-    if (info.nonzeros) out["nonzeros"] = {{"a", (*info.nonzeros)[0]}, {"b", (*info.nonzeros)[1]}, {"c", (*info.nonzeros)[2]}};
     std::printf("%s\n", out.dump().c_str());
     return 0;
 }
@@ -298,9 +315,10 @@ void add_filecoin_commands(CLI::App& app, int& exit_code, const size_t& threads)
         };
         auto a = std::make_shared<Args>();
         auto* cmd = fc->add_subcommand("circuit-info", "a Filecoin circuit's size by synthesis (constraints, inputs, aux)");
-        cmd->add_option("--circuit", a->circuit, "porep (one partition)");
+        cmd->add_option("--circuit", a->circuit, "porep, window-post, winning-post, snap, snap-poseidon (one partition)")
+            ->check(CLI::IsMember({"porep", "window-post", "winning-post", "snap", "snap-poseidon"}));
         cmd->add_option("--sector-size", a->sector_size, "bytes (or 2KiB, 32GiB, ...)")->required();
-        cmd->add_option("--api-version", a->api_version, "V1_0_0, V1_1_0 or V1_2_0");
+        cmd->add_option("--api-version", a->api_version, "porep: V1_0_0, V1_1_0 or V1_2_0");
         cmd->add_flag("--nonzeros", a->nonzeros, "also count each matrix's non-zero terms (slower)");
         cmd->add_flag("--json", a->json, "JSON output");
         cmd->callback([a, &exit_code] {

@@ -6,6 +6,8 @@
 //   cuzk filecoin inputs porep (--proof-type NAME | --sector-size BYTES --porep-id HEX --api-version V1_x_0)
 //                   --prover-id HEX --sector-id N --ticket HEX --seed HEX --comm-d HEX --comm-r HEX [--partition K] --json
 //   cuzk filecoin verify porep --vk FILE --proof FILE <the same arguments as inputs porep>
+//   cuzk filecoin circuit-info --circuit porep|window-post|winning-post|snap|snap-poseidon --sector-size BYTES
+//                   [--api-version V] [--nonzeros] --json
 //   cuzk filecoin r1cs --gadget poseidon|sha256|insert8|label|por8 [--arity A] (--json | --digest)
 //
 // Byte strings are 64 hex digits in byte order; field elements print as 64 hex digits of their little-endian
