@@ -3,8 +3,8 @@
 //   8 x base-tree-count nodes, trees 2-0-0, 8-0-0, 8-4-0, 8-4-2) and the 32 GiB partition's published counts
 //   (130,278,541 rows, 328 inputs, 130,169,893 aux; non-zeros A 309.4 M, B 130.3 M, C 282.7 M, SPEC §1.7);
 //   the parallel count equal to a sequential synthesis; every sector size synthesizes;
-// - 2 KiB sectors sealed natively here (labels of both layers, tree D, tree C over the column hashes, tree R over
-//   data + last label, comm_r), partition witnesses taken from them as the C1 vanilla proofs hold them: the test
+// - 2 KiB sectors sealed by the library's sealer (sealer.hpp: labels of both layers, tree D, tree C over the column
+//   hashes, tree R over data + last label, comm_r), partition witnesses taken from their C1 (c1.hpp): the test
 //   system satisfied (V1_1 whole partition, V1_0 one challenge), its public inputs equal to porep_public_inputs,
 //   its labels equal to the sealer's; a tampered label, parent column, sibling, data leaf or comm_r named by
 //   which_is_unsatisfied(); the prover, witness-only and key-generation systems agreeing with the test system.
@@ -19,10 +19,12 @@
 #include <vector>
 
 #include "seeded_rng.hpp"
+#include "cuzk/filecoin/c1.hpp"
 #include "cuzk/filecoin/graph.hpp"
 #include "cuzk/filecoin/hashers.hpp"
 #include "cuzk/filecoin/porep.hpp"
 #include "cuzk/filecoin/porep_circuit.hpp"
+#include "cuzk/filecoin/sealer.hpp"
 #include "cuzk/filecoin/tree.hpp"
 #include "cuzk/gadgets/poseidon.hpp"
 #include "cuzk/r1cs/canonical.hpp"
@@ -165,118 +167,37 @@ TEST(FilecoinPorepCircuit, MalformedWitnessIsRefused) {
 
 // ---- a sealed 2 KiB sector --------------------------------------------------------------------------------------
 
-void put_be(std::vector<uint8_t>& v, uint64_t x, int bytes) {
-    for (int i = bytes - 1; i >= 0; i--) v.push_back(uint8_t(x >> (8 * i)));
-}
-
-// A whole sector sealed as rust-fil-proofs does it (vanilla create_label/single.rs, graph.rs, hash.rs): labels of
-// every layer and node, the three trees, the commitments.
-struct SealedSector {
-    PorepConfig config;
-    Bytes32 prover_id{}, ticket{}, seed{};
-    uint64_t sector_id = 0;
-    std::vector<Domain> data;
-    Bytes32 replica_id{};
-    std::vector<std::vector<Domain>> labels;  // [layer - 1][node]
-    std::unique_ptr<BinaryTree> tree_d;
-    std::unique_ptr<PoseidonTree> tree_c, tree_r;
-    Fr comm_c, comm_r_last, comm_r;
-
-    Bytes32 comm_d_bytes() const { return tree_d->root(); }
-    Bytes32 comm_r_bytes() const { return fr_to_bytes32(comm_r); }
+// A whole 2 KiB sector sealed by the library's sealer (sealer.hpp: labels of every layer and node, the three trees,
+// the commitments) with random data, and the seed its C1 is made for.
+struct SealedSector : SealedReplica {
+    Bytes32 seed{};
 };
 
 SealedSector seal(const PorepConfig& config, std::mt19937_64& rng) {
-    SealedSector s;
-    s.config = config;
     auto random_bytes = [&] {
         Bytes32 b;
         for (uint8_t& x : b) x = uint8_t(rng());
         return b;
     };
-    s.prover_id = random_bytes();
-    s.ticket = random_bytes();
-    s.seed = random_bytes();
-    s.sector_id = rng();
-    const uint64_t nodes = config.nodes();
-    const uint32_t layers = config.layers();
-    for (uint64_t n = 0; n < nodes; n++) s.data.push_back(domain_from_fr(Fr::random(rng)));
-    s.tree_d = std::make_unique<BinaryTree>(s.data);
-    s.replica_id = replica_id(s.prover_id, s.sector_id, s.ticket, s.tree_d->root(), config.porep_id);
-
-    const StackedGraph graph(config);
-    s.labels.assign(layers, std::vector<Domain>(nodes));
-    for (uint32_t layer = 1; layer <= layers; layer++) {
-        std::vector<Domain>& cur = s.labels[layer - 1];
-        for (uint64_t node = 0; node < nodes; node++) {
-            std::vector<uint8_t> pre(s.replica_id.begin(), s.replica_id.end());
-            put_be(pre, layer, 4);
-            put_be(pre, node, 8);
-            pre.resize(64, 0);
-            if (node > 0) {  // node 0 is hashed without parents
-                std::vector<const Domain*> p;
-                for (uint32_t b : graph.base_parents(node)) p.push_back(&cur[b]);
-                if (layer > 1)
-                    for (uint32_t e : graph.expander_parents(node)) p.push_back(&s.labels[layer - 2][e]);
-                const size_t base = p.size();
-                std::vector<const Domain*> seq;
-                if (layer > 1) {
-                    for (int r = 0; r < 2; r++) seq.insert(seq.end(), p.begin(), p.end());
-                    seq.insert(seq.end(), p.begin(), p.begin() + 9);
-                } else {
-                    for (int r = 0; r < 6; r++) seq.insert(seq.end(), p.begin(), p.begin() + base);
-                    seq.push_back(p[0]);
-                }
-                for (const Domain* d : seq) pre.insert(pre.end(), d->begin(), d->end());
-            }
-            cur[node] = sha256_trimmed(pre);
-        }
+    const Bytes32 prover_id = random_bytes(), ticket = random_bytes(), seed = random_bytes();
+    const uint64_t sector_id = rng();
+    std::vector<uint8_t> data;
+    for (uint64_t n = 0; n < config.nodes(); n++) {
+        const Domain d = domain_from_fr(Fr::random(rng));
+        data.insert(data.end(), d.begin(), d.end());
     }
-
-    std::vector<Fr> columns(nodes), replica(nodes);
-    for (uint64_t n = 0; n < nodes; n++) {
-        std::vector<Fr> rows;
-        for (uint32_t l = 0; l < layers; l++) rows.push_back(fr_from_domain(s.labels[l][n]));
-        columns[n] = gadgets::poseidon_hash(rows);
-        replica[n] = fr_from_domain(s.data[n]) + rows.back();
-    }
-    s.tree_c = std::make_unique<PoseidonTree>(config.shape().tree, columns);
-    s.tree_r = std::make_unique<PoseidonTree>(config.shape().tree, replica);
-    s.comm_c = s.tree_c->root();
-    s.comm_r_last = s.tree_r->root();
-    s.comm_r = filecoin::comm_r(s.comm_c, s.comm_r_last);
+    SealedSector s{seal_sector(config, data, prover_id, sector_id, ticket)};
+    s.seed = seed;
     return s;
 }
 
-// Partition k's circuit witness, as params.rs `From<VanillaProof>` takes it from the C1 vanilla proofs.
+// Partition k's circuit witness, taken from the sector's C1 vanilla proofs as params.rs `From<VanillaProof>` takes
+// it (c1.hpp c1_to_partitions).
 StackedPorepPartition partition_witness(const SealedSector& s, uint32_t k, std::vector<uint64_t>* challenges_out) {
-    const PorepConfig& config = s.config;
-    const TreeShape shape = config.shape().tree;
-    const StackedGraph graph(config);
-    const std::vector<uint64_t> challenges = porep_challenges(config, s.replica_id, s.seed, s.comm_r_bytes(), k);
-    if (challenges_out) *challenges_out = challenges;
-    auto column = [&](uint64_t node) {
-        PorepColumnProof c;
-        for (const auto& layer : s.labels) c.rows.push_back(fr_from_domain(layer[node]));
-        c.path = por_path(s.tree_c->path(node), shape);
-        return c;
-    };
-    StackedPorepPartition w;
-    w.replica_id = fr_from_bytes32(s.replica_id);
-    w.comm_d = fr_from_domain(s.tree_d->root());
-    w.comm_r = s.comm_r;
-    w.comm_r_last = s.comm_r_last;
-    w.comm_c = s.comm_c;
-    for (uint64_t c : challenges) {
-        PorepChallengeProof p;
-        p.challenge = c;
-        p.data_leaf = fr_from_domain(s.data[c]);
-        p.comm_d_path = por_path(s.tree_d->path(c));
-        for (uint32_t b : graph.base_parents(c)) p.drg_parents.push_back(column(b));
-        for (uint32_t e : graph.expander_parents(c)) p.exp_parents.push_back(column(e));
-        p.comm_r_last_path = por_path(s.tree_r->path(c), shape);
-        p.comm_c_path = por_path(s.tree_c->path(c), shape);
-        w.challenges.push_back(std::move(p));
+    StackedPorepPartition w = c1_to_partitions(commit_phase1(s, s.seed)).at(k);
+    if (challenges_out) {
+        challenges_out->clear();
+        for (const PorepChallengeProof& c : w.challenges) challenges_out->push_back(*c.challenge);
     }
     return w;
 }
