@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cuzk/filecoin/c1.hpp"
 #include "cuzk/filecoin/graph.hpp"
 #include "cuzk/filecoin/hashers.hpp"
 #include "cuzk/filecoin/porep.hpp"
@@ -17,6 +18,7 @@
 #include "cuzk/filecoin/post_circuit.hpp"
 #include "cuzk/filecoin/snap_circuit.hpp"
 #include "cuzk/filecoin/proof_types.hpp"
+#include "cuzk/filecoin/sealer.hpp"
 #include "cuzk/filecoin/tree.hpp"
 #include "cuzk/formats/bellman_params.hpp"
 #include "cuzk/gadgets/poseidon.hpp"
@@ -221,6 +223,60 @@ int run_circuit_info(const std::string& circuit, const std::string& sector_size,
     return 0;
 }
 
+struct SealArgs {
+    std::string proof_type, data, prover_id, sector_id, ticket, seed, c1;
+    bool zero = false;
+};
+
+// Seals a small sector natively and writes its C1 (SealCommitPhase1Output JSON, as filecoin-proofs writes it).
+int run_seal(const SealArgs& a) {
+    if (a.zero == !a.data.empty()) throw ArgError("give exactly one of --data FILE, --zero");
+    const auto proof = filecoin::seal_proof_from_name(a.proof_type);
+    const auto config = filecoin::PorepConfig::from_registered(proof);
+    if (config.sector_size > (uint64_t(512) << 20))
+        throw ArgError("--proof-type " + a.proof_type + ": the test sealer holds the whole replica in memory; "
+                       "sectors up to 512 MiB only");
+    std::vector<uint8_t> data;
+    if (!a.zero) data = read_whole_file(a.data, "--data");
+    const auto replica = filecoin::seal_sector(config, data, filecoin::bytes32_from_hex(a.prover_id, "--prover-id"),
+                                               filecoin::parse_u64(a.sector_id, "--sector-id"),
+                                               filecoin::bytes32_from_hex(a.ticket, "--ticket"));
+    const auto c1 = filecoin::commit_phase1(replica, filecoin::bytes32_from_hex(a.seed, "--seed"));
+    const std::string json = filecoin::write_c1_json(c1);
+    formats::detail::write_file_atomically(a.c1, std::span(reinterpret_cast<const uint8_t*>(json.data()), json.size()));
+    nlohmann::json out;
+    out["proof_type"] = a.proof_type;
+    out["replica_id"] = filecoin::to_hex(replica.replica_id);
+    out["comm_d"] = filecoin::to_hex(replica.comm_d_bytes());
+    out["comm_r"] = filecoin::to_hex(replica.comm_r_bytes());
+    out["c1"] = a.c1;
+    out["c1_bytes"] = json.size();
+    std::printf("%s\n", out.dump().c_str());
+    return 0;
+}
+
+// Reads a C1 (filecoin-proofs' JSON, or Curio's envelope), validates every field and recomputes its paths.
+int run_c1_check(const std::string& path) {
+    const auto bytes = read_whole_file(path, "--c1");
+    const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    const size_t first = text.find_first_not_of(" \t\r\n");
+    const bool curio = first != std::string_view::npos && text.find("\"Phase1Out\"") != std::string_view::npos &&
+                       text.find("\"vanilla_proofs\"") == std::string_view::npos;
+    const filecoin::C1Output c1 = curio ? filecoin::parse_curio_c1(text).c1 : filecoin::parse_c1_json(text);
+    const auto partitions = filecoin::c1_to_partitions(c1);
+    filecoin::verify_c1_paths(c1);
+    nlohmann::json out;
+    out["registered_proof"] = std::string(filecoin::proof_name(c1.registered_proof));
+    out["partitions"] = partitions.size();
+    out["challenges_per_partition"] = partitions.empty() ? 0 : partitions[0].challenges.size();
+    out["comm_d"] = filecoin::to_hex(c1.comm_d);
+    out["comm_r"] = filecoin::to_hex(c1.comm_r);
+    out["envelope"] = curio ? "curio" : "filecoin-proofs";
+    out["valid"] = true;
+    std::printf("%s\n", out.dump().c_str());
+    return 0;
+}
+
 }  // namespace
 
 void add_filecoin_commands(CLI::App& app, int& exit_code, const size_t& threads) {
@@ -326,6 +382,25 @@ void add_filecoin_commands(CLI::App& app, int& exit_code, const size_t& threads)
                 return run_circuit_info(a->circuit, a->sector_size, a->api_version, a->nonzeros, a->json);
             });
         });
+    }
+    {
+        auto a = std::make_shared<SealArgs>();
+        auto* cmd = fc->add_subcommand("seal", "TESTS: seal a small sector natively and write its C1 output (JSON)");
+        cmd->add_option("--proof-type", a->proof_type, "registered seal proof, e.g. StackedDrg2KiBV1_1")->required();
+        cmd->add_option("--data", a->data, "the sector's data (sector-size bytes, fr32-padded)")->check(CLI::ExistingFile);
+        cmd->add_flag("--zero", a->zero, "an all-zero sector");
+        cmd->add_option("--prover-id", a->prover_id, "prover id, 64 hex digits")->required();
+        cmd->add_option("--sector-id", a->sector_id, "sector number")->required();
+        cmd->add_option("--ticket", a->ticket, "ticket, 64 hex digits")->required();
+        cmd->add_option("--seed", a->seed, "interactive seed, 64 hex digits")->required();
+        cmd->add_option("--c1", a->c1, "output: the C1 JSON")->required();
+        cmd->callback([a, &exit_code] { run_command("seal", exit_code, [&] { return run_seal(*a); }); });
+    }
+    {
+        auto path = std::make_shared<std::string>();
+        auto* cmd = fc->add_subcommand("c1-check", "validate a C1 output (or Curio's envelope of one) field by field");
+        cmd->add_option("--c1", *path, "the C1 JSON")->required()->check(CLI::ExistingFile);
+        cmd->callback([path, &exit_code] { run_command("c1-check", exit_code, [&] { return run_c1_check(*path); }); });
     }
     add_filecoin_r1cs_command(fc, exit_code);
 }

@@ -8,6 +8,9 @@
 //   cuzk filecoin verify porep --vk FILE --proof FILE <the same arguments as inputs porep>
 //   cuzk filecoin circuit-info --circuit porep|window-post|winning-post|snap|snap-poseidon --sector-size BYTES
 //                   [--api-version V] [--nonzeros] --json
+//   cuzk filecoin seal --proof-type NAME (--data FILE | --zero) --prover-id HEX --sector-id N --ticket HEX --seed HEX
+//                   --c1 OUT.json                                   (tests: a small sector sealed natively)
+//   cuzk filecoin c1-check --c1 FILE                               (a C1, or Curio's envelope, validated)
 //   cuzk filecoin r1cs --gadget poseidon|sha256|insert8|label|por8 [--arity A] (--json | --digest)
 //
 // Byte strings are 64 hex digits in byte order; field elements print as 64 hex digits of their little-endian
