@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cuzk/filecoin/c1.hpp"
+#include "cuzk/filecoin/c1_gen.hpp"
 #include "cuzk/filecoin/graph.hpp"
 #include "cuzk/filecoin/hashers.hpp"
 #include "cuzk/filecoin/porep.hpp"
@@ -395,6 +396,36 @@ void add_filecoin_commands(CLI::App& app, int& exit_code, const size_t& threads)
         cmd->add_option("--seed", a->seed, "interactive seed, 64 hex digits")->required();
         cmd->add_option("--c1", a->c1, "output: the C1 JSON")->required();
         cmd->callback([a, &exit_code] { run_command("seal", exit_code, [&] { return run_seal(*a); }); });
+    }
+    {
+        struct Args {
+            std::string proof_type, c1;
+            uint64_t rng_seed = 0;
+        };
+        auto a = std::make_shared<Args>();
+        auto* cmd = fc->add_subcommand("c1-gen", "a consistent C1 for any sector size without sealing (benchmarks, tests)");
+        cmd->add_option("--proof-type", a->proof_type, "interactive registered seal proof, e.g. StackedDrg32GiBV1_1")
+            ->required();
+        cmd->add_option("--rng-seed", a->rng_seed, "the generator's seed (same seed, same C1)")->required();
+        cmd->add_option("--c1", a->c1, "output: the C1 JSON")->required();
+        cmd->callback([a, &exit_code] {
+            run_command("c1-gen", exit_code, [&] {
+                const auto g = filecoin::generate_c1_sector(filecoin::seal_proof_from_name(a->proof_type), a->rng_seed);
+                const std::string json = filecoin::write_c1_json(g.c1);
+                formats::detail::write_file_atomically(
+                    a->c1, std::span(reinterpret_cast<const uint8_t*>(json.data()), json.size()));
+                nlohmann::json out;
+                out["proof_type"] = a->proof_type;
+                out["prover_id"] = filecoin::to_hex(g.prover_id);
+                out["sector_id"] = g.sector_id;
+                out["comm_d"] = filecoin::to_hex(g.c1.comm_d);
+                out["comm_r"] = filecoin::to_hex(g.c1.comm_r);
+                out["c1"] = a->c1;
+                out["c1_bytes"] = json.size();
+                std::printf("%s\n", out.dump().c_str());
+                return 0;
+            });
+        });
     }
     {
         auto path = std::make_shared<std::string>();

@@ -10,6 +10,7 @@
 //                   [--api-version V] [--nonzeros] --json
 //   cuzk filecoin seal --proof-type NAME (--data FILE | --zero) --prover-id HEX --sector-id N --ticket HEX --seed HEX
 //                   --c1 OUT.json                                   (tests: a small sector sealed natively)
+//   cuzk filecoin c1-gen --proof-type NAME --rng-seed N --c1 OUT.json  (a consistent C1 without sealing, any size)
 //   cuzk filecoin c1-check --c1 FILE                               (a C1, or Curio's envelope, validated)
 //   cuzk filecoin r1cs --gadget poseidon|sha256|insert8|label|por8 [--arity A] (--json | --digest)
 //
