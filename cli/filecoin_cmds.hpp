@@ -13,6 +13,7 @@
 //   cuzk filecoin c1-gen --proof-type NAME --rng-seed N --c1 OUT.json  (a consistent C1 without sealing, any size)
 //   cuzk filecoin c1-check --c1 FILE                               (a C1, or Curio's envelope, validated)
 //   cuzk filecoin r1cs --gadget poseidon|sha256|insert8|label|por8 [--arity A] (--json | --digest)
+//   cuzk filecoin r1cs --circuit porep --sector-size BYTES (--json | --digest)
 //
 // Byte strings are 64 hex digits in byte order; field elements print as 64 hex digits of their little-endian
 // 32-byte encoding unless --decimal. Exit 0 on success, 1 for an invalid proof, 2 for any error (with a message that

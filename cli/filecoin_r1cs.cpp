@@ -9,6 +9,7 @@
 
 #include "cuzk/filecoin/label.hpp"
 #include "cuzk/filecoin/por.hpp"
+#include "cuzk/filecoin/porep_circuit.hpp"
 #include "cuzk/filecoin/proof_types.hpp"
 #include "cuzk/r1cs/canonical.hpp"
 #include "cuzk/r1cs/test_cs.hpp"
@@ -120,26 +121,77 @@ int run(const std::string& gadget, size_t arity, bool json, bool digest) {
     return 0;
 }
 
+// The whole PoRep partition's rows, streamed while its blank circuit is synthesized (any size: nothing is held; the
+// counts for the header come from a counting pass first).
+int run_circuit(const std::string& circuit, uint64_t sector_size, const std::string& api_version, bool json,
+                bool digest) {
+    if (json == digest) throw std::invalid_argument("give exactly one of --json, --digest");
+    if (circuit != "porep") throw std::invalid_argument("--circuit " + circuit + ": only porep so far");
+    const auto config = filecoin::PorepConfig::make(sector_size, filecoin::Bytes32{},
+                                                    filecoin::api_version_from_name(api_version));
+    const auto shape = filecoin::StackedPorepShape::of(config);
+    const auto info = filecoin::porep_circuit_info(shape);
+    r1cs::Sha256Sink sha;
+    std::string out;
+    auto sink = [&](std::string_view s) {
+        if (digest) {
+            sha.feed(s);
+            return;
+        }
+        out += s;
+        if (out.size() >= (1u << 20)) {
+            std::fwrite(out.data(), 1, out.size(), stdout);
+            out.clear();
+        }
+    };
+    r1cs::CanonicalStream st(info.inputs, info.aux, sink);
+    filecoin::synthesize_stacked_porep(st, filecoin::blank_stacked_porep_partition(shape));
+    st.finish();
+    if (digest) {
+        std::printf("%s\n", filecoin::to_hex(sha.digest()).c_str());
+    } else {
+        std::fwrite(out.data(), 1, out.size(), stdout);
+        if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw std::runtime_error("writing the rows failed");
+    }
+    return 0;
+}
+
 }  // namespace
 
 void add_filecoin_r1cs_command(CLI::App* filecoin, int& exit_code) {
     struct Args {
-        std::string gadget;
+        std::string gadget, circuit, sector_size, api_version = "V1_1_0";
         size_t arity = 0;
         bool json = false, digest = false;
     };
     auto a = std::make_shared<Args>();
-    auto* cmd = filecoin->add_subcommand("r1cs", "the exact rows of one gadget (canonical JSON, or its SHA-256)");
-    cmd->add_option("--gadget", a->gadget, "poseidon, sha256, insert8, label or por8")
-        ->required()
-        ->check(CLI::IsMember({"poseidon", "sha256", "insert8", "label", "por8"}));
+    auto* cmd = filecoin->add_subcommand(
+        "r1cs", "the exact rows of one gadget or a whole circuit (canonical JSON, or its SHA-256)");
+    auto* gadget = cmd->add_option("--gadget", a->gadget, "poseidon, sha256, insert8, label or por8")
+                       ->check(CLI::IsMember({"poseidon", "sha256", "insert8", "label", "por8"}));
+    auto* circuit = cmd->add_option("--circuit", a->circuit, "porep: one whole partition (with --sector-size)")
+                        ->check(CLI::IsMember({"porep"}));
+    gadget->excludes(circuit);
+    cmd->add_option("--sector-size", a->sector_size, "--circuit: the sector size in bytes (or 2KiB, 32GiB, ...)");
+    cmd->add_option("--api-version", a->api_version, "--circuit porep: V1_0_0, V1_1_0 or V1_2_0 (rows are the same)");
     cmd->add_option("--arity", a->arity, "poseidon: 2, 4, 8, 11, 16, 24 or 36")
         ->check(CLI::IsMember({2, 4, 8, 11, 16, 24, 36}));
     cmd->add_flag("--json", a->json, "print the rows: {\"inputs\", \"aux\", \"constraints\": [[A, B, C], ...]}");
     cmd->add_flag("--digest", a->digest, "print the SHA-256 of that JSON instead");
     cmd->callback([a, &exit_code] {
         try {
-            exit_code = run(a->gadget, a->arity, a->json, a->digest);
+            if (a->gadget.empty() == a->circuit.empty())
+                throw std::invalid_argument("give --gadget NAME or --circuit porep --sector-size BYTES");
+            if (!a->circuit.empty()) {
+                if (a->sector_size.empty()) throw std::invalid_argument("--circuit needs --sector-size");
+                uint64_t size = 0;
+                for (const auto& shape : filecoin::supported_sector_shapes())
+                    if (filecoin::sector_size_name(shape.sector_size) == a->sector_size) size = shape.sector_size;
+                if (!size) size = filecoin::parse_u64(a->sector_size, "--sector-size");
+                exit_code = run_circuit(a->circuit, size, a->api_version, a->json, a->digest);
+            } else {
+                exit_code = run(a->gadget, a->arity, a->json, a->digest);
+            }
         } catch (const std::exception& e) {
             std::fprintf(stderr, "cuzk filecoin r1cs: error: %s\n", e.what());
             exit_code = 2;
