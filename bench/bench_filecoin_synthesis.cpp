@@ -1,0 +1,58 @@
+// The real PoRep partition's synthesis from a C1 (filecoin/porep_circuit.hpp), per proof type: the witness alone
+// (WitnessAssignment: values only, the combinations are never built) and the prover's full assignment
+// (ProvingAssignment: a, b, c per row and the densities), on one thread (the circuit synthesizes its challenges one
+// after another). The C1 comes from filecoin/c1_gen (consistent, no sealing); partition 0 is synthesized.
+//   build/bench/cuzk_bench --benchmark_filter=porep_partition_synthesis
+// Args: the RegisteredSealProof id (5 = 2 KiB V1_1, 6 = 8 MiB, 7 = 512 MiB, 8 = 32 GiB).
+#include <benchmark/benchmark.h>
+
+#include "cuzk/filecoin/c1.hpp"
+#include "cuzk/filecoin/c1_gen.hpp"
+#include "cuzk/filecoin/porep_circuit.hpp"
+#include "cuzk/r1cs/circuit.hpp"
+#include "cuzk/r1cs/proving_assignment.hpp"
+#include "cuzk/r1cs/witness_assignment.hpp"
+
+namespace {
+
+using namespace cuzk;
+using namespace cuzk::filecoin;
+
+filecoin::StackedPorepPartition partition0(int64_t proof_id) {
+    const auto g = generate_c1_sector(seal_proof_from_id(uint64_t(proof_id)), 1);
+    return c1_to_partitions(g.c1)[0];
+}
+
+template <class CS>
+void BM_porep_partition_synthesis(benchmark::State& state) {
+    const StackedPorepPartition part = partition0(state.range(0));
+    const StackedPorepCircuit circuit(part);
+    size_t rows = 0;
+    for (auto _ : state) {
+        CS cs;
+        r1cs::synthesize_groth16(cs, circuit);
+        rows = cs.aux().size();
+        benchmark::DoNotOptimize(rows);
+    }
+    state.counters["aux"] = double(rows);
+    state.counters["aux_per_s"] = benchmark::Counter(double(rows) * double(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+}  // namespace
+
+BENCHMARK(BM_porep_partition_synthesis<r1cs::WitnessAssignment>)
+    ->Name("porep_partition_synthesis/witness")
+    ->ArgName("proof")
+    ->Arg(5)
+    ->Arg(8)
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime();
+BENCHMARK(BM_porep_partition_synthesis<r1cs::ProvingAssignment>)
+    ->Name("porep_partition_synthesis/proving")
+    ->ArgName("proof")
+    ->Arg(5)
+    ->Arg(8)
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime();
