@@ -2,7 +2,8 @@
 # Builds cuzk and runs its main job: a self-check of the arithmetic (the GPU against the CPU when a CUDA device is
 # present), then demo Groth16 proofs — setup, prove a batch of two 2^16-constraint circuits, verify; the same for two
 # partitions of the PoRep-shaped preset porep-128k, then the same PoRep C2 job through the daemon (gRPC on a unix
-# socket) — and a few quick benchmarks. Proofs are made on the GPU when one is present, else on the CPU.
+# socket) — then Filecoin's real circuits (a 2 KiB sector sealed natively, its C1 checked, its public inputs; the
+# 32 GiB PoRep, PoSt and SnapDeals circuits counted by synthesis) and a few quick benchmarks. Proofs are made on the GPU when one is present, else on the CPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -39,5 +40,15 @@ if "$CUZK" daemon --help 2>/dev/null | grep -q -- --config; then
   kill -TERM "$daemon_pid"; wait "$daemon_pid"
   sed 's/^/  daemon log: /' "$work/daemon.log"
 fi
+echo "== Filecoin's real circuits: a 2 KiB sector sealed, its C1 checked and its public inputs; the 32 GiB circuits counted"
+z=0000000000000000000000000000000000000000000000000000000000000000
+sealed=$("$CUZK" filecoin seal --proof-type StackedDrg2KiBV1_1 --zero --prover-id "$z" --sector-id 7 --ticket "$z" \
+  --seed "$z" --c1 "$work/c1.json")
+echo "$sealed"
+"$CUZK" filecoin c1-check --c1 "$work/c1.json"
+field() { echo "$sealed" | sed "s/.*\"$1\":\"\([0-9a-f]*\)\".*/\1/"; }
+"$CUZK" filecoin inputs porep --proof-type StackedDrg2KiBV1_1 --prover-id "$z" --sector-id 7 --ticket "$z" --seed "$z" \
+  --comm-d "$(field comm_d)" --comm-r "$(field comm_r)" --json
+for c in porep window-post winning-post snap; do "$CUZK" filecoin circuit-info --circuit "$c" --sector-size 32GiB --json; done
 echo "== quick benchmarks (JSON)"
 "$CUZK" bench all --quick
