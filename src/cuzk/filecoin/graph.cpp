@@ -1,7 +1,5 @@
 #include "cuzk/filecoin/graph.hpp"
 
-#include <openssl/evp.h>
-
 #include <bit>
 #include <cstring>
 #include <fstream>
@@ -11,6 +9,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "cuzk/filecoin/hashers.hpp"
 #include "cuzk/util/thread_pool.hpp"
 
 namespace cuzk::filecoin {
@@ -22,35 +21,11 @@ namespace {
 
 // ---- SHA-256 (OpenSSL, SHA-NI where the CPU has it) --------------------------------------------------------------
 
-class OpenSslSha256 {
-  public:
-    OpenSslSha256() : ctx_(EVP_MD_CTX_new()) {
-        if (!ctx_ || EVP_DigestInit_ex(ctx_.get(), EVP_sha256(), nullptr) != 1)
-            throw std::runtime_error("OpenSSL SHA-256 initialisation failed");
-    }
-    OpenSslSha256& update(const void* data, size_t n) {
-        if (EVP_DigestUpdate(ctx_.get(), data, n) != 1) throw std::runtime_error("OpenSSL SHA-256 update failed");
-        return *this;
-    }
-    OpenSslSha256& update(std::string_view s) { return update(s.data(), s.size()); }
-    Bytes32 finish() {
-        Bytes32 out{};
-        unsigned len = 0;
-        if (EVP_DigestFinal_ex(ctx_.get(), out.data(), &len) != 1 || len != 32)
-            throw std::runtime_error("OpenSSL SHA-256 finalisation failed");
-        return out;
-    }
-
-  private:
-    struct Free {
-        void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
-    };
-    std::unique_ptr<EVP_MD_CTX, Free> ctx_;
-};
-
 // "Filecoin_DRSample" / "Filecoin_Feistel" domain separation (storage-proofs-core crypto/mod.rs).
 Bytes32 porep_domain_seed(std::string_view tag, const Bytes32& porep_id) {
-    return OpenSslSha256().update(tag).update(porep_id.data(), porep_id.size()).finish();
+    Sha256 h;
+    h.update({reinterpret_cast<const uint8_t*>(tag.data()), tag.size()}).update(porep_id);
+    return h.finalize();
 }
 
 uint64_t load_le64(const uint8_t* p) {
@@ -486,18 +461,14 @@ std::string StackedGraph::identifier() const {
 }
 
 std::string StackedGraph::parent_cache_id() const {
-    OpenSslSha256 h;
-    h.update("poseidon_hasher").update(identifier());
-    for (uint64_t key : feistel_keys_) {
-        uint8_t le[8];
-        for (int i = 0; i < 8; i++) le[i] = uint8_t(key >> (8 * i));
-        h.update(le, 8);
-    }
-    const uint32_t entries = uint32_t(nodes_);
-    const uint8_t le[4] = {uint8_t(entries), uint8_t(entries >> 8), uint8_t(entries >> 16), uint8_t(entries >> 24)};
-    h.update(le, 4);
-    const Bytes32 d = h.finish();
-    return "v" + std::to_string(PARAMETER_CACHE_VERSION) + "-sdr-parent-" + to_hex(d);
+    auto bytes = [](std::string_view s) { return std::span(reinterpret_cast<const uint8_t*>(s.data()), s.size()); };
+    const std::string id = identifier();
+    Sha256 h;
+    h.update(bytes("poseidon_hasher")).update(bytes(id));
+    for (uint64_t key : feistel_keys_) h.update_u64_le(key);
+    h.update_u32_le(uint32_t(nodes_));
+    const Bytes32 d = h.finalize();
+    return versioned_cache_name("sdr-parent-" + to_hex(d));
 }
 
 // ---- the parent cache --------------------------------------------------------------------------------------------
@@ -533,7 +504,7 @@ Bytes32 parent_cache_sha256(const StackedGraph& graph, const ParentCacheOptions&
         if (!file) fail(FilecoinErrorKind::Io, "cannot create parent cache file " + tmp.string());
     }
 
-    OpenSslSha256 sha;
+    Sha256 sha;
     for (uint64_t first = 0; first < nodes; first += chunk) {
         const uint64_t n = std::min(chunk, nodes - first);
         const auto item = int64_t(first / chunk);
@@ -543,7 +514,7 @@ Bytes32 parent_cache_sha256(const StackedGraph& graph, const ParentCacheOptions&
             generate_parallel(graph, first, part);
         }
         ScopedTiming span(options.timing, TimingLayer::Pipeline, "parent_cache.sha256", item);
-        sha.update(part.data(), part.size_bytes());
+        sha.update({reinterpret_cast<const uint8_t*>(part.data()), part.size_bytes()});
         if (file.is_open() &&
             !file.write(reinterpret_cast<const char*>(part.data()), std::streamsize(part.size_bytes())))
             fail(FilecoinErrorKind::Io, "cannot write parent cache file " + tmp.string());
@@ -557,7 +528,7 @@ Bytes32 parent_cache_sha256(const StackedGraph& graph, const ParentCacheOptions&
             fail(FilecoinErrorKind::Io,
                  "cannot rename " + tmp.string() + " to " + options.output.string() + ": " + ec.message());
     }
-    return sha.finish();
+    return sha.finalize();
 }
 
 std::vector<uint32_t> parent_cache(const StackedGraph& graph) {

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "cuzk/filecoin/proof_types.hpp"
 #include "cuzk/util/thread_pool.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -15,26 +16,13 @@ namespace cuzk::filecoin {
 
 // ---- node <-> Fr --------------------------------------------------------------------------------------------
 
-Domain domain_from_fr(const Fr& x) {
-    Domain d;
-    x.to_bytes_le(d.data());
-    return d;
-}
+Domain domain_from_fr(const Fr& x) { return fr_to_bytes32(x); }
 
 std::optional<Fr> try_fr_from_domain(const Domain& d) { return Fr::from_bytes_le(d.data()); }
 
 bool is_canonical(const Domain& d) { return try_fr_from_domain(d).has_value(); }
 
-std::string domain_to_hex(const Domain& d) {
-    static const char* digits = "0123456789abcdef";
-    std::string s;
-    s.reserve(64);
-    for (uint8_t b : d) {
-        s.push_back(digits[b >> 4]);
-        s.push_back(digits[b & 15]);
-    }
-    return s;
-}
+std::string domain_to_hex(const Domain& d) { return to_hex(d); }
 
 Fr fr_from_domain(const Domain& d, std::string_view what) {
     auto x = try_fr_from_domain(d);
@@ -44,19 +32,13 @@ Fr fr_from_domain(const Domain& d, std::string_view what) {
     return *x;
 }
 
+// proof_types' parser, its error reported as the std::invalid_argument this header promises.
 Domain domain_from_hex(std::string_view hex) {
-    if (hex.size() >= 2 && hex[0] == '0' && (hex[1] == 'x' || hex[1] == 'X')) hex.remove_prefix(2);
-    if (hex.size() != 64)
-        throw std::invalid_argument("domain_from_hex: expected 64 hex digits, got " + std::to_string(hex.size()));
-    auto nibble = [&](char c) -> uint8_t {
-        if (c >= '0' && c <= '9') return (uint8_t)(c - '0');
-        if (c >= 'a' && c <= 'f') return (uint8_t)(c - 'a' + 10);
-        if (c >= 'A' && c <= 'F') return (uint8_t)(c - 'A' + 10);
-        throw std::invalid_argument(std::string("domain_from_hex: not a hex digit: '") + c + "'");
-    };
-    Domain d;
-    for (size_t i = 0; i < 32; i++) d[i] = (uint8_t)(nibble(hex[2 * i]) << 4 | nibble(hex[2 * i + 1]));
-    return d;
+    try {
+        return bytes32_from_hex(hex, "domain_from_hex");
+    } catch (const FilecoinError& e) {
+        throw std::invalid_argument(e.what());
+    }
 }
 
 // ---- SHA-256 compression ------------------------------------------------------------------------------------

@@ -1,13 +1,12 @@
 #include "cuzk/filecoin/porep.hpp"
 
-#include <openssl/evp.h>
-
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "cuzk/filecoin/graph.hpp"
+#include "cuzk/filecoin/hashers.hpp"
 #include "cuzk/formats/proof_io.hpp"
 
 namespace cuzk::filecoin {
@@ -16,21 +15,11 @@ namespace {
 
 [[noreturn]] void fail(FilecoinErrorKind kind, const std::string& message) { throw FilecoinError(kind, message); }
 
-// SHA-256 of the concatenation of the parts (OpenSSL).
+// SHA-256 of the concatenation of the parts.
 Bytes32 sha256_concat(std::initializer_list<std::span<const uint8_t>> parts) {
-    struct Free {
-        void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
-    };
-    std::unique_ptr<EVP_MD_CTX, Free> ctx(EVP_MD_CTX_new());
-    if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1)
-        throw std::runtime_error("OpenSSL SHA-256 initialisation failed");
-    for (auto p : parts)
-        if (EVP_DigestUpdate(ctx.get(), p.data(), p.size()) != 1) throw std::runtime_error("OpenSSL SHA-256 failed");
-    Bytes32 out{};
-    unsigned len = 0;
-    if (EVP_DigestFinal_ex(ctx.get(), out.data(), &len) != 1 || len != 32)
-        throw std::runtime_error("OpenSSL SHA-256 failed");
-    return out;
+    Sha256 h;
+    for (auto part : parts) h.update(part);
+    return h.finalize();
 }
 
 std::span<const uint8_t> bytes_of(std::string_view s) { return {reinterpret_cast<const uint8_t*>(s.data()), s.size()}; }

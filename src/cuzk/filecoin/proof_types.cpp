@@ -1,6 +1,6 @@
 #include "cuzk/filecoin/proof_types.hpp"
 
-#include <openssl/evp.h>
+#include "cuzk/filecoin/hashers.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -80,12 +80,20 @@ std::optional<size_t> find_name(const std::string_view (&names)[N], std::string_
     return std::nullopt;
 }
 
+}  // namespace
+
+std::string versioned_cache_name(std::string_view name) {
+    std::string s = "v";
+    s += std::to_string(PARAMETER_CACHE_VERSION);
+    s += '-';
+    s += name;
+    return s;
+}
+
+namespace {
+
 std::string sha256_hex(std::string_view text) {
-    uint8_t digest[32];
-    unsigned len = 0;
-    if (EVP_Digest(text.data(), text.size(), digest, &len, EVP_sha256(), nullptr) != 1 || len != 32)
-        throw std::runtime_error("OpenSSL SHA-256 failed");
-    return to_hex(digest);
+    return to_hex(sha256({reinterpret_cast<const uint8_t*>(text.data()), text.size()}));
 }
 
 // merkletree-{hasher}-{base}-{sub}-{top}, MerkleTreeWrapper::display(); every Filecoin tree R uses Poseidon.
@@ -94,8 +102,10 @@ std::string tree_display(TreeShape shape) { return "merkletree-poseidon_hasher-"
 ParameterFileNames file_names(const std::string& prefix, std::string identifier) {
     ParameterFileNames f;
     f.identifier = std::move(identifier);
-    f.cache_id = prefix + "-" + sha256_hex(f.identifier);
-    const std::string stem = "v" + std::to_string(PARAMETER_CACHE_VERSION) + "-" + f.cache_id;
+    f.cache_id = prefix;
+    f.cache_id += '-';
+    f.cache_id += sha256_hex(f.identifier);
+    const std::string stem = versioned_cache_name(f.cache_id);
     f.params = stem + ".params";
     f.vk = stem + ".vk";
     f.meta = stem + ".meta";

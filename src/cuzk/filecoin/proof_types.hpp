@@ -244,6 +244,8 @@ struct PorepConfig {
 // ---- parameter files (v28) -----------------------------------------------------------------------------------------
 
 inline constexpr unsigned PARAMETER_CACHE_VERSION = 28;
+// "v28-" + name: how Filecoin versions the names of its cached files (parameters, parent caches).
+std::string versioned_cache_name(std::string_view name);
 
 // Which SnapDeals circuit: the SHA-256 tree-D variant (16 partitions at 32 GiB) or the single-partition Poseidon one.
 enum class UpdateCircuit : uint8_t { Sha256, Poseidon };
