@@ -10,6 +10,7 @@
 #include <memory>
 #include <random>
 
+#include "r1cs_checks.hpp"
 #include "seeded_rng.hpp"
 #include "cuzk/r1cs/canonical.hpp"
 #include "cuzk/filecoin/label.hpp"
@@ -138,9 +139,7 @@ TEST(FilecoinLabel, UpstreamTestIs532025AndMatchesNative) {
     AllocatedNum pl = upstream_test_circuit(pa, id, parents, 3, 22, true);
     ASSERT_EQ(pa.num_constraints(), cs.num_constraints());
     EXPECT_EQ(pa.aux(), cs.aux());
-    size_t bad = 0;
-    for (size_t j = 0; j < pa.num_constraints(); j++) bad += !(pa.a()[j] * pa.b()[j] == pa.c()[j]);
-    EXPECT_EQ(bad, 0u);
+    EXPECT_EQ(cuzk::testing::unsatisfied_rows(pa), 0u);
     EXPECT_EQ(pl.value(), label.value());
 
     WitnessAssignment wa;
@@ -182,9 +181,7 @@ TEST(FilecoinLabel, AsThePorepCircuitCallsIt) {
     expanded.push_back(parents[0]);
     const size_t before = cs.num_constraints();
     AllocatedNum label = create_label_circuit(cs, "create_label", id_bits, expanded, UInt32::constant(1), challenge);
-    size_t bad = 0;
-    for (size_t j = 0; j < cs.num_constraints(); j++) bad += !(cs.a()[j] * cs.b()[j] == cs.c()[j]);
-    EXPECT_EQ(bad, 0u);
+    EXPECT_EQ(cuzk::testing::unsatisfied_rows(cs), 0u);
     // Fewer rows than the upstream test's 532,025 - 37 * 256 - 256 = 522,297 for the label alone: every parent's
     // padded top bit is a constant, and layer-1 parents repeat.
     EXPECT_LT(cs.num_constraints() - before, 522297u);

@@ -18,6 +18,7 @@
 #include <random>
 #include <vector>
 
+#include "r1cs_checks.hpp"
 #include "seeded_rng.hpp"
 #include "cuzk/filecoin/c1.hpp"
 #include "cuzk/filecoin/graph.hpp"
@@ -359,9 +360,7 @@ TEST_F(TamperedWitness, ProverWitnessAndKeySystemsAgreeWithTheTestSystem) {
     ASSERT_EQ(pa.num_constraints(), cs.num_constraints() + cs.num_inputs());
     EXPECT_EQ(pa.aux(), cs.aux());
     EXPECT_EQ(pa.inputs(), cs.inputs());
-    size_t bad = 0;
-    for (size_t j = 0; j < pa.num_constraints(); j++) bad += !(pa.a()[j] * pa.b()[j] == pa.c()[j]);
-    EXPECT_EQ(bad, 0u);
+    EXPECT_EQ(cuzk::testing::unsatisfied_rows(pa), 0u);
     r1cs::WitnessAssignment wa;
     r1cs::synthesize_groth16(wa, circuit);
     EXPECT_EQ(wa.aux(), cs.aux());

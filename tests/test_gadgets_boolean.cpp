@@ -6,6 +6,7 @@
 
 #include <random>
 
+#include "r1cs_checks.hpp"
 #include "seeded_rng.hpp"
 #include "cuzk/gadgets/boolean.hpp"
 #include "cuzk/gadgets/multipack.hpp"
@@ -83,20 +84,7 @@ void expect_three_systems_agree(F&& circuit) {
     EXPECT_EQ(kg.num_constraints(), tcs.num_constraints());
     EXPECT_EQ(kg.num_aux(), tcs.num_aux());
     EXPECT_EQ(kg.num_inputs(), tcs.num_inputs());
-    size_t mismatched = 0;
-    for (size_t r = 0; r < std::min(kg.num_constraints(), tcs.num_constraints()); r++) {
-        const auto& c = tcs.constraints()[r];
-        const r1cs::SparseMatrix* ms[3] = {&kg.a(), &kg.b(), &kg.c()};
-        const LC* ls[3] = {&c.a, &c.b, &c.c};
-        for (int m = 0; m < 3; m++) {
-            auto row = ms[m]->row(r);
-            auto t = ls[m]->terms();
-            bool same = row.size() == t.size();
-            for (size_t k = 0; same && k < t.size(); k++) same = row[k].var == t[k].var && row[k].coeff == t[k].coeff;
-            mismatched += !same;
-        }
-    }
-    EXPECT_EQ(mismatched, 0u);
+    EXPECT_EQ(cuzk::testing::rows_differing(kg, tcs), 0u);
 
     ProvingAssignment pa;
     pa.alloc_input("one", [] { return Fr::one(); });
@@ -104,9 +92,7 @@ void expect_three_systems_agree(F&& circuit) {
     ASSERT_EQ(pa.num_constraints(), tcs.num_constraints());
     EXPECT_EQ(pa.aux(), tcs.aux());
     EXPECT_EQ(pa.inputs(), tcs.inputs());
-    size_t bad = 0;
-    for (size_t j = 0; j < pa.num_constraints(); j++) bad += !(pa.a()[j] * pa.b()[j] == pa.c()[j]);
-    EXPECT_EQ(bad, 0u);
+    EXPECT_EQ(cuzk::testing::unsatisfied_rows(pa), 0u);
 
     WitnessAssignment wa;
     wa.alloc_input("one", [] { return Fr::one(); });

@@ -8,6 +8,7 @@
 #include <memory>
 #include <random>
 
+#include "r1cs_checks.hpp"
 #include "seeded_rng.hpp"
 #include "cuzk/r1cs/canonical.hpp"
 #include "cuzk/gadgets/boolean.hpp"
@@ -136,9 +137,7 @@ TEST(GadgetsSha256, MatchesOpenSslOnRandomMessages) {
         pa.alloc_input("one", [] { return Fr::one(); });
         auto bits = alloc_bytes_be(pa, data);
         auto digest = sha256(pa, "sha256", bits);
-        size_t bad = 0;
-        for (size_t j = 0; j < pa.num_constraints(); j++) bad += !(pa.a()[j] * pa.b()[j] == pa.c()[j]);
-        EXPECT_EQ(bad, 0u) << "len " << len;
+        EXPECT_EQ(cuzk::testing::unsatisfied_rows(pa), 0u) << "len " << len;
         auto d = sha256_digest_bytes(digest);
         ASSERT_TRUE(d);
         EXPECT_EQ(hex(*d), hex(openssl_sha256(data))) << "len " << len;
@@ -223,20 +222,7 @@ TEST(GadgetsSha256, ThreeSystemsAgree) {
     EXPECT_EQ(kg.num_constraints(), tcs.num_constraints());
     EXPECT_EQ(kg.num_aux(), tcs.num_aux());
     // Term for term, the key generator's rows are the test system's.
-    size_t mismatched = 0;
-    for (size_t r = 0; r < tcs.num_constraints(); r++) {
-        const auto& c = tcs.constraints()[r];
-        const r1cs::SparseMatrix* ms[3] = {&kg.a(), &kg.b(), &kg.c()};
-        const LC* ls[3] = {&c.a, &c.b, &c.c};
-        for (int m = 0; m < 3; m++) {
-            auto row = ms[m]->row(r);
-            auto t = ls[m]->terms();
-            bool same = row.size() == t.size();
-            for (size_t k = 0; same && k < t.size(); k++) same = row[k].var == t[k].var && row[k].coeff == t[k].coeff;
-            mismatched += !same;
-        }
-    }
-    EXPECT_EQ(mismatched, 0u);
+    EXPECT_EQ(cuzk::testing::rows_differing(kg, tcs), 0u);
 
     ProvingAssignment pa;
     pa.alloc_input("one", [] { return Fr::one(); });
@@ -244,9 +230,7 @@ TEST(GadgetsSha256, ThreeSystemsAgree) {
     EXPECT_EQ(*sha256_digest_bytes(digest), openssl_sha256(data));
     ASSERT_EQ(pa.num_constraints(), tcs.num_constraints());
     EXPECT_EQ(pa.aux(), tcs.aux());
-    size_t bad = 0;
-    for (size_t j = 0; j < pa.num_constraints(); j++) bad += !(pa.a()[j] * pa.b()[j] == pa.c()[j]);
-    EXPECT_EQ(bad, 0u);
+    EXPECT_EQ(cuzk::testing::unsatisfied_rows(pa), 0u);
 
     WitnessAssignment wa;
     wa.alloc_input("one", [] { return Fr::one(); });
