@@ -219,7 +219,7 @@ TEST(FilecoinPostCircuit, KeygenAndCountingAgreeWithTheTestSystem) {
     EXPECT_EQ(kg.num_constraints(), cs.num_constraints());
     EXPECT_EQ(kg.num_inputs(), cs.num_inputs());
     const CircuitCounts counted = post_circuit_info(RegisteredPoStProof::StackedDrgWinning2KiBV1);
-    EXPECT_EQ(counted, (CircuitCounts{cs.num_constraints(), cs.num_inputs(), cs.num_aux()}));
+    EXPECT_EQ(counted, (CircuitCounts{cs.num_constraints(), cs.num_inputs(), cs.num_aux(), std::nullopt}));
     std::printf("[ info ] Winning PoSt 2 KiB: %llu constraints, %llu inputs, %llu aux\n",
                 (unsigned long long)counted.constraints, (unsigned long long)counted.inputs,
                 (unsigned long long)counted.aux);

@@ -142,7 +142,7 @@ void check_instance_test_cs(uint64_t nodes, UpdateCircuit variant, const char* n
         EXPECT_TRUE(cs.is_satisfied()) << name << " k " << k << ": " << cs.which_is_unsatisfied().value_or("");
         EXPECT_EQ(circuit_inputs(cs), sector.public_inputs(variant, k, h)) << name << " k " << k;
         const CircuitCounts counted = snap_circuit_info(shape, variant);
-        EXPECT_EQ(counted, (CircuitCounts{cs.num_constraints(), cs.num_inputs(), cs.num_aux()})) << name;
+        EXPECT_EQ(counted, (CircuitCounts{cs.num_constraints(), cs.num_inputs(), cs.num_aux(), std::nullopt})) << name;
         if (k == 0) {
             EXPECT_EQ(hex(r1cs::canonical_digest(cs)), pinned_digest) << name;
         }

@@ -11,13 +11,9 @@
 //   SiblingPath              a Merkle path as the circuits take it (upstream's Vec<Vec<Option<Fr>>>): per level from
 //                            the leaf up, the arity - 1 siblings in position order; from the native paths of
 //                            tree.hpp, or blank (values absent) for a tree shape.
-//   CircuitCounts            constraints, inputs (the constant ONE included) and aux variables of a circuit, with
-//                            count_parts: independent parts counted on cuzk's thread pool, each into its own
-//                            r1cs::CountingSystem, and added.
 #pragma once
 
 #include <cstdint>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -34,36 +30,8 @@ namespace cuzk::filecoin {
 
 // ---- counts -------------------------------------------------------------------------------------------------------
 
-// A circuit's size as bellperson's synthesis gives it: `constraints` without the input constraints the Groth16
-// driver appends (one per input), `inputs` with the constant ONE (the verifying key's IC length).
-struct CircuitCounts {
-    uint64_t constraints = 0;
-    uint64_t inputs = 0;
-    uint64_t aux = 0;
-    friend bool operator==(const CircuitCounts&, const CircuitCounts&) = default;
-};
-
-inline CircuitCounts counts_of(const r1cs::CountingSystem& cs) {
-    return {cs.num_constraints(), cs.num_inputs(), cs.num_aux()};
-}
-
-// `base` (a system holding the circuit so far, ONE included) plus parts 0 .. n - 1, each part(cs, i) synthesized
-// into a fresh CountingSystem on the global thread pool (contiguous ranges of parts per system). A fresh system
-// starts with its own ONE, which is not counted again.
-template <class F>
-CircuitCounts count_parts(const r1cs::CountingSystem& base, size_t n, F&& part) {
-    CircuitCounts total = counts_of(base);
-    std::mutex mu;
-    ThreadPool::global().parallel_for(n, [&](size_t lo, size_t hi) {
-        r1cs::CountingSystem cs;
-        for (size_t i = lo; i < hi; i++) part(cs, i);
-        std::lock_guard<std::mutex> lock(mu);
-        total.constraints += cs.num_constraints();
-        total.inputs += cs.num_inputs() - 1;
-        total.aux += cs.num_aux();
-    });
-    return total;
-}
+using r1cs::CircuitCounts;
+using r1cs::count_parts;
 
 // ---- paths --------------------------------------------------------------------------------------------------------
 

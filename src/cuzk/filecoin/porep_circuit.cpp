@@ -70,27 +70,9 @@ PorepCircuitInfo porep_circuit_info(const StackedPorepShape& shape, bool count_n
     const StackedPorepPartition blank = blank_stacked_porep_partition(shape);
     r1cs::CountingSystem top_cs(count_nonzeros);
     const StackedPorepTop top = synthesize_stacked_porep_top(top_cs, blank);
-
-    // Every challenge continues from the top level's counts, as in the sequential synthesis; the challenges'
-    // variables never meet in a row, so their overlapping numbers change no non-zero count.
-    std::vector<r1cs::CountingSystem> parts(blank.challenges.size(), top_cs);
-    ThreadPool::global().run_tasks(parts.size(), [&](size_t i) {
-        synthesize_stacked_porep_challenge(parts[i], blank.challenges[i], top);
+    return r1cs::count_parts(top_cs, blank.challenges.size(), [&](r1cs::CountingSystem& cs, size_t i) {
+        synthesize_stacked_porep_challenge(cs, blank.challenges[i], top);
     });
-
-    PorepCircuitInfo info;
-    info.constraints = top_cs.num_constraints();
-    info.inputs = top_cs.num_inputs();
-    info.aux = top_cs.num_aux();
-    std::array<uint64_t, 3> nz = top_cs.nonzeros();
-    for (const r1cs::CountingSystem& p : parts) {
-        info.constraints += p.num_constraints() - top_cs.num_constraints();
-        info.inputs += p.num_inputs() - top_cs.num_inputs();
-        info.aux += p.num_aux() - top_cs.num_aux();
-        for (int m = 0; m < 3; m++) nz[m] += p.nonzeros()[m] - top_cs.nonzeros()[m];
-    }
-    if (count_nonzeros) info.nonzeros = nz;
-    return info;
 }
 
 PorepCircuitInfo porep_circuit_info(const PorepConfig& config, bool count_nonzeros) {

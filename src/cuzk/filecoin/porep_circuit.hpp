@@ -49,6 +49,7 @@
 #include "cuzk/gadgets/uint32.hpp"
 #include "cuzk/gadgets/uint64.hpp"
 #include "cuzk/r1cs/circuit.hpp"
+#include "cuzk/r1cs/counting_cs.hpp"
 
 namespace cuzk::filecoin {
 
@@ -325,18 +326,12 @@ private:
 
 // ---- counts -----------------------------------------------------------------------------------------------------
 
-// The partition circuit's size, as r1cs::CountingSystem counts it.
-struct PorepCircuitInfo {
-    uint64_t constraints = 0;  // the circuit's own rows (bellperson appends one more per input for Groth16)
-    uint64_t inputs = 0;       // public inputs including the constant one (= the verifying key's IC length)
-    uint64_t aux = 0;          // private variables
-    std::optional<std::array<uint64_t, 3>> nonzeros;  // non-zero terms of A, B, C (count_nonzeros only)
-    friend bool operator==(const PorepCircuitInfo&, const PorepCircuitInfo&) = default;
-};
+// The partition circuit's size (constraints without bellperson's appended input rows, inputs with ONE, aux, and
+// with count_nonzeros the non-zero terms of A, B, C).
+using PorepCircuitInfo = r1cs::CircuitCounts;
 
-// Synthesizes the blank partition: the top level once, then every challenge into its own copy of the top level's
-// CountingSystem on cuzk's thread pool (a copy numbers its variables as the sequential synthesis would, so the
-// non-zero counts are exact too), and adds the challenges' counts to the top's.
+// Synthesizes the blank partition into r1cs::CountingSystem: the top level once, then the challenges in parallel
+// (r1cs::count_parts: each range into a copy of the top level's system, so the non-zero counts are exact too).
 PorepCircuitInfo porep_circuit_info(const StackedPorepShape& shape, bool count_nonzeros = false);
 PorepCircuitInfo porep_circuit_info(const PorepConfig& config, bool count_nonzeros = false);
 

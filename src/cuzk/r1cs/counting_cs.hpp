@@ -9,9 +9,12 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <mutex>
+#include <optional>
 #include <vector>
 
 #include "cuzk/r1cs/constraint_system.hpp"
+#include "cuzk/util/thread_pool.hpp"
 
 namespace cuzk::r1cs {
 
@@ -49,6 +52,7 @@ public:
     uint64_t num_constraints() const { return num_constraints_; }
     // Non-zero terms of A, B, C (count_nonzeros only).
     const std::array<uint64_t, 3>& nonzeros() const { return nonzeros_; }
+    bool counts_nonzeros() const { return count_nonzeros_; }
 
 private:
     // Terms after merging a variable's terms and dropping those that cancel. Most rows name each variable once:
@@ -86,5 +90,39 @@ private:
     std::vector<std::pair<uint32_t, Fr>> scratch_;
     std::vector<uint32_t> ids_;
 };
+
+// A circuit's size as bellperson's synthesis gives it: `constraints` without the input constraints the Groth16 driver
+// appends (one per input), `inputs` with the constant ONE (the verifying key's IC length), and, when counted, the
+// non-zero terms of A, B and C.
+struct CircuitCounts {
+    uint64_t constraints = 0;
+    uint64_t inputs = 0;
+    uint64_t aux = 0;
+    std::optional<std::array<uint64_t, 3>> nonzeros;
+    friend bool operator==(const CircuitCounts&, const CircuitCounts&) = default;
+};
+
+// `base` (the circuit so far: its top level, ONE included) plus parts 0 .. n - 1 that share no variable with each
+// other (a PoRep's challenges, a PoSt's sectors): each contiguous range of parts is synthesized by part(cs, i) into a
+// copy of `base` on cuzk's thread pool, so its variables are numbered after base's as in the sequential synthesis
+// (rows that mix a part's and base's variables merge terms as the real rows do, and the non-zero counts are exact),
+// and each copy's growth beyond base is added.
+template <class F>
+CircuitCounts count_parts(const CountingSystem& base, size_t n, F&& part) {
+    CircuitCounts total{base.num_constraints(), base.num_inputs(), base.num_aux(), std::nullopt};
+    std::array<uint64_t, 3> nz = base.nonzeros();
+    std::mutex mu;
+    ThreadPool::global().parallel_for(n, [&](size_t lo, size_t hi) {
+        CountingSystem cs = base;
+        for (size_t i = lo; i < hi; i++) part(cs, i);
+        std::lock_guard<std::mutex> lock(mu);
+        total.constraints += cs.num_constraints() - base.num_constraints();
+        total.inputs += cs.num_inputs() - base.num_inputs();
+        total.aux += cs.num_aux() - base.num_aux();
+        for (int m = 0; m < 3; m++) nz[m] += cs.nonzeros()[m] - base.nonzeros()[m];
+    });
+    if (base.counts_nonzeros()) total.nonzeros = nz;
+    return total;
+}
 
 }  // namespace cuzk::r1cs
