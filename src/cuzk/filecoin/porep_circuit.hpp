@@ -36,6 +36,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cuzk/filecoin/label.hpp"
@@ -294,20 +295,22 @@ void synthesize_stacked_porep_challenge(CS& cs, const PorepChallengeProof& p, co
     }
 }
 
-// The whole partition, in upstream's order. Validates first (StackedPorepPartition::validate).
+// The whole partition, in upstream's order. Validates first (StackedPorepPartition::validate). The challenges are
+// independent given the top level: r1cs::synthesize_parts synthesizes them in parallel into the systems that fork
+// (the prover's, the witness-only and the compact key-generation systems) with the rows, variables and inputs
+// numbered as in order, and in order into the others.
 template <class CS>
 void synthesize_stacked_porep(CS& cs, const StackedPorepPartition& w) {
     w.validate();
     const StackedPorepTop top = synthesize_stacked_porep_top(cs, w);
-    for (size_t i = 0; i < w.challenges.size(); i++) {
-        r1cs::Namespace<CS> ns(cs, [i] { return "challenge_" + std::to_string(i); });
-        synthesize_stacked_porep_challenge(cs, w.challenges[i], top);
-    }
+    r1cs::synthesize_parts(cs, w.challenges.size(), [&](auto& part, size_t i) {
+        using PartCS = std::remove_reference_t<decltype(part)>;
+        r1cs::Namespace<PartCS> ns(part, [i] { return "challenge_" + std::to_string(i); });
+        synthesize_stacked_porep_challenge(part, w.challenges[i], top);
+    });
 }
 
-// The partition as an r1cs::Circuit (key generation, proving, the test system, the witness-only system). The
-// challenges are synthesized one after another: each allocates public inputs, which r1cs::synthesize_parts'
-// fragments cannot.
+// The partition as an r1cs::Circuit (key generation, proving, the test system, the witness-only system).
 class StackedPorepCircuit : public r1cs::CircuitImpl<StackedPorepCircuit> {
 public:
     explicit StackedPorepCircuit(StackedPorepPartition partition) : partition_(std::move(partition)) {

@@ -17,6 +17,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "cuzk/r1cs/linear_combination.hpp"
 
@@ -83,7 +84,8 @@ class TestConstraintSystem;
 class WitnessAssignment;
 
 // What a fragment of a parallel synthesis (AssignmentFragment, WitnessFragment; circuit.hpp synthesize_parts) reads:
-// the parent's inputs and aux values as they were at the fork, then its own aux values, numbered from kLocalBase.
+// the parent's inputs and aux values as they were at the fork, then its own inputs and aux values, each numbered
+// from kLocalBase (renumbered after the parent's, in fragment order, when the fragments are appended).
 struct ForkedValues {
     static constexpr uint32_t kLocalBase = 0x40000000u;
     const Fr* inputs = nullptr;
@@ -92,22 +94,23 @@ struct ForkedValues {
     size_t n_parent_aux = 0;
 
     // SynthesisError for a variable it cannot see (allocated after the fork, or in another fragment).
-    const Fr& value(Variable var, const std::vector<Fr>& local) const {
+    const Fr& value(Variable var, const std::vector<Fr>& local_aux, const std::vector<Fr>& local_inputs) const {
         const uint32_t i = var.index();
-        if (var.is_input()) {
-            if (i < n_inputs) return inputs[i];
-        } else if (i >= kLocalBase) {
+        if (i >= kLocalBase) {
+            const std::vector<Fr>& local = var.is_input() ? local_inputs : local_aux;
             if (i - kLocalBase < local.size()) return local[i - kLocalBase];
+        } else if (var.is_input()) {
+            if (i < n_inputs) return inputs[i];
         } else if (i < n_parent_aux) {
             return parent_aux[i];
         }
         unknown(var);
     }
     // The value of a combination (what gadgets compute natively with LC::evaluate(inputs, aux) elsewhere).
-    Fr evaluate(const LC& lc, const std::vector<Fr>& local) const {
+    Fr evaluate(const LC& lc, const std::vector<Fr>& local_aux, const std::vector<Fr>& local_inputs) const {
         Fr acc = Fr::zero();
         for (const Term& t : lc.terms()) {
-            const Fr& v = value(t.var, local);
+            const Fr& v = value(t.var, local_aux, local_inputs);
             if (t.coeff_is_one) acc += v;
             else acc += t.coeff * v;
         }

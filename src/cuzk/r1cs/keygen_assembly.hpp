@@ -118,8 +118,8 @@ public:
     const SparseMatrix& a() const { return a_; }
     const SparseMatrix& b() const { return b_; }
     const SparseMatrix& c() const { return c_; }
-    // Parts synthesized in parallel (synthesize_parts; compact recording only), appended in order: their aux
-    // variables are numbered after this one's, their coefficients interned here.
+    // Parts synthesized in parallel (synthesize_parts; compact recording only), appended in order: their inputs and
+    // aux variables are numbered after this one's, their coefficients interned here.
     void append_all(std::vector<KeygenFragment>& parts);
     bool can_fork() const { return compact_; }
     // Compact recording: the matrices and the coefficient table, moved out.
@@ -136,9 +136,9 @@ private:
 };
 
 // A part of a compact KeygenAssembly recorded on its own thread (r1cs::synthesize_parts), as AssignmentFragment is
-// for ProvingAssignment: its aux variables are numbered kLocalBase + i (valid only inside the fragment) and its
-// coefficients go to a table of its own; KeygenAssembly::append_all renumbers both, so the matrices equal the
-// sequential recording's.
+// for ProvingAssignment: its inputs and aux variables are numbered kLocalBase + i (valid only inside the fragment)
+// and its coefficients go to a table of its own; KeygenAssembly::append_all renumbers them, so the matrices equal
+// the sequential recording's.
 class KeygenFragment {
 public:
     static constexpr bool kNeedsValues = false;
@@ -155,7 +155,9 @@ public:
     }
     template <class N, class V>
     Variable alloc_input(N&&, V&&) {
-        throw SynthesisError(SynthesisErrorKind::Other, "a fragment of a parallel synthesis cannot allocate inputs");
+        if (num_inputs_ >= Variable::kMaxIndex - kLocalBase)
+            throw SynthesisError(SynthesisErrorKind::Other, "too many inputs in a fragment");
+        return Variable::input(kLocalBase + (uint32_t)num_inputs_++);
     }
     template <class N>
     void enforce(N&&, const LC& a, const LC& b, const LC& c) {
@@ -181,13 +183,13 @@ private:
     void check(const LC& lc) const {
         for (const Term& t : lc.terms()) {
             const uint32_t i = t.var.index();
-            const bool ok = t.var.is_input() ? i < n_inputs_
-                                             : (i >= kLocalBase ? i - kLocalBase < num_aux_ : i < n_parent_aux_);
+            const bool ok = i >= kLocalBase ? i - kLocalBase < (t.var.is_input() ? num_inputs_ : num_aux_)
+                                            : i < (t.var.is_input() ? n_inputs_ : n_parent_aux_);
             if (!ok) ForkedValues::unknown(t.var);
         }
     }
     size_t n_inputs_, n_parent_aux_;
-    size_t num_aux_ = 0;
+    size_t num_inputs_ = 0, num_aux_ = 0;  // local
     CompactMatrix m_[3];
     CoeffTable coeffs_;
 };
@@ -197,18 +199,21 @@ inline void KeygenAssembly::append_all(std::vector<KeygenFragment>& parts) {
     for (const auto& f : parts)
         if (f.n_inputs_ != num_inputs_ || f.n_parent_aux_ > num_aux_)
             throw SynthesisError(SynthesisErrorKind::Other, "append: a fragment was not forked from this assignment");
-    // Each fragment's coefficient indices and aux numbers in this assembly.
+    // Each fragment's coefficient indices and input and aux numbers in this assembly.
     std::vector<std::vector<uint32_t>> coeff_map(parts.size());
-    std::vector<uint32_t> aux_base(parts.size());
-    size_t aux = num_aux_;
+    std::vector<uint32_t> input_base(parts.size()), aux_base(parts.size());
+    size_t inputs = num_inputs_, aux = num_aux_;
     for (size_t g = 0; g < parts.size(); g++) {
         const std::vector<Fr> values = parts[g].coeffs_.take();
         coeff_map[g].reserve(values.size());
         for (const Fr& v : values) coeff_map[g].push_back(coeffs_.intern(v));
+        input_base[g] = (uint32_t)inputs;
+        inputs += parts[g].num_inputs_;
         aux_base[g] = (uint32_t)aux;
         aux += parts[g].num_aux_;
     }
     if (aux > (size_t)Variable::kMaxIndex + 1) throw SynthesisError(SynthesisErrorKind::Other, "too many variables");
+    if (inputs > (size_t)Variable::kMaxIndex + 1) throw SynthesisError(SynthesisErrorKind::Other, "too many inputs");
     // A, B and C on three threads (GBs of terms at Filecoin sizes).
     CompactMatrix* dst[3] = {&ca_, &cb_, &cc_};
     std::vector<std::thread> threads;
@@ -228,9 +233,10 @@ inline void KeygenAssembly::append_all(std::vector<KeygenFragment>& parts) {
                     const uint32_t* cmap = coeff_map[g].data();
                     for (const CompactTerm& t : s.terms) {
                         const uint32_t i = t.var.index();
-                        const Variable v = t.var.is_aux() && i >= KeygenFragment::kLocalBase
-                                               ? Variable::aux(aux_base[g] + (i - KeygenFragment::kLocalBase))
-                                               : t.var;
+                        const uint32_t l = i - KeygenFragment::kLocalBase;
+                        const Variable v = i < KeygenFragment::kLocalBase ? t.var
+                                           : t.var.is_aux()               ? Variable::aux(aux_base[g] + l)
+                                                                          : Variable::input(input_base[g] + l);
                         d.terms.push_back({v, cmap[t.coeff]});
                     }
                     CompactMatrix().row_start.swap(s.row_start);
@@ -243,6 +249,7 @@ inline void KeygenAssembly::append_all(std::vector<KeygenFragment>& parts) {
     for (auto& t : threads) t.join();
     for (auto& e : errors)
         if (e) std::rethrow_exception(e);
+    num_inputs_ = inputs;
     num_aux_ = aux;
 }
 

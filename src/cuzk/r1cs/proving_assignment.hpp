@@ -113,9 +113,10 @@ public:
     const DensityTracker& b_input_density() const { return b_input_density_; }
     const DensityTracker& b_aux_density() const { return b_aux_density_; }
 
-    // Appends a fragment forked from this assignment (AssignmentFragment): its aux variables and constraints
-    // follow what is here, and its uses of this assignment's variables mark their density bits. Appending the
-    // fragments of one fork in their order gives exactly what synthesizing their parts in that order here would.
+    // Appends a fragment forked from this assignment (AssignmentFragment): its inputs, aux variables and
+    // constraints follow what is here, and its uses of this assignment's variables mark their density bits.
+    // Appending the fragments of one fork in their order gives exactly what synthesizing their parts in that order
+    // here would.
     inline void append(AssignmentFragment&& f);
     // All fragments of one fork, in order, with the room reserved first.
     bool can_fork() const { return true; }
@@ -159,11 +160,13 @@ private:
 };
 
 // A part of a ProvingAssignment synthesized on its own (on another thread): it reads the inputs and aux values
-// the parent had when it was forked, allocates aux variables of its own (index kLocalBase + i, valid only inside
-// the fragment) and records its constraints' evaluations; ProvingAssignment::append then adds it to the parent.
-// Parts that are independent given the parent's variables (a PoRep partition's challenges) synthesize in parallel
-// this way with a result identical to sequential synthesis. The parent must not change between the fork and the
-// appends, a fragment cannot allocate inputs, and variables a fragment allocated must not leave it.
+// the parent had when it was forked, allocates inputs and aux variables of its own (index kLocalBase + i in the
+// input or aux index space, valid only inside the fragment) and records its constraints' evaluations;
+// ProvingAssignment::append then adds it to the parent, its inputs after the parent's (and the previous
+// fragments'), as sequential synthesis numbers them. Parts that are independent given the parent's variables (a
+// PoRep partition's challenges) synthesize in parallel this way with a result identical to sequential synthesis.
+// The parent must not change between the fork and the appends, and variables a fragment allocated must not leave
+// it.
 class AssignmentFragment {
 public:
     static constexpr bool kNeedsValues = true;
@@ -188,8 +191,12 @@ public:
         return Variable::aux(kLocalBase + (uint32_t)(aux_.size() - 1));
     }
     template <class N, class V>
-    Variable alloc_input(N&&, V&&) {
-        throw SynthesisError(SynthesisErrorKind::Other, "a fragment of a parallel synthesis cannot allocate inputs");
+    Variable alloc_input(N&&, V&& value) {
+        if (local_inputs_.size() >= Variable::kMaxIndex - kLocalBase)
+            throw SynthesisError(SynthesisErrorKind::Other, "too many inputs in a fragment");
+        local_inputs_.push_back(value());
+        b_input_density_.add_element();
+        return Variable::input(kLocalBase + (uint32_t)(local_inputs_.size() - 1));
     }
     template <class N>
     void enforce(N&&, const LC& a, const LC& b, const LC& c) {
@@ -207,7 +214,7 @@ public:
         for (auto* v : {&a_, &b_, &c_}) v->reserve(constraints);
     }
     // The value of a combination (what gadgets compute natively with LC::evaluate(inputs, aux) elsewhere).
-    Fr evaluate(const LC& lc) const { return forked().evaluate(lc, aux_); }
+    Fr evaluate(const LC& lc) const { return forked().evaluate(lc, aux_, local_inputs_); }
 
 private:
     friend class ProvingAssignment;
@@ -222,9 +229,16 @@ private:
             const Fr* v;
             const uint32_t i = t.var.index();
             if (t.var.is_input()) {
-                if (i >= n_inputs_) unknown(t.var);
-                v = &inputs_[i];
-                if (track == 2) ext_b_inputs_[i / 64] |= uint64_t{1} << (i % 64);
+                if (i >= kLocalBase) {
+                    const uint32_t l = i - kLocalBase;
+                    if (l >= local_inputs_.size()) unknown(t.var);
+                    v = &local_inputs_[l];
+                    if (track == 2) b_input_density_.mark(l);
+                } else {
+                    if (i >= n_inputs_) unknown(t.var);
+                    v = &inputs_[i];
+                    if (track == 2) ext_b_inputs_[i / 64] |= uint64_t{1} << (i % 64);
+                }
             } else if (i >= kLocalBase) {
                 const uint32_t l = i - kLocalBase;
                 if (l >= aux_.size()) unknown(t.var);
@@ -248,9 +262,9 @@ private:
     size_t n_inputs_;
     const Fr* parent_aux_;
     size_t n_parent_aux_;
-    std::vector<Fr> aux_, a_, b_, c_;
-    DensityTracker a_aux_density_, b_aux_density_;
-    std::vector<uint64_t> ext_a_, ext_b_, ext_b_inputs_;
+    std::vector<Fr> local_inputs_, aux_, a_, b_, c_;
+    DensityTracker a_aux_density_, b_aux_density_, b_input_density_;  // of the local variables
+    std::vector<uint64_t> ext_a_, ext_b_, ext_b_inputs_;                // marks of the parent's variables
 };
 
 inline void ProvingAssignment::append(AssignmentFragment&& f) {
@@ -299,6 +313,11 @@ inline void ProvingAssignment::append_all(std::vector<AssignmentFragment>& parts
         b_aux_density_.append(f.b_aux_density_);
         f.a_aux_density_ = DensityTracker();
         f.b_aux_density_ = DensityTracker();
+        // The fragment's inputs follow the parent's and the previous fragments' (a few per part: no thread).
+        inputs_.insert(inputs_.end(), f.local_inputs_.begin(), f.local_inputs_.end());
+        b_input_density_.append(f.b_input_density_);
+        std::vector<Fr>().swap(f.local_inputs_);
+        f.b_input_density_ = DensityTracker();
     }
     for (auto& t : copiers) t.join();
     for (auto& e : errors)

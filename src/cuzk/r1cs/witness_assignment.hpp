@@ -81,7 +81,8 @@ public:
         reserve_huge(aux_, num_aux, pool);
     }
 
-    // Appends parts synthesized in parallel (synthesize_parts), in order: their aux values follow this one's.
+    // Appends parts synthesized in parallel (synthesize_parts), in order: their inputs and aux values follow this
+    // one's.
     inline void append_all(std::vector<WitnessFragment>& parts);
     bool can_fork() const { return true; }
 
@@ -91,8 +92,8 @@ private:
 };
 
 // A part of a WitnessAssignment synthesized on its own thread (r1cs::synthesize_parts), as AssignmentFragment is
-// for ProvingAssignment: it reads the parent's inputs and aux values as they were at the fork, allocates aux
-// variables of its own (index kLocalBase + i, valid only inside the fragment), and append_all adds its values to
+// for ProvingAssignment: it reads the parent's inputs and aux values as they were at the fork, allocates inputs and
+// aux variables of its own (index kLocalBase + i, valid only inside the fragment), and append_all adds its values to
 // the parent in order, so the witness equals the sequential one.
 class WitnessFragment {
 public:
@@ -114,8 +115,11 @@ public:
         return Variable::aux(kLocalBase + (uint32_t)(aux_.size() - 1));
     }
     template <class N, class V>
-    Variable alloc_input(N&&, V&&) {
-        throw SynthesisError(SynthesisErrorKind::Other, "a fragment of a parallel synthesis cannot allocate inputs");
+    Variable alloc_input(N&&, V&& value) {
+        if (local_inputs_.size() >= Variable::kMaxIndex - kLocalBase)
+            throw SynthesisError(SynthesisErrorKind::Other, "too many inputs in a fragment");
+        local_inputs_.push_back(value());
+        return Variable::input(kLocalBase + (uint32_t)(local_inputs_.size() - 1));
     }
     template <class N>
     void enforce(N&&, const LC&, const LC&, const LC&) {}
@@ -124,7 +128,9 @@ public:
     void pop_namespace() {}
     void reserve(size_t aux, size_t /*constraints*/) { reserve_huge(aux_, aux); }
     // The value of a combination (gadgets that need one evaluate it here, as with AssignmentFragment).
-    Fr evaluate(const LC& lc) const { return ForkedValues{inputs_, n_inputs_, parent_aux_, n_parent_aux_}.evaluate(lc, aux_); }
+    Fr evaluate(const LC& lc) const {
+        return ForkedValues{inputs_, n_inputs_, parent_aux_, n_parent_aux_}.evaluate(lc, aux_, local_inputs_);
+    }
 
 private:
     friend class WitnessAssignment;
@@ -132,7 +138,7 @@ private:
     size_t n_inputs_;
     const Fr* parent_aux_;
     size_t n_parent_aux_;
-    std::vector<Fr> aux_;
+    std::vector<Fr> local_inputs_, aux_;
 };
 
 inline void WitnessAssignment::append_all(std::vector<WitnessFragment>& parts) {
@@ -144,7 +150,9 @@ inline void WitnessAssignment::append_all(std::vector<WitnessFragment>& parts) {
     }
     if (n > aux_.capacity()) aux_.reserve(n);
     for (auto& f : parts) {
+        inputs_.insert(inputs_.end(), f.local_inputs_.begin(), f.local_inputs_.end());
         aux_.insert(aux_.end(), f.aux_.begin(), f.aux_.end());
+        std::vector<Fr>().swap(f.local_inputs_);
         std::vector<Fr>().swap(f.aux_);
     }
 }
