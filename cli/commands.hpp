@@ -2,11 +2,16 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cuzk/circuits/catalog.hpp"
+#include "cuzk/engine/engine.hpp"
+#include "cuzk/groth16/backend.hpp"
 
 namespace cuzk::cli {
 
@@ -34,6 +39,12 @@ struct BenchOptions {
     bool same_witness = false;
     // groth16, pipeline: write the last call's timing spans (every layer, start and duration) to this JSON file
     std::string timeline_path;
+    // porep-c2: Filecoin's PoRep C2 of the C1 in c1_path, or of a generated C1 (filecoin c1-gen) of proof_type with
+    // c1_seed; parameters from params_dir (Filecoin's file names), or random ones of the circuit's shape
+    std::string proof_type = "StackedDrg32GiBV1_1";
+    std::string c1_path;
+    uint64_t c1_seed = 1;
+    std::string params_dir;
 };
 
 // A built-in circuit and how to build its witness (circuits/catalog.hpp).
@@ -85,6 +96,19 @@ int run_selfcheck();
 
 // Machine, thread and GPU summary.
 int run_info();
+
+// The prover backend for `choice` (auto, cpu, gpu): the GPU prover when it is built and a device is present (auto),
+// else the CPU prover; gpu without one is an error.
+std::unique_ptr<groth16::ProverBackend> make_backend(const std::string& choice, const groth16::Parameters& params,
+                                                     bool pin_params = false);
+
+// Filecoin's PoRep C2 through the engine (bench porep-c2): one JSON line with the job's figures.
+int run_bench_porep_c2(const BenchOptions& opt, const std::string& cpu);
+
+// An engine job's figures (wall, per-partition synthesis and proving, layer sums, busy shares, peak RSS, ...) added
+// to a benchmark's JSON object; the timeline's breakdown is printed on stderr.
+void add_job_report(nlohmann::json& j, const engine::JobResult& res, size_t partitions, const engine::Engine::Stats& st,
+                    size_t peak_rss);
 
 // Names accepted by run_bench.
 std::vector<std::string> bench_names();

@@ -24,6 +24,7 @@
 #include "cuzk/formats/bellman_params.hpp"
 #include "cuzk/gadgets/poseidon.hpp"
 #include "cuzk/util/thread_pool.hpp"
+#include "filecoin_c2.hpp"
 #include "filecoin_r1cs.hpp"
 
 namespace cuzk::cli {
@@ -36,17 +37,6 @@ using filecoin::Bytes32;
 struct ArgError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
-
-// Runs a command body: exit 0/1 from the body, 2 with a message on any error.
-template <class F>
-void run_command(const char* name, int& exit_code, F&& body) {
-    try {
-        exit_code = body();
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "cuzk filecoin %s: error: %s\n", name, e.what());
-        exit_code = 2;
-    }
-}
 
 // A field element as decimal digits or 0x-hex (big-endian number), canonical (< r).
 Fr parse_field_element(const std::string& text, const std::string& what) {
@@ -94,7 +84,7 @@ struct PorepArgs {
     std::string prover_id, sector_id, ticket, seed, comm_d, comm_r;
     std::optional<uint32_t> partition;
     bool json = false;
-    std::string vk, proof;  // verify only
+    std::string vk, proof, c1;  // verify only
 
     filecoin::PorepConfig config() const {
         if (!proof_type.empty()) {
@@ -120,17 +110,21 @@ struct PorepArgs {
     }
 };
 
-void add_porep_args(CLI::App* cmd, PorepArgs& a) {
+// required: the sector's fields must be given (inputs porep); verify porep may take them from --c1 instead.
+void add_porep_args(CLI::App* cmd, PorepArgs& a, bool required = true) {
     cmd->add_option("--proof-type", a.proof_type, "registered seal proof, e.g. StackedDrg32GiBV1_1");
     cmd->add_option("--sector-size", a.sector_size, "sector size in bytes (or 2KiB, 32GiB, ...)");
     cmd->add_option("--porep-id", a.porep_id, "porep_id, 64 hex digits");
     cmd->add_option("--api-version", a.api_version, "V1_0_0, V1_1_0 or V1_2_0 (with --sector-size)");
-    cmd->add_option("--prover-id", a.prover_id, "prover id, 64 hex digits")->required();
-    cmd->add_option("--sector-id", a.sector_id, "sector number")->required();
-    cmd->add_option("--ticket", a.ticket, "ticket, 64 hex digits")->required();
-    cmd->add_option("--seed", a.seed, "interactive seed, 64 hex digits")->required();
-    cmd->add_option("--comm-d", a.comm_d, "comm_d, 64 hex digits")->required();
-    cmd->add_option("--comm-r", a.comm_r, "comm_r, 64 hex digits")->required();
+    const std::pair<const char*, std::string*> fields[] = {
+        {"--prover-id", &a.prover_id}, {"--sector-id", &a.sector_id}, {"--ticket", &a.ticket},
+        {"--seed", &a.seed},           {"--comm-d", &a.comm_d},       {"--comm-r", &a.comm_r}};
+    const char* what[] = {"prover id, 64 hex digits", "sector number", "ticket, 64 hex digits",
+                          "interactive seed, 64 hex digits", "comm_d, 64 hex digits", "comm_r, 64 hex digits"};
+    for (size_t i = 0; i < 6; i++) {
+        auto* opt = cmd->add_option(fields[i].first, *fields[i].second, what[i]);
+        if (required) opt->required();
+    }
 }
 
 int run_poseidon(size_t arity, const std::vector<std::string>& xs, bool decimal) {
@@ -167,13 +161,33 @@ std::vector<uint8_t> read_whole_file(const std::string& path, const char* what) 
     return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
 }
 
+// The proof type and the sector's commitments from a C1 output (the C1 the proof was made from), or from the
+// explicit arguments.
+std::pair<filecoin::PorepConfig, filecoin::ReplicaInputs> verified_sector(const PorepArgs& a) {
+    if (a.c1.empty()) {
+        const auto config = a.config();
+        return {config, filecoin::replica_inputs(config, a.sector())};
+    }
+    for (const std::string* f : {&a.proof_type, &a.sector_size, &a.porep_id, &a.prover_id, &a.sector_id, &a.ticket,
+                                 &a.seed, &a.comm_d, &a.comm_r})
+        if (!f->empty()) throw ArgError("give --c1, or the proof type and the sector's fields, not both");
+    const auto bytes = read_whole_file(a.c1, "--c1");
+    const auto c1 = filecoin::parse_c1_or_envelope(std::string_view(reinterpret_cast<const char*>(bytes.data()),
+                                                                    bytes.size()));
+    return {filecoin::PorepConfig::from_registered(c1.registered_proof),
+            filecoin::ReplicaInputs{c1.replica_id, c1.seed, c1.comm_d, c1.comm_r}};
+}
+
 int run_verify_porep(const PorepArgs& a) {
-    const auto config = a.config();
-    const auto sector = a.sector();
+    if (a.c1.empty())
+        for (const std::string* f : {&a.prover_id, &a.sector_id, &a.ticket, &a.seed, &a.comm_d, &a.comm_r})
+            if (f->empty())
+                throw ArgError("give --c1 FILE, or --prover-id, --sector-id, --ticket, --seed, --comm-d and --comm-r");
+    const auto [config, replica] = verified_sector(a);
     const auto vk = formats::read_verifying_key(a.vk);
     const auto proof = read_whole_file(a.proof, "--proof");
     const auto pvk = groth16::prepare_verifying_key(vk.vk);
-    const auto per_partition = filecoin::verify_porep_partitions(pvk, config, sector, proof);
+    const auto per_partition = filecoin::verify_porep_partitions(pvk, config, replica, proof);
     bool all = true;
     for (size_t k = 0; k < per_partition.size(); k++) {
         if (!per_partition[k]) std::fprintf(stderr, "partition %zu: invalid\n", k);
@@ -260,10 +274,8 @@ int run_seal(const SealArgs& a) {
 int run_c1_check(const std::string& path) {
     const auto bytes = read_whole_file(path, "--c1");
     const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-    const size_t first = text.find_first_not_of(" \t\r\n");
-    const bool curio = first != std::string_view::npos && text.find("\"Phase1Out\"") != std::string_view::npos &&
-                       text.find("\"vanilla_proofs\"") == std::string_view::npos;
-    const filecoin::C1Output c1 = curio ? filecoin::parse_curio_c1(text).c1 : filecoin::parse_c1_json(text);
+    bool curio = false;
+    const filecoin::C1Output c1 = filecoin::parse_c1_or_envelope(text, &curio);
     const auto partitions = filecoin::c1_to_partitions(c1);
     filecoin::verify_c1_paths(c1);
     nlohmann::json out;
@@ -299,7 +311,7 @@ void add_filecoin_commands(CLI::App& app, int& exit_code, const size_t& threads)
             ->check(CLI::IsMember({2, 4, 8, 11, 16, 24, 36}));
         cmd->add_option("x", a->xs, "the inputs, decimal or 0x-hex");
         cmd->add_flag("--decimal", a->decimal, "print the digest as a decimal number");
-        cmd->callback([a, &exit_code] { run_command("poseidon", exit_code, [&] { return run_poseidon(a->arity, a->xs, a->decimal); }); });
+        cmd->callback([a, &exit_code] { run_filecoin_command("poseidon", exit_code, [&] { return run_poseidon(a->arity, a->xs, a->decimal); }); });
     }
     {
         struct Args {
@@ -311,7 +323,7 @@ void add_filecoin_commands(CLI::App& app, int& exit_code, const size_t& threads)
         cmd->add_flag("--zero", a->zero, "of an all-zero sector (the only form so far)")->required();
         cmd->add_option("--sector-size", a->sector_size, "bytes, a power of two from 128 (or 2KiB, 32GiB, ...)")->required();
         cmd->callback([a, &exit_code] {
-            run_command("comm-d", exit_code, [&] {
+            run_filecoin_command("comm-d", exit_code, [&] {
                 uint64_t size = 0;
                 try {
                     size = parse_sector_size(a->sector_size);
@@ -334,7 +346,7 @@ void add_filecoin_commands(CLI::App& app, int& exit_code, const size_t& threads)
         cmd->add_option("--api-version", a->api_version, "V1_0_0, V1_1_0 or V1_2_0");
         cmd->add_option("--out", a->out, "also write the cache to this file");
         cmd->callback([a, &exit_code] {
-            run_command("parent-cache", exit_code, [&] {
+            run_filecoin_command("parent-cache", exit_code, [&] {
                 const uint64_t size = parse_sector_size(a->sector_size);
                 filecoin::StackedGraph graph(size / filecoin::NODE_SIZE, filecoin::bytes32_from_hex(a->porep_id, "--porep-id"),
                                              filecoin::api_version_from_name(a->api_version));
@@ -353,17 +365,19 @@ void add_filecoin_commands(CLI::App& app, int& exit_code, const size_t& threads)
         add_porep_args(cmd, *a);
         cmd->add_option("--partition", a->partition, "only this partition");
         cmd->add_flag("--json", a->json, "JSON output (decimal strings in circuit order)");
-        cmd->callback([a, &exit_code] { run_command("inputs porep", exit_code, [&] { return run_inputs_porep(*a); }); });
+        cmd->callback([a, &exit_code] { run_filecoin_command("inputs porep", exit_code, [&] { return run_inputs_porep(*a); }); });
     }
     {
         auto a = std::make_shared<PorepArgs>();
         auto* verify = fc->add_subcommand("verify", "verify a Filecoin proof (exit 0 valid, 1 invalid, 2 error)");
         verify->require_subcommand(1);
         auto* cmd = verify->add_subcommand("porep", "a PoRep (every partition's 192-byte slice)");
-        add_porep_args(cmd, *a);
+        add_porep_args(cmd, *a, false);
+        cmd->add_option("--c1", a->c1, "the C1 the proof was made from, instead of the proof type and sector fields")
+            ->check(CLI::ExistingFile);
         cmd->add_option("--vk", a->vk, "verifying key (bellman .vk file)")->required()->check(CLI::ExistingFile);
         cmd->add_option("--proof", a->proof, "proof bytes (partitions x 192)")->required()->check(CLI::ExistingFile);
-        cmd->callback([a, &exit_code] { run_command("verify porep", exit_code, [&] { return run_verify_porep(*a); }); });
+        cmd->callback([a, &exit_code] { run_filecoin_command("verify porep", exit_code, [&] { return run_verify_porep(*a); }); });
     }
     {
         struct Args {
@@ -379,7 +393,7 @@ void add_filecoin_commands(CLI::App& app, int& exit_code, const size_t& threads)
         cmd->add_flag("--nonzeros", a->nonzeros, "also count each matrix's non-zero terms (slower)");
         cmd->add_flag("--json", a->json, "JSON output");
         cmd->callback([a, &exit_code] {
-            run_command("circuit-info", exit_code, [&] {
+            run_filecoin_command("circuit-info", exit_code, [&] {
                 return run_circuit_info(a->circuit, a->sector_size, a->api_version, a->nonzeros, a->json);
             });
         });
@@ -395,7 +409,7 @@ void add_filecoin_commands(CLI::App& app, int& exit_code, const size_t& threads)
         cmd->add_option("--ticket", a->ticket, "ticket, 64 hex digits")->required();
         cmd->add_option("--seed", a->seed, "interactive seed, 64 hex digits")->required();
         cmd->add_option("--c1", a->c1, "output: the C1 JSON")->required();
-        cmd->callback([a, &exit_code] { run_command("seal", exit_code, [&] { return run_seal(*a); }); });
+        cmd->callback([a, &exit_code] { run_filecoin_command("seal", exit_code, [&] { return run_seal(*a); }); });
     }
     {
         struct Args {
@@ -409,7 +423,7 @@ void add_filecoin_commands(CLI::App& app, int& exit_code, const size_t& threads)
         cmd->add_option("--rng-seed", a->rng_seed, "the generator's seed (same seed, same C1)")->required();
         cmd->add_option("--c1", a->c1, "output: the C1 JSON")->required();
         cmd->callback([a, &exit_code] {
-            run_command("c1-gen", exit_code, [&] {
+            run_filecoin_command("c1-gen", exit_code, [&] {
                 const auto g = filecoin::generate_c1_sector(filecoin::seal_proof_from_name(a->proof_type), a->rng_seed);
                 const std::string json = filecoin::write_c1_json(g.c1);
                 formats::detail::write_file_atomically(
@@ -431,9 +445,10 @@ void add_filecoin_commands(CLI::App& app, int& exit_code, const size_t& threads)
         auto path = std::make_shared<std::string>();
         auto* cmd = fc->add_subcommand("c1-check", "validate a C1 output (or Curio's envelope of one) field by field");
         cmd->add_option("--c1", *path, "the C1 JSON")->required()->check(CLI::ExistingFile);
-        cmd->callback([path, &exit_code] { run_command("c1-check", exit_code, [&] { return run_c1_check(*path); }); });
+        cmd->callback([path, &exit_code] { run_filecoin_command("c1-check", exit_code, [&] { return run_c1_check(*path); }); });
     }
     add_filecoin_r1cs_command(fc, exit_code);
+    add_filecoin_c2_commands(fc, exit_code);
 }
 
 }  // namespace cuzk::cli

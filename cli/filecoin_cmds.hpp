@@ -14,6 +14,8 @@
 //   cuzk filecoin c1-check --c1 FILE                               (a C1, or Curio's envelope, validated)
 //   cuzk filecoin r1cs --gadget poseidon|sha256|insert8|label|por8 [--arity A] (--json | --digest)
 //   cuzk filecoin r1cs --circuit porep --sector-size BYTES (--json | --digest)
+//   cuzk filecoin params gen|check ..., cuzk filecoin c2 --c1 FILE --proof OUT (filecoin_c2.hpp)
+//   cuzk filecoin verify porep --vk FILE --proof FILE --c1 FILE
 //
 // Byte strings are 64 hex digits in byte order; field elements print as 64 hex digits of their little-endian
 // 32-byte encoding unless --decimal. Exit 0 on success, 1 for an invalid proof, 2 for any error (with a message that
@@ -21,8 +23,22 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
 
 namespace cuzk::cli {
+
+// Runs a filecoin command's body: its exit code (0 or 1), or 2 with "cuzk filecoin NAME: error: ..." on stderr for
+// any exception.
+template <class F>
+void run_filecoin_command(const char* name, int& exit_code, F&& body) {
+    try {
+        exit_code = body();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "cuzk filecoin %s: error: %s\n", name, e.what());
+        exit_code = 2;
+    }
+}
 
 // Registers `filecoin` and its subcommands; they run from their CLI11 callbacks (the thread pool sized by
 // `threads`, the global --threads, read by then) and set exit_code.

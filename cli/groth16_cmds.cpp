@@ -148,9 +148,8 @@ static gpu::GpuProverConfig gpu_config(bool pin_params) {
 }
 #endif
 
-static std::unique_ptr<groth16::ProverBackend> make_backend(const std::string& choice,
-                                                            const groth16::Parameters& params,
-                                                            bool pin_params = false) {
+std::unique_ptr<groth16::ProverBackend> make_backend(const std::string& choice, const groth16::Parameters& params,
+                                                     bool pin_params) {
 #ifdef CUZK_HAVE_CUDA
     if (choice != "cpu" && !gpu::devices().empty())
         return std::make_unique<gpu::GpuBackend>(params, gpu_config(pin_params));
@@ -396,6 +395,50 @@ int run_bench_groth16(const CircuitOptions& circuit, const BenchOptions& opt, in
     return 0;
 }
 
+// The engine job's figures into `j`: wall and per-partition time, each layer's spans summed (per stage, and proving
+// and synthesis per partition), the gap between the pipeline's proving and the prover's stages, busy shares, peak RSS,
+// fallbacks and the deallocator's work; the timeline's breakdown goes to stderr.
+void add_job_report(nlohmann::json& j, const engine::JobResult& res, size_t partitions, const engine::Engine::Stats& st,
+                    size_t peak_rss) {
+    std::map<std::string, double> pipeline, prover;
+    std::vector<double> proving_by_partition(partitions, 0.0), synthesis_by_partition(partitions, 0.0);
+    for (const auto& sp : res.timeline->spans()) {
+        if (sp.layer == TimingLayer::Pipeline && sp.item >= 0 && (size_t)sp.item < partitions) {
+            if (sp.name == "proving") proving_by_partition[(size_t)sp.item] += sp.duration_s;
+            if (sp.name == "synthesis") synthesis_by_partition[(size_t)sp.item] += sp.duration_s;
+        }
+        if (sp.layer == TimingLayer::Pipeline) pipeline[sp.name] += sp.duration_s;
+        else if (sp.layer == TimingLayer::Prover && sp.item >= 0) prover[sp.name] += sp.duration_s;
+    }
+    double prover_total = 0;
+    for (auto& [name, t] : prover) prover_total += t;
+    j["threads"] = num_threads();
+    j["wall_s"] = res.wall_seconds;
+    j["per_partition_s"] = res.wall_seconds / (double)std::max<size_t>(partitions, 1);
+    j["pipeline_s"] = pipeline;
+    j["proving_s_by_partition"] = proving_by_partition;
+    j["synthesis_s_by_partition"] = synthesis_by_partition;
+    j["prover_s"] = prover;
+    // Proving time not covered by the prover's own stages (hand-off, the seam's checks, ...): made explicit.
+    j["gap_proving_minus_prover_stages_s"] = pipeline["proving"] - prover_total;
+    j["peak_rss_bytes"] = peak_rss;
+    {
+        // Shares of the job's wall time: some partition being proven; some kernel running (GPU, uploads aside).
+        const auto spans = res.timeline->spans();
+        const double wall = res.wall_seconds > 0 ? res.wall_seconds : 1;
+        j["proving_busy_share"] = busy_seconds(spans, [](const TimingSpan& s) {
+                                      return s.layer == TimingLayer::Pipeline && s.name == "proving";
+                                  }) / wall;
+        const double kernels = busy_seconds(spans, is_kernel_compute);
+        if (kernels > 0) j["gpu_busy_share"] = kernels / wall;
+        std::fprintf(stderr, "%s", timeline_breakdown(spans).c_str());  // the JSON line goes to stdout
+    }
+    j["fallbacks"] = res.fallbacks;
+    j["freed_buffers"] = st.freed_buffers;
+    j["freed_bytes"] = st.freed_bytes;
+    j["free_seconds_off_hot_path"] = st.free_seconds;
+}
+
 int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, const std::string& cpu) {
     // Setup from the circuit without data (deterministic toxic waste); then one job of P partitions: partition i is
     // make_circuit's proof i with witness seed 2000 (for a PoRep preset, partition i mod P' of replica 2000 + i / P').
@@ -477,19 +520,6 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
             if (!groth16::verify_proof(pvk, res.proofs[i], publics[i]))
                 throw std::runtime_error("bench pipeline: partition " + std::to_string(i) + "'s proof did not verify");
     }
-    // Sums per layer and stage; the pipeline's proving time minus the prover's stages is the gap between layers.
-    std::map<std::string, double> pipeline, prover;
-    std::vector<double> proving_by_partition(opt.partitions, 0.0);
-    for (const auto& sp : res.timeline->spans()) {
-        if (sp.layer == TimingLayer::Pipeline && sp.name == "proving" && sp.item >= 0 &&
-            (size_t)sp.item < proving_by_partition.size())
-            proving_by_partition[(size_t)sp.item] += sp.duration_s;
-        if (sp.layer == TimingLayer::Pipeline) pipeline[sp.name] += sp.duration_s;
-        else if (sp.layer == TimingLayer::Prover && sp.item >= 0) prover[sp.name] += sp.duration_s;
-    }
-    double prover_total = 0;
-    for (auto& [name, t] : prover) prover_total += t;
-    const auto st = eng.stats();
     nlohmann::json j;
     j["bench"] = "pipeline";
     describe_circuit(j, c);
@@ -501,32 +531,9 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
     j["random_params"] = opt.random_params;
     j["pce"] = opt.pce;
     if (opt.pce) j["pce_compile_s"] = pce_compile_s;
-    j["threads"] = num_threads();
     j["setup_s"] = setup_s;
-    j["wall_s"] = res.wall_seconds;
-    j["per_partition_s"] = res.wall_seconds / (double)opt.partitions;
-    j["pipeline_s"] = pipeline;
-    j["proving_s_by_partition"] = proving_by_partition;
     if (!opt.timeline_path.empty()) formats::snarkjs::write_text_file(opt.timeline_path, res.timeline->to_json());
-    j["prover_s"] = prover;
-    // Proving time not covered by the prover's own stages (hand-off, the seam's checks, ...): made explicit.
-    j["gap_proving_minus_prover_stages_s"] = pipeline["proving"] - prover_total;
-    j["peak_rss_bytes"] = peak;
-    {
-        // Shares of the job's wall time: some partition being proven; some kernel running (GPU, uploads aside).
-        const auto spans = res.timeline->spans();
-        const double wall = res.wall_seconds > 0 ? res.wall_seconds : 1;
-        j["proving_busy_share"] = busy_seconds(spans, [](const TimingSpan& s) {
-                                      return s.layer == TimingLayer::Pipeline && s.name == "proving";
-                                  }) / wall;
-        const double kernels = busy_seconds(spans, is_kernel_compute);
-        if (kernels > 0) j["gpu_busy_share"] = kernels / wall;
-        std::fprintf(stderr, "%s", timeline_breakdown(spans).c_str());  // the JSON line goes to stdout
-    }
-    j["fallbacks"] = res.fallbacks;
-    j["freed_buffers"] = st.freed_buffers;
-    j["freed_bytes"] = st.freed_bytes;
-    j["free_seconds_off_hot_path"] = st.free_seconds;
+    add_job_report(j, res, opt.partitions, eng.stats(), peak);
     j["cpu"] = cpu;
     std::printf("%s\n", j.dump().c_str());
     std::fflush(stdout);

@@ -121,6 +121,14 @@ int main(int argc, char** argv) {
                     "groth16 with --random-params: every circuit proves a copy of the first one's assignment (no synthesis per circuit)");
     bench->add_option("--timeline", bench_opt.timeline_path,
                       "groth16, pipeline: write the last call's timing spans (all layers) to this JSON file");
+    bench->add_option("--proof-type", bench_opt.proof_type,
+                      "porep-c2: registered seal proof of the generated C1 (default StackedDrg32GiBV1_1)");
+    bench->add_option("--c1", bench_opt.c1_path, "porep-c2: prove this C1 instead of a generated one")
+        ->check(CLI::ExistingFile);
+    bench->add_option("--c1-seed", bench_opt.c1_seed, "porep-c2: the generated C1's seed (default 1)");
+    bench->add_option("--params-dir", bench_opt.params_dir,
+                      "porep-c2: Filecoin's parameter files (default: $FIL_PROOFS_PARAMETER_CACHE, else "
+                      "/var/tmp/filecoin-proof-parameters); or --random-params");
     std::string bench_circuit = "mulchain";
     {
         std::vector<std::string> circuits = {"mulchain"};

@@ -838,6 +838,13 @@ CurioC1 parse_curio_c1(std::string_view text) {
     return env;
 }
 
+C1Output parse_c1_or_envelope(std::string_view text, bool* curio) {
+    const bool envelope = text.find("\"Phase1Out\"") != std::string_view::npos &&
+                          text.find("\"vanilla_proofs\"") == std::string_view::npos;
+    if (curio) *curio = envelope;
+    return envelope ? parse_curio_c1(text).c1 : parse_c1_json(text);
+}
+
 std::string write_curio_c1(const CurioC1& env) {
     return "{\"SectorNum\":" + std::to_string(env.sector_num) + ",\"Phase1Out\":\"" +
            base64_encode(write_c1_json(env.c1)) + "\",\"SectorSize\":" + std::to_string(env.sector_size) + "}";

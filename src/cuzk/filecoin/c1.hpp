@@ -151,6 +151,9 @@ struct CurioC1 {
 // C1Error: Syntax (JSON or base64), Schema (missing or mistyped field), ProofType (SectorSize differs from the
 // registered proof's), and whatever parse_c1_json raises for the decoded Phase1Out.
 CurioC1 parse_curio_c1(std::string_view text);
+// Either form, told apart by their fields (an envelope has "Phase1Out" and no "vanilla_proofs" at its top);
+// *curio, when given, says which it was.
+C1Output parse_c1_or_envelope(std::string_view text, bool* curio = nullptr);
 std::string write_curio_c1(const CurioC1& envelope);  // Go encoding/json's layout
 
 // Base64 (RFC 4648 standard alphabet with padding, as Go's encoding/json writes []byte).

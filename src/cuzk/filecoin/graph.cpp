@@ -332,6 +332,47 @@ void blake2b(std::span<const uint8_t> message, std::span<uint8_t> out, std::span
     for (size_t i = 0; i < out.size(); i++) out[i] = uint8_t(h[i / 8] >> (8 * (i % 8)));
 }
 
+Blake2b::Blake2b(size_t digest_bytes) : out_bytes_(digest_bytes) {
+    if (digest_bytes == 0 || digest_bytes > 64) throw std::invalid_argument("blake2b: digest size must be 1..64 bytes");
+    for (int i = 0; i < 8; i++) h_[i] = kBlake2bIv[i];
+    h_[0] ^= 0x01010000 ^ uint64_t(digest_bytes);
+}
+
+void Blake2b::compress(const uint8_t* block, bool last) {
+    uint64_t m[16];
+    for (int i = 0; i < 16; i++) m[i] = load_le64(block + 8 * i);
+    blake2b_compress(h_, m, total_, last);
+}
+
+void Blake2b::update(std::span<const uint8_t> bytes) {
+    // A full buffer is compressed only once more input arrives: the last block must be compressed as final.
+    while (!bytes.empty()) {
+        if (buffered_ == 128) {
+            compress(buf_, false);
+            buffered_ = 0;
+        }
+        if (buffered_ == 0 && bytes.size() > 128) {  // whole blocks straight from the input
+            total_ += 128;
+            compress(bytes.data(), false);
+            bytes = bytes.subspan(128);
+            continue;
+        }
+        const size_t n = std::min(bytes.size(), 128 - buffered_);
+        std::memcpy(buf_ + buffered_, bytes.data(), n);
+        buffered_ += n;
+        total_ += n;
+        bytes = bytes.subspan(n);
+    }
+}
+
+std::vector<uint8_t> Blake2b::finish() {
+    std::memset(buf_ + buffered_, 0, 128 - buffered_);
+    compress(buf_, true);
+    std::vector<uint8_t> out(out_bytes_);
+    for (size_t i = 0; i < out_bytes_; i++) out[i] = uint8_t(h_[i / 8] >> (8 * (i % 8)));
+    return out;
+}
+
 // ---- Feistel -------------------------------------------------------------------------------------------------------
 
 FeistelParams feistel_precompute(uint64_t num_elements) {

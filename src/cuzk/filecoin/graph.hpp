@@ -78,6 +78,24 @@ class ChaCha20Ietf {
 // zero-padded to one block, is hashed first). std::invalid_argument for other sizes.
 void blake2b(std::span<const uint8_t> message, std::span<uint8_t> out, std::span<const uint8_t> key = {});
 
+// The same, fed in pieces (a parameter file's digest, streamed without a copy). Unkeyed.
+class Blake2b {
+  public:
+    // std::invalid_argument unless 1 <= digest_bytes <= 64.
+    explicit Blake2b(size_t digest_bytes = 64);
+    void update(std::span<const uint8_t> bytes);
+    // The digest (digest_bytes); the object is spent afterwards.
+    std::vector<uint8_t> finish();
+
+  private:
+    void compress(const uint8_t* block, bool last);
+    uint64_t h_[8];
+    uint8_t buf_[128];
+    size_t buffered_ = 0;
+    uint64_t total_ = 0;
+    size_t out_bytes_;
+};
+
 // ---- the Feistel permutation of the expander -----------------------------------------------------------------------
 
 inline constexpr unsigned FEISTEL_ROUNDS = 3;

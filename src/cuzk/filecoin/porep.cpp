@@ -69,14 +69,14 @@ struct PorepContext {
     Bytes32 comm_r;
     Fr replica_fr, comm_d_fr, comm_r_fr;
 
-    PorepContext(const PorepConfig& c, const SealedSector& s)
+    PorepContext(const PorepConfig& c, const ReplicaInputs& s)
         : config(c),
           challenges_per_partition(c.challenges_per_partition()),
           graph(c),
-          replica_id(filecoin::replica_id(s.prover_id, s.sector_id, s.ticket, s.comm_d, c.porep_id)),
+          replica_id(s.replica_id),
           seed(s.seed),
           comm_r(s.comm_r),
-          replica_fr(fr_from_bytes32(replica_id, "replica_id")),
+          replica_fr(fr_from_bytes32(s.replica_id, "replica_id")),
           comm_d_fr(fr_from_bytes32(s.comm_d, "comm_d")),
           comm_r_fr(fr_from_bytes32(s.comm_r, "comm_r")) {}
 
@@ -103,7 +103,7 @@ struct PorepContext {
     }
 };
 
-void check_verifiable(const PorepConfig& config, const SealedSector& sector, const groth16::PreparedVerifyingKey& pvk,
+void check_verifiable(const PorepConfig& config, const ReplicaInputs& sector, const groth16::PreparedVerifyingKey& pvk,
                       std::span<const uint8_t> proof) {
     if (config.non_interactive())
         fail(FilecoinErrorKind::Unsupported,
@@ -125,7 +125,7 @@ void check_verifiable(const PorepConfig& config, const SealedSector& sector, con
                  " (" + std::to_string(inputs) + " public inputs and the constant one)");
 }
 
-std::vector<std::vector<Fr>> all_partition_inputs(const PorepConfig& config, const SealedSector& sector,
+std::vector<std::vector<Fr>> all_partition_inputs(const PorepConfig& config, const ReplicaInputs& sector,
                                                    TimingSink* timing) {
     ScopedTiming span(timing, TimingLayer::Pipeline, "porep.inputs");
     const PorepContext ctx(config, sector);
@@ -247,8 +247,17 @@ std::vector<uint64_t> porep_challenges(const PorepConfig& config, const Bytes32&
 
 // ---- public inputs and verification -----------------------------------------------------------------------------
 
+ReplicaInputs replica_inputs(const PorepConfig& config, const SealedSector& sector) {
+    return {replica_id(sector.prover_id, sector.sector_id, sector.ticket, sector.comm_d, config.porep_id), sector.seed,
+            sector.comm_d, sector.comm_r};
+}
+
+std::vector<Fr> porep_public_inputs(const PorepConfig& config, const ReplicaInputs& replica, uint32_t partition) {
+    return PorepContext(config, replica).inputs(partition);
+}
+
 std::vector<Fr> porep_public_inputs(const PorepConfig& config, const SealedSector& sector, uint32_t partition) {
-    return PorepContext(config, sector).inputs(partition);
+    return porep_public_inputs(config, replica_inputs(config, sector), partition);
 }
 
 std::vector<Fr> porep_public_inputs(const PorepConfig& config, const Bytes32& prover_id, uint64_t sector_id,
@@ -257,13 +266,18 @@ std::vector<Fr> porep_public_inputs(const PorepConfig& config, const Bytes32& pr
     return porep_public_inputs(config, SealedSector{prover_id, sector_id, ticket, seed, comm_d, comm_r}, partition);
 }
 
-bool verify_porep(const groth16::PreparedVerifyingKey& pvk, const PorepConfig& config, const SealedSector& sector,
+bool verify_porep(const groth16::PreparedVerifyingKey& pvk, const PorepConfig& config, const ReplicaInputs& replica,
                   std::span<const uint8_t> proof, TimingSink* timing) {
-    check_verifiable(config, sector, pvk, proof);
-    const std::vector<std::vector<Fr>> inputs = all_partition_inputs(config, sector, timing);
+    check_verifiable(config, replica, pvk, proof);
+    const std::vector<std::vector<Fr>> inputs = all_partition_inputs(config, replica, timing);
     const auto proofs = decode_partition_proofs(proof);
     if (!proofs) return false;
     return groth16::verify_proofs_batch(pvk, *proofs, inputs, timing);
+}
+
+bool verify_porep(const groth16::PreparedVerifyingKey& pvk, const PorepConfig& config, const SealedSector& sector,
+                  std::span<const uint8_t> proof, TimingSink* timing) {
+    return verify_porep(pvk, config, replica_inputs(config, sector), proof, timing);
 }
 
 bool verify_porep(const groth16::VerifyingKey& vk, const PorepConfig& config, const SealedSector& sector,
@@ -272,10 +286,10 @@ bool verify_porep(const groth16::VerifyingKey& vk, const PorepConfig& config, co
 }
 
 std::vector<bool> verify_porep_partitions(const groth16::PreparedVerifyingKey& pvk, const PorepConfig& config,
-                                          const SealedSector& sector, std::span<const uint8_t> proof,
+                                          const ReplicaInputs& replica, std::span<const uint8_t> proof,
                                           TimingSink* timing) {
-    check_verifiable(config, sector, pvk, proof);
-    const std::vector<std::vector<Fr>> inputs = all_partition_inputs(config, sector, timing);
+    check_verifiable(config, replica, pvk, proof);
+    const std::vector<std::vector<Fr>> inputs = all_partition_inputs(config, replica, timing);
     std::vector<bool> ok(config.partitions, false);
     for (uint32_t k = 0; k < config.partitions; k++) {
         std::optional<groth16::Proof> p;
@@ -287,6 +301,12 @@ std::vector<bool> verify_porep_partitions(const groth16::PreparedVerifyingKey& p
         ok[k] = groth16::verify_proof(pvk, *p, inputs[k], timing);
     }
     return ok;
+}
+
+std::vector<bool> verify_porep_partitions(const groth16::PreparedVerifyingKey& pvk, const PorepConfig& config,
+                                          const SealedSector& sector, std::span<const uint8_t> proof,
+                                          TimingSink* timing) {
+    return verify_porep_partitions(pvk, config, replica_inputs(config, sector), proof, timing);
 }
 
 }  // namespace cuzk::filecoin

@@ -79,9 +79,20 @@ struct SealedSector {
     Bytes32 comm_r{};
 };
 
+// What the verifier needs of a sector once replica_id is known (a C1 output carries replica_id instead of the
+// prover and sector ids it is derived from).
+struct ReplicaInputs {
+    Bytes32 replica_id{};
+    Bytes32 seed{};
+    Bytes32 comm_d{};
+    Bytes32 comm_r{};
+};
+ReplicaInputs replica_inputs(const PorepConfig& config, const SealedSector& sector);
+
 // Partition k's public inputs (3 + 18 C). FilecoinError: OutOfRange for partition >= config.partitions,
 // NonCanonical for a comm_d / comm_r that is not a canonical Fr, InvalidConfig for a configuration upstream refuses.
 std::vector<Fr> porep_public_inputs(const PorepConfig& config, const SealedSector& sector, uint32_t partition);
+std::vector<Fr> porep_public_inputs(const PorepConfig& config, const ReplicaInputs& replica, uint32_t partition);
 std::vector<Fr> porep_public_inputs(const PorepConfig& config, const Bytes32& prover_id, uint64_t sector_id,
                                     const Bytes32& ticket, const Bytes32& seed, const Bytes32& comm_d,
                                     const Bytes32& comm_r, uint32_t partition);
@@ -94,11 +105,16 @@ std::vector<Fr> porep_public_inputs(const PorepConfig& config, const Bytes32& pr
 // Timing: a span "porep.inputs" (layer Pipeline) and the verifier's own "verify" spans.
 bool verify_porep(const groth16::PreparedVerifyingKey& pvk, const PorepConfig& config, const SealedSector& sector,
                   std::span<const uint8_t> proof, TimingSink* timing = nullptr);
+bool verify_porep(const groth16::PreparedVerifyingKey& pvk, const PorepConfig& config, const ReplicaInputs& replica,
+                  std::span<const uint8_t> proof, TimingSink* timing = nullptr);
 bool verify_porep(const groth16::VerifyingKey& vk, const PorepConfig& config, const SealedSector& sector,
                   std::span<const uint8_t> proof, TimingSink* timing = nullptr);
 // The same checks, one partition at a time: entry k says whether partition k's proof is valid.
 std::vector<bool> verify_porep_partitions(const groth16::PreparedVerifyingKey& pvk, const PorepConfig& config,
                                           const SealedSector& sector, std::span<const uint8_t> proof,
+                                          TimingSink* timing = nullptr);
+std::vector<bool> verify_porep_partitions(const groth16::PreparedVerifyingKey& pvk, const PorepConfig& config,
+                                          const ReplicaInputs& replica, std::span<const uint8_t> proof,
                                           TimingSink* timing = nullptr);
 
 }  // namespace cuzk::filecoin

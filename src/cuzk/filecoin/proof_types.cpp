@@ -141,6 +141,9 @@ std::string_view filecoin_error_kind_name(FilecoinErrorKind kind) {
         case FilecoinErrorKind::KeyMismatch: return "key-mismatch";
         case FilecoinErrorKind::Unsupported: return "unsupported";
         case FilecoinErrorKind::Io: return "io";
+        case FilecoinErrorKind::MissingParameters: return "missing-parameters";
+        case FilecoinErrorKind::DigestMismatch: return "digest-mismatch";
+        case FilecoinErrorKind::InvalidProof: return "invalid-proof";
     }
     return "unknown";
 }

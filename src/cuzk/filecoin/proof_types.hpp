@@ -42,7 +42,10 @@ enum class FilecoinErrorKind : uint8_t {
     InvalidCommitment,      // an all-zero comm_d or comm_r (verify_seal refuses them)
     KeyMismatch,            // a verifying key whose input count does not fit the proof's circuit
     Unsupported,            // valid input that this code does not handle (e.g. an aggregated NI-PoRep proof)
-    Io,                     // a file could not be written
+    Io,                     // a file could not be read or written
+    MissingParameters,      // no parameter file of the circuit's name in the directory searched
+    DigestMismatch,         // a parameter file whose digest differs from the manifest's
+    InvalidProof,           // a proof this code made does not verify (never written out)
 };
 
 // "unknown-proof-type", "unsupported-sector-size", ... (stable).

@@ -1,0 +1,128 @@
+// `cuzk bench porep-c2`: Filecoin's PoRep C2 (the real StackedDrg circuit, every partition of one C1) through the
+// engine, with the job's figures: wall, per-partition synthesis and proving, the prover's stages, GPU busy share,
+// peak RSS. The C1 is a file or generated (filecoin c1-gen: any sector size without sealing); the parameters are
+// Filecoin's files or, for sizes without a setup (32 GiB), random points of the circuit's exact shape (then the
+// proofs are not verified).
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "commands.hpp"
+#include "cuzk/engine/engine.hpp"
+#include "cuzk/engine/porep_c2.hpp"
+#include "cuzk/filecoin/c1.hpp"
+#include "cuzk/filecoin/c1_gen.hpp"
+#include "cuzk/filecoin/params.hpp"
+#include "cuzk/groth16/setup.hpp"
+#include "cuzk/r1cs/circuit.hpp"
+#include "cuzk/r1cs/pce.hpp"
+
+namespace cuzk::cli {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+filecoin::C1Output bench_c1(const BenchOptions& opt) {
+    if (opt.c1_path.empty())
+        return filecoin::generate_c1_sector(filecoin::seal_proof_from_name(opt.proof_type), opt.c1_seed).c1;
+    std::ifstream in(opt.c1_path, std::ios::binary);
+    if (!in) throw std::runtime_error("--c1: cannot open " + opt.c1_path);
+    return filecoin::parse_c1_or_envelope(std::string(std::istreambuf_iterator<char>(in), {}));
+}
+
+// Random points of the partition circuit's shape: the query sizes from the compiled R1CS when there is one, else from
+// partition 0 synthesized once (outside the measured job).
+groth16::Parameters random_parameters(const engine::PorepC2Job& job, const r1cs::PrecompiledR1cs* pce) {
+    groth16::QueryShape q;
+    if (pce) {
+        q.inputs = pce->num_inputs, q.aux = pce->num_aux, q.constraints = pce->num_constraints;
+        q.a_aux = pce->a_aux_density.count();
+        q.b = pce->b_input_density.count() + pce->b_aux_density.count();
+    } else {
+        r1cs::ProvingAssignment asg;
+        r1cs::synthesize_groth16(asg, filecoin::StackedPorepCircuit(job.partitions.at(0)));
+        q.inputs = asg.inputs().size(), q.aux = asg.aux().size(), q.constraints = asg.num_constraints();
+        q.a_aux = asg.a_aux_density().count();
+        q.b = asg.b_input_density().count() + asg.b_aux_density().count();
+    }
+    return groth16::benchmark_parameters(q, 1);
+}
+
+}  // namespace
+
+int run_bench_porep_c2(const BenchOptions& opt, const std::string& cpu) {
+    nlohmann::json j;
+    j["bench"] = "porep-c2";
+    auto t0 = std::chrono::steady_clock::now();
+    const filecoin::C1Output c1 = bench_c1(opt);
+    j["c1"] = opt.c1_path.empty() ? "generated (seed " + std::to_string(opt.c1_seed) + ")" : opt.c1_path;
+    j["c1_s"] = seconds_since(t0);
+    t0 = std::chrono::steady_clock::now();
+    const engine::PorepC2Job job = engine::porep_c2_job(c1);
+    j["c1_validate_s"] = seconds_since(t0);
+    j["proof_type"] = std::string(filecoin::proof_name(c1.registered_proof));
+    j["partitions"] = job.partitions.size();
+
+    std::optional<r1cs::PrecompiledR1cs> pce;
+    if (opt.pce) {
+        t0 = std::chrono::steady_clock::now();
+        pce = r1cs::compile_r1cs(filecoin::StackedPorepCircuit(
+            filecoin::blank_stacked_porep_partition(filecoin::StackedPorepShape::of(job.config))));
+        j["pce_compile_s"] = seconds_since(t0);
+    }
+    t0 = std::chrono::steady_clock::now();
+    groth16::Parameters params;
+    if (opt.random_params) {
+        params = random_parameters(job, pce ? &*pce : nullptr);
+    } else {
+        const auto shape = filecoin::porep_parameter_shape(job.config);
+        params = filecoin::load_parameters(filecoin::parameter_cache_dir(opt.params_dir),
+                                           filecoin::parameter_files(job.config), shape, j["proof_type"].get<std::string>())
+                     .params;
+    }
+    j["params_s"] = seconds_since(t0);
+
+    auto backend = make_backend(opt.backend, params, opt.pin_params);
+    std::unique_ptr<groth16::ProverBackend> cpu_fallback;
+    if (backend->name() != "cpu") cpu_fallback = std::make_unique<groth16::CpuBackend>(params);
+    engine::EngineConfig ecfg;
+    ecfg.synthesis_workers = opt.workers;
+    ecfg.lookahead = opt.lookahead;
+    engine::Engine eng(ecfg);
+    engine::JobSpec spec = engine::porep_c2_spec(job, pce ? &*pce : nullptr);
+    spec.backend = backend.get();
+    spec.fallback = cpu_fallback.get();
+    spec.verify_key = opt.random_params ? nullptr : &params.vk;
+    engine::reset_peak_rss();
+    const engine::JobResult res = eng.await(eng.submit(std::move(spec)));
+    const size_t peak = engine::peak_rss_bytes();
+    if (res.state != engine::JobState::Done)
+        throw std::runtime_error(std::string("bench porep-c2: the job ended ") + engine::job_state_name(res.state) +
+                                 (res.error.empty() ? "" : ": " + res.error));
+    // With real parameters every partition is verified against Filecoin's public inputs (as `filecoin c2` does).
+    if (!opt.random_params) engine::porep_c2_proof(job, res, params.vk);
+    j["verified"] = !opt.random_params;
+    j["random_params"] = opt.random_params;
+    j["pce"] = opt.pce;
+    j["workers"] = opt.workers;
+    j["lookahead"] = opt.lookahead;
+    j["backend"] = backend->name();
+    if (!opt.timeline_path.empty()) {
+        std::ofstream out(opt.timeline_path);
+        out << res.timeline->to_json();
+    }
+    add_job_report(j, res, job.partitions.size(), eng.stats(), peak);
+    j["cpu"] = cpu;
+    std::printf("%s\n", j.dump().c_str());
+    std::fflush(stdout);
+    return 0;
+}
+
+}  // namespace cuzk::cli

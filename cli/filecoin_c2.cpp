@@ -1,0 +1,204 @@
+// `cuzk filecoin c2` and `cuzk filecoin params gen|check`: Filecoin's PoRep C2 from a C1 output with Filecoin's
+// parameter files, through the engine.
+#include "filecoin_c2.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "commands.hpp"
+#include "filecoin_cmds.hpp"
+#include "cuzk/engine/engine.hpp"
+#include "cuzk/engine/porep_c2.hpp"
+#include "cuzk/filecoin/c1.hpp"
+#include "cuzk/filecoin/params.hpp"
+#include "cuzk/formats/bellman_params.hpp"
+#include "cuzk/util/thread_pool.hpp"
+
+namespace cuzk::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string read_text_file(const std::string& path, const char* what) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error(std::string(what) + ": cannot open " + path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+struct C2Args {
+    std::string c1, params_dir, proof, backend = "auto";
+    bool unchecked_params = false, json = false;
+};
+
+// C1 -> validated witnesses -> parameters (found by Filecoin's name, headers checked, points checked) -> one engine
+// job over every partition -> each proof verified against Filecoin's public inputs -> the proof file, written
+// atomically (nothing on any failure).
+int run_c2(const C2Args& a) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const filecoin::C1Output c1 = filecoin::parse_c1_or_envelope(read_text_file(a.c1, "--c1"));
+    const engine::PorepC2Job job = engine::porep_c2_job(c1);
+    const double c1_s = seconds_since(t0);
+    const std::string proof_name(filecoin::proof_name(c1.registered_proof));
+    if (!a.json)
+        std::fprintf(stderr, "c2: %s, %zu partitions; loading parameters\n", proof_name.c_str(), job.partitions.size());
+
+    const fs::path dir = filecoin::parameter_cache_dir(a.params_dir);
+    const auto names = filecoin::parameter_files(job.config);
+    const auto shape = filecoin::porep_parameter_shape(job.config);
+    formats::ParamsReadOptions read;
+    read.check_subgroup = !a.unchecked_params;
+    const filecoin::LoadedParameters loaded = filecoin::load_parameters(dir, names, shape, proof_name, read);
+    if (!a.json) std::fprintf(stderr, "c2: %s loaded in %.2f s\n", loaded.path.c_str(), loaded.seconds);
+
+    auto backend = make_backend(a.backend, loaded.params);
+    std::unique_ptr<groth16::ProverBackend> cpu_fallback;
+    if (backend->name() != "cpu") cpu_fallback = std::make_unique<groth16::CpuBackend>(loaded.params);
+    engine::Engine eng;
+    engine::JobSpec spec = engine::porep_c2_spec(job);
+    spec.backend = backend.get();
+    spec.fallback = cpu_fallback.get();
+    spec.verify_key = &loaded.params.vk;
+    const auto id = eng.submit(std::move(spec));
+    const engine::JobResult result = eng.await(id);
+    const std::vector<uint8_t> bytes = engine::porep_c2_proof(job, result, loaded.params.vk);
+    formats::detail::write_file_atomically(a.proof, bytes);
+
+    nlohmann::json out;
+    out["proof_type"] = proof_name;
+    out["partitions"] = job.partitions.size();
+    out["proof"] = a.proof;
+    out["proof_bytes"] = bytes.size();
+    out["backend"] = backend->name();
+    out["params"] = loaded.path.string();
+    out["params_checked"] = !a.unchecked_params;
+    out["c1_s"] = c1_s;
+    out["params_load_s"] = loaded.seconds;
+    out["prove_s"] = result.wall_seconds;
+    out["total_s"] = seconds_since(t0);
+    out["peak_rss_bytes"] = result.peak_rss_bytes;
+    out["fallbacks"] = result.fallbacks;
+    out["verified"] = true;
+    std::printf("%s\n", a.json ? out.dump().c_str() : out.dump(2).c_str());
+    return 0;
+}
+
+struct ParamsArgs {
+    std::string proof_type, dir, manifest;
+    std::optional<uint64_t> seed;
+    bool unchecked = false, json = false;
+};
+
+int run_params_gen(const ParamsArgs& a) {
+    const auto config = filecoin::PorepConfig::from_registered(filecoin::seal_proof_from_name(a.proof_type));
+    const fs::path dir = filecoin::parameter_cache_dir(a.dir);
+    size_t last = 101;
+    auto progress = [&](const char* stage, size_t done, size_t total) {
+        if (a.json || total < 4096) return;
+        const size_t pct = total ? done * 100 / total : 100;
+        if (pct / 25 != last / 25 || done == total) std::fprintf(stderr, "params gen: %s %zu%%\n", stage, pct);
+        last = pct;
+    };
+    const auto g = filecoin::generate_porep_parameters(config, dir, a.seed, progress);
+    nlohmann::json out;
+    out["proof_type"] = a.proof_type;
+    out["params"] = g.params.string();
+    out["vk"] = g.vk.string();
+    out["meta"] = g.meta.string();
+    out["sections"] = {{"ic", g.ic}, {"h", g.h}, {"l", g.l}, {"a", g.a}, {"b", g.b}};
+    out["seconds"] = g.seconds;
+    out["toxic_waste"] = a.seed ? "derived from --seed: TESTS ONLY, anyone can forge proofs" : "OS CSPRNG, wiped";
+    std::printf("%s\n", a.json ? out.dump().c_str() : out.dump(2).c_str());
+    return 0;
+}
+
+// Finds, header-checks and fully loads the parameter file (and optionally checks its digest): what c2 will do.
+int run_params_check(const ParamsArgs& a) {
+    const auto proof = filecoin::seal_proof_from_name(a.proof_type);
+    const auto config = filecoin::PorepConfig::from_registered(proof);
+    const fs::path dir = filecoin::parameter_cache_dir(a.dir);
+    const auto names = filecoin::parameter_files(config);
+    const auto shape = filecoin::porep_parameter_shape(config);
+    nlohmann::json out;
+    out["proof_type"] = a.proof_type;
+    if (!a.manifest.empty()) {
+        const auto t0 = std::chrono::steady_clock::now();
+        filecoin::check_parameter_digest(filecoin::find_parameter_file(dir, names.params, a.proof_type), a.manifest);
+        filecoin::check_parameter_digest(filecoin::find_parameter_file(dir, names.vk, a.proof_type), a.manifest);
+        out["digest_s"] = seconds_since(t0);
+    }
+    formats::ParamsReadOptions read;
+    read.check_subgroup = !a.unchecked;
+    const auto loaded = filecoin::load_parameters(dir, names, shape, a.proof_type, read);
+    const auto vk = filecoin::load_verifying_key(dir, names, shape, a.proof_type);
+    if (!(vk == loaded.params.vk))
+        throw filecoin::FilecoinError(filecoin::FilecoinErrorKind::KeyMismatch,
+                                      names.vk + " is not the verifying key of " + names.params);
+    out["params"] = loaded.path.string();
+    out["bytes"] = loaded.file_bytes;
+    out["subgroup_checked"] = !a.unchecked;
+    out["load_s"] = loaded.seconds;
+    out["threads"] = num_threads();
+    out["valid"] = true;
+    std::printf("%s\n", a.json ? out.dump().c_str() : out.dump(2).c_str());
+    return 0;
+}
+
+}  // namespace
+
+void add_filecoin_c2_commands(CLI::App* fc, int& exit_code) {
+    {
+        auto a = std::make_shared<C2Args>();
+        auto* cmd = fc->add_subcommand("c2", "PoRep C2: prove a C1 output with Filecoin's parameters (every partition "
+                                             "verified before the proof is written)");
+        cmd->add_option("--c1", a->c1, "the C1 JSON (filecoin-proofs' or Curio's envelope)")
+            ->required()
+            ->check(CLI::ExistingFile);
+        cmd->add_option("--params-dir", a->params_dir,
+                        "parameter directory (default: $FIL_PROOFS_PARAMETER_CACHE, else "
+                        "/var/tmp/filecoin-proof-parameters)");
+        cmd->add_option("--proof", a->proof, "output: the proof (192 bytes per partition, partition order)")->required();
+        cmd->add_option("--backend", a->backend, "auto (GPU when present), cpu or gpu")
+            ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
+        cmd->add_flag("--unchecked-params", a->unchecked_params,
+                      "skip the subgroup checks of the proving key's points (on-curve checks stay)");
+        cmd->add_flag("--json", a->json, "one-line JSON output");
+        cmd->callback([a, &exit_code] { run_filecoin_command("c2", exit_code, [&] { return run_c2(*a); }); });
+    }
+    auto* params = fc->add_subcommand("params", "Filecoin's parameter files");
+    params->require_subcommand(1);
+    {
+        auto a = std::make_shared<ParamsArgs>();
+        auto* cmd = params->add_subcommand("gen", "TESTS: random parameters of a PoRep circuit (sectors up to 512 MiB), "
+                                                  "under Filecoin's file names");
+        cmd->add_option("--proof-type", a->proof_type, "registered seal proof, e.g. StackedDrg2KiBV1_1")->required();
+        cmd->add_option("--out", a->dir, "directory (default: $FIL_PROOFS_PARAMETER_CACHE, else "
+                                         "/var/tmp/filecoin-proof-parameters)");
+        cmd->add_option("--seed", a->seed, "derive the toxic waste from this seed (tests only: proofs become forgeable)");
+        cmd->add_flag("--json", a->json, "one-line JSON output");
+        cmd->callback([a, &exit_code] { run_filecoin_command("params gen", exit_code, [&] { return run_params_gen(*a); }); });
+    }
+    {
+        auto a = std::make_shared<ParamsArgs>();
+        auto* cmd = params->add_subcommand("check", "find and fully load a PoRep parameter file and its verifying key");
+        cmd->add_option("--proof-type", a->proof_type, "registered seal proof, e.g. StackedDrg32GiBV1_1")->required();
+        cmd->add_option("--params-dir", a->dir, "directory (default: $FIL_PROOFS_PARAMETER_CACHE, else "
+                                                "/var/tmp/filecoin-proof-parameters)");
+        cmd->add_option("--manifest", a->manifest, "also check both files' digests against this parameters.json")
+            ->check(CLI::ExistingFile);
+        cmd->add_flag("--unchecked", a->unchecked, "skip the subgroup checks (on-curve checks stay)");
+        cmd->add_flag("--json", a->json, "one-line JSON output");
+        cmd->callback([a, &exit_code] { run_filecoin_command("params check", exit_code, [&] { return run_params_check(*a); }); });
+    }
+}
+
+}  // namespace cuzk::cli

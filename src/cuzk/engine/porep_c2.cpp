@@ -1,0 +1,56 @@
+#include "cuzk/engine/porep_c2.hpp"
+
+#include <string>
+
+#include "cuzk/formats/proof_io.hpp"
+#include "cuzk/groth16/verifier.hpp"
+#include "cuzk/r1cs/circuit.hpp"
+#include "cuzk/util/thread_pool.hpp"
+
+namespace cuzk::engine {
+
+PorepC2Job porep_c2_job(const filecoin::C1Output& c1) {
+    PorepC2Job job;
+    job.partitions = filecoin::c1_to_partitions(c1);
+    job.config = filecoin::PorepConfig::from_registered(c1.registered_proof);
+    job.replica = {c1.replica_id, c1.seed, c1.comm_d, c1.comm_r};
+    job.public_inputs.reserve(job.partitions.size());
+    for (uint32_t k = 0; k < job.partitions.size(); k++)
+        job.public_inputs.push_back(filecoin::porep_public_inputs(job.config, job.replica, k));
+    return job;
+}
+
+JobSpec porep_c2_spec(const PorepC2Job& job, const r1cs::PrecompiledR1cs* pce) {
+    JobSpec spec;
+    spec.name = "porep-c2 " + filecoin::sector_size_name(job.config.sector_size);
+    spec.partitions = job.partitions.size();
+    spec.synthesize = [&job, pce](size_t i) {
+        const filecoin::StackedPorepCircuit circuit(job.partitions.at(i));
+        if (pce) return r1cs::assignment_from_pce(*pce, circuit, ThreadPool::global());
+        r1cs::ProvingAssignment asg;
+        r1cs::synthesize_groth16(asg, circuit);
+        return asg;
+    };
+    return spec;
+}
+
+std::vector<uint8_t> porep_c2_proof(const PorepC2Job& job, const JobResult& result, const groth16::VerifyingKey& vk) {
+    if (result.state != JobState::Done)
+        throw std::runtime_error(std::string("PoRep C2: the job ended ") + job_state_name(result.state) +
+                                 (result.error.empty() ? "" : ": " + result.error));
+    if (result.proofs.size() != job.partitions.size())
+        throw std::logic_error("PoRep C2: " + std::to_string(result.proofs.size()) + " proofs for " +
+                               std::to_string(job.partitions.size()) + " partitions");
+    const auto bytes = formats::encode_proofs(result.proofs);
+    const auto ok = filecoin::verify_porep_partitions(groth16::prepare_verifying_key(vk), job.config, job.replica, bytes);
+    std::string bad;
+    for (size_t k = 0; k < ok.size(); k++)
+        if (!ok[k]) bad += (bad.empty() ? "" : ", ") + std::to_string(k);
+    if (!bad.empty())
+        throw filecoin::FilecoinError(filecoin::FilecoinErrorKind::InvalidProof,
+                                      "PoRep C2: the proof of partition(s) " + bad +
+                                          " does not verify against Filecoin's public inputs; nothing written");
+    return bytes;
+}
+
+}  // namespace cuzk::engine

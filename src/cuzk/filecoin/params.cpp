@@ -1,0 +1,175 @@
+#include "cuzk/filecoin/params.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cuzk/filecoin/graph.hpp"
+#include "cuzk/filecoin/porep_circuit.hpp"
+#include "cuzk/groth16/setup.hpp"
+
+namespace cuzk::filecoin {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+[[noreturn]] void fail(FilecoinErrorKind kind, const std::string& message) { throw FilecoinError(kind, message); }
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+uint64_t domain_size(uint64_t rows) {
+    uint64_t m = 1;
+    while (m < rows) m <<= 1;
+    return m;
+}
+
+std::string porep_circuit_name(const PorepConfig& config) {
+    return "the " + sector_size_name(config.sector_size) + " PoRep partition circuit";
+}
+
+void write_text(const fs::path& path, const std::string& text) {
+    formats::detail::write_file_atomically(path, std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+}
+
+}  // namespace
+
+fs::path parameter_cache_dir(const fs::path& dir) {
+    if (!dir.empty()) return dir;
+    const char* env = std::getenv(std::string(kParameterCacheEnv).c_str());
+    if (env && *env) return fs::path(env);
+    return fs::path(std::string(kDefaultParameterCache));
+}
+
+ParameterShape ParameterShape::of(const r1cs::CircuitCounts& counts, std::string circuit) {
+    ParameterShape s;
+    s.circuit = std::move(circuit);
+    s.ic = counts.inputs;
+    s.h = domain_size(counts.constraints + counts.inputs) - 1;
+    s.l = counts.aux;
+    s.max_ab = counts.inputs + counts.aux;
+    return s;
+}
+
+ParameterShape porep_parameter_shape(const PorepConfig& config) {
+    return ParameterShape::of(porep_circuit_info(config), porep_circuit_name(config));
+}
+
+void check_parameter_layout(const formats::FileLayout& layout, const ParameterShape& shape, std::string_view file) {
+    auto count = [&](std::string_view name) -> std::optional<uint64_t> {
+        for (const auto& s : layout.sections)
+            if (s.name == name) return s.count;
+        return std::nullopt;
+    };
+    auto mismatch = [&](std::string_view section, uint64_t got, const std::string& want) {
+        fail(FilecoinErrorKind::KeyMismatch, std::string(file) + ": section " + std::string(section) + " has " +
+                                                 std::to_string(got) + " points, " + shape.circuit + " needs " + want +
+                                                 " (a file of another circuit?)");
+    };
+    if (const auto ic = count("ic"); ic && *ic != shape.ic) mismatch("ic", *ic, std::to_string(shape.ic));
+    if (const auto h = count("h"); h && *h != shape.h) mismatch("h", *h, std::to_string(shape.h));
+    if (const auto l = count("l"); l && *l != shape.l) mismatch("l", *l, std::to_string(shape.l));
+    for (const char* name : {"a", "b_g1", "b_g2"})
+        if (const auto n = count(name); n && *n > shape.max_ab)
+            mismatch(name, *n, "at most " + std::to_string(shape.max_ab));
+    const auto b1 = count("b_g1"), b2 = count("b_g2");
+    if (b1 && b2 && *b1 != *b2) mismatch("b_g2", *b2, std::to_string(*b1) + " (as many as b_g1)");
+}
+
+fs::path find_parameter_file(const fs::path& dir, const std::string& name, std::string_view proof_name) {
+    const fs::path path = dir / name;
+    std::error_code ec;
+    if (fs::is_regular_file(path, ec)) return path;
+    fail(FilecoinErrorKind::MissingParameters,
+         "no parameter file " + name + " in " + dir.string() + " (the directory comes from --params-dir, else " +
+             std::string(kParameterCacheEnv) + ", else " + std::string(kDefaultParameterCache) +
+             "; test parameters: cuzk filecoin params gen --proof-type " + std::string(proof_name) + ")");
+}
+
+LoadedParameters load_parameters(const fs::path& dir, const ParameterFileNames& names, const ParameterShape& shape,
+                                 std::string_view proof_name, const formats::ParamsReadOptions& options) {
+    const auto t0 = std::chrono::steady_clock::now();
+    LoadedParameters out;
+    out.path = find_parameter_file(dir, names.params, proof_name);
+    const formats::MappedFile file(out.path);
+    const std::string source = out.path.string();
+    check_parameter_layout(formats::parse_parameters_layout(file.bytes(), source), shape, source);
+    auto read = formats::read_parameters(file.bytes(), source, options);
+    out.params = std::move(read.params);
+    out.file_bytes = file.bytes().size();
+    out.seconds = seconds_since(t0);
+    return out;
+}
+
+groth16::VerifyingKey load_verifying_key(const fs::path& dir, const ParameterFileNames& names,
+                                         const ParameterShape& shape, std::string_view proof_name) {
+    const fs::path path = find_parameter_file(dir, names.vk, proof_name);
+    const formats::MappedFile file(path);
+    check_parameter_layout(formats::parse_verifying_key_layout(file.bytes(), path.string()), shape, path.string());
+    return formats::read_verifying_key(file.bytes(), path.string()).vk;
+}
+
+std::string parameter_file_digest(const fs::path& path) {
+    const formats::MappedFile file(path);
+    Blake2b hash(64);
+    constexpr size_t kPiece = size_t(64) << 20;  // one piece at a time: the page cache, not RSS, holds the file
+    for (size_t off = 0; off < file.bytes().size(); off += kPiece)
+        hash.update(file.bytes().subspan(off, std::min(kPiece, file.bytes().size() - off)));
+    return to_hex(hash.finish()).substr(0, 32);
+}
+
+void check_parameter_digest(const fs::path& file, const fs::path& manifest) {
+    std::ifstream in(manifest);
+    if (!in) fail(FilecoinErrorKind::Io, "cannot read the parameter manifest " + manifest.string());
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string want;
+    try {
+        const auto j = nlohmann::json::parse(text.str());
+        const auto entry = j.find(file.filename().string());
+        if (entry == j.end())
+            fail(FilecoinErrorKind::MissingParameters,
+                 manifest.string() + " has no entry for " + file.filename().string());
+        want = entry->at("digest").get<std::string>();
+    } catch (const nlohmann::json::exception& e) {
+        fail(FilecoinErrorKind::Io, manifest.string() + ": not a parameters.json manifest (" + e.what() + ")");
+    }
+    const std::string got = parameter_file_digest(file);
+    if (got != want)
+        fail(FilecoinErrorKind::DigestMismatch, file.string() + ": BLAKE2b digest " + got + ", " + manifest.string() +
+                                                    " records " + want + " (a damaged or different file)");
+}
+
+GeneratedParameters generate_porep_parameters(const PorepConfig& config, const fs::path& dir,
+                                              std::optional<uint64_t> seed, const ParamsGenProgress& progress) {
+    if (config.sector_size > (uint64_t(512) << 20))
+        fail(FilecoinErrorKind::Unsupported,
+             "params gen makes test parameters for sectors up to 512 MiB; a " + sector_size_name(config.sector_size) +
+                 " setup needs far more memory and time (use the published parameters)");
+    const auto t0 = std::chrono::steady_clock::now();
+    const ParameterFileNames names = parameter_files(config);
+    const StackedPorepCircuit circuit(blank_stacked_porep_partition(StackedPorepShape::of(config)));
+    const auto tw = seed ? groth16::ToxicWaste::from_seed(*seed) : groth16::ToxicWaste::random();
+    const groth16::Parameters params = groth16::generate_parameters(circuit, tw, nullptr, progress);
+
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) fail(FilecoinErrorKind::Io, "cannot create " + dir.string() + ": " + ec.message());
+    GeneratedParameters out;
+    out.params = dir / names.params;
+    out.vk = dir / names.vk;
+    out.meta = dir / names.meta;
+    formats::write_parameters(out.params, params);
+    formats::write_verifying_key(out.vk, params.vk);
+    write_text(out.meta, nlohmann::json{{"sector_size", config.sector_size}}.dump());
+    out.ic = params.vk.ic.size(), out.h = params.h.size(), out.l = params.l.size();
+    out.a = params.a.size(), out.b = params.b_g1.size();
+    out.seconds = seconds_since(t0);
+    return out;
+}
+
+}  // namespace cuzk::filecoin
