@@ -1,10 +1,13 @@
 // The real PoRep partition's synthesis from a C1 (filecoin/porep_circuit.hpp), per proof type: the witness alone
 // (WitnessAssignment: values only, the combinations are never built) and the prover's full assignment
-// (ProvingAssignment: a, b, c per row and the densities), on one thread (the circuit synthesizes its challenges one
-// after another). The C1 comes from filecoin/c1_gen (consistent, no sealing); partition 0 is synthesized.
+// (ProvingAssignment: a, b, c per row and the densities). The challenges synthesize in parallel
+// (r1cs::synthesize_parts): on one thread (threads:1) and on every hardware thread (threads:0). The C1 comes from
+// filecoin/c1_gen (consistent, no sealing); partition 0 is synthesized.
 //   build/bench/cuzk_bench --benchmark_filter=porep_partition_synthesis
-// Args: the RegisteredSealProof id (5 = 2 KiB V1_1, 6 = 8 MiB, 7 = 512 MiB, 8 = 32 GiB).
+// Args: the RegisteredSealProof id (5 = 2 KiB V1_1, 6 = 8 MiB, 7 = 512 MiB, 8 = 32 GiB), synthesis threads.
 #include <benchmark/benchmark.h>
+
+#include <thread>
 
 #include "cuzk/filecoin/c1.hpp"
 #include "cuzk/filecoin/c1_gen.hpp"
@@ -25,6 +28,9 @@ filecoin::StackedPorepPartition partition0(int64_t proof_id) {
 
 template <class CS>
 void BM_porep_partition_synthesis(benchmark::State& state) {
+    const size_t threads = size_t(state.range(1)) ? size_t(state.range(1)) : std::thread::hardware_concurrency();
+    const size_t before = r1cs::parallel_synthesis_threads();
+    r1cs::set_parallel_synthesis_threads(threads);
     const StackedPorepPartition part = partition0(state.range(0));
     const StackedPorepCircuit circuit(part);
     size_t rows = 0;
@@ -34,6 +40,7 @@ void BM_porep_partition_synthesis(benchmark::State& state) {
         rows = cs.aux().size();
         benchmark::DoNotOptimize(rows);
     }
+    r1cs::set_parallel_synthesis_threads(before);
     state.counters["aux"] = double(rows);
     state.counters["aux_per_s"] = benchmark::Counter(double(rows) * double(state.iterations()), benchmark::Counter::kIsRate);
 }
@@ -42,17 +49,15 @@ void BM_porep_partition_synthesis(benchmark::State& state) {
 
 BENCHMARK(BM_porep_partition_synthesis<r1cs::WitnessAssignment>)
     ->Name("porep_partition_synthesis/witness")
-    ->ArgName("proof")
-    ->Arg(5)
-    ->Arg(8)
+    ->ArgNames({"proof", "threads"})
+    ->ArgsProduct({{5, 8}, {1, 0}})
     ->Iterations(1)
     ->Unit(benchmark::kSecond)
     ->UseRealTime();
 BENCHMARK(BM_porep_partition_synthesis<r1cs::ProvingAssignment>)
     ->Name("porep_partition_synthesis/proving")
-    ->ArgName("proof")
-    ->Arg(5)
-    ->Arg(8)
+    ->ArgNames({"proof", "threads"})
+    ->ArgsProduct({{5, 8}, {1, 0}})
     ->Iterations(1)
     ->Unit(benchmark::kSecond)
     ->UseRealTime();
