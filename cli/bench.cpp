@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "cuzk/circuits/porep.hpp"
+#include "cuzk/circuits/catalog.hpp"
 #include "cuzk/ec/g1.hpp"
 #include "cuzk/ec/g2.hpp"
 #include "cuzk/ec/random_points.hpp"
@@ -137,14 +137,15 @@ void bench_msm(const std::string& name, int log_size, int reps) {
 }  // namespace
 
 std::vector<std::string> bench_names() {
-    return {"all", "fq-mul", "fr-mul", "g1-add", "pairing", "ntt", "msm-g1", "msm-g2", "groth16", "pipeline", "porep-c2"};
+    return {"all", "fq-mul", "fr-mul", "g1-add", "pairing", "ntt", "msm-g1", "msm-g2", "groth16", "pipeline", "porep-c2",
+            "params-load"};
 }
 
-// `groth16_circuit`: mulchain (2^log_size constraints) or a PoRep-shaped preset. Declared in main.cpp, beside the
-// option it serves (commands.hpp declares the one-argument form).
+// `groth16_circuit`: mulchain (2^log_size constraints) or a PoRep circuit (circuits/catalog.hpp).
 int run_bench(const BenchOptions& opt, const std::string& groth16_circuit) {
-    if (groth16_circuit != "mulchain" && !circuits::is_porep_preset(groth16_circuit))
-        throw std::invalid_argument("bench groth16: unknown circuit '" + groth16_circuit + "' (mulchain, porep presets)");
+    if (groth16_circuit != "mulchain" && !circuits::is_porep_circuit(groth16_circuit))
+        throw std::invalid_argument("bench groth16: unknown circuit '" + groth16_circuit +
+                                    "' (mulchain, porep-2k ... porep-64g or a PoRep proof type)");
     int reps = opt.quick ? 3 : opt.repetitions;
     auto size_or = [&](int dflt, int quick) { return opt.log_size >= 0 ? opt.log_size : (opt.quick ? quick : dflt); };
     bool all = opt.what == "all";
@@ -169,7 +170,9 @@ int run_bench(const BenchOptions& opt, const std::string& groth16_circuit) {
         c.publics = 1;
         run_bench_pipeline(c, opt, cpu_model());
     }
-    if (opt.what == "porep-c2") run_bench_porep_c2(opt, cpu_model());  // a system benchmark too
+    // System benchmarks too (not part of "all").
+    if (opt.what == "porep-c2") run_bench_porep_c2(opt, cpu_model());
+    if (opt.what == "params-load") run_bench_params_load(opt, cpu_model());
     return 0;
 }
 

@@ -1,10 +1,12 @@
 // `cuzk bench porep-c2`: Filecoin's PoRep C2 (the real StackedDrg circuit, every partition of one C1) through the
 // engine, with the job's figures: wall, per-partition synthesis and proving, the prover's stages, GPU busy share,
-// peak RSS. The C1 is a file or generated (filecoin c1-gen: any sector size without sealing); the parameters are
+// peak RSS; partitions from the pre-compiled matrices (PCE) unless --full-synthesis. `cuzk bench params-load`: a
+// parameter file loaded with and without the subgroup checks. The C1 is a file or generated (filecoin c1-gen: any sector size without sealing); the parameters are
 // Filecoin's files or, for sizes without a setup (32 GiB), random points of the circuit's exact shape (then the
 // proofs are not verified).
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -12,11 +14,14 @@
 #include <string>
 
 #include "commands.hpp"
+#include "cuzk/circuits/catalog.hpp"
 #include "cuzk/engine/engine.hpp"
 #include "cuzk/engine/porep_c2.hpp"
 #include "cuzk/filecoin/c1.hpp"
 #include "cuzk/filecoin/c1_gen.hpp"
 #include "cuzk/filecoin/params.hpp"
+#include "cuzk/formats/bellman_params.hpp"
+#include "cuzk/util/thread_pool.hpp"
 #include "cuzk/groth16/setup.hpp"
 #include "cuzk/r1cs/circuit.hpp"
 #include "cuzk/r1cs/pce.hpp"
@@ -29,9 +34,14 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// --proof-type: a proof name or the catalog's alias (porep-32g).
+filecoin::RegisteredSealProof bench_proof(const BenchOptions& opt) {
+    if (const auto p = circuits::porep_circuit_proof(opt.proof_type)) return *p;
+    return filecoin::seal_proof_from_name(opt.proof_type);
+}
+
 filecoin::C1Output bench_c1(const BenchOptions& opt) {
-    if (opt.c1_path.empty())
-        return filecoin::generate_c1_sector(filecoin::seal_proof_from_name(opt.proof_type), opt.c1_seed).c1;
+    if (opt.c1_path.empty()) return filecoin::generate_c1_sector(bench_proof(opt), opt.c1_seed).c1;
     std::ifstream in(opt.c1_path, std::ios::binary);
     if (!in) throw std::runtime_error("--c1: cannot open " + opt.c1_path);
     return filecoin::parse_c1_or_envelope(std::string(std::istreambuf_iterator<char>(in), {}));
@@ -55,7 +65,56 @@ groth16::Parameters random_parameters(const engine::PorepC2Job& job, const r1cs:
     return groth16::benchmark_parameters(q, 1);
 }
 
+// The query sizes of the partition circuit from its compiled matrices (no witness).
+groth16::QueryShape porep_query_shape(const filecoin::PorepConfig& config) {
+    const r1cs::PrecompiledR1cs pce = r1cs::compile_r1cs(
+        filecoin::StackedPorepCircuit(filecoin::blank_stacked_porep_partition(filecoin::StackedPorepShape::of(config))));
+    groth16::QueryShape q;
+    q.inputs = pce.num_inputs, q.aux = pce.num_aux, q.constraints = pce.num_constraints;
+    q.a_aux = pce.a_aux_density.count();
+    q.b = pce.b_input_density.count() + pce.b_aux_density.count();
+    return q;
+}
+
 }  // namespace
+
+// Loading a PoRep parameter file as `filecoin c2` does (found by name, headers checked, every point decoded), with
+// and without the subgroup checks. With --random-params a missing file is first written with random points of the
+// circuit's exact shape (sizes without published test parameters: the 32 GiB file is ~44 GiB).
+int run_bench_params_load(const BenchOptions& opt, const std::string& cpu) {
+    const auto proof = bench_proof(opt);
+    const auto config = filecoin::PorepConfig::from_registered(proof);
+    const auto dir = filecoin::parameter_cache_dir(opt.params_dir);
+    const auto names = filecoin::parameter_files(config);
+    nlohmann::json j;
+    j["bench"] = "params-load";
+    j["proof_type"] = std::string(filecoin::proof_name(proof));
+    auto t0 = std::chrono::steady_clock::now();
+    const auto shape = filecoin::porep_parameter_shape(config);
+    j["shape_s"] = seconds_since(t0);
+    std::error_code ec;
+    if (!std::filesystem::exists(dir / names.params, ec) && opt.random_params) {
+        t0 = std::chrono::steady_clock::now();
+        std::filesystem::create_directories(dir, ec);
+        formats::write_parameters(dir / names.params, groth16::benchmark_parameters(porep_query_shape(config), 1));
+        j["random_file_written_s"] = seconds_since(t0);
+    }
+    for (const bool checked : {false, true}) {
+        formats::ParamsReadOptions read;
+        read.check_subgroup = checked;
+        const auto loaded = filecoin::load_parameters(dir, names, shape, filecoin::proof_name(proof), read);
+        const size_t points = loaded.params.h.size() + loaded.params.l.size() + loaded.params.a.size() +
+                              loaded.params.b_g1.size() + loaded.params.b_g2.size();
+        j["bytes"] = loaded.file_bytes;
+        j["points"] = points;
+        j[checked ? "checked_s" : "unchecked_s"] = loaded.seconds;
+    }
+    j["threads"] = num_threads();
+    j["cpu"] = cpu;
+    std::printf("%s\n", j.dump().c_str());
+    std::fflush(stdout);
+    return 0;
+}
 
 int run_bench_porep_c2(const BenchOptions& opt, const std::string& cpu) {
     nlohmann::json j;
@@ -71,7 +130,7 @@ int run_bench_porep_c2(const BenchOptions& opt, const std::string& cpu) {
     j["partitions"] = job.partitions.size();
 
     std::optional<r1cs::PrecompiledR1cs> pce;
-    if (opt.pce) {
+    if (!opt.full_synthesis) {
         t0 = std::chrono::steady_clock::now();
         pce = r1cs::compile_r1cs(filecoin::StackedPorepCircuit(
             filecoin::blank_stacked_porep_partition(filecoin::StackedPorepShape::of(job.config))));
@@ -110,7 +169,7 @@ int run_bench_porep_c2(const BenchOptions& opt, const std::string& cpu) {
     if (!opt.random_params) engine::porep_c2_proof(job, res, params.vk);
     j["verified"] = !opt.random_params;
     j["random_params"] = opt.random_params;
-    j["pce"] = opt.pce;
+    j["pce"] = !opt.full_synthesis;
     j["workers"] = opt.workers;
     j["lookahead"] = opt.lookahead;
     j["backend"] = backend->name();

@@ -45,6 +45,9 @@ struct BenchOptions {
     std::string c1_path;
     uint64_t c1_seed = 1;
     std::string params_dir;
+    // porep-c2: every partition fully synthesized instead of its witness and the matrices compiled once (the PCE,
+    // the default: ~4x faster per 32 GiB partition on the H200 host)
+    bool full_synthesis = false;
 };
 
 // A built-in circuit and how to build its witness (circuits/catalog.hpp).
@@ -85,8 +88,9 @@ int run_circuit_info(const CircuitOptions& c, bool json);
 int run_pce_build(const CircuitOptions& c, const std::string& out, bool json);
 int run_pce_info(const std::string& path, bool json);
 
-// Prints one JSON object per benchmark on stdout; returns the process exit code. `bench groth16` proves the
-// mulchain circuit, or `groth16_circuit` when it names a PoRep-shaped preset.
+// Prints one JSON object per benchmark on stdout; returns the process exit code. `bench groth16` and `bench pipeline`
+// prove the mulchain circuit, or `groth16_circuit` when it names a PoRep circuit (porep-2k ... porep-64g or a proof
+// type: Filecoin's partition circuit on generated C1 data).
 int run_bench(const BenchOptions& opt);
 int run_bench(const BenchOptions& opt, const std::string& groth16_circuit);
 
@@ -104,6 +108,8 @@ std::unique_ptr<groth16::ProverBackend> make_backend(const std::string& choice, 
 
 // Filecoin's PoRep C2 through the engine (bench porep-c2): one JSON line with the job's figures.
 int run_bench_porep_c2(const BenchOptions& opt, const std::string& cpu);
+// Loading a PoRep parameter file with and without the subgroup checks (bench params-load).
+int run_bench_params_load(const BenchOptions& opt, const std::string& cpu);
 
 // An engine job's figures (wall, per-partition synthesis and proving, layer sums, busy shares, peak RSS, ...) added
 // to a benchmark's JSON object; the timeline's breakdown is printed on stderr.

@@ -61,8 +61,11 @@ struct AwaitArgs {
 
 void add_submit_options(CLI::App* cmd, SubmitArgs& a) {
     cmd->add_option("--circuit", a.circuit,
-                    "cubic, mulchain, a PoRep preset, or a job kind: porep-c2, window-post, winning-post, snap-update");
-    cmd->add_option("--preset", a.preset, "job kinds: the PoRep preset they prove (default porep-128k)");
+                    "cubic, mulchain, a PoRep circuit (porep-2k ... porep-64g, or a proof type such as "
+                    "StackedDrg32GiBV1_1), or a job kind: porep-c2, window-post, winning-post, snap-update");
+    cmd->add_option("--preset,--proof-type", a.preset,
+                    "job kinds: the PoRep circuit they prove (default porep-2k; window-post, winning-post and "
+                    "snap-update prove it too until their circuits are wired, issue 18)");
     cmd->add_option("--log-size", a.log_size, "mulchain: 2^k constraints");
     cmd->add_option("--witness-seed", a.witness_seed, "witness generator seed (default: random)");
     cmd->add_option("--partitions", a.partitions, "partitions (default: the kind's, else 1)");

@@ -17,6 +17,7 @@
 #include "cuzk/filecoin/c1.hpp"
 #include "cuzk/filecoin/params.hpp"
 #include "cuzk/formats/bellman_params.hpp"
+#include "cuzk/r1cs/pce.hpp"
 #include "cuzk/util/thread_pool.hpp"
 
 namespace cuzk::cli {
@@ -38,6 +39,7 @@ std::string read_text_file(const std::string& path, const char* what) {
 struct C2Args {
     std::string c1, params_dir, proof, backend = "auto";
     bool unchecked_params = false, json = false;
+    bool full_synthesis = false;  // each partition fully synthesized instead of witness + the compiled matrices
 };
 
 // C1 -> validated witnesses -> parameters (found by Filecoin's name, headers checked, points checked) -> one engine
@@ -60,11 +62,22 @@ int run_c2(const C2Args& a) {
     const filecoin::LoadedParameters loaded = filecoin::load_parameters(dir, names, shape, proof_name, read);
     if (!a.json) std::fprintf(stderr, "c2: %s loaded in %.2f s\n", loaded.path.c_str(), loaded.seconds);
 
+    // The partition circuit's matrices, recorded once (seconds at 32 GiB): each partition then needs only its witness
+    // and a sparse product, ~4x faster than full synthesis on the H200 host (docs/perf.md).
+    std::optional<r1cs::PrecompiledR1cs> pce;
+    double pce_s = 0;
+    if (!a.full_synthesis) {
+        const auto p0 = std::chrono::steady_clock::now();
+        pce = r1cs::compile_r1cs(filecoin::StackedPorepCircuit(
+            filecoin::blank_stacked_porep_partition(filecoin::StackedPorepShape::of(job.config))));
+        pce_s = seconds_since(p0);
+    }
+
     auto backend = make_backend(a.backend, loaded.params);
     std::unique_ptr<groth16::ProverBackend> cpu_fallback;
     if (backend->name() != "cpu") cpu_fallback = std::make_unique<groth16::CpuBackend>(loaded.params);
     engine::Engine eng;
-    engine::JobSpec spec = engine::porep_c2_spec(job);
+    engine::JobSpec spec = engine::porep_c2_spec(job, pce ? &*pce : nullptr);
     spec.backend = backend.get();
     spec.fallback = cpu_fallback.get();
     spec.verify_key = &loaded.params.vk;
@@ -83,6 +96,8 @@ int run_c2(const C2Args& a) {
     out["params_checked"] = !a.unchecked_params;
     out["c1_s"] = c1_s;
     out["params_load_s"] = loaded.seconds;
+    out["pce"] = !a.full_synthesis;
+    if (pce) out["pce_compile_s"] = pce_s;
     out["prove_s"] = result.wall_seconds;
     out["total_s"] = seconds_since(t0);
     out["peak_rss_bytes"] = result.peak_rss_bytes;
@@ -171,6 +186,8 @@ void add_filecoin_c2_commands(CLI::App* fc, int& exit_code) {
             ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
         cmd->add_flag("--unchecked-params", a->unchecked_params,
                       "skip the subgroup checks of the proving key's points (on-curve checks stay)");
+        cmd->add_flag("--full-synthesis", a->full_synthesis,
+                      "synthesize every partition in full instead of its witness and the matrices recorded once");
         cmd->add_flag("--json", a->json, "one-line JSON output");
         cmd->callback([a, &exit_code] { run_filecoin_command("c2", exit_code, [&] { return run_c2(*a); }); });
     }

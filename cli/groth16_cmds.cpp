@@ -20,8 +20,8 @@
 #include "commands.hpp"
 #include "cuzk/circuits/builtin.hpp"
 #include "cuzk/circuits/catalog.hpp"
-#include "cuzk/circuits/porep.hpp"
 #include "cuzk/engine/engine.hpp"
+#include "cuzk/filecoin/porep_circuit.hpp"
 #include "cuzk/formats/bellman_params.hpp"
 #include "cuzk/formats/proof_io.hpp"
 #include "cuzk/formats/snarkjs_json.hpp"
@@ -70,7 +70,10 @@ void write_publics(const std::string& path, const std::vector<std::vector<Fr>>& 
         text = formats::public_inputs_to_json(publics[0]);
     } else {
         text = "[";
-        for (size_t i = 0; i < publics.size(); i++) text += (i ? "," : "") + formats::public_inputs_to_json(publics[i]);
+        for (size_t i = 0; i < publics.size(); i++) {
+            if (i) text += ',';  // (not `(i ? "," : "") + json`: GCC 12 reports a false -Wrestrict there)
+            text += formats::public_inputs_to_json(publics[i]);
+        }
         text += "]";
     }
     std::ofstream f(path);
@@ -269,11 +272,12 @@ int run_verify(const VerifyOptions& opt) {
     return ok ? 0 : 1;
 }
 
-// The circuit of a benchmark's JSON line: the preset and its constraint count, or the mul chain's size.
+// The circuit of a benchmark's JSON line: the PoRep circuit (its name, proof type and rows), or the mul chain's size.
 static void describe_circuit(nlohmann::json& j, const CircuitOptions& c) {
-    if (circuits::is_porep_preset(c.name)) {
+    if (auto proof = circuits::porep_circuit_proof(c.name)) {
         j["circuit"] = c.name;
-        j["constraints"] = circuits::porep_constraint_count(circuits::porep_preset(c.name)).total();
+        j["proof_type"] = std::string(filecoin::proof_name(*proof));
+        j["constraints"] = circuits::circuit_constraints(c);
     } else {
         j["log_constraints"] = c.log_size;
     }
@@ -282,8 +286,8 @@ static void describe_circuit(nlohmann::json& j, const CircuitOptions& c) {
 int run_bench_groth16(const CircuitOptions& circuit, const BenchOptions& opt, int reps, const std::string& cpu) {
     // Setup once from the circuit without data (deterministic toxic waste), then `reps` proofs on the chosen backend,
     // each verified. Proof r is make_circuit's proof r with witness seed 1000: a fresh dense random witness for
-    // mulchain; for a PoRep preset, partition r mod P of the replica with seed 1000 + r / P (every rep proves new
-    // generator data). Synthesis is timed apart from the prover call. With --random-params the parameters are
+    // mulchain; for a PoRep circuit, partition r mod P of the sector generated from seed 1000 + r / P (every P reps
+    // prove a new sector). Synthesis is timed apart from the prover call. With --random-params the parameters are
     // benchmark_parameters of proof 0's assignment (sizes where a setup takes too long) and nothing is verified.
     if (opt.same_witness && !opt.random_params)
         throw std::invalid_argument("bench groth16: --same-witness needs --random-params (its proofs are not verified)");
@@ -441,7 +445,8 @@ void add_job_report(nlohmann::json& j, const engine::JobResult& res, size_t part
 
 int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, const std::string& cpu) {
     // Setup from the circuit without data (deterministic toxic waste); then one job of P partitions: partition i is
-    // make_circuit's proof i with witness seed 2000 (for a PoRep preset, partition i mod P' of replica 2000 + i / P').
+    // make_circuit's proof i with witness seed 2000 (for a PoRep circuit, partition i mod P' of the sector generated
+    // from seed 2000 + i / P').
     // With --random-params: benchmark_parameters of partition 0's shape, and nothing is verified.
     CircuitOptions c = circuit;
     c.witness_seed = 2000;
@@ -551,25 +556,35 @@ int run_circuit_info(const CircuitOptions& c, bool json) {
     if (!seeded.witness_seed) seeded.witness_seed = 1;
     if (seeded.x.empty()) seeded.x = "3";
     nlohmann::json porep;
-    if (circuits::is_porep_preset(c.name)) {
-        // The shape and the formula's count (circuits/porep.hpp), printed before synthesis, which a preset too big
-        // for this machine's memory skips.
-        circuits::PorepParams p = circuits::porep_preset(c.name);
-        circuits::PorepConstraintCount count = circuits::porep_constraint_count(p);
-        porep = {{"challenges", p.challenges},       {"layers", p.layers},
-                 {"parents", p.parents},             {"tree_d_height", p.tree_d_height},
-                 {"tree_c_height", p.tree_c_height}, {"tree_r_height", p.tree_r_height},
-                 {"partitions", p.partitions},       {"constraints_formula", count.total()}};
+    if (auto proof = circuits::porep_circuit_proof(c.name)) {
+        // The shape and its counts (a synthesis into a counting system: no witness, nothing stored), printed before
+        // the synthesis of a witness, which a partition too big for this machine's memory skips.
+        const auto config = filecoin::PorepConfig::from_registered(*proof);
+        const auto info = filecoin::porep_circuit_info(config);
+        const std::string proof_type(filecoin::proof_name(*proof));
+        porep = {{"proof_type", proof_type},
+                 {"sector_size", config.sector_size},
+                 {"partitions", config.partitions},
+                 {"challenges_per_partition", config.challenges_per_partition()},
+                 {"layers", config.layers()},
+                 {"constraints", info.constraints},  // the circuit's own rows, as filecoin circuit-info counts them
+                 {"inputs", info.inputs},            // with the constant one: bellperson appends a row for each
+                 {"aux", info.aux},
+                 {"rows", info.constraints + info.inputs}};
         if (!json)
-            std::printf("%s: %zu challenges, %zu layers, %zu parents, tree D 2^%u (SHA-256), trees C and R 8^%u / 8^%u "
-                        "(Poseidon), %zu partitions; %llu constraints per partition by the formula\n",
-                        c.name.c_str(), p.challenges, p.layers, p.parents, p.tree_d_height, p.tree_c_height,
-                        p.tree_r_height, p.partitions, (unsigned long long)count.total());
-        // a, b, c and about as many aux values per constraint, 32 bytes each
-        const uint64_t bytes = count.total() * 4 * sizeof(Fr);
+            std::printf("%s: Filecoin's PoRep partition circuit of %s (%s sectors, %u partition%s, %u challenges per "
+                        "partition, %u layers): %llu constraints + %llu input rows, %llu aux variables\n",
+                        c.name.c_str(), proof_type.c_str(), filecoin::sector_size_name(config.sector_size).c_str(),
+                        config.partitions, config.partitions == 1 ? "" : "s", config.challenges_per_partition(),
+                        config.layers(),
+                        (unsigned long long)info.constraints, (unsigned long long)info.inputs,
+                        (unsigned long long)info.aux);
+        // a, b, c and about as many aux values per row, 32 bytes each
+        const uint64_t rows = info.constraints + info.inputs;
+        const uint64_t bytes = rows * 4 * sizeof(Fr);
         if (bytes > uint64_t{8} << 30) {
             porep["synthesized"] = false;
-            if (json) std::printf("%s\n", nlohmann::json{{"circuit", c.name}, {"constraints", count.total()}, {"porep", porep}}.dump().c_str());
+            if (json) std::printf("%s\n", nlohmann::json{{"circuit", c.name}, {"constraints", rows}, {"porep", porep}}.dump().c_str());
             else std::printf("not synthesized here: about %.0f GiB for one partition's assignment\n", (double)bytes / (1 << 30));
             return 0;
         }

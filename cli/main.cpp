@@ -7,7 +7,7 @@
 #include "daemon_cmds.hpp"
 #include "filecoin_cmds.hpp"
 #include "commands.hpp"
-#include "cuzk/circuits/porep.hpp"
+#include "cuzk/circuits/catalog.hpp"
 #include "cuzk/r1cs/circuit.hpp"
 #include "cuzk/util/thread_pool.hpp"
 
@@ -24,17 +24,27 @@ int main(int argc, char** argv) {
     auto* info = app.add_subcommand("info", "print the machine, thread and GPU summary");
     auto* selfcheck = app.add_subcommand("selfcheck", "check the arithmetic (and GPU against CPU when present)");
 
-    auto add_circuit = [](CLI::App* cmd, cuzk::cli::CircuitOptions& c) {
-        std::vector<std::string> circuits = {"cubic", "mulchain"};
-        for (const std::string& preset : cuzk::circuits::porep_preset_names()) circuits.push_back(preset);
-        cmd->add_option("--circuit,--preset", c.name,
-                        "built-in circuit: cubic (x^3 + x + 5 = y), mulchain, or a PoRep-shaped preset "
-                        "(porep-128k, porep-1m, porep-16m, porep-32g; proof i of a batch is partition i)")
-            ->check(CLI::IsMember(circuits));
+    // Built-in circuits and Filecoin's PoRep partition circuit, by alias (porep-2k ... porep-64g) or proof type.
+    const CLI::Validator circuit_name(
+        [](std::string& name) {
+            return cuzk::circuits::is_circuit_name(name)
+                       ? std::string()
+                       : "unknown circuit '" + name + "' (cubic, mulchain, porep-2k, porep-8m, porep-512m, porep-32g, "
+                                                      "porep-64g or a proof type such as StackedDrg32GiBV1_1)";
+        },
+        "CIRCUIT");
+    auto add_circuit = [&circuit_name](CLI::App* cmd, cuzk::cli::CircuitOptions& c) {
+        cmd->add_option("--circuit,--preset,--proof-type", c.name,
+                        "built-in circuit: cubic (x^3 + x + 5 = y), mulchain, or Filecoin's PoRep partition circuit "
+                        "of a proof type: porep-2k, porep-8m, porep-512m, porep-32g, porep-64g or its name "
+                        "(StackedDrg32GiBV1_1, ...); proof i of a batch is partition i mod P of sector i / P, "
+                        "from generated C1 data")
+            ->check(circuit_name);
         cmd->add_option("--log-size", c.log_size, "mulchain: 2^k constraints")->check(CLI::Range(2, 27));
         cmd->add_option("--publics", c.publics, "mulchain: number of public values")->check(CLI::Range(1, 1 << 20));
         cmd->add_option("--witness-seed", c.witness_seed,
-                        "mulchain: witness seed (proof i uses seed + i); porep: replica seed");
+                        "mulchain: witness seed (proof i uses seed + i); porep: the generated sectors' seed "
+                        "(sector j uses seed + j)");
         cmd->add_option("--x", c.x, "cubic: the private x (decimal; proof i uses x + i)");
     };
 
@@ -122,22 +132,23 @@ int main(int argc, char** argv) {
     bench->add_option("--timeline", bench_opt.timeline_path,
                       "groth16, pipeline: write the last call's timing spans (all layers) to this JSON file");
     bench->add_option("--proof-type", bench_opt.proof_type,
-                      "porep-c2: registered seal proof of the generated C1 (default StackedDrg32GiBV1_1)");
+                      "porep-c2: registered seal proof of the generated C1 (default StackedDrg32GiBV1_1); groth16, "
+                      "pipeline: the PoRep circuit of this proof type (as --circuit)");
     bench->add_option("--c1", bench_opt.c1_path, "porep-c2: prove this C1 instead of a generated one")
         ->check(CLI::ExistingFile);
     bench->add_option("--c1-seed", bench_opt.c1_seed, "porep-c2: the generated C1's seed (default 1)");
+    bench->add_flag("--full-synthesis", bench_opt.full_synthesis,
+                    "porep-c2: synthesize every partition in full instead of witness + the matrices compiled once");
     bench->add_option("--params-dir", bench_opt.params_dir,
                       "porep-c2: Filecoin's parameter files (default: $FIL_PROOFS_PARAMETER_CACHE, else "
                       "/var/tmp/filecoin-proof-parameters); or --random-params");
     std::string bench_circuit = "mulchain";
-    {
-        std::vector<std::string> circuits = {"mulchain"};
-        for (const std::string& preset : cuzk::circuits::porep_preset_names()) circuits.push_back(preset);
+    auto* bench_circuit_opt =
         bench->add_option("--circuit,--preset", bench_circuit,
-                          "groth16: mulchain (2^k constraints, --log-constraints k) or a PoRep-shaped preset "
-                          "(porep-128k, porep-1m, ...; proof r proves partition r of generator data)")
-            ->check(CLI::IsMember(circuits));
-    }
+                          "groth16, pipeline: mulchain (2^k constraints, --log-constraints k) or Filecoin's PoRep "
+                          "partition circuit (porep-2k ... porep-64g, or a proof type; proof r proves partition "
+                          "r mod P of generated sector r / P)")
+            ->check(circuit_name);
 
     cuzk::cli::add_circom_commands(app);
     int filecoin_exit = -1;  // set by the filecoin commands, which run inside parse (after --threads is read)
@@ -167,6 +178,24 @@ int main(int argc, char** argv) {
         if (*info) return cuzk::cli::run_info();
         if (*selfcheck) return cuzk::cli::run_selfcheck();
         if (*bench) {
+            if ((bench_opt.what == "groth16" || bench_opt.what == "pipeline") && bench->count("--proof-type")) {
+                // --proof-type names the PoRep circuit, as --circuit does.
+                if (bench_circuit_opt->count() && bench_circuit != bench_opt.proof_type) {
+                    std::fprintf(stderr, "cuzk bench: --circuit %s and --proof-type %s disagree\n", bench_circuit.c_str(),
+                                 bench_opt.proof_type.c_str());
+                    return 2;
+                }
+                if (!cuzk::circuits::is_porep_circuit(bench_opt.proof_type)) {
+                    std::fprintf(stderr, "cuzk bench: --proof-type %s is not an interactive PoRep proof type\n",
+                                 bench_opt.proof_type.c_str());
+                    return 2;
+                }
+                bench_circuit = bench_opt.proof_type;
+            }
+            if (bench_circuit == "cubic" && (bench_opt.what == "groth16" || bench_opt.what == "pipeline")) {
+                std::fprintf(stderr, "cuzk bench: groth16 and pipeline prove mulchain or a PoRep circuit\n");
+                return 2;
+            }
             if (bench_circuit != "mulchain" && bench_opt.log_size >= 0 &&
                 (bench_opt.what == "groth16" || bench_opt.what == "pipeline")) {
                 std::fprintf(stderr, "cuzk bench: --log-constraints sizes mulchain only, not %s\n", bench_circuit.c_str());

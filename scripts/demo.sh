@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # Builds cuzk and runs its main job: a self-check of the arithmetic (the GPU against the CPU when a CUDA device is
-# present), then demo Groth16 proofs — setup, prove a batch of two 2^16-constraint circuits, verify; the same for two
-# partitions of the PoRep-shaped preset porep-128k, then the same PoRep C2 job through the daemon (gRPC on a unix
-# socket) — then Filecoin's real circuits (a 2 KiB sector sealed natively, its C1 checked, its public inputs; the
-# 32 GiB PoRep, PoSt and SnapDeals circuits counted by synthesis) and a few quick benchmarks. Proofs are made on the GPU when one is present, else on the CPU.
+# present), then a demo Groth16 proof (setup, prove a batch of two 2^16-constraint circuits, verify), then Filecoin's
+# PoRep C2 of a 2 KiB sector: sealed natively (its C1 checked, its public inputs), test parameters of the exact
+# partition circuit (generated once into a cache directory: minutes on 2 cores the first time), the C2 proof, verified
+# from the C1; the same porep-c2 job through the daemon (gRPC on a unix socket) on a generated sector; Filecoin's
+# 32 GiB PoRep, PoSt and SnapDeals circuits counted by synthesis; a few quick benchmarks. Proofs are made on the GPU
+# when one is present, else on the CPU.
+#
+# The parameter cache: $FIL_PROOFS_PARAMETER_CACHE when it already holds the 2 KiB files (Filecoin's, or earlier
+# ones), else ~/.cache/cuzk/filecoin-proof-parameters, where they are generated when missing (cuzk's test parameters,
+# never written into Filecoin's own cache).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -12,7 +18,8 @@ cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUZK_CUDA="${CU
 cmake --build "$BUILD_DIR" --parallel "$(nproc)" --target cuzk_cli
 CUZK="$BUILD_DIR/cuzk"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+gen_tmp=
+trap 'rm -rf "$work" ${gen_tmp:+"$gen_tmp"}' EXIT
 
 "$CUZK" info
 "$CUZK" selfcheck
@@ -21,26 +28,7 @@ echo "== demo proof: a 2^16-constraint multiplication chain, batch of 2"
 "$CUZK" prove --circuit mulchain --log-size 16 --publics 4 --params "$work/demo.params" --batch 2 \
   --proof "$work/demo.proof" --public "$work/demo.public.json"
 "$CUZK" verify --vk "$work/demo.vk" --proof "$work/demo.proof" --public "$work/demo.public.json"
-echo "== demo proof: two partitions of the PoRep-shaped circuit porep-128k (124,936 constraints each)"
-"$CUZK" setup --circuit porep-128k --params "$work/porep.params" --vk "$work/porep.vk" 2>/dev/null
-# The parameters were just made here, so their subgroup checks can be skipped (--unchecked-params).
-"$CUZK" prove --circuit porep-128k --batch 2 --params "$work/porep.params" --unchecked-params \
-  --proof "$work/porep.proof" --public "$work/porep.public.json"
-"$CUZK" verify --vk "$work/porep.vk" --proof "$work/porep.proof" --public "$work/porep.public.json"
-if "$CUZK" daemon --help 2>/dev/null | grep -q -- --config; then
-  echo "== the daemon: a porep-c2 job (every partition of a porep-128k replica) over gRPC"
-  mkdir -p "$work/state"
-  printf '[paths]\nparams = "%s"\nstate = "%s"\n[engine]\ncheck_params = false\n' "$work" "$work/state" > "$work/cuzk.toml"
-  "$CUZK" daemon --config "$work/cuzk.toml" 2> "$work/daemon.log" &
-  daemon_pid=$!
-  for _ in $(seq 100); do [ -S "$work/state/cuzk.sock" ] && break; sleep 0.1; done
-  "$CUZK" client --socket "$work/state/cuzk.sock" prove --circuit porep-c2 --preset porep-128k --params porep.params \
-    --proof "$work/c2.proof" --public "$work/c2.public.json" --quiet
-  "$CUZK" verify --vk "$work/porep.vk" --proof "$work/c2.proof" --public "$work/c2.public.json"
-  kill -TERM "$daemon_pid"; wait "$daemon_pid"
-  sed 's/^/  daemon log: /' "$work/daemon.log"
-fi
-echo "== Filecoin's real circuits: a 2 KiB sector sealed, its C1 checked and its public inputs; the 32 GiB circuits counted"
+echo "== Filecoin's PoRep C2 of a 2 KiB sector: sealed natively, its C1 checked and its public inputs"
 z=0000000000000000000000000000000000000000000000000000000000000000
 sealed=$("$CUZK" filecoin seal --proof-type StackedDrg2KiBV1_1 --zero --prover-id "$z" --sector-id 7 --ticket "$z" \
   --seed "$z" --c1 "$work/c1.json")
@@ -49,6 +37,42 @@ echo "$sealed"
 field() { echo "$sealed" | sed "s/.*\"$1\":\"\([0-9a-f]*\)\".*/\1/"; }
 "$CUZK" filecoin inputs porep --proof-type StackedDrg2KiBV1_1 --prover-id "$z" --sector-id 7 --ticket "$z" --seed "$z" \
   --comm-d "$(field comm_d)" --comm-r "$(field comm_r)" --json
+# Filecoin's name of the 2 KiB PoRep parameter files (v28, StackedDrg2KiBV1_1's public parameters).
+name=v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-032d3138d22506ec0082ed72b2dcba18df18477904e35bafee82b3793b06832f
+params=$HOME/.cache/cuzk/filecoin-proof-parameters
+if [ -n "${FIL_PROOFS_PARAMETER_CACHE:-}" ] && [ -s "$FIL_PROOFS_PARAMETER_CACHE/$name.params" ] &&
+   [ -s "$FIL_PROOFS_PARAMETER_CACHE/$name.vk" ]; then
+  params=$FIL_PROOFS_PARAMETER_CACHE
+fi
+if [ ! -s "$params/$name.params" ] || [ ! -s "$params/$name.vk" ]; then
+  echo "== test parameters of the 2 KiB PoRep partition circuit (2,687,921 rows, a 2^22 setup) into $params:"
+  echo "   this takes minutes the first time (2.5 min on 2 cores); later runs reuse them"
+  mkdir -p "$params"
+  gen_tmp=$(mktemp -d "$params/.gen.XXXXXX")  # renamed into place when complete: an interrupted run leaves nothing
+  "$CUZK" filecoin params gen --proof-type StackedDrg2KiBV1_1 --out "$gen_tmp" --json
+  mv "$gen_tmp/$name.vk" "$gen_tmp/$name.meta" "$params/"
+  mv "$gen_tmp/$name.params" "$params/"
+  rmdir "$gen_tmp"
+  gen_tmp=
+fi
+echo "== cuzk filecoin c2: the sector's C2 proof with the parameters of $params (verified before it is written)"
+"$CUZK" filecoin c2 --c1 "$work/c1.json" --params-dir "$params" --proof "$work/c2.proof" --json
+"$CUZK" filecoin verify porep --vk "$params/$name.vk" --proof "$work/c2.proof" --c1 "$work/c1.json"
+if "$CUZK" daemon --help 2>/dev/null | grep -q -- --config; then
+  echo "== the daemon: a porep-c2 job (every partition of a generated 2 KiB sector) over gRPC, the same parameters"
+  mkdir -p "$work/state"
+  printf '[paths]\nparams = "%s"\nstate = "%s"\ncircuits = "%s"\n[engine]\ncheck_params = false\n' \
+    "$params" "$work/state" "$work/circuits" > "$work/cuzk.toml"
+  "$CUZK" daemon --config "$work/cuzk.toml" 2> "$work/daemon.log" &
+  daemon_pid=$!
+  for _ in $(seq 100); do [ -S "$work/state/cuzk.sock" ] && break; sleep 0.1; done
+  "$CUZK" client --socket "$work/state/cuzk.sock" prove --circuit porep-c2 --preset porep-2k --params "$name.params" \
+    --proof "$work/d.proof" --public "$work/d.public.json" --quiet
+  "$CUZK" verify --vk "$params/$name.vk" --proof "$work/d.proof" --public "$work/d.public.json"
+  kill -TERM "$daemon_pid"; wait "$daemon_pid"
+  sed 's/^/  daemon log: /' "$work/daemon.log"
+fi
+echo "== Filecoin's 32 GiB circuits counted by synthesis"
 for c in porep window-post winning-post snap; do "$CUZK" filecoin circuit-info --circuit "$c" --sector-size 32GiB --json; done
 echo "== quick benchmarks (JSON)"
 "$CUZK" bench all --quick

@@ -174,9 +174,9 @@ struct Bits : r1cs::CircuitImpl<Bits> {
 };
 
 // Proves `circuits` with the CPU seam and with the GPU prover (same r, s): the proofs must be byte-identical, and
-// they verify.
+// they verify (unless `verify` is false: parameters of random points, which no proof verifies against).
 void check_backends_agree(const groth16::Parameters& p, const std::vector<const r1cs::Circuit*>& circuits,
-                          const std::vector<std::vector<Fr>>& publics, std::mt19937_64& rng) {
+                          const std::vector<std::vector<Fr>>& publics, std::mt19937_64& rng, bool verify = true) {
     std::vector<r1cs::ProvingAssignment> cpu_asg, gpu_asg;
     std::vector<Fr> r, s;
     for (const auto* c : circuits) {
@@ -209,7 +209,9 @@ void check_backends_agree(const groth16::Parameters& p, const std::vector<const 
     const auto pvk = groth16::prepare_verifying_key(p.vk);
     for (size_t i = 0; i < got.size(); i++) {
         EXPECT_TRUE(got[i] == want[i]) << "circuit " << i << ": the GPU proof differs from the CPU proof";
-        EXPECT_TRUE(groth16::verify_proof(pvk, got[i], publics[i])) << "circuit " << i;
+        if (verify) {
+            EXPECT_TRUE(groth16::verify_proof(pvk, got[i], publics[i])) << "circuit " << i;
+        }
     }
     for (const auto& asg : gpu_asg) EXPECT_TRUE(asg.a().empty()) << "a, b, c consumed as the CPU seam does";
 }
@@ -242,19 +244,19 @@ TEST(GpuGroth16, ProofsEqualCpuProofs) {
     check_backends_agree(p, {&b1, &b2}, {b1.public_inputs(), b2.public_inputs()}, rng);
 }
 
-// Three partitions of a PoRep-shaped replica in one batch: the witness is ~half zeros, half ones (the ones go up as
-// a bitmap) and the few other values sit at nearly the same positions in every partition (the later partitions reuse
-// the first one's tails): byte-identical to the CPU, verified.
+// Three partitions of Filecoin's PoRep circuit (porep-2k: one partition per sector, so three generated sectors) in
+// one batch: the witness is mostly zeros and ones (the ones go up as a bitmap) and the other values sit at nearly
+// the same positions in every partition (the later partitions reuse the first one's tails): byte-identical to the
+// CPU. The parameters are random points of the circuit's shape (a setup of its 2^22 domain takes minutes), so the
+// proofs are compared, not verified (tests/filecoin_c2_roundtrip.sh verifies real 2 KiB proofs, GPU where present).
 TEST(GpuGroth16, PorepPartitionsEqualCpu) {
     if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
     uint64_t seed = 0;
     auto rng = fresh_rng(seed);
     SCOPED_TRACE(seed);
     circuits::CircuitSpec spec;
-    spec.name = "porep-128k";
+    spec.name = "porep-2k";
     spec.witness_seed = rng();
-    const auto p = groth16::generate_parameters(*circuits::make_circuit(spec, false, 0, nullptr),
-                                                groth16::ToxicWaste::from_seed(rng()));
     std::vector<std::unique_ptr<r1cs::Circuit>> owned;
     std::vector<const r1cs::Circuit*> circuits;
     std::vector<std::vector<Fr>> publics(3);
@@ -262,7 +264,8 @@ TEST(GpuGroth16, PorepPartitionsEqualCpu) {
         owned.push_back(circuits::make_circuit(spec, true, i, &publics[i]));
         circuits.push_back(owned.back().get());
     }
-    check_backends_agree(p, circuits, publics, rng);
+    const auto p = groth16::benchmark_parameters(synthesize(*circuits[0]), rng());
+    check_backends_agree(p, circuits, publics, rng, false);
 }
 
 namespace {

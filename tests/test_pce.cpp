@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "cuzk/circuits/builtin.hpp"
-#include "cuzk/circuits/porep.hpp"
 #include "cuzk/r1cs/pce.hpp"
 
 using namespace cuzk;
@@ -173,40 +172,8 @@ TEST(PceEquality, SameResultOnOneThreadAndManyChunks) {
     for (size_t j = 0; j < pce.num_constraints; j++) EXPECT_EQ(a1[j] * b1[j], c1[j]) << "row " << j;
 }
 
-// The PoRep-shaped presets up to 2^20 with real generator data (one partition each; the second one where the preset
-// has several, so the challenge data is not partition 0's). The R1CS is compiled as setup would, from the circuit
-// without data, then the witness of the partition is evaluated: equal to full synthesis on a pool of several threads
-// (uneven chunks), and the same on one thread as on several.
-static void check_porep_preset(const std::string& name) {
-    SCOPED_TRACE(name);
-    circuits::PorepParams params = circuits::porep_preset(name);
-    circuits::PorepReplica replica(params, 11);
-    const size_t partition = params.partitions > 1 ? 1 : 0;
-    circuits::PorepCircuit circuit = circuits::porep_partition_circuit(replica, partition);
-    PrecompiledR1cs pce = compile_r1cs(circuits::PorepCircuit(params));
-    ASSERT_EQ(pce.num_constraints, circuits::porep_constraint_count(params).total());
-    WitnessAssignment w;
-    w.reserve(pce.num_inputs, pce.num_aux);
-    witness_groth16(w, circuit);
-    ASSERT_EQ(w.inputs().size(), pce.num_inputs);
-    ASSERT_EQ(w.aux().size(), pce.num_aux);
-    ThreadPool one(1), three(3);
-    expect_same_as_full_synthesis(circuit, pce, w, three);
-    std::vector<Fr> a1, b1, c1, a3, b3, c3;
-    evaluate(pce, w.inputs(), w.aux(), a1, b1, c1, one);
-    evaluate(pce, w.inputs(), w.aux(), a3, b3, c3, three);
-    EXPECT_TRUE(a1 == a3);
-    EXPECT_TRUE(b1 == b3);
-    EXPECT_TRUE(c1 == c3);
-    // The generator's data satisfies the circuit: every row holds.
-    size_t failing = 0;
-    for (size_t j = 0; j < pce.num_constraints; j++) failing += a1[j] * b1[j] != c1[j];
-    EXPECT_EQ(failing, 0u);
-}
-
-TEST(PceEquality, Porep128kMatchesFullSynthesis) { check_porep_preset("porep-128k"); }
-
-TEST(PceEquality, Porep1mMatchesFullSynthesis) { check_porep_preset("porep-1m"); }
+// Filecoin's PoRep partition (PCE == full synthesis on a real 2 KiB partition, at 1 and 4 threads) is checked in
+// test_filecoin_porep_parallel.cpp.
 
 TEST(PceEquality, WitnessForAnotherSeedDiffers) {
     // The compiled matrices carry no witness: evaluating a different witness gives different values.
@@ -295,7 +262,9 @@ TEST(PceCompile, CompactTermsAreKeygenTerms) {
                 const CompactTerm& c = compact[k]->terms[t];
                 EXPECT_TRUE(f.var == c.var);
                 EXPECT_TRUE(pce.coeffs[c.coeff] == f.coeff);
-                if (f.coeff_is_one) EXPECT_EQ(c.coeff, 0u);
+                if (f.coeff_is_one) {
+                    EXPECT_EQ(c.coeff, 0u);
+                }
             }
         }
     }
@@ -333,12 +302,12 @@ TEST(PceFormat, CircuitNameRoundTripsAndForeignFilesAreRefused) {
     EXPECT_TRUE(back == pce);
     EXPECT_EQ(read_pce(f.path).circuit, pce.circuit) << "no expectation: any name is accepted";
     try {
-        (void)read_pce(f.path, "porep-128k");
+        (void)read_pce(f.path, "StackedDrg2KiBV1_1 partition");
         ADD_FAILURE() << "a file recorded for another circuit was accepted";
     } catch (const std::runtime_error& e) {
         const std::string msg = e.what();
         EXPECT_NE(msg.find("mulchain log_size=6 publics=2"), std::string::npos) << msg;
-        EXPECT_NE(msg.find("porep-128k"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("StackedDrg2KiBV1_1 partition"), std::string::npos) << msg;
     }
     PrecompiledR1cs renamed = pce;
     renamed.circuit = "cubic";

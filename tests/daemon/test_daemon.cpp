@@ -209,21 +209,35 @@ TEST(Daemon, HigherPriorityJobsRunFirst) {
     // Submitted after the LOW job, the CRITICAL one waited less: it ran first once the blocker ended.
     EXPECT_LT(pipeline_span(rc, "queued") + pipeline_span(rc, "job") * 0.9, pipeline_span(rl, "queued"));
     EXPECT_EQ(cl.await(blocker, 120).state(), v1::DONE);
-    // Job kinds bring their partition count and priority: winning-post is one CRITICAL partition, porep-c2 every
-    // partition of a replica (porep-128k: 2).
+    // Job kinds bring their partition count and priority and prove the PoRep circuit (default porep-2k; the PoSt
+    // and SnapDeals kinds too until issue 18): winning-post is one CRITICAL partition, window-post one HIGH, porep-c2
+    // every partition of one sector (2 KiB: 1; tests/test_circuit_catalog.cpp checks 10 at 32 GiB, whose
+    // partitions would not fit a small machine's memory budget). The jobs stay queued and are cancelled: nothing is proven.
     v1::ProofRequest wp;
     wp.set_circuit("winning-post");
     wp.set_params("m6.params");
     const std::string held = cl.submit(chain_request(10, 48, 9));  // keeps the kinds' jobs queued
     const std::string w = cl.submit(wp);
+    wp.set_circuit("window-post");
+    wp.set_preset("StackedDrg2KiBV1_1");
+    const std::string wd = cl.submit(wp);
     wp.set_circuit("porep-c2");
+    wp.clear_preset();
     const std::string c2 = cl.submit(wp);
     EXPECT_EQ(cl.status(w).job().priority(), v1::CRITICAL);
     EXPECT_EQ(cl.status(w).job().partitions(), 1u);
-    EXPECT_EQ(cl.status(w).job().circuit(), "porep-128k");
+    EXPECT_EQ(cl.status(w).job().circuit(), "porep-2k");
+    EXPECT_EQ(cl.status(wd).job().priority(), v1::HIGH);
+    EXPECT_EQ(cl.status(wd).job().circuit(), "StackedDrg2KiBV1_1");
     EXPECT_EQ(cl.status(c2).job().priority(), v1::NORMAL);
-    EXPECT_EQ(cl.status(c2).job().partitions(), 2u);
-    for (const auto& id : {w, c2, held}) cl.cancel(id);
+    EXPECT_EQ(cl.status(c2).job().partitions(), 1u);
+    EXPECT_EQ(cl.status(c2).job().circuit(), "porep-2k");
+    // A preset that is not an interactive PoRep proof type is refused.
+    for (const char* bad : {"porep-4k", "mulchain", "StackedDrg2KiBV1_1_Feat_SyntheticPoRep"}) {
+        wp.set_preset(bad);
+        EXPECT_EQ(code_of([&] { cl.submit(wp); }), (int)grpc::StatusCode::INVALID_ARGUMENT) << bad;
+    }
+    for (const auto& id : {w, wd, c2, held}) cl.cancel(id);
 }
 
 TEST(Daemon, BadRequestsGetAClearStatusAndTheDaemonKeepsServing) {

@@ -23,7 +23,6 @@
 
 #include "cuzk.grpc.pb.h"
 #include "cuzk/circuits/catalog.hpp"
-#include "cuzk/circuits/porep.hpp"
 #include "cuzk/daemon/job_store.hpp"
 #include "cuzk/daemon/metrics_http.hpp"
 #include "cuzk/engine/engine.hpp"
@@ -265,11 +264,13 @@ struct Daemon::Impl {
         v1::Priority prio = r.priority();
         if (const circuits::JobKind* kind = circuits::find_job_kind(circuit)) {
             const std::string preset = r.preset().empty() ? kind->default_preset : r.preset();
-            if (!circuits::is_porep_preset(preset))
-                throw DaemonError(ErrorCode::InvalidArgument, "job kind " + circuit + ": preset '" + preset +
-                                                                  "' is not a PoRep-shaped preset");
+            if (!circuits::is_porep_circuit(preset))
+                throw DaemonError(ErrorCode::InvalidArgument,
+                                  "job kind " + circuit + ": preset '" + preset +
+                                      "' is not a PoRep circuit (porep-2k, porep-8m, porep-512m, porep-32g, porep-64g "
+                                      "or an interactive registered seal proof such as StackedDrg32GiBV1_1)");
             if (!partitions)
-                partitions = kind->partitions ? kind->partitions : circuits::porep_preset(preset).partitions;
+                partitions = kind->partitions ? kind->partitions : circuits::porep_circuit_partitions(preset);
             if (prio == v1::PRIORITY_UNSPECIFIED) prio = (v1::Priority)(kind->priority + 1);
             circuit = preset;
         } else if (!circuits::is_circuit_name(circuit)) {

@@ -9,17 +9,6 @@
 
 namespace cuzk::engine {
 
-PorepC2Job porep_c2_job(const filecoin::C1Output& c1) {
-    PorepC2Job job;
-    job.partitions = filecoin::c1_to_partitions(c1);
-    job.config = filecoin::PorepConfig::from_registered(c1.registered_proof);
-    job.replica = {c1.replica_id, c1.seed, c1.comm_d, c1.comm_r};
-    job.public_inputs.reserve(job.partitions.size());
-    for (uint32_t k = 0; k < job.partitions.size(); k++)
-        job.public_inputs.push_back(filecoin::porep_public_inputs(job.config, job.replica, k));
-    return job;
-}
-
 JobSpec porep_c2_spec(const PorepC2Job& job, const r1cs::PrecompiledR1cs* pce) {
     JobSpec spec;
     spec.name = "porep-c2 " + filecoin::sector_size_name(job.config.sector_size);

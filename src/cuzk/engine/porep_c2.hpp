@@ -1,9 +1,9 @@
 // Filecoin's PoRep C2 as an engine job: a C1 output (SealCommitPhase1Output) in, one 192-byte Groth16 proof per
 // partition out, concatenated in partition order (what filecoin-proofs' seal_commit_phase2 returns).
 //
-//   porep_c2_job      validates the C1 and turns every partition's vanilla proofs into the circuit's witness
-//                     (filecoin::c1_to_partitions), and derives the public inputs Filecoin's verifier will use
-//                     (from replica_id, seed, comm_d and comm_r alone: the witness is not trusted for them)
+//   porep_c2_job      (filecoin/c1.hpp) validates the C1 and turns every partition's vanilla proofs into the
+//                     circuit's witness, and derives the public inputs Filecoin's verifier will use (from
+//                     replica_id, seed, comm_d and comm_r alone: the witness is not trusted for them)
 //   porep_c2_spec     the engine job: partition i synthesizes the real StackedDrg circuit (full synthesis, or the
 //                     witness and a sparse product when a pre-compiled R1CS of the same circuit is given); the
 //                     engine verifies each proof against the assignment's inputs when a key is set
@@ -23,15 +23,9 @@
 
 namespace cuzk::engine {
 
-struct PorepC2Job {
-    filecoin::PorepConfig config;
-    filecoin::ReplicaInputs replica;
-    std::vector<filecoin::StackedPorepPartition> partitions;
-    std::vector<std::vector<Fr>> public_inputs;  // per partition, as the verifier derives them
-};
-
-// C1Error naming the field for a C1 that does not fit its registered proof (c1_to_partitions' checks).
-PorepC2Job porep_c2_job(const filecoin::C1Output& c1);
+// The job's data (filecoin/c1.hpp).
+using filecoin::porep_c2_job;
+using filecoin::PorepC2Job;
 
 // The job's spec (name, partitions, synthesize); the caller sets the backend(s), fallback, verify key, priority.
 // `job` and `pce` must outlive the job.

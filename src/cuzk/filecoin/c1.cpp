@@ -1148,4 +1148,15 @@ void verify_c1_paths(const C1Output& c1) {
         }
 }
 
+PorepC2Job porep_c2_job(const C1Output& c1) {
+    PorepC2Job job;
+    job.partitions = c1_to_partitions(c1);
+    job.config = PorepConfig::from_registered(c1.registered_proof);
+    job.replica = {c1.replica_id, c1.seed, c1.comm_d, c1.comm_r};
+    job.public_inputs.reserve(job.partitions.size());
+    for (uint32_t k = 0; k < job.partitions.size(); k++)
+        job.public_inputs.push_back(porep_public_inputs(job.config, job.replica, k));
+    return job;
+}
+
 }  // namespace cuzk::filecoin

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "cuzk/filecoin/hashers.hpp"
+#include "cuzk/filecoin/porep.hpp"
 #include "cuzk/filecoin/porep_circuit.hpp"
 #include "cuzk/filecoin/proof_types.hpp"
 
@@ -180,6 +181,17 @@ std::string base64_decode(std::string_view text, std::string_view field = "base6
 // C1Error naming the field, e.g. "vanilla_proofs[0][1].replica_column_proofs.drg_parents[2].inclusion_proof: 9
 // levels, expected 10".
 std::vector<StackedPorepPartition> c1_to_partitions(const C1Output& c1);
+
+// What a PoRep C2 proves: every partition's witness (c1_to_partitions) and the public inputs Filecoin's verifier
+// derives for it from replica_id, seed, comm_d and comm_r alone (porep_public_inputs: never taken from the witness).
+struct PorepC2Job {
+    PorepConfig config;
+    ReplicaInputs replica;
+    std::vector<StackedPorepPartition> partitions;
+    std::vector<std::vector<Fr>> public_inputs;  // per partition
+};
+// C1Error naming the field for a C1 that does not fit its registered proof (c1_to_partitions' checks).
+PorepC2Job porep_c2_job(const C1Output& c1);
 
 // The checks of c1_to_partitions alone.
 void validate_c1(const C1Output& c1);

@@ -38,7 +38,7 @@ struct PrecompiledR1cs {
     // As ProvingAssignment marks them: aux variables with a nonzero coefficient in some A row; input / aux
     // variables with a nonzero coefficient in some B row.
     DensityTracker a_aux_density, b_input_density, b_aux_density;
-    // Which circuit shape the matrices were recorded from, as the caller names it (e.g. the CLI's "porep-128k" or
+    // Which circuit shape the matrices were recorded from, as the caller names it (e.g. the CLI's "StackedDrg2KiBV1_1 partition" or
     // "mulchain log_size=16 publics=4"); empty when unnamed. Stored in the file, so a reader can refuse a file made
     // for another circuit even when the sizes happen to agree (read_pce's expected_circuit).
     std::string circuit;

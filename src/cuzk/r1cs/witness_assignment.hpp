@@ -19,8 +19,8 @@ namespace cuzk::r1cs {
 
 // Reserves room for n values and, on Linux, asks for transparent huge pages for the part of the block that covers
 // whole 2 MiB pages. A fresh block of 10^6 field elements (32 MB) otherwise takes ~8,000 page faults when first
-// written: on a 2-core Zen 4 that is ~13 ms per vector, a sixth of the PCE path for porep-1m. Advice only: without
-// THP (or with THP off) nothing changes but the speed.
+// written: on a 2-core Zen 4 that is ~13 ms per vector, a sixth of the PCE path for the retired 1 M-constraint
+// stand-in. Advice only: without THP (or with THP off) nothing changes but the speed.
 // With a pool, the block's pages are also faulted in (MADV_POPULATE_WRITE) by all its threads: the kernel zeroes
 // fresh pages as it maps them, and a single thread that first writes GBs (std::vector's resize, an insert) spends
 // most of its time there (H200 host, 4 GB of a 2^27 partition's a, b or c: ~1 s on one thread).
