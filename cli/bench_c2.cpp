@@ -50,30 +50,16 @@ filecoin::C1Output bench_c1(const BenchOptions& opt) {
 // Random points of the partition circuit's shape: the query sizes from the compiled R1CS when there is one, else from
 // partition 0 synthesized once (outside the measured job).
 groth16::Parameters random_parameters(const engine::PorepC2Job& job, const r1cs::PrecompiledR1cs* pce) {
-    groth16::QueryShape q;
-    if (pce) {
-        q.inputs = pce->num_inputs, q.aux = pce->num_aux, q.constraints = pce->num_constraints;
-        q.a_aux = pce->a_aux_density.count();
-        q.b = pce->b_input_density.count() + pce->b_aux_density.count();
-    } else {
-        r1cs::ProvingAssignment asg;
-        r1cs::synthesize_groth16(asg, filecoin::StackedPorepCircuit(job.partitions.at(0)));
-        q.inputs = asg.inputs().size(), q.aux = asg.aux().size(), q.constraints = asg.num_constraints();
-        q.a_aux = asg.a_aux_density().count();
-        q.b = asg.b_input_density().count() + asg.b_aux_density().count();
-    }
-    return groth16::benchmark_parameters(q, 1);
+    if (pce) return groth16::benchmark_parameters(groth16::query_shape(*pce), 1);
+    r1cs::ProvingAssignment asg;
+    r1cs::synthesize_groth16(asg, filecoin::StackedPorepCircuit(job.partitions.at(0)));
+    return groth16::benchmark_parameters(asg, 1);
 }
 
 // The query sizes of the partition circuit from its compiled matrices (no witness).
 groth16::QueryShape porep_query_shape(const filecoin::PorepConfig& config) {
-    const r1cs::PrecompiledR1cs pce = r1cs::compile_r1cs(
-        filecoin::StackedPorepCircuit(filecoin::blank_stacked_porep_partition(filecoin::StackedPorepShape::of(config))));
-    groth16::QueryShape q;
-    q.inputs = pce.num_inputs, q.aux = pce.num_aux, q.constraints = pce.num_constraints;
-    q.a_aux = pce.a_aux_density.count();
-    q.b = pce.b_input_density.count() + pce.b_aux_density.count();
-    return q;
+    return groth16::query_shape(r1cs::compile_r1cs(filecoin::StackedPorepCircuit(
+        filecoin::blank_stacked_porep_partition(filecoin::StackedPorepShape::of(config)))));
 }
 
 }  // namespace

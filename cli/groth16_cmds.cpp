@@ -462,13 +462,7 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
     groth16::Parameters params;
     if (opt.random_params && pce) {
         // The shape from the compiled system: no witness needed.
-        groth16::QueryShape q;
-        q.inputs = pce->num_inputs;
-        q.aux = pce->num_aux;
-        q.constraints = pce->num_constraints;
-        q.a_aux = pce->a_aux_density.count();
-        q.b = pce->b_input_density.count() + pce->b_aux_density.count();
-        params = groth16::benchmark_parameters(q, 1);
+        params = groth16::benchmark_parameters(groth16::query_shape(*pce), 1);
     } else if (opt.random_params) {
         // Partition 0 synthesized once for its shape and again inside the job, so that the job's synthesis spans,
         // wall time and peak RSS stay those of a real job (the extra synthesis is setup time, not measured).

@@ -22,6 +22,7 @@
 #include "cuzk/ff/fr.hpp"
 #include "cuzk/groth16/types.hpp"
 #include "cuzk/r1cs/constraint_system.hpp"
+#include "cuzk/r1cs/pce.hpp"
 #include "cuzk/r1cs/proving_assignment.hpp"
 #include "cuzk/util/timing.hpp"
 
@@ -69,5 +70,10 @@ struct QueryShape {
     size_t inputs = 0, aux = 0, constraints = 0, a_aux = 0, b = 0;
 };
 Parameters benchmark_parameters(const QueryShape& shape, uint64_t seed, HConvention convention = HConvention::Bellman);
+// The shape a pre-compiled R1CS fixes (its counts and densities), without a witness.
+inline QueryShape query_shape(const r1cs::PrecompiledR1cs& pce) {
+    return {pce.num_inputs, pce.num_aux, pce.num_constraints, pce.a_aux_density.count(),
+            pce.b_input_density.count() + pce.b_aux_density.count()};
+}
 
 }  // namespace cuzk::groth16
