@@ -93,7 +93,10 @@ int run_bench_params_load(const BenchOptions& opt, const std::string& cpu) {
                               loaded.params.b_g1.size() + loaded.params.b_g2.size();
         j["bytes"] = loaded.file_bytes;
         j["points"] = points;
-        j[checked ? "checked_s" : "unchecked_s"] = loaded.seconds;
+        const std::string key = checked ? "checked" : "unchecked";
+        j[key + "_s"] = loaded.seconds;
+        j[key + "_decode_s"] = loaded.decode_seconds;
+        if (checked) j["checked_subgroup_s"] = loaded.subgroup_seconds;
     }
     j["threads"] = num_threads();
     j["cpu"] = cpu;

@@ -101,6 +101,8 @@ LoadedParameters load_parameters(const fs::path& dir, const ParameterFileNames& 
     auto read = formats::read_parameters(file.bytes(), source, options);
     out.params = std::move(read.params);
     out.file_bytes = file.bytes().size();
+    out.decode_seconds = read.decode_seconds;
+    out.subgroup_seconds = read.subgroup_seconds;
     out.seconds = seconds_since(t0);
     return out;
 }

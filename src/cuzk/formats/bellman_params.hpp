@@ -161,6 +161,10 @@ struct ParamsReadResult {
     groth16::Parameters params;
     size_t parameters_bytes = 0;  // bytes the parameters occupy
     size_t trailing_bytes = 0;    // bytes after them (a phase-2 transcript in ceremony files)
+    // Wall time spent on the five queries: decoding (storage, byte parsing, field and curve checks) and the batched
+    // subgroup checks (zero when not checked).
+    double decode_seconds = 0;
+    double subgroup_seconds = 0;
 };
 
 struct VerifyingKeyReadResult {
