@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "cuzk/filecoin/graph.hpp"
+#include "cuzk/filecoin/label.hpp"
 #include "cuzk/filecoin/porep.hpp"
 #include "cuzk/filecoin/tree.hpp"
 #include "cuzk/gadgets/poseidon.hpp"

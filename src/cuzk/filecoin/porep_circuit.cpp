@@ -3,8 +3,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "cuzk/filecoin/porep_synthesis.hpp"
+#include "cuzk/r1cs/canonical.hpp"
 #include "cuzk/r1cs/counting_cs.hpp"
-#include "cuzk/util/thread_pool.hpp"
 
 namespace cuzk::filecoin {
 
@@ -78,5 +79,15 @@ PorepCircuitInfo porep_circuit_info(const StackedPorepShape& shape, bool count_n
 PorepCircuitInfo porep_circuit_info(const PorepConfig& config, bool count_nonzeros) {
     return porep_circuit_info(StackedPorepShape::of(config), count_nonzeros);
 }
+
+// ---- synthesis ----------------------------------------------------------------------------------------------------
+
+// The systems porep_circuit.hpp names (porep_synthesis.hpp declares the same list extern).
+CUZK_STACKED_POREP_SYNTHESIS(, r1cs::KeygenAssembly)
+CUZK_STACKED_POREP_SYNTHESIS(, r1cs::ProvingAssignment)
+CUZK_STACKED_POREP_SYNTHESIS(, r1cs::TestConstraintSystem)
+CUZK_STACKED_POREP_SYNTHESIS(, r1cs::WitnessAssignment)
+CUZK_STACKED_POREP_SYNTHESIS(, r1cs::CountingSystem)
+CUZK_STACKED_POREP_SYNTHESIS(, r1cs::CanonicalStream)
 
 }  // namespace cuzk::filecoin

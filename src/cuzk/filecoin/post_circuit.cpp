@@ -4,6 +4,8 @@
 #include <string>
 
 #include "cuzk/filecoin/challenges_post.hpp"
+#include "cuzk/filecoin/post_synthesis.hpp"
+#include "cuzk/r1cs/counting_cs.hpp"
 
 namespace cuzk::filecoin {
 
@@ -112,5 +114,14 @@ CircuitCounts post_circuit_info(RegisteredPoStProof p) {
 CircuitCounts post_circuit_info(uint64_t sector_size, PoStType type) {
     return post_circuit_info(PostCircuitConfig::make(sector_size, type));
 }
+
+// ---- synthesis ----------------------------------------------------------------------------------------------------
+
+// The systems post_circuit.hpp names (post_synthesis.hpp declares the same list extern).
+CUZK_FALLBACK_POST_SYNTHESIS(, r1cs::KeygenAssembly)
+CUZK_FALLBACK_POST_SYNTHESIS(, r1cs::ProvingAssignment)
+CUZK_FALLBACK_POST_SYNTHESIS(, r1cs::TestConstraintSystem)
+CUZK_FALLBACK_POST_SYNTHESIS(, r1cs::WitnessAssignment)
+CUZK_FALLBACK_POST_SYNTHESIS(, r1cs::CountingSystem)
 
 }  // namespace cuzk::filecoin

@@ -24,7 +24,6 @@
 #include <cstdint>
 #include <optional>
 #include <span>
-#include <string>
 #include <vector>
 
 #include "cuzk/filecoin/circuit_support.hpp"
@@ -66,33 +65,14 @@ struct PostSectorWitness {
                                        std::span<const uint64_t> challenges);
 };
 
+// FallbackPostCircuit's synthesis and post_sector_gadget are defined in post_synthesis.hpp and instantiated in
+// post_circuit.cpp for every constraint system the code base synthesizes a PoSt into: r1cs::KeygenAssembly,
+// ProvingAssignment, TestConstraintSystem, WitnessAssignment and CountingSystem. A file that needs another system
+// includes post_synthesis.hpp; the others link against those instantiations instead of compiling them again.
+
 // One sector's rows, in the caller's namespace (upstream's `Circuit for &Sector`).
 template <class CS>
-void post_sector_gadget(CS& cs, const PostSectorWitness& s) {
-    if (s.leaves.size() != s.paths.size())
-        throw std::invalid_argument("PoSt sector: " + std::to_string(s.leaves.size()) + " leaves and " +
-                                    std::to_string(s.paths.size()) + " paths");
-    auto alloc = [&](const char* name, const std::optional<Fr>& v) {
-        Namespace<CS> ns(cs, name);
-        return AllocatedNum::alloc(cs, "num", v);
-    };
-    const AllocatedNum comm_r_last = alloc("comm_r_last", s.comm_r_last);
-    const AllocatedNum comm_c = alloc("comm_c", s.comm_c);
-    const AllocatedNum comm_r = alloc("comm_r", s.comm_r);
-    comm_r.inputize(cs, "comm_r_input");
-    AllocatedNum hash;
-    {
-        Namespace<CS> ns(cs, "H_comm_c_comm_r_last");
-        const AllocatedNum preimage[2] = {comm_c, comm_r_last};
-        hash = gadgets::poseidon_hash_gadget(cs, std::span<const AllocatedNum>(preimage, 2));
-    }
-    gadgets::constraint::equal(cs, "enforce_comm_c_comm_r_last_hash_comm_r", comm_r, hash);
-    for (size_t i = 0; i < s.leaves.size(); i++) {
-        Namespace<CS> ns(cs, [&] { return "challenge_inclusion_" + std::to_string(i); });
-        por_circuit(cs, TreeHasher::Poseidon, PorRoot::value(s.leaves[i]), s.paths[i], PorRoot::of(comm_r_last),
-                    true);
-    }
-}
+void post_sector_gadget(CS& cs, const PostSectorWitness& s);
 
 // The FallbackPoSt circuit of one partition.
 class FallbackPostCircuit : public r1cs::CircuitImpl<FallbackPostCircuit> {
@@ -106,16 +86,12 @@ public:
     // The witness of circuit sector i (the last real sector for i past them).
     const PostSectorWitness& sector(size_t i) const { return sectors_[std::min(i, sectors_.size() - 1)]; }
 
+    // Every sector in "outer namespace" (post_synthesis.hpp, instantiated as above).
     template <class CS>
-    void synthesize(CS& cs) const {
-        Namespace<CS> ns(cs, "outer namespace");
-        for (size_t i = 0; i < config_.sector_count; i++) synthesize_sector(cs, i);
-    }
+    void synthesize(CS& cs) const;
+    // Circuit sector i ("sector_i").
     template <class CS>
-    void synthesize_sector(CS& cs, size_t i) const {
-        Namespace<CS> ns(cs, [&] { return "sector_" + std::to_string(i); });
-        post_sector_gadget(cs, sector(i));
-    }
+    void synthesize_sector(CS& cs, size_t i) const;
 
 private:
     PostCircuitConfig config_;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cuzk/filecoin/graph.hpp"
+#include "cuzk/filecoin/label.hpp"
 #include "cuzk/filecoin/porep.hpp"
 #include "cuzk/gadgets/poseidon.hpp"
 #include "cuzk/util/thread_pool.hpp"

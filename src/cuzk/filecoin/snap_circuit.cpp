@@ -4,6 +4,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "cuzk/filecoin/snap_synthesis.hpp"
+#include "cuzk/r1cs/counting_cs.hpp"
+
 namespace cuzk::filecoin {
 
 namespace {
@@ -177,5 +180,14 @@ CircuitCounts snap_circuit_info(const SnapShape& shape, UpdateCircuit variant) {
 CircuitCounts snap_circuit_info(RegisteredUpdateProof p, UpdateCircuit variant) {
     return snap_circuit_info(SnapShape::from_sector_size(sector_size(p)), variant);
 }
+
+// ---- synthesis ----------------------------------------------------------------------------------------------------
+
+// The systems snap_circuit.hpp names (snap_synthesis.hpp declares the same list extern).
+CUZK_EMPTY_SECTOR_UPDATE_SYNTHESIS(, r1cs::KeygenAssembly)
+CUZK_EMPTY_SECTOR_UPDATE_SYNTHESIS(, r1cs::ProvingAssignment)
+CUZK_EMPTY_SECTOR_UPDATE_SYNTHESIS(, r1cs::TestConstraintSystem)
+CUZK_EMPTY_SECTOR_UPDATE_SYNTHESIS(, r1cs::WitnessAssignment)
+CUZK_EMPTY_SECTOR_UPDATE_SYNTHESIS(, r1cs::CountingSystem)
 
 }  // namespace cuzk::filecoin
