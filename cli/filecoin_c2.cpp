@@ -113,8 +113,17 @@ struct ParamsArgs {
     bool unchecked = false, json = false;
 };
 
+// A PoSt proof name, or nothing (then the name is a seal proof's, or an error).
+std::optional<filecoin::RegisteredPoStProof> post_proof_named(const std::string& name) {
+    try {
+        return filecoin::post_proof_from_name(name);
+    } catch (const filecoin::FilecoinError&) {
+        return std::nullopt;
+    }
+}
+
 int run_params_gen(const ParamsArgs& a) {
-    const auto config = filecoin::PorepConfig::from_registered(filecoin::seal_proof_from_name(a.proof_type));
+    const auto post = post_proof_named(a.proof_type);
     const fs::path dir = filecoin::parameter_cache_dir(a.dir);
     size_t last = 101;
     auto progress = [&](const char* stage, size_t done, size_t total) {
@@ -123,7 +132,10 @@ int run_params_gen(const ParamsArgs& a) {
         if (pct / 25 != last / 25 || done == total) std::fprintf(stderr, "params gen: %s %zu%%\n", stage, pct);
         last = pct;
     };
-    const auto g = filecoin::generate_porep_parameters(config, dir, a.seed, progress);
+    const auto g = post ? filecoin::generate_post_parameters(*post, dir, a.seed, progress)
+                        : filecoin::generate_porep_parameters(
+                              filecoin::PorepConfig::from_registered(filecoin::seal_proof_from_name(a.proof_type)),
+                              dir, a.seed, progress);
     nlohmann::json out;
     out["proof_type"] = a.proof_type;
     out["params"] = g.params.string();
@@ -195,9 +207,11 @@ void add_filecoin_c2_commands(CLI::App* fc, int& exit_code) {
     params->require_subcommand(1);
     {
         auto a = std::make_shared<ParamsArgs>();
-        auto* cmd = params->add_subcommand("gen", "TESTS: random parameters of a PoRep circuit (sectors up to 512 MiB), "
-                                                  "under Filecoin's file names");
-        cmd->add_option("--proof-type", a->proof_type, "registered seal proof, e.g. StackedDrg2KiBV1_1")->required();
+        auto* cmd = params->add_subcommand("gen", "TESTS: random parameters of a PoRep or PoSt circuit (PoRep and Window "
+                                                  "PoSt up to 512 MiB sectors), under Filecoin's file names");
+        cmd->add_option("--proof-type", a->proof_type,
+                        "registered seal or PoSt proof, e.g. StackedDrg2KiBV1_1, StackedDrgWindow2KiBV1_2")
+            ->required();
         cmd->add_option("--out", a->dir, "directory (default: $FIL_PROOFS_PARAMETER_CACHE, else "
                                          "/var/tmp/filecoin-proof-parameters)");
         cmd->add_option("--seed", a->seed, "derive the toxic waste from this seed (tests only: proofs become forgeable)");

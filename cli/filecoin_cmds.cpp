@@ -25,6 +25,7 @@
 #include "cuzk/gadgets/poseidon.hpp"
 #include "cuzk/util/thread_pool.hpp"
 #include "filecoin_c2.hpp"
+#include "filecoin_post.hpp"
 #include "filecoin_r1cs.hpp"
 
 namespace cuzk::cli {
@@ -449,6 +450,7 @@ void add_filecoin_commands(CLI::App& app, int& exit_code, const size_t& threads)
     }
     add_filecoin_r1cs_command(fc, exit_code);
     add_filecoin_c2_commands(fc, exit_code);
+    add_filecoin_post_commands(fc, exit_code);
 }
 
 }  // namespace cuzk::cli

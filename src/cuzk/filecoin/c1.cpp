@@ -1042,6 +1042,8 @@ struct Checker {
     }
 };
 
+}  // namespace
+
 std::vector<PorLevel> por_levels(const std::vector<MerklePathElement>& elements) {
     std::vector<PorLevel> out;
     out.reserve(elements.size());
@@ -1063,6 +1065,8 @@ PorPath por_path_of(const MerkleProof& p) {
     if (!p.top.empty()) path.top = std::move(por_levels(p.top)[0]);
     return path;
 }
+
+namespace {
 
 PorepColumnProof porep_column(const ColumnProof& c) {
     PorepColumnProof out;

@@ -64,6 +64,7 @@ class C1Error : public FilecoinError {
 };
 
 // ---- the vanilla proof types --------------------------------------------------------------------------------------
+// (Shared with the PoSt vanilla proofs, post_vanilla.hpp.)
 
 // merkle/proof.rs PathElement: the arity - 1 sibling hashes in position order and the node's position.
 struct MerklePathElement {
@@ -88,6 +89,11 @@ struct MerkleProof {
     uint64_t leaf_index() const;
     friend bool operator==(const MerkleProof&, const MerkleProof&) = default;
 };
+
+// A Merkle proof's path as the PoR gadget takes it (levels with arity, siblings as field elements, index): base
+// levels, then the sub and top level when present. Siblings must be canonical Fr (FilecoinError NonCanonical).
+std::vector<PorLevel> por_levels(const std::vector<MerklePathElement>& elements);
+PorPath por_path_of(const MerkleProof& p);
 
 // column.rs Column (`_h` is always null) and column_proof.rs ColumnProof.
 struct ColumnProof {

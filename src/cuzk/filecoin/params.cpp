@@ -8,6 +8,7 @@
 
 #include "cuzk/filecoin/graph.hpp"
 #include "cuzk/filecoin/porep_circuit.hpp"
+#include "cuzk/filecoin/post_circuit.hpp"
 #include "cuzk/groth16/setup.hpp"
 
 namespace cuzk::filecoin {
@@ -146,15 +147,10 @@ void check_parameter_digest(const fs::path& file, const fs::path& manifest) {
                                                     " records " + want + " (a damaged or different file)");
 }
 
-GeneratedParameters generate_porep_parameters(const PorepConfig& config, const fs::path& dir,
-                                              std::optional<uint64_t> seed, const ParamsGenProgress& progress) {
-    if (config.sector_size > (uint64_t(512) << 20))
-        fail(FilecoinErrorKind::Unsupported,
-             "params gen makes test parameters for sectors up to 512 MiB; a " + sector_size_name(config.sector_size) +
-                 " setup needs far more memory and time (use the published parameters)");
+GeneratedParameters generate_circuit_parameters(const r1cs::Circuit& circuit, const ParameterFileNames& names,
+                                                uint64_t sector_size, const fs::path& dir,
+                                                std::optional<uint64_t> seed, const ParamsGenProgress& progress) {
     const auto t0 = std::chrono::steady_clock::now();
-    const ParameterFileNames names = parameter_files(config);
-    const StackedPorepCircuit circuit(blank_stacked_porep_partition(StackedPorepShape::of(config)));
     const auto tw = seed ? groth16::ToxicWaste::from_seed(*seed) : groth16::ToxicWaste::random();
     const groth16::Parameters params = groth16::generate_parameters(circuit, tw, nullptr, progress);
 
@@ -167,11 +163,35 @@ GeneratedParameters generate_porep_parameters(const PorepConfig& config, const f
     out.meta = dir / names.meta;
     formats::write_parameters(out.params, params);
     formats::write_verifying_key(out.vk, params.vk);
-    write_text(out.meta, nlohmann::json{{"sector_size", config.sector_size}}.dump());
+    write_text(out.meta, nlohmann::json{{"sector_size", sector_size}}.dump());
     out.ic = params.vk.ic.size(), out.h = params.h.size(), out.l = params.l.size();
     out.a = params.a.size(), out.b = params.b_g1.size();
     out.seconds = seconds_since(t0);
     return out;
+}
+
+GeneratedParameters generate_porep_parameters(const PorepConfig& config, const fs::path& dir,
+                                              std::optional<uint64_t> seed, const ParamsGenProgress& progress) {
+    if (config.sector_size > (uint64_t(512) << 20))
+        fail(FilecoinErrorKind::Unsupported,
+             "params gen makes test parameters for sectors up to 512 MiB; a " + sector_size_name(config.sector_size) +
+                 " setup needs far more memory and time (use the published parameters)");
+    const StackedPorepCircuit circuit(blank_stacked_porep_partition(StackedPorepShape::of(config)));
+    return generate_circuit_parameters(circuit, parameter_files(config), config.sector_size, dir, seed, progress);
+}
+
+ParameterShape post_parameter_shape(RegisteredPoStProof p) {
+    return ParameterShape::of(post_circuit_info(p), "the " + std::string(proof_name(p)) + " circuit");
+}
+
+GeneratedParameters generate_post_parameters(RegisteredPoStProof p, const fs::path& dir, std::optional<uint64_t> seed,
+                                             const ParamsGenProgress& progress) {
+    if (post_type(p) == PoStType::Window && sector_size(p) > (uint64_t(512) << 20))
+        fail(FilecoinErrorKind::Unsupported,
+             "params gen makes Window PoSt test parameters for sectors up to 512 MiB (two sectors per partition); "
+             "a " + std::string(proof_name(p)) + " setup needs far more memory and time (use the published parameters)");
+    const FallbackPostCircuit circuit = FallbackPostCircuit::blank(PostCircuitConfig::from_registered(p));
+    return generate_circuit_parameters(circuit, parameter_files(p), sector_size(p), dir, seed, progress);
 }
 
 }  // namespace cuzk::filecoin

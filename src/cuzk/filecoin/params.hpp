@@ -21,6 +21,7 @@
 #include "cuzk/filecoin/proof_types.hpp"
 #include "cuzk/formats/bellman_params.hpp"
 #include "cuzk/groth16/types.hpp"
+#include "cuzk/r1cs/circuit.hpp"
 #include "cuzk/r1cs/counting_cs.hpp"
 
 namespace cuzk::filecoin {
@@ -93,5 +94,16 @@ using ParamsGenProgress = std::function<void(const char* stage, size_t done, siz
 GeneratedParameters generate_porep_parameters(const PorepConfig& config, const std::filesystem::path& dir,
                                               std::optional<uint64_t> seed = std::nullopt,
                                               const ParamsGenProgress& progress = {});
+// The same for a PoSt circuit: Winning PoSt of any size (370,590 rows at 32 GiB), Window PoSt up to 512 MiB.
+GeneratedParameters generate_post_parameters(RegisteredPoStProof p, const std::filesystem::path& dir,
+                                             std::optional<uint64_t> seed = std::nullopt,
+                                             const ParamsGenProgress& progress = {});
+// The setup of any circuit written under `names` (the two above).
+GeneratedParameters generate_circuit_parameters(const r1cs::Circuit& circuit, const ParameterFileNames& names,
+                                                uint64_t sector_size, const std::filesystem::path& dir,
+                                                std::optional<uint64_t> seed, const ParamsGenProgress& progress);
+
+// The PoSt circuit's shape (post_circuit_info).
+ParameterShape post_parameter_shape(RegisteredPoStProof p);
 
 }  // namespace cuzk::filecoin

@@ -84,14 +84,21 @@ std::vector<Fr> post_public_inputs(const PostCircuitConfig& config, const Domain
                                     " (" + std::to_string(sectors.size()) + " sectors, " +
                                     std::to_string(config.sector_count) + " per partition)");
     const size_t count = std::min<size_t>(config.sector_count, sectors.size() - first);
+    return post_partition_public_inputs(config, randomness, sectors.subspan(first, count), first);
+}
+
+std::vector<Fr> post_partition_public_inputs(const PostCircuitConfig& config, const Domain& randomness,
+                                             std::span<const PostPublicSector> sectors, uint64_t first_index) {
+    if (sectors.empty() || sectors.size() > config.sector_count)
+        throw std::invalid_argument("PoSt public inputs: " + std::to_string(sectors.size()) +
+                                    " sectors for a partition of " + std::to_string(config.sector_count));
     std::vector<Fr> inputs;
     inputs.reserve(config.public_input_count());
-    for (size_t i = 0; i < count; i++) {
-        const PostPublicSector& s = sectors[first + i];
-        inputs.push_back(s.comm_r);
+    for (size_t i = 0; i < sectors.size(); i++) {
+        inputs.push_back(sectors[i].comm_r);
         // The path input of a PoR is the leaf index.
-        for (uint64_t leaf : post_sector_leaf_challenges(config.api_version, randomness, s.id, first + i,
-                                                         config.challenge_count, config.sector_nodes))
+        for (uint64_t leaf : post_sector_leaf_challenges(config.api_version, randomness, sectors[i].id,
+                                                         first_index + i, config.challenge_count, config.sector_nodes))
             inputs.push_back(Fr::from_u64(leaf));
     }
     const size_t per_sector = 1 + size_t(config.challenge_count);

@@ -110,6 +110,10 @@ struct PostPublicSector {
 // Winning PoSt lists its one sector sector_count (66) times, as filecoin-proofs does. randomness must be canonical.
 std::vector<Fr> post_public_inputs(const PostCircuitConfig& config, const Domain& randomness,
                                    std::span<const PostPublicSector> sectors, uint32_t partition = 0);
+// The same for one partition's sectors alone (1 .. sector_count of them), the first being sector number
+// `first_index` of the whole proof (partition * sector_count).
+std::vector<Fr> post_partition_public_inputs(const PostCircuitConfig& config, const Domain& randomness,
+                                             std::span<const PostPublicSector> sectors, uint64_t first_index);
 
 // The circuit's size, every sector synthesized into a r1cs::CountingSystem (sectors counted in parallel).
 CircuitCounts post_circuit_info(const PostCircuitConfig& config);

@@ -144,6 +144,7 @@ std::string_view filecoin_error_kind_name(FilecoinErrorKind kind) {
         case FilecoinErrorKind::MissingParameters: return "missing-parameters";
         case FilecoinErrorKind::DigestMismatch: return "digest-mismatch";
         case FilecoinErrorKind::InvalidProof: return "invalid-proof";
+        case FilecoinErrorKind::MalformedVanilla: return "malformed-vanilla-proof";
     }
     return "unknown";
 }

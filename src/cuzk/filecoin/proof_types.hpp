@@ -46,6 +46,7 @@ enum class FilecoinErrorKind : uint8_t {
     MissingParameters,      // no parameter file of the circuit's name in the directory searched
     DigestMismatch,         // a parameter file whose digest differs from the manifest's
     InvalidProof,           // a proof this code made does not verify (never written out)
+    MalformedVanilla,       // vanilla proof bytes that do not decode or do not fit the proof's circuit
 };
 
 // "unknown-proof-type", "unsupported-sector-size", ... (stable).

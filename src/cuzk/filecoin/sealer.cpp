@@ -63,6 +63,8 @@ std::vector<MerklePathElement> elements_of(std::span<const PoseidonPathLevel> le
     return out;
 }
 
+}  // namespace
+
 // merkle/proof.rs try_from_proof: Single, Sub or Top by the tree's shape.
 MerkleProof poseidon_proof(const PoseidonTree& tree, uint64_t leaf) {
     const PoseidonPath path = tree.path(leaf);
@@ -79,6 +81,8 @@ MerkleProof poseidon_proof(const PoseidonTree& tree, uint64_t leaf) {
     p.leaf = domain_from_fr(tree.row(0)[leaf]);
     return p;
 }
+
+namespace {
 
 MerkleProof binary_proof(const BinaryTree& tree, uint64_t leaf) {
     const BinaryPath path = tree.path(leaf);

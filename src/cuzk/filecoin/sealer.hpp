@@ -31,6 +31,10 @@
 
 namespace cuzk::filecoin {
 
+// The inclusion proof of `leaf` in a Poseidon tree as rust-fil-proofs writes it (merkle/proof.rs try_from_proof:
+// Single, Sub or Top by the tree's shape).
+MerkleProof poseidon_proof(const PoseidonTree& tree, uint64_t leaf);
+
 struct SealedReplica {
     PorepConfig config;
     Bytes32 prover_id{};

@@ -1,0 +1,255 @@
+// `cuzk filecoin post`, `post-gen` and `verify post`: Winning and Window PoSt from vanilla proofs through the engine.
+#include "filecoin_post.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "filecoin_cmds.hpp"
+#include "cuzk/engine/engine.hpp"
+#include "cuzk/engine/post.hpp"
+#include "cuzk/filecoin/challenges_post.hpp"
+#include "cuzk/filecoin/params.hpp"
+#include "cuzk/filecoin/post_vanilla.hpp"
+#include "cuzk/filecoin/sealer.hpp"
+#include "cuzk/formats/bellman_params.hpp"
+#include "cuzk/formats/proof_io.hpp"
+#include "cuzk/groth16/verifier.hpp"
+#include "cuzk/util/random.hpp"
+
+namespace cuzk::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using filecoin::FilecoinError;
+using filecoin::FilecoinErrorKind;
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::vector<uint8_t> read_bytes(const std::string& path, const char* what) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw FilecoinError(FilecoinErrorKind::Io, std::string(what) + ": cannot open " + path);
+    return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+filecoin::Domain randomness_of(const std::string& hex) { return filecoin::bytes32_from_hex(hex, "--randomness"); }
+
+struct PostArgs {
+    std::string proof_type, randomness, params_dir, proof, backend = "auto";
+    std::vector<std::string> vanilla;
+    uint32_t partition = 0;
+    bool unchecked_params = false, json = false;
+};
+
+// Vanilla proofs -> witness and public inputs (every inclusion proof checked against the challenge) -> parameters
+// (Filecoin's file name, headers checked, points checked) -> one engine job -> the proof verified -> written.
+int run_post(const PostArgs& a) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto proof_type = filecoin::post_proof_from_name(a.proof_type);
+    std::vector<filecoin::FallbackPostSectorProof> vanilla;
+    for (const std::string& f : a.vanilla)
+        vanilla.push_back(filecoin::read_post_vanilla_proof(read_bytes(f, "--vanilla"), f));
+    const engine::PostJob job = engine::post_job(proof_type, randomness_of(a.randomness), vanilla, a.partition);
+    const std::string name(filecoin::proof_name(proof_type));
+
+    const fs::path dir = filecoin::parameter_cache_dir(a.params_dir);
+    formats::ParamsReadOptions read;
+    read.check_subgroup = !a.unchecked_params;
+    const filecoin::LoadedParameters loaded = filecoin::load_parameters(
+        dir, filecoin::parameter_files(proof_type), filecoin::post_parameter_shape(proof_type), name, read);
+
+    auto backend = make_backend(a.backend, loaded.params);
+    std::unique_ptr<groth16::ProverBackend> cpu_fallback;
+    if (backend->name() != "cpu") cpu_fallback = std::make_unique<groth16::CpuBackend>(loaded.params);
+    engine::Engine eng;
+    engine::JobSpec spec = engine::post_spec(job);
+    spec.backend = backend.get();
+    spec.fallback = cpu_fallback.get();
+    spec.verify_key = &loaded.params.vk;
+    const engine::JobResult result = eng.await(eng.submit(std::move(spec)));
+    const std::vector<uint8_t> bytes = engine::post_proof(job, result, loaded.params.vk);
+    formats::detail::write_file_atomically(a.proof, bytes);
+
+    nlohmann::json out;
+    out["proof_type"] = name;
+    out["partition"] = a.partition;
+    out["sectors"] = vanilla.size();
+    out["proof"] = a.proof;
+    out["proof_bytes"] = bytes.size();
+    out["backend"] = backend->name();
+    out["params"] = loaded.path.string();
+    out["params_checked"] = !a.unchecked_params;
+    out["params_load_s"] = loaded.seconds;
+    out["prove_s"] = result.wall_seconds;
+    out["total_s"] = seconds_since(t0);
+    out["verified"] = true;
+    std::printf("%s\n", a.json ? out.dump().c_str() : out.dump(2).c_str());
+    return 0;
+}
+
+struct GenArgs {
+    std::string proof_type, randomness, out;
+    uint64_t sector_id = 0, sector_index = 0;
+    std::optional<uint64_t> seed;
+    bool json = false;
+};
+
+// TESTS: a random sector of the proof type's size (random tree R_last leaves and comm_c; sizes up to 512 MiB) and
+// its vanilla proof for the randomness, as generate_single_vanilla_proof makes it.
+int run_post_gen(const GenArgs& a) {
+    const auto proof_type = filecoin::post_proof_from_name(a.proof_type);
+    const uint64_t size = filecoin::sector_size(proof_type);
+    if (size > (uint64_t(512) << 20))
+        throw FilecoinError(FilecoinErrorKind::Unsupported,
+                            "post-gen builds the sector's tree: sizes up to 512 MiB (this is " +
+                                filecoin::sector_size_name(size) + ")");
+    const filecoin::PostCircuitConfig circuit = filecoin::PostCircuitConfig::from_registered(proof_type);
+    const bool winning = filecoin::post_type(proof_type) == filecoin::PoStType::Winning;
+    std::mt19937_64 rng(a.seed ? *a.seed : OsRng{}());
+    std::vector<Fr> leaves(circuit.sector_nodes);
+    for (Fr& l : leaves) l = Fr::random(rng);
+    const filecoin::PoseidonTree tree(circuit.tree, leaves);
+    const Fr comm_c = Fr::random(rng);
+    // The vanilla prover's challenges: Window, challenge_count for the sector's place in the proof; Winning, 66 at
+    // place 0 (generate_fallback_sector_challenges).
+    const std::vector<uint64_t> challenges = filecoin::post_sector_leaf_challenges(
+        circuit.api_version, randomness_of(a.randomness), a.sector_id, winning ? 0 : a.sector_index,
+        winning ? circuit.sector_count : circuit.challenge_count, circuit.sector_nodes);
+    filecoin::FallbackPostSectorProof p;
+    p.sector_id = a.sector_id;
+    p.comm_r = filecoin::domain_from_fr(filecoin::comm_r(comm_c, tree.root()));
+    filecoin::PostSectorProof s;
+    for (uint64_t c : challenges) s.inclusion_proofs.push_back(filecoin::poseidon_proof(tree, c));
+    s.comm_c = filecoin::domain_from_fr(comm_c);
+    s.comm_r_last = filecoin::domain_from_fr(tree.root());
+    p.sectors = {s};
+    const std::vector<uint8_t> bytes = filecoin::write_post_vanilla_proof(p);
+    formats::detail::write_file_atomically(a.out, bytes);
+    nlohmann::json out;
+    out["proof_type"] = a.proof_type;
+    out["sector_id"] = a.sector_id;
+    out["comm_r"] = filecoin::domain_to_hex(p.comm_r);
+    out["vanilla"] = a.out;
+    out["bytes"] = bytes.size();
+    std::printf("%s\n", a.json ? out.dump().c_str() : out.dump(2).c_str());
+    return 0;
+}
+
+struct VerifyArgs {
+    std::string proof_type, randomness, vk, proof;
+    std::vector<std::string> sectors;  // ID:COMM_R
+};
+
+filecoin::PostPublicSector parse_sector(const std::string& s) {
+    const size_t colon = s.find(':');
+    if (colon == std::string::npos)
+        throw FilecoinError(FilecoinErrorKind::OutOfRange, "--sector " + s + ": expected SECTOR_ID:COMM_R_HEX");
+    uint64_t id = 0;
+    try {
+        size_t used = 0;
+        id = std::stoull(s.substr(0, colon), &used, 10);
+        if (used != colon) throw std::invalid_argument("");
+    } catch (const std::exception&) {
+        throw FilecoinError(FilecoinErrorKind::OutOfRange, "--sector " + s + ": the sector id is not a number");
+    }
+    const filecoin::Domain comm_r = filecoin::bytes32_from_hex(s.substr(colon + 1), "--sector comm_r");
+    return filecoin::PostPublicSector{id, filecoin::fr_from_domain(comm_r, "--sector comm_r")};
+}
+
+// Every partition of the proof (192 bytes each) against the inputs of the listed sectors (all of the PoSt's, in
+// order; Winning: its one sector).
+int run_verify_post(const VerifyArgs& a) {
+    const auto proof_type = filecoin::post_proof_from_name(a.proof_type);
+    const filecoin::PostCircuitConfig circuit = filecoin::PostCircuitConfig::from_registered(proof_type);
+    std::vector<filecoin::PostPublicSector> sectors;
+    for (const std::string& s : a.sectors) sectors.push_back(parse_sector(s));
+    if (filecoin::post_type(proof_type) == filecoin::PoStType::Winning) {
+        if (sectors.size() != 1)
+            throw FilecoinError(FilecoinErrorKind::OutOfRange, "a Winning PoSt proves one sector (--sector once)");
+        sectors.assign(circuit.sector_count, sectors[0]);
+    }
+    const size_t partitions = (sectors.size() + circuit.sector_count - 1) / circuit.sector_count;
+    const std::vector<uint8_t> bytes = read_bytes(a.proof, "--proof");
+    if (bytes.size() != partitions * 192)
+        throw FilecoinError(FilecoinErrorKind::BadProofLength,
+                            "--proof: " + std::to_string(bytes.size()) + " bytes, " + std::to_string(partitions) +
+                                " partition(s) of 192 expected");
+    const auto vk = formats::read_verifying_key(fs::path(a.vk)).vk;
+    if (vk.ic.size() != circuit.public_input_count() + 1)
+        throw FilecoinError(FilecoinErrorKind::KeyMismatch, "--vk: " + std::to_string(vk.ic.size()) +
+                                                                " IC points, the circuit needs " +
+                                                                std::to_string(circuit.public_input_count() + 1));
+    const auto pvk = groth16::prepare_verifying_key(vk);
+    const auto proofs = formats::decode_proofs(bytes, a.proof);
+    const filecoin::Domain randomness = randomness_of(a.randomness);
+    bool ok = true;
+    for (size_t k = 0; k < partitions; k++)
+        ok = ok && groth16::verify_proof(pvk, proofs[k],
+                                         filecoin::post_public_inputs(circuit, randomness, sectors, (uint32_t)k));
+    std::printf("%s\n", ok ? "valid" : "invalid");
+    return ok ? 0 : 1;
+}
+
+}  // namespace
+
+void add_filecoin_post_commands(CLI::App* fc, int& exit_code) {
+    const char* kParamsDir = "parameter directory (default: $FIL_PROOFS_PARAMETER_CACHE, else "
+                             "/var/tmp/filecoin-proof-parameters)";
+    {
+        auto a = std::make_shared<PostArgs>();
+        auto* cmd = fc->add_subcommand("post", "Winning or Window PoSt (one partition) from its sectors' vanilla proofs "
+                                               "(the proof verified before it is written)");
+        cmd->add_option("--proof-type", a->proof_type, "registered PoSt proof, e.g. StackedDrgWindow32GiBV1_2")
+            ->required();
+        cmd->add_option("--vanilla", a->vanilla,
+                        "bincode FallbackPoStSectorProof files: the partition's sectors in order (Winning: one)")
+            ->required()
+            ->check(CLI::ExistingFile);
+        cmd->add_option("--randomness", a->randomness, "the challenge randomness (64 hex digits, a field element)")
+            ->required();
+        cmd->add_option("--partition", a->partition, "Window PoSt: the partition's index (default 0)");
+        cmd->add_option("--params-dir", a->params_dir, kParamsDir);
+        cmd->add_option("--proof", a->proof, "output: the proof (192 bytes)")->required();
+        cmd->add_option("--backend", a->backend, "auto (GPU when present), cpu or gpu")
+            ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
+        cmd->add_flag("--unchecked-params", a->unchecked_params,
+                      "skip the subgroup checks of the proving key's points (on-curve checks stay)");
+        cmd->add_flag("--json", a->json, "one-line JSON output");
+        cmd->callback([a, &exit_code] { run_filecoin_command("post", exit_code, [&] { return run_post(*a); }); });
+    }
+    {
+        auto a = std::make_shared<GenArgs>();
+        auto* cmd = fc->add_subcommand("post-gen", "TESTS: a random sector and its PoSt vanilla proof (bincode)");
+        cmd->add_option("--proof-type", a->proof_type, "registered PoSt proof (sectors up to 512 MiB)")->required();
+        cmd->add_option("--randomness", a->randomness, "the challenge randomness (64 hex digits)")->required();
+        cmd->add_option("--sector-id", a->sector_id, "the sector's id")->required();
+        cmd->add_option("--sector-index", a->sector_index,
+                        "Window PoSt: the sector's place among all the proof's sectors (default 0)");
+        cmd->add_option("--seed", a->seed, "derive the sector's contents from this seed");
+        cmd->add_option("--out", a->out, "output: the vanilla proof")->required();
+        cmd->add_flag("--json", a->json, "one-line JSON output");
+        cmd->callback([a, &exit_code] { run_filecoin_command("post-gen", exit_code, [&] { return run_post_gen(*a); }); });
+    }
+    {
+        auto a = std::make_shared<VerifyArgs>();
+        CLI::App* verify = fc->get_subcommand("verify");
+        auto* cmd = verify->add_subcommand("post", "a Winning or Window PoSt (every partition's 192-byte slice)");
+        cmd->add_option("--proof-type", a->proof_type, "registered PoSt proof")->required();
+        cmd->add_option("--vk", a->vk, "verifying key (bellman .vk file)")->required()->check(CLI::ExistingFile);
+        cmd->add_option("--proof", a->proof, "proof bytes (partitions x 192)")->required()->check(CLI::ExistingFile);
+        cmd->add_option("--randomness", a->randomness, "the challenge randomness (64 hex digits)")->required();
+        cmd->add_option("--sector", a->sectors, "SECTOR_ID:COMM_R_HEX, every sector of the PoSt in order")->required();
+        cmd->callback([a, &exit_code] { run_filecoin_command("verify post", exit_code, [&] { return run_verify_post(*a); }); });
+    }
+}
+
+}  // namespace cuzk::cli

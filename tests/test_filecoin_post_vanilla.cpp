@@ -1,0 +1,243 @@
+// PoSt vanilla proofs (cuzk/filecoin/post_vanilla.hpp): the bincode layout byte by byte on a hand-built proof, the
+// round trip, every truncation and a corrupted length refused with the field named; proofs made from real 2 KiB
+// trees R_last (as generate_single_vanilla_proof makes them) turned into a partition witness that satisfies the
+// FallbackPoSt circuit with the public inputs post_public_inputs derives (Window: two sectors, and one padded to
+// two; Winning: the 66 challenges of one sector); a wrong challenge, sibling, root or comm_r refused.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "cuzk/filecoin/challenges_post.hpp"
+#include "cuzk/filecoin/post_vanilla.hpp"
+#include "cuzk/filecoin/sealer.hpp"
+#include "cuzk/r1cs/test_cs.hpp"
+#include "seeded_rng.hpp"
+
+namespace cuzk::filecoin {
+namespace {
+
+using testing::seeded_rng;
+
+Domain random_domain(std::mt19937_64& rng) { return domain_from_fr(Fr::random(rng)); }
+
+std::vector<uint8_t> le(uint64_t v, size_t n) {
+    std::vector<uint8_t> out;
+    for (size_t i = 0; i < n; i++) out.push_back((uint8_t)(v >> (8 * i)));
+    return out;
+}
+
+void append(std::vector<uint8_t>& out, const std::vector<uint8_t>& b) { out.insert(out.end(), b.begin(), b.end()); }
+void append(std::vector<uint8_t>& out, const Domain& d) { out.insert(out.end(), d.begin(), d.end()); }
+
+TEST(FilecoinPostVanilla, BincodeLayout) {
+    auto rng = seeded_rng("FilecoinPostVanilla.BincodeLayout");
+    // One Sub proof (base path of one binary level, a sub level of arity 4) in one sector proof.
+    FallbackPostSectorProof p;
+    p.sector_id = 0x0102030405060708ULL;
+    p.comm_r = random_domain(rng);
+    PostSectorProof s;
+    MerkleProof m;
+    m.kind = MerkleProofKind::Sub;
+    m.base = {MerklePathElement{{random_domain(rng)}, 1}};
+    m.sub = {MerklePathElement{{random_domain(rng), random_domain(rng), random_domain(rng)}, 2}};
+    m.root = random_domain(rng);
+    m.leaf = random_domain(rng);
+    s.inclusion_proofs = {m};
+    s.comm_c = random_domain(rng);
+    s.comm_r_last = random_domain(rng);
+    p.sectors = {s};
+
+    std::vector<uint8_t> want;
+    append(want, le(p.sector_id, 8));
+    append(want, p.comm_r);
+    append(want, le(1, 8));  // sectors
+    append(want, le(1, 8));  // inclusion_proofs
+    append(want, le(1, 4));  // ProofData::Sub
+    append(want, le(1, 8));  // base_proof: 1 element
+    append(want, le(1, 8));
+    append(want, m.base[0].hashes[0]);
+    append(want, le(1, 8));  // index
+    append(want, le(1, 8));  // sub_proof: 1 element
+    append(want, le(3, 8));
+    for (const Domain& h : m.sub[0].hashes) append(want, h);
+    append(want, le(2, 8));
+    append(want, m.root);
+    append(want, m.leaf);
+    append(want, s.comm_c);
+    append(want, s.comm_r_last);
+    EXPECT_EQ(write_post_vanilla_proof(p), want);
+    EXPECT_EQ(read_post_vanilla_proof(want, "t"), p);
+
+    // Every truncation is refused; so are a byte too many, a huge length and an unknown variant.
+    for (size_t n = 0; n < want.size(); n++)
+        EXPECT_THROW(read_post_vanilla_proof(std::span<const uint8_t>(want.data(), n), "t"), FilecoinError) << n;
+    std::vector<uint8_t> longer = want;
+    longer.push_back(0);
+    try {
+        read_post_vanilla_proof(longer, "sector 9");
+        FAIL();
+    } catch (const FilecoinError& e) {
+        EXPECT_EQ(e.kind(), FilecoinErrorKind::MalformedVanilla);
+        EXPECT_NE(std::string(e.what()).find("sector 9: 1 bytes after the proof"), std::string::npos) << e.what();
+    }
+    std::vector<uint8_t> huge = want;
+    huge[40 + 8 + 8 + 4] = 0xff;  // base_proof's length
+    try {
+        read_post_vanilla_proof(huge, "t");
+        FAIL();
+    } catch (const FilecoinError& e) {
+        EXPECT_NE(std::string(e.what()).find("vanilla_proof.sectors[0].inclusion_proofs[0].data.Sub.base_proof"),
+                  std::string::npos)
+            << e.what();
+    }
+    std::vector<uint8_t> variant = want;
+    variant[40 + 8 + 8] = 3;
+    EXPECT_THROW(read_post_vanilla_proof(variant, "t"), FilecoinError);
+}
+
+// A sector of `config`'s size: a random tree R_last and comm_c.
+struct Sector {
+    uint64_t id;
+    std::unique_ptr<PoseidonTree> tree;
+    Fr comm_c;
+
+    Sector(uint64_t sector_id, const PostCircuitConfig& config, std::mt19937_64& rng) : id(sector_id) {
+        std::vector<Fr> leaves(config.sector_nodes);
+        for (Fr& l : leaves) l = Fr::random(rng);
+        tree = std::make_unique<PoseidonTree>(config.tree, leaves);
+        comm_c = Fr::random(rng);
+    }
+
+    // What generate_single_vanilla_proof returns for these challenges.
+    FallbackPostSectorProof vanilla(std::span<const uint64_t> challenges) const {
+        FallbackPostSectorProof p;
+        p.sector_id = id;
+        p.comm_r = domain_from_fr(comm_r(comm_c, tree->root()));
+        PostSectorProof s;
+        for (uint64_t c : challenges) s.inclusion_proofs.push_back(poseidon_proof(*tree, c));
+        s.comm_c = domain_from_fr(comm_c);
+        s.comm_r_last = domain_from_fr(tree->root());
+        p.sectors = {s};
+        return p;
+    }
+};
+
+Domain random_randomness(std::mt19937_64& rng) {
+    Domain d = random_domain(rng);
+    d[31] &= 0x3f;
+    return d;
+}
+
+// The witness satisfies the circuit, and its public inputs are those the circuit computes.
+void expect_satisfied(const PostCircuitConfig& config, const PostPartitionWitness& w) {
+    ASSERT_EQ(w.public_inputs.size(), config.public_input_count());
+    r1cs::TestConstraintSystem cs;
+    FallbackPostCircuit(config, w.sectors).synthesize(cs);
+    EXPECT_TRUE(cs.is_satisfied()) << cs.which_is_unsatisfied().value_or("");
+    std::vector<Fr> inputs = cs.inputs();
+    ASSERT_EQ(inputs.size(), w.public_inputs.size() + 1);
+    for (size_t i = 0; i < w.public_inputs.size(); i++) EXPECT_EQ(inputs[i + 1], w.public_inputs[i]) << i;
+}
+
+TEST(FilecoinPostVanilla, WindowPartitionFromVanillaProofs) {
+    auto rng = seeded_rng("FilecoinPostVanilla.Window");
+    const PostCircuitConfig config = PostCircuitConfig::make(2048, PoStType::Window);
+    ASSERT_EQ(config.sector_count, 2u);
+    const Domain randomness = random_randomness(rng);
+    const Sector a(5, config, rng), b(9, config, rng);
+    for (uint32_t partition : {0u, 3u}) {
+        std::vector<FallbackPostSectorProof> proofs;
+        std::vector<PostPublicSector> all(size_t(partition) * config.sector_count, PostPublicSector{1, Fr::one()});
+        for (const Sector* s : {&a, &b}) {
+            const uint64_t index = all.size();
+            const auto leaves = post_sector_leaf_challenges(config.api_version, randomness, s->id, index,
+                                                            config.challenge_count, config.sector_nodes);
+            // Through the bytes, as the prover receives them.
+            proofs.push_back(read_post_vanilla_proof(write_post_vanilla_proof(s->vanilla(leaves)), "v"));
+            all.push_back(PostPublicSector{s->id, comm_r(s->comm_c, s->tree->root())});
+        }
+        const PostPartitionWitness w = post_partition_witness(config, PoStType::Window, randomness, proofs, partition);
+        expect_satisfied(config, w);
+        EXPECT_EQ(w.public_inputs, post_public_inputs(config, randomness, all, partition));
+        // One sector: padded to two by repeating it.
+        const PostPartitionWitness one =
+            post_partition_witness(config, PoStType::Window, randomness, std::span(proofs).first(1), partition);
+        expect_satisfied(config, one);
+    }
+}
+
+TEST(FilecoinPostVanilla, WinningFromOneSectorsSixtySixChallenges) {
+    auto rng = seeded_rng("FilecoinPostVanilla.Winning");
+    const PostCircuitConfig config = PostCircuitConfig::make(2048, PoStType::Winning, ApiVersion::V1_0_0);
+    ASSERT_EQ(config.sector_count, 66u);
+    const Domain randomness = random_randomness(rng);
+    const Sector s(77, config, rng);
+    // generate_fallback_sector_challenges for Winning: one sector, 66 challenges.
+    const auto leaves = post_sector_leaf_challenges(config.api_version, randomness, s.id, 0, 66, config.sector_nodes);
+    const FallbackPostSectorProof p = s.vanilla(leaves);
+    const PostPartitionWitness w = post_partition_witness(config, PoStType::Winning, randomness, {&p, 1}, 0);
+    ASSERT_EQ(w.sectors.size(), 66u);
+    expect_satisfied(config, w);
+    const std::vector<PostPublicSector> listed(66, PostPublicSector{s.id, comm_r(s.comm_c, s.tree->root())});
+    EXPECT_EQ(w.public_inputs, post_public_inputs(config, randomness, listed, 0));
+}
+
+TEST(FilecoinPostVanilla, BadProofsAreRefusedWithTheField) {
+    auto rng = seeded_rng("FilecoinPostVanilla.Bad");
+    const PostCircuitConfig config = PostCircuitConfig::make(2048, PoStType::Window);
+    const Domain randomness = random_randomness(rng);
+    const Sector s(11, config, rng);
+    const auto leaves = post_sector_leaf_challenges(config.api_version, randomness, s.id, 0, config.challenge_count,
+                                                    config.sector_nodes);
+    const FallbackPostSectorProof good = s.vanilla(leaves);
+    auto refused = [&](const FallbackPostSectorProof& p, const std::string& needle) {
+        try {
+            post_partition_witness(config, PoStType::Window, randomness, {&p, 1}, 0);
+            ADD_FAILURE() << "accepted: " << needle;
+        } catch (const FilecoinError& e) {
+            EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+        }
+    };
+    ASSERT_NO_THROW(post_partition_witness(config, PoStType::Window, randomness, {&good, 1}, 0));
+    {
+        // A proof of another leaf than the challenge.
+        std::vector<uint64_t> other(leaves.begin(), leaves.end());
+        other[4] = (other[4] + 1) % config.sector_nodes;
+        refused(s.vanilla(other), "inclusion_proofs[4]: proves leaf");
+    }
+    {
+        FallbackPostSectorProof p = good;
+        p.sectors[0].inclusion_proofs.pop_back();
+        refused(p, "9 inclusion proofs");
+    }
+    {
+        FallbackPostSectorProof p = good;
+        p.sectors[0].inclusion_proofs[2].root = random_domain(rng);
+        refused(p, "inclusion_proofs[2].root");
+    }
+    {
+        FallbackPostSectorProof p = good;
+        p.comm_r = random_domain(rng);
+        refused(p, "comm_r");
+    }
+    {
+        FallbackPostSectorProof p = good;
+        p.sectors[0].inclusion_proofs[1].base[0].hashes.pop_back();
+        refused(p, "inclusion_proofs[1].level 0");
+    }
+    {
+        FallbackPostSectorProof p = good;
+        p.sectors[0].inclusion_proofs[1].base[0].hashes[0].fill(0xff);  // not a field element
+        refused(p, "inclusion_proofs[1].level 0 sibling [0]");
+    }
+    // A sibling changed to another field element passes the shape checks but not the circuit.
+    FallbackPostSectorProof p = good;
+    p.sectors[0].inclusion_proofs[3].base[1].hashes[0] = random_domain(rng);
+    const PostPartitionWitness w = post_partition_witness(config, PoStType::Window, randomness, {&p, 1}, 0);
+    r1cs::TestConstraintSystem cs;
+    FallbackPostCircuit(config, w.sectors).synthesize(cs);
+    EXPECT_FALSE(cs.is_satisfied());
+}
+
+}  // namespace
+}  // namespace cuzk::filecoin
