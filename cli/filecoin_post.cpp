@@ -6,7 +6,6 @@
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -17,7 +16,7 @@
 #include "cuzk/filecoin/challenges_post.hpp"
 #include "cuzk/filecoin/params.hpp"
 #include "cuzk/filecoin/post_vanilla.hpp"
-#include "cuzk/filecoin/sealer.hpp"
+#include "cuzk/filecoin/c1_gen.hpp"
 #include "cuzk/formats/bellman_params.hpp"
 #include "cuzk/formats/proof_io.hpp"
 #include "cuzk/groth16/verifier.hpp"
@@ -103,35 +102,12 @@ struct GenArgs {
     bool json = false;
 };
 
-// TESTS: a random sector of the proof type's size (random tree R_last leaves and comm_c; sizes up to 512 MiB) and
-// its vanilla proof for the randomness, as generate_single_vanilla_proof makes it.
+// TESTS: the vanilla proof of a random sector that is never built (filecoin/c1_gen.hpp generate_post_vanilla: the
+// challenged leaves random, tree R_last a sparse virtual tree), for any size.
 int run_post_gen(const GenArgs& a) {
     const auto proof_type = filecoin::post_proof_from_name(a.proof_type);
-    const uint64_t size = filecoin::sector_size(proof_type);
-    if (size > (uint64_t(512) << 20))
-        throw FilecoinError(FilecoinErrorKind::Unsupported,
-                            "post-gen builds the sector's tree: sizes up to 512 MiB (this is " +
-                                filecoin::sector_size_name(size) + ")");
-    const filecoin::PostCircuitConfig circuit = filecoin::PostCircuitConfig::from_registered(proof_type);
-    const bool winning = filecoin::post_type(proof_type) == filecoin::PoStType::Winning;
-    std::mt19937_64 rng(a.seed ? *a.seed : OsRng{}());
-    std::vector<Fr> leaves(circuit.sector_nodes);
-    for (Fr& l : leaves) l = Fr::random(rng);
-    const filecoin::PoseidonTree tree(circuit.tree, leaves);
-    const Fr comm_c = Fr::random(rng);
-    // The vanilla prover's challenges: Window, challenge_count for the sector's place in the proof; Winning, 66 at
-    // place 0 (generate_fallback_sector_challenges).
-    const std::vector<uint64_t> challenges = filecoin::post_sector_leaf_challenges(
-        circuit.api_version, randomness_of(a.randomness), a.sector_id, winning ? 0 : a.sector_index,
-        winning ? circuit.sector_count : circuit.challenge_count, circuit.sector_nodes);
-    filecoin::FallbackPostSectorProof p;
-    p.sector_id = a.sector_id;
-    p.comm_r = filecoin::domain_from_fr(filecoin::comm_r(comm_c, tree.root()));
-    filecoin::PostSectorProof s;
-    for (uint64_t c : challenges) s.inclusion_proofs.push_back(filecoin::poseidon_proof(tree, c));
-    s.comm_c = filecoin::domain_from_fr(comm_c);
-    s.comm_r_last = filecoin::domain_from_fr(tree.root());
-    p.sectors = {s};
+    const filecoin::FallbackPostSectorProof p = filecoin::generate_post_vanilla(
+        proof_type, randomness_of(a.randomness), a.sector_id, a.sector_index, a.seed ? *a.seed : OsRng{}());
     const std::vector<uint8_t> bytes = filecoin::write_post_vanilla_proof(p);
     formats::detail::write_file_atomically(a.out, bytes);
     nlohmann::json out;
@@ -228,13 +204,13 @@ void add_filecoin_post_commands(CLI::App* fc, int& exit_code) {
     }
     {
         auto a = std::make_shared<GenArgs>();
-        auto* cmd = fc->add_subcommand("post-gen", "TESTS: a random sector and its PoSt vanilla proof (bincode)");
-        cmd->add_option("--proof-type", a->proof_type, "registered PoSt proof (sectors up to 512 MiB)")->required();
+        auto* cmd = fc->add_subcommand("post-gen", "TESTS: the PoSt vanilla proof (bincode) of a random sector, any size");
+        cmd->add_option("--proof-type", a->proof_type, "registered PoSt proof")->required();
         cmd->add_option("--randomness", a->randomness, "the challenge randomness (64 hex digits)")->required();
         cmd->add_option("--sector-id", a->sector_id, "the sector's id")->required();
         cmd->add_option("--sector-index", a->sector_index,
                         "Window PoSt: the sector's place among all the proof's sectors (default 0)");
-        cmd->add_option("--seed", a->seed, "derive the sector's contents from this seed");
+        cmd->add_option("--seed", a->seed, "derive the sector's contents from this seed (default: random)");
         cmd->add_option("--out", a->out, "output: the vanilla proof")->required();
         cmd->add_flag("--json", a->json, "one-line JSON output");
         cmd->callback([a, &exit_code] { run_filecoin_command("post-gen", exit_code, [&] { return run_post_gen(*a); }); });

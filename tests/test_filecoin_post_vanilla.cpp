@@ -2,11 +2,13 @@
 // round trip, every truncation and a corrupted length refused with the field named; proofs made from real 2 KiB
 // trees R_last (as generate_single_vanilla_proof makes them) turned into a partition witness that satisfies the
 // FallbackPoSt circuit with the public inputs post_public_inputs derives (Window: two sectors, and one padded to
-// two; Winning: the 66 challenges of one sector); a wrong challenge, sibling, root or comm_r refused.
+// two; Winning: the 66 challenges of one sector); a wrong challenge, sibling, root or comm_r refused; generated
+// vanilla proofs of sectors never built (virtual trees) accepted at 32 GiB and 64 GiB, satisfying at 2 KiB.
 #include <gtest/gtest.h>
 
 #include <random>
 
+#include "cuzk/filecoin/c1_gen.hpp"
 #include "cuzk/filecoin/challenges_post.hpp"
 #include "cuzk/filecoin/post_vanilla.hpp"
 #include "cuzk/filecoin/sealer.hpp"
@@ -237,6 +239,32 @@ TEST(FilecoinPostVanilla, BadProofsAreRefusedWithTheField) {
     r1cs::TestConstraintSystem cs;
     FallbackPostCircuit(config, w.sectors).synthesize(cs);
     EXPECT_FALSE(cs.is_satisfied());
+}
+
+TEST(FilecoinPostVanilla, GeneratedForAnySize) {
+    auto rng = seeded_rng("FilecoinPostVanilla.Generated");
+    const Domain randomness = random_randomness(rng);
+    const uint64_t seed = rng();
+    // 2 KiB: the generated proofs satisfy the circuits.
+    for (RegisteredPoStProof p : {RegisteredPoStProof::StackedDrgWindow2KiBV1_2, RegisteredPoStProof::StackedDrgWinning2KiBV1}) {
+        const PostCircuitConfig config = PostCircuitConfig::from_registered(p);
+        const bool winning = post_type(p) == PoStType::Winning;
+        std::vector<FallbackPostSectorProof> proofs;
+        for (uint64_t i = 0; i < (winning ? 1u : config.sector_count); i++)
+            proofs.push_back(generate_post_vanilla(p, randomness, 100 + i, i, seed + i));
+        expect_satisfied(config, post_partition_witness(config, post_type(p), randomness, proofs, 0));
+        EXPECT_EQ(generate_post_vanilla(p, randomness, 100, 0, seed), proofs[0]);  // deterministic
+    }
+    // 32 GiB and 64 GiB (sub/top trees): accepted by every check before synthesis.
+    for (RegisteredPoStProof p : {RegisteredPoStProof::StackedDrgWindow32GiBV1_2, RegisteredPoStProof::StackedDrgWinning32GiBV1,
+                                  RegisteredPoStProof::StackedDrgWindow64GiBV1_2}) {
+        const PostCircuitConfig config = PostCircuitConfig::from_registered(p);
+        const FallbackPostSectorProof v = generate_post_vanilla(p, randomness, 7, 0, seed);
+        const FallbackPostSectorProof back = read_post_vanilla_proof(write_post_vanilla_proof(v), "v");
+        EXPECT_EQ(back, v);
+        const PostPartitionWitness w = post_partition_witness(config, post_type(p), randomness, {&back, 1}, 0);
+        EXPECT_EQ(w.public_inputs.size(), config.public_input_count()) << proof_name(p);
+    }
 }
 
 }  // namespace

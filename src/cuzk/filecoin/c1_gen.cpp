@@ -12,6 +12,7 @@
 #include "cuzk/filecoin/hashers.hpp"
 #include "cuzk/filecoin/label.hpp"
 #include "cuzk/filecoin/porep.hpp"
+#include "cuzk/filecoin/challenges_post.hpp"
 #include "cuzk/filecoin/tree.hpp"
 #include "cuzk/gadgets/poseidon.hpp"
 
@@ -281,6 +282,31 @@ GeneratedC1 generate_c1_sector(RegisteredSealProof proof, uint64_t rng_seed) {
 
 C1Output generate_c1(RegisteredSealProof proof, uint64_t rng_seed) {
     return generate_c1_sector(proof, rng_seed).c1;
+}
+
+FallbackPostSectorProof generate_post_vanilla(RegisteredPoStProof proof, const Domain& randomness, uint64_t sector_id,
+                                              uint64_t sector_index, uint64_t rng_seed) {
+    const PostCircuitConfig circuit = PostCircuitConfig::from_registered(proof);
+    const bool winning = post_type(proof) == PoStType::Winning;
+    // The vanilla prover's challenges (generate_fallback_sector_challenges): Window, challenge_count at the sector's
+    // place in the proof; Winning, its 66 at place 0.
+    const std::vector<uint64_t> challenges =
+        post_sector_leaf_challenges(circuit.api_version, randomness, sector_id, winning ? 0 : sector_index,
+                                    winning ? circuit.sector_count : circuit.challenge_count, circuit.sector_nodes);
+    std::mt19937_64 rng(rng_seed ^ 0x706f737467656e00ull);
+    std::map<uint64_t, Fr> known;
+    for (uint64_t c : challenges) known.emplace(c, random_fr(rng));
+    const SparsePoseidonTree tree(circuit.tree, circuit.sector_nodes, known, rng);
+    const Fr comm_c = random_fr(rng);
+    FallbackPostSectorProof p;
+    p.sector_id = sector_id;
+    p.comm_r = domain_from_fr(comm_r(comm_c, tree.root()));
+    PostSectorProof s;
+    for (uint64_t c : challenges) s.inclusion_proofs.push_back(tree.proof(c));
+    s.comm_c = domain_from_fr(comm_c);
+    s.comm_r_last = domain_from_fr(tree.root());
+    p.sectors = {std::move(s)};
+    return p;
 }
 
 }  // namespace cuzk::filecoin

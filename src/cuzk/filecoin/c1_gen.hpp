@@ -32,6 +32,7 @@
 #include <cstdint>
 
 #include "cuzk/filecoin/c1.hpp"
+#include "cuzk/filecoin/post_vanilla.hpp"
 #include "cuzk/filecoin/proof_types.hpp"
 
 namespace cuzk::filecoin {
@@ -48,5 +49,13 @@ struct GeneratedC1 {
 // Deterministic in (proof, rng_seed). FilecoinError(Unsupported) for synthetic and non-interactive proofs.
 GeneratedC1 generate_c1_sector(RegisteredSealProof proof, uint64_t rng_seed);
 C1Output generate_c1(RegisteredSealProof proof, uint64_t rng_seed);
+
+// The same idea for PoSt (issue 18): the vanilla proof of a sector that is never built, for any size — random
+// leaves at the challenged positions (the challenges the randomness gives the sector at `sector_index` among the
+// proof's sectors; Winning: its 66), tree R_last as a sparse virtual tree of the proof's shape, comm_c random and
+// comm_r = Poseidon-2(comm_c, comm_r_last). It passes validate_post_vanilla_proof and post_partition_witness and
+// satisfies the circuit. Deterministic in its arguments.
+FallbackPostSectorProof generate_post_vanilla(RegisteredPoStProof proof, const Domain& randomness, uint64_t sector_id,
+                                              uint64_t sector_index, uint64_t rng_seed);
 
 }  // namespace cuzk::filecoin
