@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -141,38 +142,76 @@ filecoin::PostPublicSector parse_sector(const std::string& s) {
     return filecoin::PostPublicSector{id, filecoin::fr_from_domain(comm_r, "--sector comm_r")};
 }
 
+// The PoSt's sectors as its public inputs list them (Winning: the one sector, sector_count times), and its partitions.
+struct PostSectors {
+    filecoin::RegisteredPoStProof proof{};
+    filecoin::PostCircuitConfig circuit;
+    std::vector<filecoin::PostPublicSector> sectors;
+    size_t partitions = 0;
+};
+
+PostSectors post_sectors(const std::string& proof_type, const std::vector<std::string>& args) {
+    PostSectors p;
+    p.proof = filecoin::post_proof_from_name(proof_type);
+    p.circuit = filecoin::PostCircuitConfig::from_registered(p.proof);
+    for (const std::string& s : args) p.sectors.push_back(parse_sector(s));
+    if (filecoin::post_type(p.proof) == filecoin::PoStType::Winning) {
+        if (p.sectors.size() != 1)
+            throw FilecoinError(FilecoinErrorKind::OutOfRange, "a Winning PoSt proves one sector (--sector once)");
+        p.sectors.assign(p.circuit.sector_count, p.sectors[0]);
+    }
+    p.partitions = (p.sectors.size() + p.circuit.sector_count - 1) / p.circuit.sector_count;
+    return p;
+}
+
 // Every partition of the proof (192 bytes each) against the inputs of the listed sectors (all of the PoSt's, in
 // order; Winning: its one sector).
 int run_verify_post(const VerifyArgs& a) {
-    const auto proof_type = filecoin::post_proof_from_name(a.proof_type);
-    const filecoin::PostCircuitConfig circuit = filecoin::PostCircuitConfig::from_registered(proof_type);
-    std::vector<filecoin::PostPublicSector> sectors;
-    for (const std::string& s : a.sectors) sectors.push_back(parse_sector(s));
-    if (filecoin::post_type(proof_type) == filecoin::PoStType::Winning) {
-        if (sectors.size() != 1)
-            throw FilecoinError(FilecoinErrorKind::OutOfRange, "a Winning PoSt proves one sector (--sector once)");
-        sectors.assign(circuit.sector_count, sectors[0]);
-    }
-    const size_t partitions = (sectors.size() + circuit.sector_count - 1) / circuit.sector_count;
+    const PostSectors p = post_sectors(a.proof_type, a.sectors);
     const std::vector<uint8_t> bytes = read_bytes(a.proof, "--proof");
-    if (bytes.size() != partitions * 192)
+    if (bytes.size() != p.partitions * 192)
         throw FilecoinError(FilecoinErrorKind::BadProofLength,
-                            "--proof: " + std::to_string(bytes.size()) + " bytes, " + std::to_string(partitions) +
+                            "--proof: " + std::to_string(bytes.size()) + " bytes, " + std::to_string(p.partitions) +
                                 " partition(s) of 192 expected");
     const auto vk = formats::read_verifying_key(fs::path(a.vk)).vk;
-    if (vk.ic.size() != circuit.public_input_count() + 1)
+    if (vk.ic.size() != p.circuit.public_input_count() + 1)
         throw FilecoinError(FilecoinErrorKind::KeyMismatch, "--vk: " + std::to_string(vk.ic.size()) +
                                                                 " IC points, the circuit needs " +
-                                                                std::to_string(circuit.public_input_count() + 1));
+                                                                std::to_string(p.circuit.public_input_count() + 1));
     const auto pvk = groth16::prepare_verifying_key(vk);
     const auto proofs = formats::decode_proofs(bytes, a.proof);
     const filecoin::Domain randomness = randomness_of(a.randomness);
     bool ok = true;
-    for (size_t k = 0; k < partitions; k++)
+    for (size_t k = 0; k < p.partitions; k++)
         ok = ok && groth16::verify_proof(pvk, proofs[k],
-                                         filecoin::post_public_inputs(circuit, randomness, sectors, (uint32_t)k));
+                                         filecoin::post_public_inputs(p.circuit, randomness, p.sectors, (uint32_t)k));
     std::printf("%s\n", ok ? "valid" : "invalid");
     return ok ? 0 : 1;
+}
+
+struct InputsArgs {
+    std::string proof_type, randomness;
+    std::vector<std::string> sectors;
+    std::optional<uint32_t> partition;
+};
+
+// One JSON array of decimal strings per partition (as `inputs porep`), ONE not included.
+int run_inputs_post(const InputsArgs& a) {
+    const PostSectors p = post_sectors(a.proof_type, a.sectors);
+    if (a.partition && *a.partition >= p.partitions)
+        throw FilecoinError(FilecoinErrorKind::OutOfRange, "--partition " + std::to_string(*a.partition) +
+                                                               ": the PoSt has " + std::to_string(p.partitions));
+    const filecoin::Domain randomness = randomness_of(a.randomness);
+    nlohmann::json out = nlohmann::json::array();
+    for (uint32_t k = 0; k < p.partitions; k++) {
+        if (a.partition && k != *a.partition) continue;
+        nlohmann::json row = nlohmann::json::array();
+        for (const Fr& x : filecoin::post_public_inputs(p.circuit, randomness, p.sectors, k))
+            row.push_back(x.to_decimal());
+        out.push_back(std::move(row));
+    }
+    std::printf("%s\n", out.dump().c_str());
+    return 0;
 }
 
 }  // namespace
@@ -225,6 +264,16 @@ void add_filecoin_post_commands(CLI::App* fc, int& exit_code) {
         cmd->add_option("--randomness", a->randomness, "the challenge randomness (64 hex digits)")->required();
         cmd->add_option("--sector", a->sectors, "SECTOR_ID:COMM_R_HEX, every sector of the PoSt in order")->required();
         cmd->callback([a, &exit_code] { run_filecoin_command("verify post", exit_code, [&] { return run_verify_post(*a); }); });
+    }
+    {
+        auto a = std::make_shared<InputsArgs>();
+        auto* cmd = fc->get_subcommand("inputs")->add_subcommand(
+            "post", "a Winning or Window PoSt's public inputs, one JSON array per partition");
+        cmd->add_option("--proof-type", a->proof_type, "registered PoSt proof")->required();
+        cmd->add_option("--randomness", a->randomness, "the challenge randomness (64 hex digits)")->required();
+        cmd->add_option("--sector", a->sectors, "SECTOR_ID:COMM_R_HEX, every sector of the PoSt in order")->required();
+        cmd->add_option("--partition", a->partition, "only this partition");
+        cmd->callback([a, &exit_code] { run_filecoin_command("inputs post", exit_code, [&] { return run_inputs_post(*a); }); });
     }
 }
 

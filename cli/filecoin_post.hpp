@@ -1,6 +1,7 @@
 // `cuzk filecoin post --proof-type NAME --vanilla FILE... --randomness HEX [--partition K] --proof OUT` (Winning or
 // Window PoSt through the engine, verified before it is written), `cuzk filecoin post-gen` (tests: a random sector's
-// vanilla proof) and `cuzk filecoin verify post --sector ID:COMM_R ...`.
+// vanilla proof), `cuzk filecoin verify post --sector ID:COMM_R ...` and `cuzk filecoin inputs post` (the public
+// inputs of every partition).
 #pragma once
 
 #include <CLI/CLI.hpp>

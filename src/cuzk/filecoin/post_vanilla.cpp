@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string>
 
+#include "cuzk/filecoin/bincode.hpp"
 #include "cuzk/filecoin/challenges_post.hpp"
 #include "cuzk/filecoin/tree.hpp"
 
@@ -10,176 +11,10 @@ namespace cuzk::filecoin {
 
 namespace {
 
-[[noreturn]] void malformed(std::string_view label, const std::string& field, const std::string& what) {
-    throw FilecoinError(FilecoinErrorKind::MalformedVanilla,
-                        std::string(label) + (field.empty() ? "" : ": " + field) + ": " + what);
-}
-
-// ---- bincode --------------------------------------------------------------------------------------------------
-
-// A cursor over the bytes that knows the field it is in (a stack of path segments, joined only for an error).
-class Reader {
-public:
-    Reader(std::span<const uint8_t> bytes, std::string_view label) : b_(bytes), label_(label) {}
-
-    struct Field {
-        Reader& r;
-        Field(Reader& reader, std::string segment) : r(reader) { r.path_.push_back(std::move(segment)); }
-        ~Field() { r.path_.pop_back(); }
-    };
-
-    uint64_t u64() { return le(8); }
-    uint32_t u32() { return (uint32_t)le(4); }
-    Domain domain() {
-        need(32);
-        Domain d;
-        std::memcpy(d.data(), b_.data() + at_, 32);
-        at_ += 32;
-        return d;
-    }
-    // A Vec's length, refused when the remaining bytes cannot hold that many elements of at least `min_bytes`
-    // (so a corrupted length never allocates).
-    size_t length(size_t min_bytes) {
-        const uint64_t n = u64();
-        if (n > (b_.size() - at_) / min_bytes)
-            fail("a length of " + std::to_string(n) + " with " + std::to_string(b_.size() - at_) + " bytes left");
-        return (size_t)n;
-    }
-    void finish() {
-        if (at_ != b_.size())
-            fail(std::to_string(b_.size() - at_) + " bytes after the proof (of " + std::to_string(b_.size()) + ")");
-    }
-    [[noreturn]] void fail(const std::string& what) const {
-        std::string field;
-        for (const std::string& s : path_) field += (field.empty() || s[0] == '[' ? "" : ".") + s;
-        malformed(label_, field, what);
-    }
-
-private:
-    void need(size_t n) {
-        if (b_.size() - at_ < n)
-            fail("truncated: " + std::to_string(n) + " bytes needed at byte " + std::to_string(at_) + ", " +
-                 std::to_string(b_.size() - at_) + " left");
-    }
-    uint64_t le(size_t n) {
-        need(n);
-        uint64_t v = 0;
-        for (size_t i = 0; i < n; i++) v |= (uint64_t)b_[at_ + i] << (8 * i);
-        at_ += n;
-        return v;
-    }
-
-    std::span<const uint8_t> b_;
-    std::string_view label_;
-    size_t at_ = 0;
-    std::vector<std::string> path_;
-};
-
-std::string idx(size_t i) { return "[" + std::to_string(i) + "]"; }
-
-std::vector<MerklePathElement> read_inclusion_path(Reader& r) {
-    const size_t n = r.length(16);  // an element holds at least its hashes' length and its index
-    std::vector<MerklePathElement> out(n);
-    for (size_t i = 0; i < n; i++) {
-        Reader::Field f(r, idx(i));
-        const size_t h = [&] {
-            Reader::Field g(r, "hashes");
-            return r.length(32);
-        }();
-        out[i].hashes.resize(h);
-        for (size_t k = 0; k < h; k++) {
-            Reader::Field g(r, "hashes" + idx(k));
-            out[i].hashes[k] = r.domain();
-        }
-        Reader::Field g(r, "index");
-        out[i].index = r.u64();
-    }
-    return out;
-}
-
-MerkleProof read_merkle_proof(Reader& r) {
-    MerkleProof p;
-    Reader::Field data(r, "data");
-    const uint32_t variant = r.u32();
-    auto path = [&](const char* name) {
-        Reader::Field f(r, name);
-        return read_inclusion_path(r);
-    };
-    auto node = [&](const char* name) {
-        Reader::Field f(r, name);
-        return r.domain();
-    };
-    switch (variant) {
-        case 0: {
-            Reader::Field v(r, "Single");
-            p.kind = MerkleProofKind::Single;
-            p.root = node("root");
-            p.leaf = node("leaf");
-            p.base = path("path");
-            break;
-        }
-        case 1: {
-            Reader::Field v(r, "Sub");
-            p.kind = MerkleProofKind::Sub;
-            p.base = path("base_proof");
-            p.sub = path("sub_proof");
-            p.root = node("root");
-            p.leaf = node("leaf");
-            break;
-        }
-        case 2: {
-            Reader::Field v(r, "Top");
-            p.kind = MerkleProofKind::Top;
-            p.base = path("base_proof");
-            p.sub = path("sub_proof");
-            p.top = path("top_proof");
-            p.root = node("root");
-            p.leaf = node("leaf");
-            break;
-        }
-        default:
-            r.fail("variant " + std::to_string(variant) + " (Single 0, Sub 1 or Top 2)");
-    }
-    return p;
-}
-
-class Writer {
-public:
-    void u64(uint64_t v) { le(v, 8); }
-    void u32(uint32_t v) { le(v, 4); }
-    void domain(const Domain& d) { out_.insert(out_.end(), d.begin(), d.end()); }
-    std::vector<uint8_t> take() { return std::move(out_); }
-
-private:
-    void le(uint64_t v, size_t n) {
-        for (size_t i = 0; i < n; i++) out_.push_back((uint8_t)(v >> (8 * i)));
-    }
-    std::vector<uint8_t> out_;
-};
-
-void write_inclusion_path(Writer& w, const std::vector<MerklePathElement>& path) {
-    w.u64(path.size());
-    for (const MerklePathElement& e : path) {
-        w.u64(e.hashes.size());
-        for (const Domain& h : e.hashes) w.domain(h);
-        w.u64(e.index);
-    }
-}
-
-void write_merkle_proof(Writer& w, const MerkleProof& p) {
-    w.u32((uint32_t)p.kind);
-    if (p.kind == MerkleProofKind::Single) {
-        w.domain(p.root);
-        w.domain(p.leaf);
-        write_inclusion_path(w, p.base);
-        return;
-    }
-    write_inclusion_path(w, p.base);
-    write_inclusion_path(w, p.sub);
-    if (p.kind == MerkleProofKind::Top) write_inclusion_path(w, p.top);
-    w.domain(p.root);
-    w.domain(p.leaf);
-}
+using bincode::idx;
+using bincode::malformed;
+using bincode::Reader;
+using bincode::Writer;
 
 // ---- checks ---------------------------------------------------------------------------------------------------
 
@@ -262,10 +97,10 @@ FallbackPostSectorProof read_post_vanilla_proof(std::span<const uint8_t> bytes, 
             PostSectorProof& s = p.sectors[i];
             {
                 Reader::Field g(r, "inclusion_proofs");
-                s.inclusion_proofs.resize(r.length(4 + 64));
+                s.inclusion_proofs.resize(r.length(bincode::kMinMerkleProofBytes));
                 for (size_t k = 0; k < s.inclusion_proofs.size(); k++) {
                     Reader::Field h(r, idx(k));
-                    s.inclusion_proofs[k] = read_merkle_proof(r);
+                    s.inclusion_proofs[k] = bincode::read_merkle_proof(r);
                 }
             }
             Reader::Field c(r, "comm_c");
@@ -285,7 +120,7 @@ std::vector<uint8_t> write_post_vanilla_proof(const FallbackPostSectorProof& pro
     w.u64(proof.sectors.size());
     for (const PostSectorProof& s : proof.sectors) {
         w.u64(s.inclusion_proofs.size());
-        for (const MerkleProof& p : s.inclusion_proofs) write_merkle_proof(w, p);
+        for (const MerkleProof& p : s.inclusion_proofs) bincode::write_merkle_proof(w, p);
         w.domain(s.comm_c);
         w.domain(s.comm_r_last);
     }
