@@ -150,11 +150,18 @@ int run_params_gen(const ParamsArgs& a) {
 
 // Finds, header-checks and fully loads the parameter file (and optionally checks its digest): what c2 will do.
 int run_params_check(const ParamsArgs& a) {
-    const auto proof = filecoin::seal_proof_from_name(a.proof_type);
-    const auto config = filecoin::PorepConfig::from_registered(proof);
+    const auto post = post_proof_named(a.proof_type);
     const fs::path dir = filecoin::parameter_cache_dir(a.dir);
-    const auto names = filecoin::parameter_files(config);
-    const auto shape = filecoin::porep_parameter_shape(config);
+    filecoin::ParameterFileNames names;
+    filecoin::ParameterShape shape;
+    if (post) {
+        names = filecoin::parameter_files(*post);
+        shape = filecoin::post_parameter_shape(*post);
+    } else {
+        const auto config = filecoin::PorepConfig::from_registered(filecoin::seal_proof_from_name(a.proof_type));
+        names = filecoin::parameter_files(config);
+        shape = filecoin::porep_parameter_shape(config);
+    }
     nlohmann::json out;
     out["proof_type"] = a.proof_type;
     if (!a.manifest.empty()) {
@@ -220,8 +227,8 @@ void add_filecoin_c2_commands(CLI::App* fc, int& exit_code) {
     }
     {
         auto a = std::make_shared<ParamsArgs>();
-        auto* cmd = params->add_subcommand("check", "find and fully load a PoRep parameter file and its verifying key");
-        cmd->add_option("--proof-type", a->proof_type, "registered seal proof, e.g. StackedDrg32GiBV1_1")->required();
+        auto* cmd = params->add_subcommand("check", "find and fully load a PoRep or PoSt parameter file and its verifying key");
+        cmd->add_option("--proof-type", a->proof_type, "registered seal or PoSt proof, e.g. StackedDrg32GiBV1_1")->required();
         cmd->add_option("--params-dir", a->dir, "directory (default: $FIL_PROOFS_PARAMETER_CACHE, else "
                                                 "/var/tmp/filecoin-proof-parameters)");
         cmd->add_option("--manifest", a->manifest, "also check both files' digests against this parameters.json")

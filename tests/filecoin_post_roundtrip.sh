@@ -37,6 +37,8 @@ FIL_PROOFS_PARAMETER_CACHE="$dir/params" "$CUZK" filecoin post --proof-type $W -
 grep -q '"verified":true' "$dir/w.json" || fail "post verifies before it writes: $(cat "$dir/w.json")"
 [ "$(stat -c %s "$dir/w.bin")" -eq 192 ] || fail "one partition, 192 bytes"
 wvk=$(json "$dir/pw.json" vk)
+"$CUZK" filecoin params check --proof-type $W --params-dir "$dir/params" --json | grep -q '"valid":true' \
+  || fail "params check $W"
 "$CUZK" filecoin verify post --proof-type $W --vk "$wvk" --proof "$dir/w.bin" --randomness $rand \
   --sector 10:$c0 --sector 11:$c1 || fail "verify $W"
 "$CUZK" filecoin verify post --proof-type $W --vk "$wvk" --proof "$dir/w.bin" --randomness $rand \
@@ -74,6 +76,10 @@ cn=$(json "$dir/genn.json" comm_r)
 "$CUZK" filecoin post --proof-type $N --vanilla "$dir/n.bin" --randomness $rand --params-dir "$dir/params" \
   --proof "$dir/n.proof" > /dev/null || fail "post $N"
 nvk=$(json "$dir/pn.json" vk)
+# the Winning file under the Window name: refused from its headers
+cp "$dir/params/$(basename "$(json "$dir/pn.json" params)")" "$dir/params/$(basename "$(json "$dir/pw.json" params)")"
+"$CUZK" filecoin params check --proof-type $W --params-dir "$dir/params" > /dev/null 2>&1
+[ $? -eq 2 ] || fail "another circuit's parameters under the Window name must be refused (exit 2)"
 "$CUZK" filecoin verify post --proof-type $N --vk "$nvk" --proof "$dir/n.proof" --randomness $rand \
   --sector 77:$cn || fail "verify $N"
 "$CUZK" filecoin verify post --proof-type $N --vk "$wvk" --proof "$dir/n.proof" --randomness $rand \
