@@ -3,12 +3,16 @@
 // trees R_last (as generate_single_vanilla_proof makes them) turned into a partition witness that satisfies the
 // FallbackPoSt circuit with the public inputs post_public_inputs derives (Window: two sectors, and one padded to
 // two; Winning: the 66 challenges of one sector); a wrong challenge, sibling, root or comm_r refused; generated
-// vanilla proofs of sectors never built (virtual trees) accepted at 32 GiB and 64 GiB, satisfying at 2 KiB.
+// vanilla proofs of sectors never built (virtual trees) accepted at 32 GiB and 64 GiB, satisfying at 2 KiB; the
+// engine job (engine/post.hpp) returns only proofs that verify.
 #include <gtest/gtest.h>
 
 #include <random>
 
+#include "cuzk/engine/post.hpp"
 #include "cuzk/filecoin/c1_gen.hpp"
+#include "cuzk/groth16/backend.hpp"
+#include "cuzk/groth16/setup.hpp"
 #include "cuzk/filecoin/challenges_post.hpp"
 #include "cuzk/filecoin/post_vanilla.hpp"
 #include "cuzk/filecoin/sealer.hpp"
@@ -265,6 +269,50 @@ TEST(FilecoinPostVanilla, GeneratedForAnySize) {
         const PostPartitionWitness w = post_partition_witness(config, post_type(p), randomness, {&back, 1}, 0);
         EXPECT_EQ(w.public_inputs.size(), config.public_input_count()) << proof_name(p);
     }
+}
+
+// The engine job of one 2 KiB Window PoSt partition: a proof made under a key of the real circuit is returned, a
+// proof that does not verify against the public inputs (random points) is never encoded, a key of another circuit
+// is refused, and a failed job is an error.
+TEST(PostJob, ProofsAreVerifiedBeforeTheyAreReturned) {
+    auto rng = seeded_rng("PostJob.Verified");
+    const RegisteredPoStProof proof = RegisteredPoStProof::StackedDrgWindow2KiBV1_2;
+    const Domain randomness = random_randomness(rng);
+    std::vector<FallbackPostSectorProof> vanilla;
+    for (uint64_t i = 0; i < 2; i++) vanilla.push_back(generate_post_vanilla(proof, randomness, 20 + i, i, rng()));
+    const engine::PostJob job = engine::post_job(proof, randomness, vanilla);
+    ASSERT_EQ(job.witness.public_inputs.size(), job.circuit.public_input_count());
+
+    const FallbackPostCircuit blank = FallbackPostCircuit::blank(job.circuit);
+    const groth16::Parameters params = groth16::generate_parameters(blank, groth16::ToxicWaste::from_seed(rng()));
+    groth16::CpuBackend cpu(params);
+    engine::Engine eng;
+    engine::JobSpec spec = engine::post_spec(job);
+    spec.backend = &cpu;
+    const engine::JobResult result = eng.await(eng.submit(std::move(spec)));
+    ASSERT_EQ(result.state, engine::JobState::Done) << result.error;
+    EXPECT_EQ(engine::post_proof(job, result, params.vk).size(), 192u);
+
+    engine::JobResult forged = result;
+    std::swap(forged.proofs[0].a, forged.proofs[0].c);
+    try {
+        engine::post_proof(job, forged, params.vk);
+        ADD_FAILURE() << "a forged proof was encoded";
+    } catch (const FilecoinError& e) {
+        EXPECT_EQ(e.kind(), FilecoinErrorKind::InvalidProof) << e.what();
+    }
+    groth16::VerifyingKey other = params.vk;
+    other.ic.pop_back();
+    try {
+        engine::post_proof(job, result, other);
+        ADD_FAILURE() << "a key of another circuit was used";
+    } catch (const FilecoinError& e) {
+        EXPECT_EQ(e.kind(), FilecoinErrorKind::KeyMismatch) << e.what();
+    }
+    engine::JobResult failed = result;
+    failed.state = engine::JobState::Failed;
+    failed.error = "out of memory";
+    EXPECT_THROW(engine::post_proof(job, failed, params.vk), std::runtime_error);
 }
 
 }  // namespace
