@@ -1,6 +1,5 @@
 #include "cuzk/filecoin/post_vanilla.hpp"
 
-#include <cstring>
 #include <string>
 
 #include "cuzk/filecoin/bincode.hpp"
