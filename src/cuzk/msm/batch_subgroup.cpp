@@ -13,13 +13,13 @@
 #include <cmath>
 #include <limits>
 #include <memory>
-#include <mutex>
 #include <stdexcept>
 #include <type_traits>
 
 #include "cuzk/ec/subgroup.hpp"
 #include "cuzk/msm/batch_affine.hpp"
 #include "cuzk/util/random.hpp"
+#include "cuzk/util/object_pool.hpp"
 #include "cuzk/util/thread_pool.hpp"
 #include "cuzk/util/uninit_vector.hpp"
 
@@ -226,33 +226,9 @@ struct Scratch {
 };
 
 template <class Cfg>
-class ScratchPool {
-public:
-    std::unique_ptr<Scratch<Cfg>> take() {
-        std::lock_guard<std::mutex> lk(mu_);
-        if (free_.empty()) return std::make_unique<Scratch<Cfg>>();
-        auto s = std::move(free_.back());
-        free_.pop_back();
-        return s;
-    }
-    void give(std::unique_ptr<Scratch<Cfg>> s) {
-        std::lock_guard<std::mutex> lk(mu_);
-        free_.push_back(std::move(s));
-    }
-
-private:
-    std::mutex mu_;
-    std::vector<std::unique_ptr<Scratch<Cfg>>> free_;
-};
-
+using ScratchPool = ObjectPool<Scratch<Cfg>>;
 template <class Cfg>
-struct ScratchLease {
-    ScratchPool<Cfg>& pool;
-    std::unique_ptr<Scratch<Cfg>> s;
-    explicit ScratchLease(ScratchPool<Cfg>& p) : pool(p), s(p.take()) {}
-    ~ScratchLease() { pool.give(std::move(s)); }
-    Scratch<Cfg>& operator*() { return *s; }
-};
+using ScratchLease = typename ScratchPool<Cfg>::Lease;
 
 using msm_detail::prefetch_point;
 

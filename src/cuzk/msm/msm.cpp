@@ -4,13 +4,13 @@
 #include <atomic>
 #include <limits>
 #include <memory>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 
 #include "cuzk/msm/batch_add_ifma.hpp"
 #include "cuzk/msm/batch_affine.hpp"
+#include "cuzk/util/object_pool.hpp"
 
 namespace cuzk {
 namespace {
@@ -88,26 +88,7 @@ struct Scratch {
 constexpr uint32_t kNoBucket = 0xffffffffu;
 
 template <class Cfg>
-class ScratchPool {
-public:
-    explicit ScratchPool(size_t batch) : batch_(batch) {}
-    std::unique_ptr<Scratch<Cfg>> take() {
-        std::lock_guard<std::mutex> lk(mu_);
-        if (free_.empty()) return std::make_unique<Scratch<Cfg>>(batch_);
-        auto s = std::move(free_.back());
-        free_.pop_back();
-        return s;
-    }
-    void give(std::unique_ptr<Scratch<Cfg>> s) {
-        std::lock_guard<std::mutex> lk(mu_);
-        free_.push_back(std::move(s));
-    }
-
-private:
-    size_t batch_;
-    std::mutex mu_;
-    std::vector<std::unique_ptr<Scratch<Cfg>>> free_;
-};
+using ScratchPool = ObjectPool<Scratch<Cfg>>;
 
 template <class Cfg>
 inline Affine<Cfg> load_point(const Affine<Cfg>* bases, uint32_t code) {
@@ -341,9 +322,8 @@ Jacobian<Cfg> pippenger(std::span<const Affine<Cfg>> bases, const ScalarSplit& s
         unsigned window = (unsigned)(t % w);
         size_t part = t / w;
         size_t lo = n * part / parts, hi = n * (part + 1) / parts;
-        auto s = scratch.take();
+        typename ScratchPool<Cfg>::Lease s(scratch);
         sums[t] = window_part<Cfg>(bases, split, window, c, lo, hi, chunk, min_pairs, *s);
-        scratch.give(std::move(s));
     });
     // sum_j 2^(j c) W_j by Horner's rule from the top window.
     Jacobian<Cfg> acc = Jacobian<Cfg>::identity();
@@ -365,7 +345,7 @@ Jacobian<Cfg> sum_ones(std::span<const Affine<Cfg>> bases, std::span<const uint3
     size_t parts = std::max<size_t>(1, std::min(pool.size(), m / (8 * min_pairs)));
     std::vector<XYZZ<Cfg>> sums(parts);
     pool.run_tasks(parts, [&](size_t p) {
-        auto s = scratch.take();
+        typename ScratchPool<Cfg>::Lease s(scratch);
         reset_buckets(*s, 1);
         size_t lo = m * p / parts, hi = m * (p + 1) / parts;
         for (size_t cl = lo; cl < hi; cl += chunk) {
@@ -377,7 +357,6 @@ Jacobian<Cfg> sum_ones(std::span<const Affine<Cfg>> bases, std::span<const uint3
             reduce_buckets(1, bases.data(), *s, min_pairs);
         }
         sums[p] = bucket_value(*s, 0);
-        scratch.give(std::move(s));
     });
     XYZZ<Cfg> total = XYZZ<Cfg>::identity();
     for (auto& x : sums) total += x;
@@ -753,7 +732,7 @@ Jacobian<Cfg> msm_split(std::span<const Affine<Cfg>> bases, const ScalarSplit& s
                                   std::max<size_t>(1, bases.size()));
     const size_t min_pairs = cfg.min_batch_pairs ? cfg.min_batch_pairs : MsmDefaults<Cfg>::min_batch_pairs;
     const size_t chunk = cfg.chunk_points ? cfg.chunk_points : kDefaultChunkPoints;
-    ScratchPool<Cfg> scratch(batch);
+    ScratchPool<Cfg> scratch([batch] { return std::make_unique<Scratch<Cfg>>(batch); });
 
     Jacobian<Cfg> result = Jacobian<Cfg>::identity();
     if (!split.one_indices.empty()) result += sum_ones<Cfg>(bases, split.one_indices, pool, scratch, chunk, min_pairs);
