@@ -25,14 +25,11 @@
 #include "cuzk/groth16/setup.hpp"
 #include "cuzk/r1cs/circuit.hpp"
 #include "cuzk/r1cs/pce.hpp"
+#include "cuzk/util/timing.hpp"
 
 namespace cuzk::cli {
 
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // --proof-type: a proof name or the catalog's alias (porep-32g).
 filecoin::RegisteredSealProof bench_proof(const BenchOptions& opt) {

@@ -44,10 +44,6 @@ namespace cuzk::cli {
 namespace {
 
 using clock_type = std::chrono::steady_clock;
-double seconds_since(clock_type::time_point t0) {
-    return std::chrono::duration<double>(clock_type::now() - t0).count();
-}
-
 using circuits::make_circuit;
 
 void print_timing_json(const char* command, const TimingSink& sink, double total_s, nlohmann::json extra) {

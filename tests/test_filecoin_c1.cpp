@@ -21,15 +21,12 @@
 #include "cuzk/filecoin/porep_circuit.hpp"
 #include "cuzk/filecoin/sealer.hpp"
 #include "cuzk/r1cs/test_cs.hpp"
+#include "cuzk/util/timing.hpp"
 
 namespace cuzk::filecoin {
 namespace {
 
 using cuzk::testing::seeded_rng;
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 Bytes32 random_bytes32(std::mt19937_64& rng) {
     Bytes32 b;

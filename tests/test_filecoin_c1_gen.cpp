@@ -14,13 +14,10 @@
 #include "cuzk/filecoin/porep.hpp"
 #include "cuzk/filecoin/porep_circuit.hpp"
 #include "cuzk/r1cs/proving_assignment.hpp"
+#include "cuzk/util/timing.hpp"
 
 namespace cuzk::filecoin {
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 void check_satisfies_partition0(RegisteredSealProof proof, uint64_t seed) {
     auto t0 = std::chrono::steady_clock::now();

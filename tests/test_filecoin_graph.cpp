@@ -15,8 +15,10 @@
 
 #include "cuzk/filecoin/graph.hpp"
 #include "cuzk/filecoin/proof_types.hpp"
+#include "cuzk/util/timing.hpp"
 
 using namespace cuzk::filecoin;
+using cuzk::seconds_since;
 
 namespace {
 
@@ -45,10 +47,6 @@ std::optional<nlohmann::json> parent_cache_json() {
     if (in) return nlohmann::json::parse(in);
 #endif
     return std::nullopt;
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 // Generates the whole cache of the graph and checks its SHA-256 and its name against parent_cache.json.

@@ -24,6 +24,7 @@
 #include "cuzk/r1cs/circuit.hpp"
 #include "cuzk/r1cs/pce.hpp"
 #include "cuzk/r1cs/test_cs.hpp"
+#include "cuzk/util/timing.hpp"
 
 namespace cuzk::filecoin {
 namespace {
@@ -35,10 +36,6 @@ using r1cs::PrecompiledR1cs;
 using r1cs::ProvingAssignment;
 using r1cs::Variable;
 using r1cs::WitnessAssignment;
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // Sets the synthesis threads for a scope (0 after: the default).
 struct SynthesisThreads {

@@ -22,6 +22,7 @@
 #include "cuzk/r1cs/canonical.hpp"
 #include "cuzk/r1cs/keygen_assembly.hpp"
 #include "cuzk/r1cs/test_cs.hpp"
+#include "cuzk/util/timing.hpp"
 
 namespace cuzk::filecoin {
 namespace {
@@ -30,10 +31,6 @@ using cuzk::testing::seeded_rng;
 using r1cs::TestConstraintSystem;
 
 Fr random_fr(std::mt19937_64& rng) { return Fr::random(rng); }
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // A sector as upstream's test makes it: a random tree R_last of `shape`, a random comm_c.
 struct TestSector {

@@ -18,16 +18,13 @@
 #include "cuzk/r1cs/keygen_assembly.hpp"
 #include "cuzk/r1cs/proving_assignment.hpp"
 #include "cuzk/r1cs/test_cs.hpp"
+#include "cuzk/util/timing.hpp"
 
 namespace cuzk::filecoin {
 namespace {
 
 using cuzk::testing::seeded_rng;
 using r1cs::TestConstraintSystem;
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 constexpr uint64_t KiB = 1024 / 32;  // in nodes
 

@@ -10,6 +10,7 @@
 #include "cuzk/filecoin/porep_circuit.hpp"
 #include "cuzk/filecoin/post_circuit.hpp"
 #include "cuzk/groth16/setup.hpp"
+#include "cuzk/util/timing.hpp"
 
 namespace cuzk::filecoin {
 
@@ -18,10 +19,6 @@ namespace fs = std::filesystem;
 namespace {
 
 [[noreturn]] void fail(FilecoinErrorKind kind, const std::string& message) { throw FilecoinError(kind, message); }
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 uint64_t domain_size(uint64_t rows) {
     uint64_t m = 1;

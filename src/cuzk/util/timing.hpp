@@ -11,6 +11,11 @@
 
 namespace cuzk {
 
+// Wall seconds from t0 to now (steady clock): the figures commands, benchmarks and tests print.
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 enum class TimingLayer : uint8_t { Pipeline, Prover, Kernel };
 const char* timing_layer_name(TimingLayer layer);
 
