@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -19,22 +18,13 @@
 #include "cuzk/formats/bellman_params.hpp"
 #include "cuzk/r1cs/pce.hpp"
 #include "cuzk/util/thread_pool.hpp"
+#include "cuzk/util/timing.hpp"
 
 namespace cuzk::cli {
 
 namespace {
 
 namespace fs = std::filesystem;
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-std::string read_text_file(const std::string& path, const char* what) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error(std::string(what) + ": cannot open " + path);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 struct C2Args {
     std::string c1, params_dir, proof, backend = "auto";
@@ -47,7 +37,9 @@ struct C2Args {
 // atomically (nothing on any failure).
 int run_c2(const C2Args& a) {
     const auto t0 = std::chrono::steady_clock::now();
-    const filecoin::C1Output c1 = filecoin::parse_c1_or_envelope(read_text_file(a.c1, "--c1"));
+    const auto c1_bytes = read_file_bytes(a.c1, "--c1");
+    const filecoin::C1Output c1 = filecoin::parse_c1_or_envelope(
+        std::string_view(reinterpret_cast<const char*>(c1_bytes.data()), c1_bytes.size()));
     const engine::PorepC2Job job = engine::porep_c2_job(c1);
     const double c1_s = seconds_since(t0);
     const std::string proof_name(filecoin::proof_name(c1.registered_proof));

@@ -156,12 +156,6 @@ int run_inputs_porep(const PorepArgs& a) {
     return 0;
 }
 
-std::vector<uint8_t> read_whole_file(const std::string& path, const char* what) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw ArgError(std::string(what) + ": cannot open " + path);
-    return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
-}
-
 // The proof type and the sector's commitments from a C1 output (the C1 the proof was made from), or from the
 // explicit arguments.
 std::pair<filecoin::PorepConfig, filecoin::ReplicaInputs> verified_sector(const PorepArgs& a) {
@@ -172,7 +166,7 @@ std::pair<filecoin::PorepConfig, filecoin::ReplicaInputs> verified_sector(const 
     for (const std::string* f : {&a.proof_type, &a.sector_size, &a.porep_id, &a.prover_id, &a.sector_id, &a.ticket,
                                  &a.seed, &a.comm_d, &a.comm_r})
         if (!f->empty()) throw ArgError("give --c1, or the proof type and the sector's fields, not both");
-    const auto bytes = read_whole_file(a.c1, "--c1");
+    const auto bytes = read_file_bytes(a.c1, "--c1");
     const auto c1 = filecoin::parse_c1_or_envelope(std::string_view(reinterpret_cast<const char*>(bytes.data()),
                                                                     bytes.size()));
     return {filecoin::PorepConfig::from_registered(c1.registered_proof),
@@ -186,7 +180,7 @@ int run_verify_porep(const PorepArgs& a) {
                 throw ArgError("give --c1 FILE, or --prover-id, --sector-id, --ticket, --seed, --comm-d and --comm-r");
     const auto [config, replica] = verified_sector(a);
     const auto vk = formats::read_verifying_key(a.vk);
-    const auto proof = read_whole_file(a.proof, "--proof");
+    const auto proof = read_file_bytes(a.proof, "--proof");
     const auto pvk = groth16::prepare_verifying_key(vk.vk);
     const auto per_partition = filecoin::verify_porep_partitions(pvk, config, replica, proof);
     bool all = true;
@@ -253,7 +247,7 @@ int run_seal(const SealArgs& a) {
         throw ArgError("--proof-type " + a.proof_type + ": the test sealer holds the whole replica in memory; "
                        "sectors up to 512 MiB only");
     std::vector<uint8_t> data;
-    if (!a.zero) data = read_whole_file(a.data, "--data");
+    if (!a.zero) data = read_file_bytes(a.data, "--data");
     const auto replica = filecoin::seal_sector(config, data, filecoin::bytes32_from_hex(a.prover_id, "--prover-id"),
                                                filecoin::parse_u64(a.sector_id, "--sector-id"),
                                                filecoin::bytes32_from_hex(a.ticket, "--ticket"));
@@ -273,7 +267,7 @@ int run_seal(const SealArgs& a) {
 
 // Reads a C1 (filecoin-proofs' JSON, or Curio's envelope), validates every field and recomputes its paths.
 int run_c1_check(const std::string& path) {
-    const auto bytes = read_whole_file(path, "--c1");
+    const auto bytes = read_file_bytes(path, "--c1");
     const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     bool curio = false;
     const filecoin::C1Output c1 = filecoin::parse_c1_or_envelope(text, &curio);
@@ -292,6 +286,14 @@ int run_c1_check(const std::string& path) {
 }
 
 }  // namespace
+
+std::vector<uint8_t> read_file_bytes(const std::string& path, const char* what) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error(std::string(what) + ": cannot open " + path);
+    std::vector<uint8_t> bytes(std::istreambuf_iterator<char>(in), {});
+    if (in.bad()) throw std::runtime_error(std::string(what) + ": read failed: " + path);
+    return bytes;
+}
 
 void add_filecoin_commands(CLI::App& app, int& exit_code, const size_t& threads) {
     auto* fc = app.add_subcommand("filecoin", "Filecoin's building blocks: hashes, commitments, graph, public inputs");

@@ -24,7 +24,10 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdint>
 #include <exception>
+#include <string>
+#include <vector>
 
 namespace cuzk::cli {
 
@@ -39,6 +42,10 @@ void run_filecoin_command(const char* name, int& exit_code, F&& body) {
         exit_code = 2;
     }
 }
+
+// A file a filecoin command reads, whole; std::runtime_error "<what>: cannot open <path>" (or "read failed"), which
+// run_filecoin_command reports with exit 2.
+std::vector<uint8_t> read_file_bytes(const std::string& path, const char* what);
 
 // Registers `filecoin` and its subcommands; they run from their CLI11 callbacks (the thread pool sized by
 // `threads`, the global --threads, read by then) and set exit_code.

@@ -3,7 +3,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <nlohmann/json.hpp>
@@ -22,6 +21,7 @@
 #include "cuzk/formats/proof_io.hpp"
 #include "cuzk/groth16/verifier.hpp"
 #include "cuzk/util/random.hpp"
+#include "cuzk/util/timing.hpp"
 
 namespace cuzk::cli {
 
@@ -30,16 +30,6 @@ namespace {
 namespace fs = std::filesystem;
 using filecoin::FilecoinError;
 using filecoin::FilecoinErrorKind;
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-std::vector<uint8_t> read_bytes(const std::string& path, const char* what) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw FilecoinError(FilecoinErrorKind::Io, std::string(what) + ": cannot open " + path);
-    return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
-}
 
 filecoin::Domain randomness_of(const std::string& hex) { return filecoin::bytes32_from_hex(hex, "--randomness"); }
 
@@ -57,7 +47,7 @@ int run_post(const PostArgs& a) {
     const auto proof_type = filecoin::post_proof_from_name(a.proof_type);
     std::vector<filecoin::FallbackPostSectorProof> vanilla;
     for (const std::string& f : a.vanilla)
-        vanilla.push_back(filecoin::read_post_vanilla_proof(read_bytes(f, "--vanilla"), f));
+        vanilla.push_back(filecoin::read_post_vanilla_proof(read_file_bytes(f, "--vanilla"), f));
     const engine::PostJob job = engine::post_job(proof_type, randomness_of(a.randomness), vanilla, a.partition);
     const std::string name(filecoin::proof_name(proof_type));
 
@@ -168,7 +158,7 @@ PostSectors post_sectors(const std::string& proof_type, const std::vector<std::s
 // order; Winning: its one sector).
 int run_verify_post(const VerifyArgs& a) {
     const PostSectors p = post_sectors(a.proof_type, a.sectors);
-    const std::vector<uint8_t> bytes = read_bytes(a.proof, "--proof");
+    const std::vector<uint8_t> bytes = read_file_bytes(a.proof, "--proof");
     if (bytes.size() != p.partitions * 192)
         throw FilecoinError(FilecoinErrorKind::BadProofLength,
                             "--proof: " + std::to_string(bytes.size()) + " bytes, " + std::to_string(p.partitions) +
