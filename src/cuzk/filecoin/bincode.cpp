@@ -105,21 +105,14 @@ MerkleProof read_merkle_proof(Reader& r) {
             p.base = path("path");
             break;
         }
-        case 1: {
-            Reader::Field v(r, "Sub");
-            p.kind = MerkleProofKind::Sub;
+        case 1:
+        case 2: {  // Sub and Top: the top path between the sub path and the nodes
+            const bool top = variant == 2;
+            Reader::Field v(r, top ? "Top" : "Sub");
+            p.kind = top ? MerkleProofKind::Top : MerkleProofKind::Sub;
             p.base = path("base_proof");
             p.sub = path("sub_proof");
-            p.root = node("root");
-            p.leaf = node("leaf");
-            break;
-        }
-        case 2: {
-            Reader::Field v(r, "Top");
-            p.kind = MerkleProofKind::Top;
-            p.base = path("base_proof");
-            p.sub = path("sub_proof");
-            p.top = path("top_proof");
+            if (top) p.top = path("top_proof");
             p.root = node("root");
             p.leaf = node("leaf");
             break;

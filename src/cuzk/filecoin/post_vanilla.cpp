@@ -26,9 +26,10 @@ Fr canonical(const Domain& d, std::string_view label, const std::string& field) 
 }
 
 // One inclusion proof of tree R_last (shape, arities, indices, canonical nodes, root).
-void check_inclusion(const MerkleProof& p, const PostCircuitConfig& c, const Domain& comm_r_last,
+// `arities`: poseidon_tree_arities of the circuit's tree, computed once per sector proof.
+void check_inclusion(const MerkleProof& p, const PostCircuitConfig& c, std::span<const uint32_t> arities,
+                     const Domain& comm_r_last,
                      std::string_view label, const std::string& field) {
-    const std::vector<uint32_t> arities = poseidon_tree_arities(c.tree, c.sector_nodes);
     const size_t extra = (c.tree.sub ? 1 : 0) + (c.tree.top ? 1 : 0);
     const MerkleProofKind want = c.tree.top   ? MerkleProofKind::Top
                                  : c.tree.sub ? MerkleProofKind::Sub
@@ -143,8 +144,10 @@ void validate_post_vanilla_proof(const FallbackPostSectorProof& proof, const Pos
     if (filecoin::comm_r(comm_c, comm_r_last) != comm_r)
         throw FilecoinError(FilecoinErrorKind::InvalidCommitment,
                             at(label, "comm_r") + ": is not Poseidon-2(comm_c, comm_r_last) of the sector proof");
+    const std::vector<uint32_t> arities = poseidon_tree_arities(circuit.tree, circuit.sector_nodes);
     for (size_t k = 0; k < s.inclusion_proofs.size(); k++)
-        check_inclusion(s.inclusion_proofs[k], circuit, s.comm_r_last, label, field + ".inclusion_proofs" + idx(k));
+        check_inclusion(s.inclusion_proofs[k], circuit, arities, s.comm_r_last, label,
+                        field + ".inclusion_proofs" + idx(k));
 }
 
 PostPartitionWitness post_partition_witness(const PostCircuitConfig& circuit, PoStType type, const Domain& randomness,

@@ -259,17 +259,26 @@ constexpr size_t NO_BAD_POINT = std::numeric_limits<size_t>::max();
 // per GB here): so the storage is reserved first, its pages are touched by all threads (asking for transparent huge
 // pages), and only then are the elements constructed, which leaves plain memory writes on one thread.
 // (Touching reserved, not yet constructed storage through data(): libstdc++ and libc++ return the allocation.)
+constexpr size_t kHugePage = size_t(1) << 21;
+
+// Asks for transparent huge pages over the whole 2 MiB pages of a large allocation; true when it is large enough to
+// be worth it (advice only: errors are harmless).
+bool advise_huge_pages(void* p, size_t bytes) {
+    if (bytes < 8 * kHugePage || p == nullptr) return false;
+    const uintptr_t b = ((uintptr_t)p + kHugePage - 1) & ~(uintptr_t)(kHugePage - 1);
+    const uintptr_t e = ((uintptr_t)p + bytes) & ~(uintptr_t)(kHugePage - 1);
+    if (e > b) ::madvise(reinterpret_cast<void*>(b), e - b, MADV_HUGEPAGE);
+    return true;
+}
+
 template <class A>
 void size_output(std::vector<A>& out, size_t n) {
     out.clear();
     out.reserve(n);
     const size_t bytes = n * sizeof(A);
-    constexpr size_t kPage = 4096, kHuge = size_t(1) << 21;
-    if (bytes >= 8 * kHuge && out.data() != nullptr) {
+    constexpr size_t kPage = 4096;
+    if (advise_huge_pages(out.data(), bytes)) {
         auto* base = reinterpret_cast<unsigned char*>(out.data());
-        const uintptr_t b = ((uintptr_t)base + kHuge - 1) & ~(uintptr_t)(kHuge - 1);
-        const uintptr_t e = ((uintptr_t)base + bytes) & ~(uintptr_t)(kHuge - 1);
-        if (e > b) ::madvise(reinterpret_cast<void*>(b), e - b, MADV_HUGEPAGE);  // advice only; errors are harmless
         parallel_for((bytes + kPage - 1) / kPage, [&](size_t p0, size_t p1) {
             for (size_t p = p0; p < p1; p++) base[p * kPage] = 0;
         });
@@ -285,13 +294,7 @@ std::future<std::vector<A>> sized_async(size_t n) {
     return std::async(std::launch::async, [n] {
         std::vector<A> v;
         v.reserve(n);
-        const size_t bytes = n * sizeof(A);
-        constexpr size_t kHuge = size_t(1) << 21;
-        if (bytes >= 8 * kHuge && v.data() != nullptr) {
-            const uintptr_t base = (uintptr_t)v.data();
-            const uintptr_t b = (base + kHuge - 1) & ~(uintptr_t)(kHuge - 1), e = (base + bytes) & ~(uintptr_t)(kHuge - 1);
-            if (e > b) ::madvise(reinterpret_cast<void*>(b), e - b, MADV_HUGEPAGE);  // advice only
-        }
+        advise_huge_pages(v.data(), n * sizeof(A));
         v.resize(n);
         return v;
     });
