@@ -18,54 +18,15 @@
 #include "iden3_bytes.hpp"
 #include "cuzk/ec/subgroup.hpp"
 #include "cuzk/util/thread_pool.hpp"
+#include "cofactors.hpp"
 #include "seeded_rng.hpp"
 
 namespace cuzk {
 namespace {
 
-using testing::seeded_rng;
+using namespace cuzk::testing;
 
-// ---- small-order points (as tests/test_subgroup.cpp builds them) --------------------------------------------------
-template <size_t N>
-limbs_t<N> mul_u64(const limbs_t<N>& a, uint64_t b) {
-    limbs_t<N> r{};
-    uint64_t carry = 0;
-    for (size_t i = 0; i < N; i++) {
-        u128 t = (u128)a[i] * b + carry;
-        r[i] = (uint64_t)t;
-        carry = (uint64_t)(t >> 64);
-    }
-    EXPECT_EQ(carry, 0u);
-    return r;
-}
-
-template <size_t N>
-std::pair<limbs_t<N>, uint64_t> div_u64(const limbs_t<N>& a, uint64_t d) {
-    limbs_t<N> q{};
-    u128 rem = 0;
-    for (size_t i = N; i-- > 0;) {
-        u128 cur = (rem << 64) | a[i];
-        q[i] = (uint64_t)(cur / d);
-        rem = cur % d;
-    }
-    return {q, (uint64_t)rem};
-}
-
-template <size_t A, size_t B>
-limbs_t<A + B> mul_wide(const limbs_t<A>& a, const limbs_t<B>& b) {
-    limbs_t<A + B> r{};
-    for (size_t i = 0; i < A; i++) {
-        uint64_t carry = 0;
-        for (size_t j = 0; j < B; j++) {
-            u128 t = (u128)a[i] * b[j] + r[i + j] + carry;
-            r[i + j] = (uint64_t)t;
-            carry = (uint64_t)(t >> 64);
-        }
-        r[i + B] = carry;
-    }
-    return r;
-}
-
+// ---- small-order points (as tests/test_subgroup.cpp builds them; helpers in cofactors.hpp) ------------------
 // #E(Fq) = p + |x| (trace x + 1 with x = -|x|).
 limbs_t<6> g1_order() {
     limbs_t<6> n{};
@@ -73,33 +34,8 @@ limbs_t<6> g1_order() {
     return n;
 }
 
-// #E'(Fq2) = h2 r with h2 = (x^8 - 4x^7 + 5x^6 - 4x^4 + 6x^3 - 4x^2 - 4x + 13) / 9 (a = |x|, x = -a).
-limbs_t<12> g2_order() {
-    using L = limbs_t<9>;
-    L ap[9];
-    ap[0] = L{};
-    ap[0][0] = 1;
-    for (int i = 1; i <= 8; i++) ap[i] = mul_u64(ap[i - 1], BLS_X_ABS);
-    L c13{};
-    c13[0] = 13;
-    L pos{}, neg{};
-    bigint::add(pos, ap[8], mul_u64(ap[7], 4));
-    bigint::add(pos, pos, mul_u64(ap[6], 5));
-    bigint::add(pos, pos, mul_u64(ap[1], 4));
-    bigint::add(pos, pos, c13);
-    bigint::add(neg, mul_u64(ap[4], 4), mul_u64(ap[3], 6));
-    bigint::add(neg, neg, mul_u64(ap[2], 4));
-    L nine_h2{};
-    EXPECT_EQ(bigint::sub(nine_h2, pos, neg), 0u);
-    auto [h2, rem] = div_u64(nine_h2, 9);
-    EXPECT_EQ(rem, 0u);
-    limbs_t<8> h{};
-    for (size_t i = 0; i < 8; i++) h[i] = h2[i];
-    return mul_wide(h, Fr::P);
-}
-
-constexpr std::pair<uint64_t, unsigned> G1_FACTORS[] = {{3, 1}, {11, 2}, {10177, 2}, {859267, 2}, {52437899, 2}};
-constexpr std::pair<uint64_t, unsigned> G2_FACTORS[] = {{13, 2}, {23, 2}, {2713, 1}, {11953, 1}, {262069, 1}};
+// #E'(Fq2) = h2 r.
+limbs_t<12> g2_order() { return mul_wide(g2_cofactor(), Fr::P); }
 
 template <class Rng>
 G1Affine random_e1(Rng& rng) {
@@ -473,7 +409,7 @@ void plant_each_order(std::span<const std::pair<uint64_t, unsigned>> factors, co
 TEST(BatchSubgroup, G1CatchesEverySmallOrderAtARandomIndex) {
     auto rng = seeded_rng("BatchSubgroup.G1CatchesEverySmallOrder");
     plant_each_order<G1Config>(
-        G1_FACTORS, g1_order(), rng, [&] { return random_e1(rng); },
+        G1_COFACTOR_FACTORS, g1_order(), rng, [&] { return random_e1(rng); },
         [](std::span<const G1Affine> p) { return g1_batch_in_subgroup(p); },
         [](std::span<const G1Affine> p) { return g1_batch_first_not_in_subgroup(p); }, {60, 2500, 9000});
 }
@@ -481,7 +417,7 @@ TEST(BatchSubgroup, G1CatchesEverySmallOrderAtARandomIndex) {
 TEST(BatchSubgroup, G2CatchesEverySmallOrderAtARandomIndex) {
     auto rng = seeded_rng("BatchSubgroup.G2CatchesEverySmallOrder");
     plant_each_order<G2Config>(
-        G2_FACTORS, g2_order(), rng, [&] { return random_e2(rng); },
+        G2_COFACTOR_SMALL_FACTORS, g2_order(), rng, [&] { return random_e2(rng); },
         [](std::span<const G2Affine> p) { return g2_batch_in_subgroup(p); },
         [](std::span<const G2Affine> p) { return g2_batch_first_not_in_subgroup(p); }, {60, 2600});
 }
