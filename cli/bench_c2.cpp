@@ -82,18 +82,22 @@ int run_bench_params_load(const BenchOptions& opt, const std::string& cpu) {
         formats::write_parameters(dir / names.params, groth16::benchmark_parameters(porep_query_shape(config), 1));
         j["random_file_written_s"] = seconds_since(t0);
     }
-    for (const bool checked : {false, true}) {
-        formats::ParamsReadOptions read;
-        read.check_subgroup = checked;
+    // Unchecked; checked on the CPU; checked with the checks on the GPU where there is one (the default there).
+    std::vector<std::pair<std::string, formats::ParamsReadOptions>> variants = {
+        {"unchecked", param_read_options(false)}, {"checked_cpu", param_read_options(true, "cpu")}};
+    if (auto gpu = param_read_options(true, opt.backend); gpu.device_checks) variants.emplace_back("checked_gpu", gpu);
+    for (const auto& [key, read] : variants) {
         const auto loaded = filecoin::load_parameters(dir, names, shape, filecoin::proof_name(proof), read);
         const size_t points = loaded.params.h.size() + loaded.params.l.size() + loaded.params.a.size() +
                               loaded.params.b_g1.size() + loaded.params.b_g2.size();
         j["bytes"] = loaded.file_bytes;
         j["points"] = points;
-        const std::string key = checked ? "checked" : "unchecked";
         j[key + "_s"] = loaded.seconds;
         j[key + "_decode_s"] = loaded.decode_seconds;
-        if (checked) j["checked_subgroup_s"] = loaded.subgroup_seconds;
+        if (read.check_subgroup) {
+            j[key + "_subgroup_s"] = loaded.subgroup_seconds;
+            j[key + "_subgroup_wait_s"] = loaded.subgroup_wait_seconds;
+        }
     }
     j["threads"] = num_threads();
     j["cpu"] = cpu;
@@ -129,7 +133,8 @@ int run_bench_porep_c2(const BenchOptions& opt, const std::string& cpu) {
     } else {
         const auto shape = filecoin::porep_parameter_shape(job.config);
         params = filecoin::load_parameters(filecoin::parameter_cache_dir(opt.params_dir),
-                                           filecoin::parameter_files(job.config), shape, j["proof_type"].get<std::string>())
+                                           filecoin::parameter_files(job.config), shape, j["proof_type"].get<std::string>(),
+                                           param_read_options(true, opt.backend))
                      .params;
     }
     j["params_s"] = seconds_since(t0);

@@ -11,6 +11,7 @@
 
 #include "cuzk/circuits/catalog.hpp"
 #include "cuzk/engine/engine.hpp"
+#include "cuzk/formats/bellman_params.hpp"
 #include "cuzk/groth16/backend.hpp"
 
 namespace cuzk::cli {
@@ -105,6 +106,10 @@ int run_info();
 // else the CPU prover; gpu without one is an error.
 std::unique_ptr<groth16::ProverBackend> make_backend(const std::string& choice, const groth16::Parameters& params,
                                                      bool pin_params = false);
+
+// How the CLI reads a parameter file: subgroup checks unless `checked` is false, on the GPU when the build has one,
+// a device is present and `backend` is not "cpu" (backends/cuda/subgroup_checks.hpp), else on the CPU.
+formats::ParamsReadOptions param_read_options(bool checked, const std::string& backend = "auto");
 
 // Filecoin's PoRep C2 through the engine (bench porep-c2): one JSON line with the job's figures.
 int run_bench_porep_c2(const BenchOptions& opt, const std::string& cpu);

@@ -49,9 +49,8 @@ int run_c2(const C2Args& a) {
     const fs::path dir = filecoin::parameter_cache_dir(a.params_dir);
     const auto names = filecoin::parameter_files(job.config);
     const auto shape = filecoin::porep_parameter_shape(job.config);
-    formats::ParamsReadOptions read;
-    read.check_subgroup = !a.unchecked_params;
-    const filecoin::LoadedParameters loaded = filecoin::load_parameters(dir, names, shape, proof_name, read);
+    const filecoin::LoadedParameters loaded =
+        filecoin::load_parameters(dir, names, shape, proof_name, param_read_options(!a.unchecked_params, a.backend));
     if (!a.json) std::fprintf(stderr, "c2: %s loaded in %.2f s\n", loaded.path.c_str(), loaded.seconds);
 
     // The partition circuit's matrices, recorded once (seconds at 32 GiB): each partition then needs only its witness
@@ -162,9 +161,7 @@ int run_params_check(const ParamsArgs& a) {
         filecoin::check_parameter_digest(filecoin::find_parameter_file(dir, names.vk, a.proof_type), a.manifest);
         out["digest_s"] = seconds_since(t0);
     }
-    formats::ParamsReadOptions read;
-    read.check_subgroup = !a.unchecked;
-    const auto loaded = filecoin::load_parameters(dir, names, shape, a.proof_type, read);
+    const auto loaded = filecoin::load_parameters(dir, names, shape, a.proof_type, param_read_options(!a.unchecked));
     const auto vk = filecoin::load_verifying_key(dir, names, shape, a.proof_type);
     if (!(vk == loaded.params.vk))
         throw filecoin::FilecoinError(filecoin::FilecoinErrorKind::KeyMismatch,

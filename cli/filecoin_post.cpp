@@ -52,10 +52,9 @@ int run_post(const PostArgs& a) {
     const std::string name(filecoin::proof_name(proof_type));
 
     const fs::path dir = filecoin::parameter_cache_dir(a.params_dir);
-    formats::ParamsReadOptions read;
-    read.check_subgroup = !a.unchecked_params;
-    const filecoin::LoadedParameters loaded = filecoin::load_parameters(
-        dir, filecoin::parameter_files(proof_type), filecoin::post_parameter_shape(proof_type), name, read);
+    const filecoin::LoadedParameters loaded =
+        filecoin::load_parameters(dir, filecoin::parameter_files(proof_type), filecoin::post_parameter_shape(proof_type),
+                                  name, param_read_options(!a.unchecked_params, a.backend));
 
     auto backend = make_backend(a.backend, loaded.params);
     std::unique_ptr<groth16::ProverBackend> cpu_fallback;

@@ -36,6 +36,7 @@
 #include "cuzk/util/timing.hpp"
 #ifdef CUZK_HAVE_CUDA
 #include "cuzk/backends/cuda/prover_gpu.hpp"
+#include "cuzk/backends/cuda/subgroup_checks.hpp"
 #include "cuzk/gpu/device.hpp"
 #endif
 
@@ -159,12 +160,21 @@ std::unique_ptr<groth16::ProverBackend> make_backend(const std::string& choice, 
     return std::make_unique<groth16::CpuBackend>(params);
 }
 
+formats::ParamsReadOptions param_read_options(bool checked, const std::string& backend) {
+    formats::ParamsReadOptions read;
+    read.check_subgroup = checked;
+#ifdef CUZK_HAVE_CUDA
+    if (checked && backend != "cpu") read.device_checks = backends::gpu_subgroup_checks();
+#else
+    (void)backend;
+#endif
+    return read;
+}
+
 int run_prove(const ProveOptions& opt) {
     auto t0 = clock_type::now();
     TimingSink sink;
-    formats::ParamsReadOptions read_opt;
-    read_opt.check_subgroup = !opt.unchecked_params;
-    auto loaded = formats::read_parameters(opt.params_path, read_opt);
+    auto loaded = formats::read_parameters(opt.params_path, param_read_options(!opt.unchecked_params, opt.backend));
     if (loaded.trailing_bytes && !opt.json)
         std::fprintf(stderr, "note: %s has %zu bytes after the parameters (ignored)\n", opt.params_path.c_str(),
                      loaded.trailing_bytes);

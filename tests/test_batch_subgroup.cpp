@@ -1,10 +1,12 @@
 // Batched subgroup membership (cuzk/msm/batch_subgroup.hpp): ChaCha20 against RFC 8439, the labels, one round's
 // combinations against a direct evaluation of the same trit vectors, subgroup points accepted, every small prime
 // order of both cofactors caught at a random position with its index reported, the statistics of the 3^-m bound,
-// and the plan.
+// and the plan. With a GPU (gpu/subgroup.hpp): the device's bucket sums fold to the CPU's combinations for the same
+// key, and the device check accepts and rejects as the CPU's does.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <random>
 #include <utility>
@@ -18,6 +20,10 @@
 #include "iden3_bytes.hpp"
 #include "cuzk/ec/subgroup.hpp"
 #include "cuzk/util/thread_pool.hpp"
+#ifdef CUZK_HAVE_CUDA
+#include "cuzk/gpu/device.hpp"
+#include "cuzk/gpu/subgroup.hpp"
+#endif
 #include "cofactors.hpp"
 #include "seeded_rng.hpp"
 
@@ -495,6 +501,112 @@ TEST(BatchSubgroup, PlanMeetsTheSecurityLevel) {
     EXPECT_EQ(batch_subgroup_plan(size_t(1) << 27, false).trits.size(), 3u);
     EXPECT_EQ(batch_subgroup_plan(size_t(1) << 20, false).trits.size(), 4u);
 }
+
+// ---- device rounds (gpu/subgroup.hpp) -----------------------------------------------------------------------------
+#ifdef CUZK_HAVE_CUDA
+bool have_gpu() { return !gpu::devices().empty(); }
+
+template <class Cfg, class Sums, class Fold, class CpuRound>
+void expect_device_rounds_match(std::span<const Affine<Cfg>> pts, const uint32_t key[8], Sums sums, Fold fold,
+                                CpuRound cpu_round, const char* what) {
+    const std::vector<unsigned> trits = {1, 2, 5, 11};
+    auto got = sums(pts, std::span<const unsigned>(trits), key);
+    ASSERT_EQ(got.size(), trits.size());
+    for (size_t r = 0; r < trits.size(); r++) {
+        const unsigned m = trits[r];
+        ASSERT_EQ(got[r].size(), (size_t)(std::pow(3.0, m) - 1) / 2);
+        auto q = fold(std::span<Affine<Cfg>>(got[r]), m);
+        auto want = cpu_round(pts, m, key, (uint32_t)r);
+        ASSERT_EQ(q.size(), (size_t)m);
+        for (unsigned j = 0; j < m; j++)
+            EXPECT_TRUE(q[j] == want[j] || q[j] == -want[j])
+                << what << ": n = " << pts.size() << ", round " << r << " (" << m << " trits), j = " << j;
+    }
+}
+
+TEST(GpuBatchSubgroup, DeviceBucketSumsFoldToTheCpuRounds) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+    auto rng = seeded_rng("GpuBatchSubgroup.DeviceBucketSums");
+    uint32_t key[8];
+    for (auto& k : key) k = (uint32_t)rng();
+    for (size_t n : {0, 1, 17, 3000, 200000}) {
+        // Few distinct points: repeats, opposites and infinities meet in the device's buckets.
+        std::vector<G1Affine> base(std::max<size_t>(1, n / 64));
+        for (auto& b : base) b = random_e1(rng);
+        auto pts = awkward_points<G1Config>(n, rng, [&] { return base[rng() % base.size()]; });
+        expect_device_rounds_match<G1Config>(
+            pts, key,
+            [](std::span<const G1Affine> p, std::span<const unsigned> t, const uint32_t* k) {
+                return gpu::g1_batch_round_sums_gpu(p, t, k);
+            },
+            [](std::span<G1Affine> s, unsigned m) { return g1_batch_fold(s, m); },
+            [](std::span<const G1Affine> p, unsigned m, const uint32_t* k, uint32_t r) {
+                return g1_batch_round(p, m, k, r);
+            },
+            "G1");
+    }
+    for (size_t n : {1, 999, 40000}) {
+        std::vector<G2Affine> base(std::max<size_t>(1, n / 64));
+        for (auto& b : base) b = random_e2(rng);
+        auto pts = awkward_points<G2Config>(n, rng, [&] { return base[rng() % base.size()]; });
+        expect_device_rounds_match<G2Config>(
+            pts, key,
+            [](std::span<const G2Affine> p, std::span<const unsigned> t, const uint32_t* k) {
+                return gpu::g2_batch_round_sums_gpu(p, t, k);
+            },
+            [](std::span<G2Affine> s, unsigned m) { return g2_batch_fold(s, m); },
+            [](std::span<const G2Affine> p, unsigned m, const uint32_t* k, uint32_t r) {
+                return g2_batch_round(p, m, k, r);
+            },
+            "G2");
+    }
+}
+
+TEST(GpuBatchSubgroup, CatchesEverySmallOrderAtARandomIndex) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+    auto rng = seeded_rng("GpuBatchSubgroup.CatchesEverySmallOrder");
+    auto g1 = [](std::span<const G1Affine> p) { return gpu::g1_first_not_in_subgroup_gpu(p); };
+    plant_each_order<G1Config>(
+        G1_COFACTOR_FACTORS, g1_order(), rng, [&] { return random_e1(rng); },
+        [&](std::span<const G1Affine> p) { return !g1(p).has_value(); }, g1, {60, 70000});
+    auto g2 = [](std::span<const G2Affine> p) { return gpu::g2_first_not_in_subgroup_gpu(p); };
+    plant_each_order<G2Config>(
+        G2_COFACTOR_SMALL_FACTORS, g2_order(), rng, [&] { return random_e2(rng); },
+        [&](std::span<const G2Affine> p) { return !g2(p).has_value(); }, g2, {30000});
+}
+
+TEST(GpuBatchSubgroup, SubgroupPointsPassAndCancellingPairsFail) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+    auto rng = seeded_rng("GpuBatchSubgroup.Pass");
+    const size_t n = (size_t(1) << 20) + 3;
+    auto pts = random_points<G1Config>(n, rng());
+    pts[rng() % n] = G1Affine::identity();
+    EXPECT_EQ(gpu::g1_first_not_in_subgroup_gpu(pts), std::nullopt);
+    auto pts2 = random_points<G2Config>(100000, rng());
+    EXPECT_EQ(gpu::g2_first_not_in_subgroup_gpu(pts2), std::nullopt);
+    // T and -T of order 3: one random combination misses them with probability 1/3.
+    Jacobian<G1Config> t3 = point_of_order<G1Jacobian>(3, 1, g1_order(), [&] { return random_e1(rng); });
+    size_t i = rng() % n, j = rng() % n;
+    while (j == i) j = rng() % n;
+    pts[i] = (pts[i].to_jacobian() + t3).to_affine();
+    pts[j] = (pts[j].to_jacobian() - t3).to_affine();
+    EXPECT_EQ(gpu::g1_first_not_in_subgroup_gpu(pts), std::min(i, j));
+}
+
+TEST(GpuBatchSubgroup, PlanMeetsTheSecurityLevel) {
+    for (unsigned t : {1u, 11u, 12u, 41u, 81u}) {
+        auto plan = gpu::gpu_batch_subgroup_plan(t);
+        unsigned sum = 0;
+        for (unsigned m : plan) {
+            EXPECT_GE(m, 1u);
+            EXPECT_LE(m, 11u);
+            sum += m;
+        }
+        EXPECT_EQ(sum, t);
+        EXPECT_EQ(plan.size(), (t + 10) / 11);
+    }
+}
+#endif
 
 }  // namespace
 }  // namespace cuzk

@@ -39,6 +39,7 @@
 
 #ifdef CUZK_HAVE_CUDA
 #include "cuzk/backends/cuda/prover_gpu.hpp"
+#include "cuzk/backends/cuda/subgroup_checks.hpp"
 #include "cuzk/gpu/device.hpp"
 #endif
 
@@ -229,11 +230,20 @@ struct Daemon::Impl {
         std::fprintf(stderr, "%s cuzk daemon: %s\n", ts, line.c_str());
     }
 
+    // The parameter cache: the subgroup checks of a load on the first GPU unless the daemon proves on the CPU.
+    static engine::ParamCacheConfig cache_config(const DaemonConfig& c, size_t budget) {
+        engine::ParamCacheConfig pc{budget, c.check_params, {}};
+#ifdef CUZK_HAVE_CUDA
+        if (c.check_params && c.backend != "cpu") pc.device_checks = backends::gpu_subgroup_checks();
+#endif
+        return pc;
+    }
+
     explicit Impl(const DaemonConfig& c)
         : cfg(c),
           budget(c.total_budget ? c.total_budget : engine::ParamCache::auto_budget()),
           store(prepare_state_dir(c)),
-          cache(engine::ParamCacheConfig{budget, c.check_params}) {
+          cache(cache_config(c, budget)) {
         engine::EngineConfig ec;
         ec.synthesis_workers = cfg.synthesis_workers;
         ec.lookahead = cfg.lookahead;

@@ -86,6 +86,7 @@ std::shared_ptr<const groth16::Parameters> ParamCache::get(const std::filesystem
     try {
         formats::ParamsReadOptions opt;
         opt.check_subgroup = cfg_.check_subgroup;
+        opt.device_checks = cfg_.device_checks;
         params = std::make_shared<const groth16::Parameters>(formats::read_parameters(path, opt).params);
     } catch (...) {
         lk.lock();

@@ -16,6 +16,7 @@
 #include <mutex>
 #include <string>
 
+#include "cuzk/formats/bellman_params.hpp"
 #include "cuzk/groth16/types.hpp"
 
 namespace cuzk::engine {
@@ -26,6 +27,8 @@ struct ParamCacheConfig {
     // Subgroup checks of every query point while loading (bellman's `checked`); off only for files whose hash is
     // pinned.
     bool check_subgroup = true;
+    // Where those checks run (formats::ParamsReadOptions::device_checks): empty, on the CPU.
+    formats::SubgroupChecks device_checks;
 };
 
 class ParamCache {

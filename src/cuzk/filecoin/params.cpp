@@ -101,6 +101,7 @@ LoadedParameters load_parameters(const fs::path& dir, const ParameterFileNames& 
     out.file_bytes = file.bytes().size();
     out.decode_seconds = read.decode_seconds;
     out.subgroup_seconds = read.subgroup_seconds;
+    out.subgroup_wait_seconds = read.subgroup_wait_seconds;
     out.seconds = seconds_since(t0);
     return out;
 }

@@ -63,9 +63,10 @@ struct LoadedParameters {
     groth16::Parameters params;
     std::filesystem::path path;
     size_t file_bytes = 0;
-    double seconds = 0;           // the whole load
-    double decode_seconds = 0;    // of which the queries' decoding (formats::ParamsReadResult)
-    double subgroup_seconds = 0;  // and their batched subgroup checks
+    double seconds = 0;                // the whole load
+    double decode_seconds = 0;         // of which the queries' decoding (formats::ParamsReadResult)
+    double subgroup_seconds = 0;       // and their batched subgroup checks
+    double subgroup_wait_seconds = 0;  // the part of those the load waited for (less when they ran on a device)
 };
 LoadedParameters load_parameters(const std::filesystem::path& dir, const ParameterFileNames& names,
                                  const ParameterShape& shape, std::string_view proof_name,

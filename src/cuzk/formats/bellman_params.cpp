@@ -20,6 +20,7 @@
 #include "cuzk/formats/point_decode.hpp"
 #include "cuzk/msm/batch_subgroup.hpp"
 #include "cuzk/util/thread_pool.hpp"
+#include "cuzk/util/timing.hpp"
 
 namespace cuzk::formats {
 
@@ -359,28 +360,65 @@ std::vector<A> decode_section(const SectionView& s, Decoder<A> decode, BulkDecod
 template <class A>
 using SubgroupBatchCheck = std::optional<size_t> (*)(std::span<const A>, const BatchSubgroupOptions&);
 
-// A query section: decoded with the unchecked decoder (everything but the subgroup test), then, when `check` is
-// given, the subgroup membership of all of its points in one batch (cuzk/msm/batch_subgroup.hpp: a point outside
-// the subgroup passes with probability <= 2^-64, randomness from the OS) -- the same result and report as the
-// checked decoder point by point, for a fraction of the time. The first bad point is the lowest index failing
-// either check: the batch covers the points below the first decoding failure. Adds the two phases' wall time to
-// `timing`.
 template <class A>
-std::vector<A> decode_query(const SectionView& s, std::vector<A> out, Decoder<A> unchecked, BulkDecoder<A> bulk,
-                            SubgroupBatchCheck<A> check, bool allow_infinity, std::string_view source,
-                            ParamsReadResult& timing) {
+using DeviceBatchCheck = std::function<std::optional<size_t>(std::span<const A>)>;
+
+// The device check of the section before the one being decoded, and how to report its bad point.
+struct PendingCheck {
+    std::future<std::optional<size_t>> outside;
+    std::function<void(size_t)> report;  // throws the FormatError for that section's point
+
+    void join(ParamsReadResult& timing) {
+        if (!outside.valid()) return;
+        const auto t0 = std::chrono::steady_clock::now();
+        const std::optional<size_t> bad = outside.get();
+        timing.subgroup_wait_seconds += seconds_since(t0);
+        if (bad) report(*bad);
+    }
+};
+
+// A query section: decoded with the unchecked decoder (everything but the subgroup test), then, when checked, the
+// subgroup membership of all of its points in one batch (cuzk/msm/batch_subgroup.hpp: a point outside the subgroup
+// passes with probability <= 2^-64, randomness from the OS) -- the same result and report as the checked decoder
+// point by point, for a fraction of the time. The first bad point is the lowest index failing either check: the
+// batch covers the points below the first decoding failure. On the CPU the check runs here; with a device check
+// it runs on its own thread while the caller decodes the next section, and is joined (`pending`) before this
+// section reports anything, so the first bad section is still the one reported. Adds the phases' time to `timing`.
+template <class A>
+void decode_query(const SectionView& s, std::vector<A>& dst, std::vector<A> out, Decoder<A> unchecked,
+                  BulkDecoder<A> bulk, SubgroupBatchCheck<A> cpu_check, const DeviceBatchCheck<A>& device_check,
+                  bool allow_infinity, std::string_view source, ParamsReadResult& timing, PendingCheck& pending) {
     auto t0 = std::chrono::steady_clock::now();
-    size_t bad = decode_points(s, unchecked, bulk, allow_infinity, out);
-    auto t1 = std::chrono::steady_clock::now();
-    timing.decode_seconds += std::chrono::duration<double>(t1 - t0).count();
-    if (check) {
-        const size_t good = bad == NO_BAD_POINT ? out.size() : bad;
-        auto outside = check(std::span<const A>(out.data(), good), BatchSubgroupOptions{});
-        timing.subgroup_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
-        if (outside) throw_bad_point(s, *outside, Decoded<A>::fail(DecodeError::NotInSubgroup), source);
+    const size_t bad = decode_points(s, unchecked, bulk, allow_infinity, out);
+    timing.decode_seconds += seconds_since(t0);
+    dst = std::move(out);
+    const std::span<const A> good(dst.data(), bad == NO_BAD_POINT ? dst.size() : bad);
+    auto report = [&s, source](size_t i) { throw_bad_point(s, i, Decoded<A>::fail(DecodeError::NotInSubgroup), source); };
+    if (cpu_check && device_check) {
+        pending.join(timing);  // the previous section's bad point comes first
+        if (bad == NO_BAD_POINT) {
+            pending.report = report;
+            pending.outside = std::async(std::launch::async, [&timing, device_check, good] {
+                const auto t1 = std::chrono::steady_clock::now();
+                auto outside = device_check(good);
+                timing.subgroup_seconds += seconds_since(t1);  // one check in flight at a time
+                return outside;
+            });
+            return;
+        }
+        const auto t1 = std::chrono::steady_clock::now();
+        auto outside = device_check(good);
+        timing.subgroup_seconds += seconds_since(t1);
+        timing.subgroup_wait_seconds += seconds_since(t1);
+        if (outside) report(*outside);
+    } else if (cpu_check) {
+        const auto t1 = std::chrono::steady_clock::now();
+        auto outside = cpu_check(good, BatchSubgroupOptions{});
+        timing.subgroup_seconds += seconds_since(t1);
+        timing.subgroup_wait_seconds += seconds_since(t1);
+        if (outside) report(*outside);
     }
     if (bad != NO_BAD_POINT) throw_bad_point(s, bad, unchecked(s.point(bad)), source);
-    return out;
 }
 
 G1Affine decode_single_g1(const SectionView& s, std::string_view source) {
@@ -444,24 +482,27 @@ ParamsReadResult read_parameters(std::span<const uint8_t> data, std::string_view
     // in file order, so the first bad point of the first bad section is reported. Constructing a section's vector
     // is a serial pass over its memory (~6 GB/s: 9 s of a 32 GiB sector's 53 GB of points): the next section's
     // vector is made on another thread while one section is decoded and checked.
+    const SubgroupBatchCheck<G1Affine> g1_check = g1_batch_first_not_in_subgroup;
+    const SubgroupBatchCheck<G2Affine> g2_check = g2_batch_first_not_in_subgroup;
     const bool sub = options.check_subgroup;
     const std::array<const SectionView*, 4> g1s = {&layout.section("h"), &layout.section("l"), &layout.section("a"),
                                                    &layout.section("b_g1")};
     std::array<std::vector<G1Affine>*, 4> g1_out = {&r.params.h, &r.params.l, &r.params.a, &r.params.b_g1};
     const SectionView& b_g2 = layout.section("b_g2");
+    PendingCheck pending;  // after r: joined (or waited for by its future) before r's vectors go
     std::future<std::vector<G1Affine>> next_g1;
     std::future<std::vector<G2Affine>> next_g2;
     for (size_t k = 0; k < g1s.size(); k++) {
         std::vector<G1Affine> out = k == 0 ? std::vector<G1Affine>{} : next_g1.get();
         if (k + 1 < g1s.size()) next_g1 = sized_async<G1Affine>(g1s[k + 1]->count);
         else next_g2 = sized_async<G2Affine>(b_g2.count);
-        *g1_out[k] = decode_query<G1Affine>(*g1s[k], std::move(out), g1_from_uncompressed_unchecked,
-                                            decode_g1_uncompressed, sub ? g1_batch_first_not_in_subgroup : nullptr,
-                                            options.allow_infinity, source, r);
+        decode_query<G1Affine>(*g1s[k], *g1_out[k], std::move(out), g1_from_uncompressed_unchecked,
+                               decode_g1_uncompressed, sub ? g1_check : nullptr, options.device_checks.g1, options.allow_infinity, source, r, pending);
     }
-    r.params.b_g2 = decode_query<G2Affine>(b_g2, next_g2.get(), g2_from_uncompressed_unchecked,
-                                           decode_g2_uncompressed, sub ? g2_batch_first_not_in_subgroup : nullptr,
-                                           options.allow_infinity, source, r);
+    decode_query<G2Affine>(b_g2, r.params.b_g2, next_g2.get(), g2_from_uncompressed_unchecked, decode_g2_uncompressed,
+                           sub ? g2_check : nullptr, options.device_checks.g2,
+                           options.allow_infinity, source, r, pending);
+    pending.join(r);
     r.parameters_bytes = layout.used_bytes;
     r.trailing_bytes = layout.trailing_bytes;
     return r;

@@ -32,6 +32,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <iosfwd>
 #include <optional>
 #include <span>
@@ -143,6 +144,15 @@ FileLayout parse_verifying_key_layout(std::span<const uint8_t> data, std::string
 
 // ---- reading -----------------------------------------------------------------------------------------------------
 
+// Batched subgroup checks run somewhere other than the CPU (a GPU: backends/cuda/subgroup_checks.hpp), with the
+// contract of g1_batch_first_not_in_subgroup / g2_... (msm/batch_subgroup.hpp): the index of the first point
+// outside the subgroup, or nullopt.
+struct SubgroupChecks {
+    std::function<std::optional<size_t>(std::span<const G1Affine>)> g1;
+    std::function<std::optional<size_t>(std::span<const G2Affine>)> g2;
+    explicit operator bool() const { return g1 && g2; }
+};
+
 struct ParamsReadOptions {
     // Check that every point of h, l, a, b_g1, b_g2 is in its prime-order subgroup (bellman's `checked`), in one
     // batch per section (msm/batch_subgroup.hpp: a point outside the subgroup passes with probability at most 2^-64;
@@ -150,6 +160,9 @@ struct ParamsReadOptions {
     // on their curve (the *_unchecked decoders); use it only for files whose hash is pinned. The verifying key and
     // ic are always fully checked, point by point.
     bool check_subgroup = true;
+    // Where those checks run: empty, on the CPU; set, on the device, each section's check running while the next
+    // section is decoded (the first bad point of the first bad section is reported all the same).
+    SubgroupChecks device_checks;
     // Accept the point at infinity in ic and the queries (bellman's reader rejects it; a key generated for a circuit
     // with an unconstrained variable has one in l).
     bool allow_infinity = false;
@@ -161,10 +174,12 @@ struct ParamsReadResult {
     groth16::Parameters params;
     size_t parameters_bytes = 0;  // bytes the parameters occupy
     size_t trailing_bytes = 0;    // bytes after them (a phase-2 transcript in ceremony files)
-    // Wall time spent on the five queries: decoding (storage, byte parsing, field and curve checks) and the batched
-    // subgroup checks (zero when not checked).
+    // Time spent on the five queries: decoding (storage, byte parsing, field and curve checks) and the batched
+    // subgroup checks (zero when not checked). With device checks the two overlap: subgroup_seconds is then the
+    // checks' own time and subgroup_wait_seconds the part of it the reader waited for after decoding.
     double decode_seconds = 0;
     double subgroup_seconds = 0;
+    double subgroup_wait_seconds = 0;
 };
 
 struct VerifyingKeyReadResult {

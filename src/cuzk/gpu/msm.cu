@@ -1,5 +1,6 @@
 // GPU MSM over G1 (the template is in msm_impl.cuh) and the window-size cost model.
 #include "cuzk/gpu/msm_impl.cuh"
+#include "cuzk/gpu/subgroup_impl.cuh"
 
 namespace cuzk::gpu {
 
@@ -44,4 +45,11 @@ G1Jacobian msm_g1_split_gpu(std::span<const G1Affine> bases, const ScalarSplit& 
     if (bases.size() != split.size) throw std::invalid_argument("gpu msm: bases and split differ in length");
     return G1MsmContext(bases, cfg).msm_split(split);
 }
+
+std::vector<std::vector<XYZZ<G1Config>>> subgroup_detail::g1_round_sums(std::span<const G1Affine> points,
+                                                                          std::span<const unsigned> trits,
+                                                                          const uint32_t key[8], int device) {
+    return subgroup_round_sums<G1Config>(points, trits, key, device);
+}
+
 }  // namespace cuzk::gpu

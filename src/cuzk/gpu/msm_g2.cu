@@ -1,5 +1,6 @@
 // GPU MSM over G2 (the template is in msm_impl.cuh; gpu::fq2_t coordinates).
 #include "cuzk/gpu/msm_impl.cuh"
+#include "cuzk/gpu/subgroup_impl.cuh"
 
 namespace cuzk::gpu {
 
@@ -12,6 +13,13 @@ G2Jacobian msm_g2_gpu(std::span<const G2Affine> bases, std::span<const Fr> scala
 G2Jacobian msm_g2_split_gpu(std::span<const G2Affine> bases, const ScalarSplit& split, const GpuMsmConfig& cfg) {
     if (bases.size() != split.size) throw std::invalid_argument("gpu msm: bases and split differ in length");
     return G2MsmContext(bases, cfg).msm_split(split);
+}
+
+
+std::vector<std::vector<XYZZ<G2Config>>> subgroup_detail::g2_round_sums(std::span<const G2Affine> points,
+                                                                          std::span<const unsigned> trits,
+                                                                          const uint32_t key[8], int device) {
+    return subgroup_round_sums<G2Config>(points, trits, key, device);
 }
 
 }  // namespace cuzk::gpu

@@ -14,6 +14,7 @@
 #include <limits>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include "cuzk/ec/subgroup.hpp"
@@ -331,6 +332,12 @@ public:
         return q;
     }
 
+    // The fold alone, of K bucket sums formed elsewhere (overwritten).
+    std::vector<Jac> fold_sums(Aff* sums) {
+        sums_ = sums;
+        return fold();
+    }
+
 private:
     // ---- labels -> parts -> buckets ----
     void bucket_sums() {
@@ -634,32 +641,71 @@ void make_key(const BatchSubgroupOptions& opt, uint32_t key[8]) {
 }
 
 template <class Cfg>
-bool batch_all(std::span<const Affine<Cfg>> pts, const BatchSubgroupOptions& opt) {
-    if (opt.security_bits == 0 || opt.security_bits > 256)
-        throw std::invalid_argument("batch subgroup check: security_bits must be 1..256");
-    ThreadPool& pool = opt.pool ? *opt.pool : ThreadPool::global();
-    for (size_t start = 0; start < pts.size(); start += kMaxBatch) {
-        auto chunk = pts.subspan(start, std::min(kMaxBatch, pts.size() - start));
-        BatchSubgroupPlan plan = batch_subgroup_plan(chunk.size(), GroupTraits<Cfg>::kG2, opt.security_bits);
-        if (plan.per_point()) {
-            if (!per_point_all(chunk, pool)) return false;
-            continue;
+std::vector<Jacobian<Cfg>> fold_round(std::span<Affine<Cfg>> sums, unsigned m, ThreadPool& pool) {
+    if (m == 0 || m > 20) throw std::invalid_argument("batch subgroup fold: m must be 1..20");
+    if (sums.size() != (pow3(m) - 1) / 2)
+        throw std::invalid_argument("batch subgroup fold: " + std::to_string(sums.size()) + " sums for " +
+                                    std::to_string(m) + " trits");
+    const uint32_t no_key[8] = {};
+    ScratchPool<Cfg> scratch;
+    Buffers<Cfg> buf;
+    Round<Cfg> r({}, m, no_key, 0, pool, scratch, buf);
+    return r.fold_sums(sums.data());
+}
+
+// True when every combination is in the subgroup (tested in parallel).
+template <class Cfg>
+bool all_in_subgroup(const std::vector<Jacobian<Cfg>>& q, ThreadPool& pool) {
+    std::atomic<bool> ok{true};
+    pool.run_tasks(q.size(), [&](size_t j) {
+        if (ok.load(std::memory_order_relaxed) && !GroupTraits<Cfg>::in_subgroup(q[j])) ok = false;
+    });
+    return ok.load();
+}
+
+// One batch: its rounds' combinations from the CPU rounds, or from the device's bucket sums folded here.
+template <class Cfg>
+bool batch_one(std::span<const Affine<Cfg>> chunk, const BatchSubgroupOptions& opt, ThreadPool& pool,
+               BatchRoundSource<Cfg>* source) {
+    const unsigned t = batch_subgroup_trits(opt.security_bits);
+    std::vector<unsigned> trits = source ? source->plan(chunk.size(), t)
+                                         : batch_subgroup_plan(chunk.size(), GroupTraits<Cfg>::kG2, opt.security_bits).trits;
+    if (trits.empty()) return per_point_all(chunk, pool);
+    unsigned total = 0;
+    for (unsigned m : trits) total += m;
+    if (total < t) throw std::logic_error("batch subgroup check: a plan of too few trits");
+    uint32_t key[8];
+    make_key(opt, key);
+    std::vector<Jacobian<Cfg>> q;
+    if (source) {
+        std::vector<std::vector<Affine<Cfg>>> sums = source->sums(chunk, trits, key);
+        secure_wipe(key, sizeof key);
+        if (sums.size() != trits.size()) throw std::logic_error("batch subgroup check: the device skipped a round");
+        for (size_t r = 0; r < trits.size(); r++) {
+            auto qr = fold_round<Cfg>(sums[r], trits[r], pool);
+            q.insert(q.end(), qr.begin(), qr.end());
         }
-        uint32_t key[8];
-        make_key(opt, key);
+    } else {
         ScratchPool<Cfg> scratch;
         Buffers<Cfg> buf;
-        std::vector<Jacobian<Cfg>> q;
-        for (size_t r = 0; r < plan.trits.size(); r++) {
-            auto qr = run_round(chunk, plan.trits[r], key, (uint32_t)r, pool, scratch, buf);
+        for (size_t r = 0; r < trits.size(); r++) {
+            auto qr = run_round(chunk, trits[r], key, (uint32_t)r, pool, scratch, buf);
             q.insert(q.end(), qr.begin(), qr.end());
         }
         secure_wipe(key, sizeof key);
-        std::atomic<bool> ok{true};
-        pool.run_tasks(q.size(), [&](size_t j) {
-            if (ok.load(std::memory_order_relaxed) && !GroupTraits<Cfg>::in_subgroup(q[j])) ok = false;
-        });
-        if (!ok.load()) return false;
+    }
+    return all_in_subgroup(q, pool);
+}
+
+template <class Cfg>
+bool batch_all(std::span<const Affine<Cfg>> pts, const BatchSubgroupOptions& opt, BatchRoundSource<Cfg>* source) {
+    if (opt.security_bits == 0 || opt.security_bits > 256)
+        throw std::invalid_argument("batch subgroup check: security_bits must be 1..256");
+    ThreadPool& pool = opt.pool ? *opt.pool : ThreadPool::global();
+    const size_t max_batch = source ? std::min(kMaxBatch, source->max_points()) : kMaxBatch;
+    for (size_t start = 0; start < pts.size(); start += max_batch) {
+        auto chunk = pts.subspan(start, std::min(max_batch, pts.size() - start));
+        if (!batch_one(chunk, opt, pool, source)) return false;
     }
     return true;
 }
@@ -690,15 +736,16 @@ std::optional<size_t> first_bad_scan(std::span<const Affine<Cfg>> pts, size_t of
 }
 
 template <class Cfg>
-std::optional<size_t> batch_first_bad(std::span<const Affine<Cfg>> pts, const BatchSubgroupOptions& opt) {
+std::optional<size_t> batch_first_bad(std::span<const Affine<Cfg>> pts, const BatchSubgroupOptions& opt,
+                                      BatchRoundSource<Cfg>* source = nullptr) {
     ThreadPool& pool = opt.pool ? *opt.pool : ThreadPool::global();
-    if (batch_all(pts, opt)) return std::nullopt;
+    if (batch_all(pts, opt, source)) return std::nullopt;
     if (pts.size() <= kScanPoints) return first_bad_scan(pts, 0, pool);
     // [lo, hi) holds a bad point (its check failed, or, after a passing left half, with probability >= 1 - 2^-k).
     size_t lo = 0, hi = pts.size();
     while (hi - lo > kScanPoints) {
         const size_t mid = lo + (hi - lo) / 2;
-        if (!batch_all(pts.subspan(lo, mid - lo), opt)) hi = mid;
+        if (!batch_all(pts.subspan(lo, mid - lo), opt, source)) hi = mid;
         else lo = mid;
     }
     if (auto f = first_bad_scan(pts.subspan(lo, hi - lo), lo, pool)) return f;
@@ -751,10 +798,34 @@ std::vector<G2Jacobian> g2_batch_round(std::span<const G2Affine> points, unsigne
 }
 
 bool g1_batch_in_subgroup(std::span<const G1Affine> points, const BatchSubgroupOptions& options) {
-    return batch_all<G1Config>(points, options);
+    return batch_all<G1Config>(points, options, nullptr);
 }
 bool g2_batch_in_subgroup(std::span<const G2Affine> points, const BatchSubgroupOptions& options) {
-    return batch_all<G2Config>(points, options);
+    return batch_all<G2Config>(points, options, nullptr);
+}
+bool g1_batch_in_subgroup(std::span<const G1Affine> points, const BatchSubgroupOptions& options,
+                          BatchRoundSource<G1Config>& source) {
+    return batch_all<G1Config>(points, options, &source);
+}
+bool g2_batch_in_subgroup(std::span<const G2Affine> points, const BatchSubgroupOptions& options,
+                          BatchRoundSource<G2Config>& source) {
+    return batch_all<G2Config>(points, options, &source);
+}
+std::optional<size_t> g1_batch_first_not_in_subgroup(std::span<const G1Affine> points,
+                                                     const BatchSubgroupOptions& options,
+                                                     BatchRoundSource<G1Config>& source) {
+    return batch_first_bad<G1Config>(points, options, &source);
+}
+std::optional<size_t> g2_batch_first_not_in_subgroup(std::span<const G2Affine> points,
+                                                     const BatchSubgroupOptions& options,
+                                                     BatchRoundSource<G2Config>& source) {
+    return batch_first_bad<G2Config>(points, options, &source);
+}
+std::vector<G1Jacobian> g1_batch_fold(std::span<G1Affine> sums, unsigned m, ThreadPool* pool) {
+    return fold_round<G1Config>(sums, m, pool ? *pool : ThreadPool::global());
+}
+std::vector<G2Jacobian> g2_batch_fold(std::span<G2Affine> sums, unsigned m, ThreadPool* pool) {
+    return fold_round<G2Config>(sums, m, pool ? *pool : ThreadPool::global());
 }
 std::optional<size_t> g1_batch_first_not_in_subgroup(std::span<const G1Affine> points,
                                                      const BatchSubgroupOptions& options) {

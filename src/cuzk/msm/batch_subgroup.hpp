@@ -99,6 +99,40 @@ std::optional<size_t> g1_batch_first_not_in_subgroup(std::span<const G1Affine> p
 std::optional<size_t> g2_batch_first_not_in_subgroup(std::span<const G2Affine> points,
                                                      const BatchSubgroupOptions& options = {});
 
+// ---- the bucket sums formed elsewhere (gpu/subgroup.hpp) ---------------------------------------------------------
+// A device that forms the bucket sums of rounds itself; the fold, the exact tests of the combinations and the search
+// for the first bad point stay here, so the soundness argument above covers both.
+template <class Cfg>
+class BatchRoundSource {
+public:
+    virtual ~BatchRoundSource() = default;
+    // Most points of one batch (larger spans are checked in independent batches, each with its own key).
+    virtual size_t max_points() const = 0;
+    // The trits of each round for n points and t trits in all (their sum must be at least t).
+    virtual std::vector<unsigned> plan(size_t n, unsigned t) const = 0;
+    // For round r = 0, 1, ... (trits[r] trits, labels batch_subgroup_label(key, r, trits[r], i)) the K_r =
+    // (3^trits[r] - 1) / 2 bucket sums: sums[r][b] = sum of the points whose label's canonical trit vector is b (a
+    // point whose label is >= K_r + 1 enters bucket 3^m - 1 - label negated; label K_r is skipped).
+    virtual std::vector<std::vector<Affine<Cfg>>> sums(std::span<const Affine<Cfg>> points,
+                                                       std::span<const unsigned> trits, const uint32_t key[8]) = 0;
+};
+
+// The checks above with the bucket sums from `source`.
+bool g1_batch_in_subgroup(std::span<const G1Affine> points, const BatchSubgroupOptions& options,
+                          BatchRoundSource<G1Config>& source);
+bool g2_batch_in_subgroup(std::span<const G2Affine> points, const BatchSubgroupOptions& options,
+                          BatchRoundSource<G2Config>& source);
+std::optional<size_t> g1_batch_first_not_in_subgroup(std::span<const G1Affine> points,
+                                                     const BatchSubgroupOptions& options,
+                                                     BatchRoundSource<G1Config>& source);
+std::optional<size_t> g2_batch_first_not_in_subgroup(std::span<const G2Affine> points,
+                                                     const BatchSubgroupOptions& options,
+                                                     BatchRoundSource<G2Config>& source);
+
+// The m combinations Q_j of a round from its K = (3^m - 1) / 2 bucket sums (overwritten: the fold works in place).
+std::vector<G1Jacobian> g1_batch_fold(std::span<G1Affine> sums, unsigned m, ThreadPool* pool = nullptr);
+std::vector<G2Jacobian> g2_batch_fold(std::span<G2Affine> sums, unsigned m, ThreadPool* pool = nullptr);
+
 // ---- details, for tests and benchmarks --------------------------------------------------------------------------
 
 // The rounds chosen for n points: trits per round (their sum >= ceil(security_bits / log2 3)), or none when the

@@ -1,0 +1,14 @@
+// The parameter readers' batched subgroup checks on the GPU (formats::SubgroupChecks, gpu/subgroup.hpp): the points
+// go up once per batch of up to 2^27 and every round's buckets are summed on the device; the fold and the exact
+// tests stay on the CPU. A check the device cannot run (gpu::CudaError: too little free memory, a driver fault) is
+// done on the CPU instead, after a note on stderr, so a load never fails for the device's sake.
+#pragma once
+
+#include "cuzk/formats/bellman_params.hpp"
+
+namespace cuzk::backends {
+
+// The device's checks when `device` exists, else empty (the reader then checks on the CPU).
+formats::SubgroupChecks gpu_subgroup_checks(int device = 0);
+
+}  // namespace cuzk::backends

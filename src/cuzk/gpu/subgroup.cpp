@@ -1,0 +1,106 @@
+// The batched subgroup check with device rounds (gpu/subgroup.hpp): a BatchRoundSource whose bucket sums come from
+// the device (subgroup_impl.cuh), made affine here for the CPU's fold (batch_subgroup.cpp).
+#include "cuzk/gpu/subgroup.hpp"
+
+#include <algorithm>
+
+#include "cuzk/util/thread_pool.hpp"
+
+namespace cuzk::gpu {
+
+namespace {
+
+constexpr size_t kMaxBatch = size_t(1) << 27;
+constexpr unsigned kMaxTrits = 11;
+// Below this many points the exact per-point test on the CPU (~100 us a point on 16 threads) beats the upload,
+// the launches and the folds of four device rounds.
+constexpr size_t kMinDevicePoints = 4096;
+
+// Affine from XYZZ with one inversion per chunk of points (Montgomery's trick on the ZZZs): with ZZ = Z^2 and
+// ZZZ = Z^3, 1 / Z = ZZ / ZZZ, x = X / Z^2 and y = Y / ZZZ.
+template <class Cfg>
+std::vector<Affine<Cfg>> to_affine(const std::vector<XYZZ<Cfg>>& in, ThreadPool& pool) {
+    using F = typename Cfg::F;
+    std::vector<Affine<Cfg>> out(in.size());
+    pool.parallel_for(in.size(), [&](size_t lo, size_t hi) {
+        std::vector<F> inv;
+        inv.reserve(hi - lo);
+        for (size_t i = lo; i < hi; i++)
+            if (!in[i].is_identity()) inv.push_back(in[i].ZZZ);
+        F::batch_inverse(inv);
+        size_t k = 0;
+        for (size_t i = lo; i < hi; i++) {
+            if (in[i].is_identity()) continue;  // out[i] stays the identity
+            const F iz3 = inv[k++];
+            const F iz = in[i].ZZ * iz3;
+            out[i] = Affine<Cfg>::from_xy(in[i].X * iz.square(), in[i].Y * iz3);
+        }
+    });
+    return out;
+}
+
+template <class Cfg>
+using RoundSums = std::vector<std::vector<XYZZ<Cfg>>> (*)(std::span<const Affine<Cfg>>, std::span<const unsigned>,
+                                                          const uint32_t*, int);
+
+template <class Cfg>
+class DeviceRounds final : public BatchRoundSource<Cfg> {
+public:
+    DeviceRounds(RoundSums<Cfg> fn, int device, ThreadPool& pool) : fn_(fn), device_(device), pool_(pool) {}
+    size_t max_points() const override { return kMaxBatch; }
+    std::vector<unsigned> plan(size_t n, unsigned t) const override {
+        return n < kMinDevicePoints ? std::vector<unsigned>{} : gpu_batch_subgroup_plan(t);
+    }
+    std::vector<std::vector<Affine<Cfg>>> sums(std::span<const Affine<Cfg>> points, std::span<const unsigned> trits,
+                                               const uint32_t key[8]) override {
+        std::vector<std::vector<XYZZ<Cfg>>> xyzz = fn_(points, trits, key, device_);
+        std::vector<std::vector<Affine<Cfg>>> out(xyzz.size());
+        for (size_t r = 0; r < xyzz.size(); r++) out[r] = to_affine(xyzz[r], pool_);
+        return out;
+    }
+
+private:
+    RoundSums<Cfg> fn_;
+    int device_;
+    ThreadPool& pool_;
+};
+
+ThreadPool& pool_of(const BatchSubgroupOptions& o) { return o.pool ? *o.pool : ThreadPool::global(); }
+
+}  // namespace
+
+std::vector<unsigned> gpu_batch_subgroup_plan(unsigned t) {
+    if (t == 0) return {};
+    const unsigned rounds = (t + kMaxTrits - 1) / kMaxTrits;
+    std::vector<unsigned> trits(rounds, t / rounds);
+    for (unsigned i = 0; i < t % rounds; i++) trits[i]++;
+    return trits;
+}
+
+std::optional<size_t> g1_first_not_in_subgroup_gpu(std::span<const G1Affine> points,
+                                                   const BatchSubgroupOptions& options, int device) {
+    DeviceRounds<G1Config> src(subgroup_detail::g1_round_sums, device, pool_of(options));
+    return g1_batch_first_not_in_subgroup(points, options, src);
+}
+
+std::optional<size_t> g2_first_not_in_subgroup_gpu(std::span<const G2Affine> points,
+                                                   const BatchSubgroupOptions& options, int device) {
+    DeviceRounds<G2Config> src(subgroup_detail::g2_round_sums, device, pool_of(options));
+    return g2_batch_first_not_in_subgroup(points, options, src);
+}
+
+std::vector<std::vector<G1Affine>> g1_batch_round_sums_gpu(std::span<const G1Affine> points,
+                                                           std::span<const unsigned> trits, const uint32_t key[8],
+                                                           int device) {
+    return DeviceRounds<G1Config>(subgroup_detail::g1_round_sums, device, ThreadPool::global())
+        .sums(points, trits, key);
+}
+
+std::vector<std::vector<G2Affine>> g2_batch_round_sums_gpu(std::span<const G2Affine> points,
+                                                           std::span<const unsigned> trits, const uint32_t key[8],
+                                                           int device) {
+    return DeviceRounds<G2Config>(subgroup_detail::g2_round_sums, device, ThreadPool::global())
+        .sums(points, trits, key);
+}
+
+}  // namespace cuzk::gpu
