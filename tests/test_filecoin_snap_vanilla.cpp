@@ -1,11 +1,19 @@
 // SnapDeals vanilla proofs (cuzk/filecoin/snap_vanilla.hpp): the bincode layout of a PartitionProof byte by byte on
 // a hand-built proof (apex leaves, one challenge with a Sub tree-R proof and a binary tree-D proof), the round trip,
-// and every truncation, a trailing byte and an unknown variant refused with the field named.
+// and every truncation, a trailing byte and an unknown variant refused with the field named; the Poseidon variant's
+// layout (no apex leaves). Generated proofs (filecoin/snap_gen.hpp) of both variants turned into partition
+// witnesses that satisfy the circuit at 2 KiB and are accepted at 16 KiB (two partitions), 32 GiB and 64 GiB; a
+// tampered sibling, wrong commitments, a wrong partition, wrong counts and levels refused naming the partition and
+// the field.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <random>
 
+#include "cuzk/filecoin/snap_gen.hpp"
 #include "cuzk/filecoin/snap_vanilla.hpp"
+#include "cuzk/r1cs/proving_assignment.hpp"
+#include "cuzk/util/timing.hpp"
 #include "seeded_rng.hpp"
 
 namespace cuzk::filecoin {
@@ -93,6 +101,182 @@ TEST(FilecoinSnapVanilla, BincodeLayout) {
                   std::string::npos)
             << e.what();
     }
+}
+
+TEST(FilecoinSnapVanilla, PoseidonVariantLayoutHasNoApexLeaves) {
+    auto rng = seeded_rng("FilecoinSnapVanilla.PoseidonLayout");
+    SnapPartitionProof p;
+    p.comm_c = random_domain(rng);
+    SnapChallengeProof c;
+    for (MerkleProof* m : {&c.proof_r_old, &c.proof_d_new, &c.proof_r_new}) {
+        m->base = {MerklePathElement{{random_domain(rng)}, 1}};
+        m->root = random_domain(rng);
+        m->leaf = random_domain(rng);
+    }
+    p.challenge_proofs = {c};
+    const std::vector<uint8_t> bytes = write_snap_vanilla_proof(p, UpdateCircuit::Poseidon);
+    // comm_c, then the challenge proofs' length right away.
+    std::vector<uint8_t> head(p.comm_c.begin(), p.comm_c.end());
+    put_le(head, 1, 8);
+    ASSERT_GE(bytes.size(), head.size());
+    EXPECT_EQ(std::vector<uint8_t>(bytes.begin(), bytes.begin() + 40), head);
+    EXPECT_EQ(write_snap_vanilla_proof(p).size(), bytes.size() + 8);  // the SHA-256 layout's empty apex_leafs
+    EXPECT_EQ(read_snap_vanilla_proof(bytes, "p", UpdateCircuit::Poseidon), p);
+    EXPECT_THROW(read_snap_vanilla_proof(bytes, "p", UpdateCircuit::Sha256), FilecoinError);
+    p.apex_leafs = {random_domain(rng)};
+    EXPECT_THROW(write_snap_vanilla_proof(p, UpdateCircuit::Poseidon), std::invalid_argument);
+}
+
+// ---- generated proofs -> witnesses -------------------------------------------------------------------------
+
+constexpr uint64_t KiB = 1024 / 32;  // in nodes
+
+std::vector<SnapPartitionWitness> witnesses(const GeneratedSnap& g) {
+    std::vector<SnapPartitionWitness> out;
+    for (size_t k = 0; k < g.partitions.size(); k++)
+        out.push_back(snap_partition_witness(g.shape, g.variant, g.partitions[k], uint32_t(k), g.h, g.comm_r_old,
+                                             g.comm_d_new, g.comm_r_new));
+    return out;
+}
+
+// The prover's assignment of the partition: every row a * b = c, the inputs the public inputs.
+void expect_satisfied(const GeneratedSnap& g, const SnapPartitionWitness& w, const std::string& what) {
+    r1cs::ProvingAssignment pa;
+    pa.alloc_input("one", [] { return Fr::one(); });
+    EmptySectorUpdateCircuit(g.shape, g.variant, w.witness).synthesize(pa);
+    size_t bad = 0, first_bad = 0;
+    for (size_t i = 0; i < pa.num_constraints(); i++)
+        if (pa.a()[i] * pa.b()[i] != pa.c()[i] && bad++ == 0) first_bad = i;
+    EXPECT_EQ(bad, 0u) << what << ": first unsatisfied row " << first_bad;
+    EXPECT_EQ(std::vector<Fr>(pa.inputs().begin() + 1, pa.inputs().end()), w.public_inputs) << what;
+}
+
+const char* variant_name(UpdateCircuit v) { return v == UpdateCircuit::Sha256 ? "sha256" : "poseidon"; }
+
+TEST(FilecoinSnapVanilla, GeneratedProofsSatisfyTheCircuit2KiB) {
+    auto rng = seeded_rng("FilecoinSnapVanilla.Generated2KiB");
+    for (UpdateCircuit v : {UpdateCircuit::Sha256, UpdateCircuit::Poseidon}) {
+        const uint64_t seed = rng();
+        const GeneratedSnap g = generate_snap_vanilla(RegisteredUpdateProof::StackedDrg2KiBV1, v, seed);
+        ASSERT_EQ(g.partitions.size(), 1u);
+        EXPECT_EQ(g.h, 1u);
+        EXPECT_EQ(g.partitions[0].challenge_proofs.size(), 10u);
+        EXPECT_EQ(g.partitions[0].apex_leafs.size(), v == UpdateCircuit::Sha256 ? 8u : 0u);
+        EXPECT_EQ(generate_snap_vanilla(RegisteredUpdateProof::StackedDrg2KiBV1, v, seed).partitions, g.partitions);
+        const SnapPartitionProof back =
+            read_snap_vanilla_proof(write_snap_vanilla_proof(g.partitions[0], v), "p", v);
+        EXPECT_EQ(back, g.partitions[0]);
+        const std::vector<SnapPartitionWitness> w = witnesses(g);
+        expect_satisfied(g, w[0], variant_name(v));
+    }
+}
+
+TEST(FilecoinSnapVanilla, GeneratedProofsAcceptedAtLargerSizes) {
+    auto rng = seeded_rng("FilecoinSnapVanilla.GeneratedLarger");
+    {
+        // 16 KiB: two partitions (8-8-0 tree R, 128 apex leaves); each partition's challenges in its half.
+        const GeneratedSnap g =
+            generate_snap_vanilla(SnapShape::from_sector_nodes(16 * KiB), UpdateCircuit::Sha256, 1, rng());
+        ASSERT_EQ(g.partitions.size(), 2u);
+        const auto w = witnesses(g);
+        EXPECT_EQ(w[1].public_inputs[0], Fr::from_u64(1 | (1 << 1)));  // k = 1, h_select = 1 above one partition bit
+    }
+    // 64 GiB's SHA-256 variant (16 partitions, Top tree-R proofs) and 32 GiB's Poseidon variant (1,376 challenges in
+    // one partition); about 2.5 s each on 2 cores.
+    for (auto [p, v] : {std::pair{RegisteredUpdateProof::StackedDrg64GiBV1, UpdateCircuit::Sha256},
+                        std::pair{RegisteredUpdateProof::StackedDrg32GiBV1, UpdateCircuit::Poseidon}}) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const GeneratedSnap g = generate_snap_vanilla(p, v, rng());
+        const double gen_s = seconds_since(t0);
+        EXPECT_EQ(g.h, 10u);
+        ASSERT_EQ(g.partitions.size(), v == UpdateCircuit::Sha256 ? 16u : 1u) << proof_name(p);
+        EXPECT_EQ(g.partitions[0].challenge_proofs.size(), v == UpdateCircuit::Sha256 ? 86u : 86u * 16u);
+        const auto w = witnesses(g);
+        if (v == UpdateCircuit::Sha256)
+            for (uint32_t k = 0; k < 16; k++)  // k | h_select (8 for h = 10) << 4 partition bits
+                EXPECT_EQ(w[k].public_inputs[0], Fr::from_u64(k + 128)) << k;
+        else
+            EXPECT_EQ(w[0].public_inputs[0], Fr::from_u64(8));
+        std::printf("[ info ] %s %s: generated in %.2f s, witnesses in %.2f s\n", std::string(proof_name(p)).c_str(),
+                    variant_name(v), gen_s, seconds_since(t0) - gen_s);
+    }
+}
+
+// The message of the FilecoinError `fn` throws (empty, and a test failure, when it throws none).
+template <class Fn>
+std::string error_of(Fn&& fn, FilecoinErrorKind kind = FilecoinErrorKind::MalformedVanilla) {
+    try {
+        fn();
+    } catch (const FilecoinError& e) {
+        EXPECT_EQ(e.kind(), kind) << e.what();
+        return e.what();
+    }
+    ADD_FAILURE() << "no FilecoinError";
+    return "";
+}
+
+TEST(FilecoinSnapVanilla, BadProofsAreRefusedNamingTheField) {
+    auto rng = seeded_rng("FilecoinSnapVanilla.BadProofs");
+    const GeneratedSnap g = generate_snap_vanilla(RegisteredUpdateProof::StackedDrg2KiBV1, UpdateCircuit::Sha256, rng());
+    const SnapPartitionProof& good = g.partitions[0];
+    auto witness_of = [&](const SnapPartitionProof& p, const Fr& r_old, const Fr& d_new, const Fr& r_new,
+                          uint32_t k = 0) {
+        return [&g, p, r_old, d_new, r_new, k] {
+            snap_partition_witness(g.shape, g.variant, p, k, g.h, r_old, d_new, r_new);
+        };
+    };
+    auto refused = [&](const SnapPartitionProof& p) { return error_of(witness_of(p, g.comm_r_old, g.comm_d_new, g.comm_r_new)); };
+    auto expect_has = [](const std::string& message, const std::string& part) {
+        EXPECT_NE(message.find(part), std::string::npos) << message;
+    };
+    const Fr one = Fr::one();
+
+    {  // a tampered sibling
+        SnapPartitionProof p = good;
+        Domain& s = p.challenge_proofs[7].proof_r_old.base[1].hashes[3];
+        s = domain_from_fr(fr_from_domain(s) + one);
+        expect_has(refused(p), "partition 0: challenge_proofs[7].proof_r_old: the path does not hash to its root");
+    }
+    {  // a tree-D path one level short
+        SnapPartitionProof p = good;
+        p.challenge_proofs[7].proof_d_new.base.pop_back();
+        expect_has(refused(p), "partition 0: challenge_proofs[7].proof_d_new: 5 levels, expected 6");
+    }
+    {  // a sibling that is not a field element
+        SnapPartitionProof p = good;
+        p.challenge_proofs[2].proof_r_new.base[0].hashes[6].fill(0xff);
+        expect_has(refused(p), "partition 0: challenge_proofs[2].proof_r_new.level 0 sibling [6]: not a canonical");
+    }
+    {  // counts
+        SnapPartitionProof p = good;
+        p.apex_leafs.pop_back();
+        expect_has(refused(p), "partition 0: apex_leafs: 7 apex leaves, expected 8");
+        p = good;
+        p.challenge_proofs.pop_back();
+        expect_has(refused(p), "partition 0: challenge_proofs: 9 challenge proofs, expected 10");
+    }
+    {  // an apex leaf the paths do not pass through
+        SnapPartitionProof p = good;
+        p.apex_leafs[5] = domain_from_fr(fr_from_domain(p.apex_leafs[5]) + one);
+        expect_has(refused(p), "apex_leafs");
+    }
+    // the commitments
+    expect_has(error_of(witness_of(good, g.comm_r_old, g.comm_d_new + one, g.comm_r_new)),
+               "partition 0: challenge_proofs[0].proof_d_new.root: is not comm_d_new");
+    expect_has(error_of(witness_of(good, g.comm_r_old + one, g.comm_d_new, g.comm_r_new)),
+               "partition 0: comm_c, challenge_proofs[0].proof_r_old.root: Poseidon-2(comm_c, root) is not comm_r_old");
+    expect_has(error_of(witness_of(good, g.comm_r_old, g.comm_d_new, g.comm_r_new + one)), "is not comm_r_new");
+    // a partition index the update does not have
+    error_of(witness_of(good, g.comm_r_old, g.comm_d_new, g.comm_r_new, 1), FilecoinErrorKind::OutOfRange);
+
+    // Another partition's proof: its challenges are not partition 0's.
+    const GeneratedSnap two = generate_snap_vanilla(SnapShape::from_sector_nodes(16 * KiB), UpdateCircuit::Sha256, 1, rng());
+    const std::string m = error_of([&] {
+        snap_partition_witness(two.shape, two.variant, two.partitions[1], 0, two.h, two.comm_r_old, two.comm_d_new,
+                               two.comm_r_new);
+    });
+    expect_has(m, "partition 0: challenge_proofs[0].proof_r_old: proves leaf ");
+    expect_has(m, ", the challenge is leaf ");
 }
 
 }  // namespace
