@@ -4,14 +4,17 @@
 // layout (no apex leaves). Generated proofs (filecoin/snap_gen.hpp) of both variants turned into partition
 // witnesses that satisfy the circuit at 2 KiB and are accepted at 16 KiB (two partitions), 32 GiB and 64 GiB; a
 // tampered sibling, wrong commitments, a wrong partition, wrong counts and levels refused naming the partition and
-// the field.
+// the field; the engine job (engine/snap.hpp) returns only proofs that verify.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <random>
 
+#include "cuzk/engine/snap.hpp"
 #include "cuzk/filecoin/snap_gen.hpp"
 #include "cuzk/filecoin/snap_vanilla.hpp"
+#include "cuzk/groth16/backend.hpp"
+#include "cuzk/groth16/setup.hpp"
 #include "cuzk/r1cs/proving_assignment.hpp"
 #include "cuzk/util/timing.hpp"
 #include "seeded_rng.hpp"
@@ -277,6 +280,41 @@ TEST(FilecoinSnapVanilla, BadProofsAreRefusedNamingTheField) {
     });
     expect_has(m, "partition 0: challenge_proofs[0].proof_r_old: proves leaf ");
     expect_has(m, ", the challenge is leaf ");
+}
+
+// The engine job of a 2 KiB update (the Poseidon variant: 36,424 rows, fast to set up): a proof made under a key of
+// the real circuit is returned, a proof that does not verify is never encoded, a key of another circuit is refused,
+// and a wrong number of partition proofs is refused before anything is proven.
+TEST(SnapJob, ProofsAreVerifiedBeforeTheyAreReturned) {
+    auto rng = seeded_rng("SnapJob.Verified");
+    const RegisteredUpdateProof proof = RegisteredUpdateProof::StackedDrg2KiBV1;
+    const GeneratedSnap g = generate_snap_vanilla(proof, UpdateCircuit::Poseidon, rng());
+    const engine::SnapJob job =
+        engine::snap_job(proof, UpdateCircuit::Poseidon, g.partitions, g.comm_r_old, g.comm_d_new, g.comm_r_new);
+    ASSERT_EQ(job.partitions.size(), 1u);
+
+    const auto blank = EmptySectorUpdateCircuit::blank(job.shape, UpdateCircuit::Poseidon);
+    const groth16::Parameters params = groth16::generate_parameters(blank, groth16::ToxicWaste::from_seed(rng()));
+    groth16::CpuBackend cpu(params);
+    engine::Engine eng;
+    engine::JobSpec spec = engine::snap_spec(job);
+    spec.backend = &cpu;
+    const engine::JobResult result = eng.await(eng.submit(std::move(spec)));
+    ASSERT_EQ(result.state, engine::JobState::Done) << result.error;
+    EXPECT_EQ(engine::snap_proof(job, result, params.vk).size(), 192u);
+
+    engine::JobResult forged = result;
+    std::swap(forged.proofs[0].a, forged.proofs[0].c);
+    error_of([&] { engine::snap_proof(job, forged, params.vk); }, FilecoinErrorKind::InvalidProof);
+    groth16::VerifyingKey other = params.vk;
+    other.ic.pop_back();
+    error_of([&] { engine::snap_proof(job, result, other); }, FilecoinErrorKind::KeyMismatch);
+
+    const std::vector<SnapPartitionProof> twice = {g.partitions[0], g.partitions[0]};
+    const std::string m = error_of([&] {
+        engine::snap_job(proof, UpdateCircuit::Poseidon, twice, g.comm_r_old, g.comm_d_new, g.comm_r_new);
+    });
+    EXPECT_NE(m.find("2 partition proofs, the update has 1"), std::string::npos) << m;
 }
 
 }  // namespace
