@@ -41,7 +41,8 @@ struct BenchOptions {
     // groth16, pipeline: write the last call's timing spans (every layer, start and duration) to this JSON file
     std::string timeline_path;
     // porep-c2: Filecoin's PoRep C2 of the C1 in c1_path, or of a generated C1 (filecoin c1-gen) of proof_type with
-    // c1_seed; parameters from params_dir (Filecoin's file names), or random ones of the circuit's shape
+    // c1_seed; parameters from params_dir (Filecoin's file names), or random ones of the circuit's shape.
+    // post: one partition of the PoSt proof_type (a Winning or Window name) from vanilla proofs generated with c1_seed
     std::string proof_type = "StackedDrg32GiBV1_1";
     std::string c1_path;
     uint64_t c1_seed = 1;
@@ -115,6 +116,8 @@ formats::ParamsReadOptions param_read_options(bool checked, const std::string& b
 int run_bench_porep_c2(const BenchOptions& opt, const std::string& cpu);
 // Loading a PoRep parameter file with and without the subgroup checks (bench params-load).
 int run_bench_params_load(const BenchOptions& opt, const std::string& cpu);
+// One Filecoin PoSt partition of generated vanilla proofs through the engine (bench post --proof-type NAME).
+int run_bench_post(const BenchOptions& opt, const std::string& cpu);
 
 // An engine job's figures (wall, per-partition synthesis and proving, layer sums, busy shares, peak RSS, ...) added
 // to a benchmark's JSON object; the timeline's breakdown is printed on stderr.

@@ -5,6 +5,7 @@
 #include "cuzk/formats/proof_io.hpp"
 #include "cuzk/groth16/verifier.hpp"
 #include "cuzk/r1cs/circuit.hpp"
+#include "cuzk/util/thread_pool.hpp"
 
 namespace cuzk::engine {
 
@@ -19,12 +20,13 @@ PostJob post_job(filecoin::RegisteredPoStProof proof, const filecoin::Domain& ra
     return job;
 }
 
-JobSpec post_spec(const PostJob& job) {
+JobSpec post_spec(const PostJob& job, const r1cs::PrecompiledR1cs* pce) {
     JobSpec spec;
     spec.name = std::string(filecoin::proof_name(job.proof)) + " partition " + std::to_string(job.partition);
     spec.partitions = 1;
-    spec.synthesize = [&job](size_t) {
+    spec.synthesize = [&job, pce](size_t) {
         const filecoin::FallbackPostCircuit circuit(job.circuit, job.witness.sectors);
+        if (pce) return r1cs::assignment_from_pce(*pce, circuit, ThreadPool::global());
         r1cs::ProvingAssignment asg;
         r1cs::synthesize_groth16(asg, circuit);
         return asg;

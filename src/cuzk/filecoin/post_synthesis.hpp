@@ -46,10 +46,12 @@ void post_sector_gadget(CS& cs, const PostSectorWitness& s) {
     }
 }
 
+// The sectors are independent given nothing but their own values: they run as parallel parts (circuit.hpp
+// synthesize_parts: appended in order, so the rows, variables and inputs are those of the loop upstream runs).
 template <class CS>
 void FallbackPostCircuit::synthesize(CS& cs) const {
     Namespace<CS> ns(cs, "outer namespace");
-    for (size_t i = 0; i < config_.sector_count; i++) synthesize_sector(cs, i);
+    r1cs::synthesize_parts(cs, config_.sector_count, [&](auto& part, size_t i) { synthesize_sector(part, i); });
 }
 
 template <class CS>

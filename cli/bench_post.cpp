@@ -1,0 +1,119 @@
+// `cuzk bench post`: one Filecoin PoSt partition (Winning or Window, the real FallbackPoSt circuit) through the
+// engine, from generated vanilla proofs of every sector the partition holds (filecoin/c1_gen.hpp
+// generate_post_vanilla), with the job's figures: vanilla generation and checking, matrices compiled once (the PCE,
+// unless --full-synthesis), the witness and proving of the partition, GPU busy share, peak RSS. Parameters are
+// Filecoin's files or, for sizes without a setup (a 32 GiB Window partition has 125 M rows), random points of the
+// circuit's exact shape (then the proof is not verified).
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "cuzk/engine/engine.hpp"
+#include "cuzk/engine/post.hpp"
+#include "cuzk/filecoin/c1_gen.hpp"
+#include "cuzk/filecoin/params.hpp"
+#include "cuzk/filecoin/post_circuit.hpp"
+#include "cuzk/groth16/setup.hpp"
+#include "cuzk/r1cs/circuit.hpp"
+#include "cuzk/r1cs/pce.hpp"
+#include "cuzk/util/thread_pool.hpp"
+#include "cuzk/util/timing.hpp"
+
+namespace cuzk::cli {
+
+namespace {
+
+// Every sector of partition 0, generated in parallel (sector ids 1, 2, ...; seeds from the bench's seed).
+std::vector<filecoin::FallbackPostSectorProof> bench_vanilla(filecoin::RegisteredPoStProof proof,
+                                                             const filecoin::Domain& randomness, uint64_t seed) {
+    const auto config = filecoin::PostCircuitConfig::from_registered(proof);
+    std::vector<filecoin::FallbackPostSectorProof> v(config.sector_count);
+    parallel_for(v.size(), [&](size_t lo, size_t hi) {
+        for (size_t i = lo; i < hi; i++)
+            v[i] = filecoin::generate_post_vanilla(proof, randomness, i + 1, i, seed * 1000003 + i);
+    });
+    return v;
+}
+
+groth16::Parameters post_bench_parameters(const BenchOptions& opt, const engine::PostJob& job,
+                                          const r1cs::PrecompiledR1cs* pce) {
+    if (!opt.random_params)
+        return filecoin::load_parameters(filecoin::parameter_cache_dir(opt.params_dir),
+                                         filecoin::parameter_files(job.proof), filecoin::post_parameter_shape(job.proof),
+                                         filecoin::proof_name(job.proof), param_read_options(true, opt.backend))
+            .params;
+    if (pce) return groth16::benchmark_parameters(groth16::query_shape(*pce), 1);
+    r1cs::ProvingAssignment asg;
+    r1cs::synthesize_groth16(asg, filecoin::FallbackPostCircuit(job.circuit, job.witness.sectors));
+    return groth16::benchmark_parameters(asg, 1);
+}
+
+}  // namespace
+
+int run_bench_post(const BenchOptions& opt, const std::string& cpu) {
+    const filecoin::RegisteredPoStProof proof = filecoin::post_proof_from_name(opt.proof_type);
+    nlohmann::json j;
+    j["bench"] = "post";
+    j["proof_type"] = std::string(filecoin::proof_name(proof));
+    filecoin::Domain randomness{};
+    randomness.fill(5);  // canonical as a field element (top byte 5 < 0x73)
+    auto t0 = std::chrono::steady_clock::now();
+    const auto vanilla = bench_vanilla(proof, randomness, opt.c1_seed);
+    j["sectors"] = vanilla.size();
+    j["vanilla_gen_s"] = seconds_since(t0);
+    t0 = std::chrono::steady_clock::now();
+    const engine::PostJob job = engine::post_job(proof, randomness, vanilla);
+    j["vanilla_check_s"] = seconds_since(t0);
+
+    std::optional<r1cs::PrecompiledR1cs> pce;
+    if (!opt.full_synthesis) {
+        t0 = std::chrono::steady_clock::now();
+        pce = r1cs::compile_r1cs(filecoin::FallbackPostCircuit(job.circuit, job.witness.sectors));
+        j["pce_compile_s"] = seconds_since(t0);
+        j["constraints"] = pce->num_constraints;
+    }
+    t0 = std::chrono::steady_clock::now();
+    const groth16::Parameters params = post_bench_parameters(opt, job, pce ? &*pce : nullptr);
+    j["params_s"] = seconds_since(t0);
+
+    auto backend = make_backend(opt.backend, params, opt.pin_params);
+    std::unique_ptr<groth16::ProverBackend> cpu_fallback;
+    if (backend->name() != "cpu") cpu_fallback = std::make_unique<groth16::CpuBackend>(params);
+    engine::EngineConfig ecfg;
+    ecfg.synthesis_workers = opt.workers;
+    ecfg.lookahead = opt.lookahead;
+    engine::Engine eng(ecfg);
+    engine::JobSpec spec = engine::post_spec(job, pce ? &*pce : nullptr);
+    spec.backend = backend.get();
+    spec.fallback = cpu_fallback.get();
+    spec.verify_key = opt.random_params ? nullptr : &params.vk;
+    engine::reset_peak_rss();
+    const engine::JobResult res = eng.await(eng.submit(std::move(spec)));
+    const size_t peak = engine::peak_rss_bytes();
+    if (res.state != engine::JobState::Done)
+        throw std::runtime_error(std::string("bench post: the job ended ") + engine::job_state_name(res.state) +
+                                 (res.error.empty() ? "" : ": " + res.error));
+    // With real parameters the proof is checked against Filecoin's public inputs (as `filecoin post` does).
+    if (!opt.random_params) engine::post_proof(job, res, params.vk);
+    j["verified"] = !opt.random_params;
+    j["random_params"] = opt.random_params;
+    j["pce"] = !opt.full_synthesis;
+    j["backend"] = backend->name();
+    if (!opt.timeline_path.empty()) {
+        std::ofstream out(opt.timeline_path);
+        out << res.timeline->to_json();
+    }
+    add_job_report(j, res, 1, eng.stats(), peak);
+    j["cpu"] = cpu;
+    std::printf("%s\n", j.dump().c_str());
+    std::fflush(stdout);
+    return 0;
+}
+
+}  // namespace cuzk::cli
