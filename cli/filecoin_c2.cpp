@@ -102,7 +102,16 @@ struct ParamsArgs {
     std::string proof_type, dir, manifest;
     std::optional<uint64_t> seed;
     bool unchecked = false, json = false;
+    bool update = false, poseidon = false;  // a SnapDeals (update) proof type; its Poseidon variant
 };
+
+// The update proof and its circuit when --update or --poseidon is given (update proof names are the seal proofs'
+// "StackedDrg2KiBV1"..., so the flag says which is meant).
+std::optional<std::pair<filecoin::RegisteredUpdateProof, filecoin::UpdateCircuit>> update_proof_named(const ParamsArgs& a) {
+    if (!a.update && !a.poseidon) return std::nullopt;
+    return std::pair{filecoin::update_proof_from_name(a.proof_type),
+                     a.poseidon ? filecoin::UpdateCircuit::Poseidon : filecoin::UpdateCircuit::Sha256};
+}
 
 // A PoSt proof name, or nothing (then the name is a seal proof's, or an error).
 std::optional<filecoin::RegisteredPoStProof> post_proof_named(const std::string& name) {
@@ -114,7 +123,8 @@ std::optional<filecoin::RegisteredPoStProof> post_proof_named(const std::string&
 }
 
 int run_params_gen(const ParamsArgs& a) {
-    const auto post = post_proof_named(a.proof_type);
+    const auto update = update_proof_named(a);
+    const auto post = update ? std::nullopt : post_proof_named(a.proof_type);
     const fs::path dir = filecoin::parameter_cache_dir(a.dir);
     size_t last = 101;
     auto progress = [&](const char* stage, size_t done, size_t total) {
@@ -123,10 +133,11 @@ int run_params_gen(const ParamsArgs& a) {
         if (pct / 25 != last / 25 || done == total) std::fprintf(stderr, "params gen: %s %zu%%\n", stage, pct);
         last = pct;
     };
-    const auto g = post ? filecoin::generate_post_parameters(*post, dir, a.seed, progress)
-                        : filecoin::generate_porep_parameters(
-                              filecoin::PorepConfig::from_registered(filecoin::seal_proof_from_name(a.proof_type)),
-                              dir, a.seed, progress);
+    const auto g = update ? filecoin::generate_snap_parameters(update->first, update->second, dir, a.seed, progress)
+                   : post ? filecoin::generate_post_parameters(*post, dir, a.seed, progress)
+                          : filecoin::generate_porep_parameters(
+                                filecoin::PorepConfig::from_registered(filecoin::seal_proof_from_name(a.proof_type)),
+                                dir, a.seed, progress);
     nlohmann::json out;
     out["proof_type"] = a.proof_type;
     out["params"] = g.params.string();
@@ -141,11 +152,15 @@ int run_params_gen(const ParamsArgs& a) {
 
 // Finds, header-checks and fully loads the parameter file (and optionally checks its digest): what c2 will do.
 int run_params_check(const ParamsArgs& a) {
-    const auto post = post_proof_named(a.proof_type);
+    const auto update = update_proof_named(a);
+    const auto post = update ? std::nullopt : post_proof_named(a.proof_type);
     const fs::path dir = filecoin::parameter_cache_dir(a.dir);
     filecoin::ParameterFileNames names;
     filecoin::ParameterShape shape;
-    if (post) {
+    if (update) {
+        names = filecoin::parameter_files(update->first, update->second);
+        shape = filecoin::snap_parameter_shape(update->first, update->second);
+    } else if (post) {
         names = filecoin::parameter_files(*post);
         shape = filecoin::post_parameter_shape(*post);
     } else {
@@ -203,11 +218,15 @@ void add_filecoin_c2_commands(CLI::App* fc, int& exit_code) {
     params->require_subcommand(1);
     {
         auto a = std::make_shared<ParamsArgs>();
-        auto* cmd = params->add_subcommand("gen", "TESTS: random parameters of a PoRep or PoSt circuit (PoRep and Window "
-                                                  "PoSt up to 512 MiB sectors), under Filecoin's file names");
+        auto* cmd = params->add_subcommand("gen", "TESTS: random parameters of a PoRep, PoSt or SnapDeals circuit (PoRep, "
+                                                  "Window PoSt and SnapDeals up to 512 MiB sectors), under Filecoin's "
+                                                  "file names");
         cmd->add_option("--proof-type", a->proof_type,
-                        "registered seal or PoSt proof, e.g. StackedDrg2KiBV1_1, StackedDrgWindow2KiBV1_2")
+                        "registered seal, PoSt or (with --update) update proof, e.g. StackedDrg2KiBV1_1, "
+                        "StackedDrgWindow2KiBV1_2")
             ->required();
+        cmd->add_flag("--update", a->update, "the proof type is a SnapDeals update proof (e.g. StackedDrg2KiBV1)");
+        cmd->add_flag("--poseidon", a->poseidon, "the update proof's EmptySectorUpdate-Poseidon circuit (implies --update)");
         cmd->add_option("--out", a->dir, "directory (default: $FIL_PROOFS_PARAMETER_CACHE, else "
                                          "/var/tmp/filecoin-proof-parameters)");
         cmd->add_option("--seed", a->seed, "derive the toxic waste from this seed (tests only: proofs become forgeable)");
@@ -216,8 +235,13 @@ void add_filecoin_c2_commands(CLI::App* fc, int& exit_code) {
     }
     {
         auto a = std::make_shared<ParamsArgs>();
-        auto* cmd = params->add_subcommand("check", "find and fully load a PoRep or PoSt parameter file and its verifying key");
-        cmd->add_option("--proof-type", a->proof_type, "registered seal or PoSt proof, e.g. StackedDrg32GiBV1_1")->required();
+        auto* cmd = params->add_subcommand("check", "find and fully load a PoRep, PoSt or SnapDeals parameter file and its "
+                                                    "verifying key");
+        cmd->add_option("--proof-type", a->proof_type, "registered seal, PoSt or (with --update) update proof, e.g. "
+                                                       "StackedDrg32GiBV1_1")
+            ->required();
+        cmd->add_flag("--update", a->update, "the proof type is a SnapDeals update proof");
+        cmd->add_flag("--poseidon", a->poseidon, "the update proof's EmptySectorUpdate-Poseidon circuit (implies --update)");
         cmd->add_option("--params-dir", a->dir, "directory (default: $FIL_PROOFS_PARAMETER_CACHE, else "
                                                 "/var/tmp/filecoin-proof-parameters)");
         cmd->add_option("--manifest", a->manifest, "also check both files' digests against this parameters.json")

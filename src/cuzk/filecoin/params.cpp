@@ -9,6 +9,7 @@
 #include "cuzk/filecoin/graph.hpp"
 #include "cuzk/filecoin/porep_circuit.hpp"
 #include "cuzk/filecoin/post_circuit.hpp"
+#include "cuzk/filecoin/snap_circuit.hpp"
 #include "cuzk/groth16/setup.hpp"
 #include "cuzk/util/timing.hpp"
 
@@ -180,6 +181,28 @@ GeneratedParameters generate_porep_parameters(const PorepConfig& config, const f
 
 ParameterShape post_parameter_shape(RegisteredPoStProof p) {
     return ParameterShape::of(post_circuit_info(p), "the " + std::string(proof_name(p)) + " circuit");
+}
+
+namespace {
+std::string snap_circuit_name(RegisteredUpdateProof p, UpdateCircuit variant) {
+    return "the " + std::string(proof_name(p)) + (variant == UpdateCircuit::Poseidon ? " update (Poseidon) circuit"
+                                                                                     : " update circuit");
+}
+}  // namespace
+
+ParameterShape snap_parameter_shape(RegisteredUpdateProof p, UpdateCircuit variant) {
+    return ParameterShape::of(snap_circuit_info(p, variant), snap_circuit_name(p, variant));
+}
+
+GeneratedParameters generate_snap_parameters(RegisteredUpdateProof p, UpdateCircuit variant, const fs::path& dir,
+                                             std::optional<uint64_t> seed, const ParamsGenProgress& progress) {
+    if (sector_size(p) > (uint64_t(512) << 20))
+        fail(FilecoinErrorKind::Unsupported,
+             "params gen makes SnapDeals test parameters for sectors up to 512 MiB; " + snap_circuit_name(p, variant) +
+                 " needs far more memory and time (use the published parameters)");
+    const auto circuit =
+        EmptySectorUpdateCircuit::blank(SnapShape::from_sector_size(sector_size(p)), variant);
+    return generate_circuit_parameters(circuit, parameter_files(p, variant), sector_size(p), dir, seed, progress);
 }
 
 GeneratedParameters generate_post_parameters(RegisteredPoStProof p, const fs::path& dir, std::optional<uint64_t> seed,

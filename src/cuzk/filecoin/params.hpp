@@ -107,4 +107,11 @@ GeneratedParameters generate_circuit_parameters(const r1cs::Circuit& circuit, co
 // The PoSt circuit's shape (post_circuit_info).
 ParameterShape post_parameter_shape(RegisteredPoStProof p);
 
+// The same for a SnapDeals circuit (the SHA-256 variant's partition or the Poseidon variant), sectors up to 512 MiB.
+GeneratedParameters generate_snap_parameters(RegisteredUpdateProof p, UpdateCircuit variant,
+                                             const std::filesystem::path& dir, std::optional<uint64_t> seed = std::nullopt,
+                                             const ParamsGenProgress& progress = {});
+// The SnapDeals circuit's shape (snap_circuit_info of the variant).
+ParameterShape snap_parameter_shape(RegisteredUpdateProof p, UpdateCircuit variant);
+
 }  // namespace cuzk::filecoin
