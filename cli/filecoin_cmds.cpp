@@ -27,6 +27,7 @@
 #include "filecoin_c2.hpp"
 #include "filecoin_post.hpp"
 #include "filecoin_r1cs.hpp"
+#include "filecoin_snap.hpp"
 
 namespace cuzk::cli {
 
@@ -453,6 +454,7 @@ void add_filecoin_commands(CLI::App& app, int& exit_code, const size_t& threads)
     add_filecoin_r1cs_command(fc, exit_code);
     add_filecoin_c2_commands(fc, exit_code);
     add_filecoin_post_commands(fc, exit_code);
+    add_filecoin_snap_commands(fc, exit_code);
 }
 
 }  // namespace cuzk::cli
