@@ -3,8 +3,8 @@
 // and every truncation, a trailing byte and an unknown variant refused with the field named; the Poseidon variant's
 // layout (no apex leaves). Generated proofs (filecoin/snap_gen.hpp) of both variants turned into partition
 // witnesses that satisfy the circuit at 2 KiB and are accepted at 16 KiB (two partitions), 32 GiB and 64 GiB; a
-// tampered sibling, wrong commitments, a wrong partition, wrong counts and levels refused naming the partition and
-// the field; the engine job (engine/snap.hpp) returns only proofs that verify.
+// tampered sibling, wrong commitments, a wrong partition, another h, wrong counts and levels refused naming the
+// partition and the field; the engine job (engine/snap.hpp) returns only proofs that verify.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -280,6 +280,20 @@ TEST(FilecoinSnapVanilla, BadProofsAreRefusedNamingTheField) {
     });
     expect_has(m, "partition 0: challenge_proofs[0].proof_r_old: proves leaf ");
     expect_has(m, ", the challenge is leaf ");
+
+    // The encoding: an 8 MiB update made with h = 7 (hs = 7..12) read with h = 8 takes other rhos.
+    const SnapShape mib8 = SnapShape::from_sector_size(8 << 20);
+    const GeneratedSnap h7 = generate_snap_vanilla(mib8, UpdateCircuit::Sha256, 7, rng());
+    auto with_h = [&](uint32_t h) {
+        return [&h7, h] {
+            snap_partition_witness(h7.shape, h7.variant, h7.partitions[3], 3, h, h7.comm_r_old, h7.comm_d_new,
+                                   h7.comm_r_new);
+        };
+    };
+    with_h(7)();
+    expect_has(error_of(with_h(8)), "partition 3: challenge_proofs[0].proof_r_new.leaf: is not proof_r_old.leaf + "
+                                    "proof_d_new.leaf * rho");
+    error_of(with_h(6), FilecoinErrorKind::OutOfRange);  // not one of the circuit's hs
 }
 
 // The engine job of a 2 KiB update (the Poseidon variant: 36,424 rows, fast to set up): a proof made under a key of
