@@ -297,7 +297,7 @@ TEST(FilecoinSnapVanilla, BadProofsAreRefusedNamingTheField) {
 }
 
 // The engine job of a 2 KiB update (the Poseidon variant: 36,424 rows, fast to set up): a proof made under a key of
-// the real circuit is returned, a proof that does not verify is never encoded, a key of another circuit is refused,
+// the real circuit is returned (the same bytes from the compiled matrices), a proof that does not verify is never encoded, a key of another circuit is refused,
 // and a wrong number of partition proofs is refused before anything is proven.
 TEST(SnapJob, ProofsAreVerifiedBeforeTheyAreReturned) {
     auto rng = seeded_rng("SnapJob.Verified");
@@ -311,11 +311,23 @@ TEST(SnapJob, ProofsAreVerifiedBeforeTheyAreReturned) {
     const groth16::Parameters params = groth16::generate_parameters(blank, groth16::ToxicWaste::from_seed(rng()));
     groth16::CpuBackend cpu(params);
     engine::Engine eng;
+    const uint64_t rs = rng();
     engine::JobSpec spec = engine::snap_spec(job);
     spec.backend = &cpu;
+    spec.randomness_seed = rs;
     const engine::JobResult result = eng.await(eng.submit(std::move(spec)));
     ASSERT_EQ(result.state, engine::JobState::Done) << result.error;
-    EXPECT_EQ(engine::snap_proof(job, result, params.vk).size(), 192u);
+    const std::vector<uint8_t> bytes = engine::snap_proof(job, result, params.vk);
+    EXPECT_EQ(bytes.size(), 192u);
+
+    // The same partition from the compiled matrices (witness + sparse products): the same proof for the same r, s.
+    const r1cs::PrecompiledR1cs pce = r1cs::compile_r1cs(blank);
+    engine::JobSpec compiled = engine::snap_spec(job, &pce);
+    compiled.backend = &cpu;
+    compiled.randomness_seed = rs;
+    const engine::JobResult from_pce = eng.await(eng.submit(std::move(compiled)));
+    ASSERT_EQ(from_pce.state, engine::JobState::Done) << from_pce.error;
+    EXPECT_EQ(engine::snap_proof(job, from_pce, params.vk), bytes);
 
     engine::JobResult forged = result;
     std::swap(forged.proofs[0].a, forged.proofs[0].c);

@@ -5,6 +5,7 @@
 #include "cuzk/formats/proof_io.hpp"
 #include "cuzk/groth16/verifier.hpp"
 #include "cuzk/r1cs/circuit.hpp"
+#include "cuzk/util/thread_pool.hpp"
 
 namespace cuzk::engine {
 
@@ -36,12 +37,13 @@ SnapJob snap_job(filecoin::RegisteredUpdateProof proof, filecoin::UpdateCircuit 
     return job;
 }
 
-JobSpec snap_spec(const SnapJob& job) {
+JobSpec snap_spec(const SnapJob& job, const r1cs::PrecompiledR1cs* pce) {
     JobSpec spec;
     spec.name = job_name(job);
     spec.partitions = job.partitions.size();
-    spec.synthesize = [&job](size_t k) {
+    spec.synthesize = [&job, pce](size_t k) {
         const filecoin::EmptySectorUpdateCircuit circuit(job.shape, job.variant, job.partitions[k].witness);
+        if (pce) return r1cs::assignment_from_pce(*pce, circuit, ThreadPool::global());
         r1cs::ProvingAssignment asg;
         r1cs::synthesize_groth16(asg, circuit);
         return asg;

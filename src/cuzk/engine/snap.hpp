@@ -7,6 +7,7 @@
 //                commitments (snap_partition_witness: shapes, challenges, paths, encoding, apex leaves), and derives
 //                its public inputs from k, h and the commitments
 //   snap_spec    the engine job: one partition per vanilla proof, the EmptySectorUpdate circuit of the variant
+//                synthesized from its witness (or its witness and the circuit's compiled matrices)
 //   snap_proof   after the job: every partition's proof checked against its public inputs, then encoded;
 //                FilecoinError(InvalidProof) naming the partitions that fail, so nothing wrong is ever written
 #pragma once
@@ -19,6 +20,7 @@
 #include "cuzk/engine/engine.hpp"
 #include "cuzk/filecoin/snap_vanilla.hpp"
 #include "cuzk/groth16/types.hpp"
+#include "cuzk/r1cs/pce.hpp"
 
 namespace cuzk::engine {
 
@@ -36,8 +38,10 @@ SnapJob snap_job(filecoin::RegisteredUpdateProof proof, filecoin::UpdateCircuit 
                  std::span<const filecoin::SnapPartitionProof> vanilla, const Fr& comm_r_old, const Fr& comm_d_new,
                  const Fr& comm_r_new, std::optional<uint32_t> h = std::nullopt);
 
-// The job's spec (name, partitions, synthesize); `job` must outlive the job.
-JobSpec snap_spec(const SnapJob& job);
+// The job's spec (name, partitions, synthesize); `job` (and `pce`) must outlive the job. With the circuit's compiled
+// matrices (r1cs::compile_r1cs of the same shape and variant; every partition has the same rows) a partition needs
+// only its witness and the sparse products (r1cs::assignment_from_pce), else it is fully synthesized.
+JobSpec snap_spec(const SnapJob& job, const r1cs::PrecompiledR1cs* pce = nullptr);
 
 // The proof bytes of a Done job, each partition's proof verified against its public inputs first
 // (FilecoinError(KeyMismatch) for a key of another circuit, (InvalidProof) naming the failing partitions).
