@@ -29,11 +29,20 @@ namespace cuzk::cli {
 
 namespace {
 
-// Every sector of partition 0, generated in parallel (sector ids 1, 2, ...; seeds from the bench's seed).
+template <class... A>
+void progress(const char* fmt, A... a) {
+    std::fprintf(stderr, "bench post: ");
+    std::fprintf(stderr, fmt, a...);
+    std::fprintf(stderr, "\n");
+}
+
+// Every sector of partition 0 (Window: the partition's sector count; Winning: its one sector, whose 66 challenges
+// are the circuit's "sectors"), generated in parallel (sector ids 1, 2, ...; seeds from the bench's seed).
 std::vector<filecoin::FallbackPostSectorProof> bench_vanilla(filecoin::RegisteredPoStProof proof,
                                                              const filecoin::Domain& randomness, uint64_t seed) {
     const auto config = filecoin::PostCircuitConfig::from_registered(proof);
-    std::vector<filecoin::FallbackPostSectorProof> v(config.sector_count);
+    const bool winning = filecoin::post_type(proof) == filecoin::PoStType::Winning;
+    std::vector<filecoin::FallbackPostSectorProof> v(winning ? 1 : config.sector_count);
     parallel_for(v.size(), [&](size_t lo, size_t hi) {
         for (size_t i = lo; i < hi; i++)
             v[i] = filecoin::generate_post_vanilla(proof, randomness, i + 1, i, seed * 1000003 + i);
@@ -67,9 +76,11 @@ int run_bench_post(const BenchOptions& opt, const std::string& cpu) {
     const auto vanilla = bench_vanilla(proof, randomness, opt.c1_seed);
     j["sectors"] = vanilla.size();
     j["vanilla_gen_s"] = seconds_since(t0);
+    progress("%zu vanilla proofs generated in %.2f s", vanilla.size(), j["vanilla_gen_s"].get<double>());
     t0 = std::chrono::steady_clock::now();
     const engine::PostJob job = engine::post_job(proof, randomness, vanilla);
     j["vanilla_check_s"] = seconds_since(t0);
+    progress("checked into the partition's witness in %.2f s", j["vanilla_check_s"].get<double>());
 
     std::optional<r1cs::PrecompiledR1cs> pce;
     if (!opt.full_synthesis) {
@@ -77,10 +88,12 @@ int run_bench_post(const BenchOptions& opt, const std::string& cpu) {
         pce = r1cs::compile_r1cs(filecoin::FallbackPostCircuit(job.circuit, job.witness.sectors));
         j["pce_compile_s"] = seconds_since(t0);
         j["constraints"] = pce->num_constraints;
+        progress("%zu constraints compiled in %.2f s", pce->num_constraints, j["pce_compile_s"].get<double>());
     }
     t0 = std::chrono::steady_clock::now();
     const groth16::Parameters params = post_bench_parameters(opt, job, pce ? &*pce : nullptr);
     j["params_s"] = seconds_since(t0);
+    progress("parameters in %.2f s; proving", j["params_s"].get<double>());
 
     auto backend = make_backend(opt.backend, params, opt.pin_params);
     std::unique_ptr<groth16::ProverBackend> cpu_fallback;
