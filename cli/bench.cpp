@@ -138,7 +138,7 @@ void bench_msm(const std::string& name, int log_size, int reps) {
 
 std::vector<std::string> bench_names() {
     return {"all", "fq-mul", "fr-mul", "g1-add", "pairing", "ntt", "msm-g1", "msm-g2", "groth16", "pipeline", "porep-c2",
-            "params-load", "post"};
+            "params-load", "post", "snap"};
 }
 
 // `groth16_circuit`: mulchain (2^log_size constraints) or a PoRep circuit (circuits/catalog.hpp).
@@ -174,6 +174,7 @@ int run_bench(const BenchOptions& opt, const std::string& groth16_circuit) {
     if (opt.what == "porep-c2") run_bench_porep_c2(opt, cpu_model());
     if (opt.what == "params-load") run_bench_params_load(opt, cpu_model());
     if (opt.what == "post") run_bench_post(opt, cpu_model());
+    if (opt.what == "snap") run_bench_snap(opt, cpu_model());
     return 0;
 }
 

@@ -106,6 +106,37 @@ int run_bench_params_load(const BenchOptions& opt, const std::string& cpu) {
     return 0;
 }
 
+engine::JobResult run_bench_job(nlohmann::json& j, const BenchOptions& opt, const groth16::Parameters& params,
+                                engine::JobSpec spec, size_t partitions) {
+    auto backend = make_backend(opt.backend, params, opt.pin_params);
+    std::unique_ptr<groth16::ProverBackend> cpu_fallback;
+    if (backend->name() != "cpu") cpu_fallback = std::make_unique<groth16::CpuBackend>(params);
+    engine::EngineConfig ecfg;
+    ecfg.synthesis_workers = opt.workers;
+    ecfg.lookahead = opt.lookahead;
+    engine::Engine eng(ecfg);
+    spec.backend = backend.get();
+    spec.fallback = cpu_fallback.get();
+    note_fallbacks(spec);
+    spec.verify_key = opt.random_params ? nullptr : &params.vk;
+    engine::reset_peak_rss();
+    engine::JobResult res = eng.await(eng.submit(std::move(spec)));
+    const size_t peak = engine::peak_rss_bytes();
+    if (res.state != engine::JobState::Done)
+        throw std::runtime_error("bench " + opt.what + ": the job ended " + engine::job_state_name(res.state) +
+                                 (res.error.empty() ? "" : ": " + res.error));
+    j["random_params"] = opt.random_params;
+    j["workers"] = opt.workers;
+    j["lookahead"] = opt.lookahead;
+    j["backend"] = backend->name();
+    if (!opt.timeline_path.empty()) {
+        std::ofstream out(opt.timeline_path);
+        out << res.timeline->to_json();
+    }
+    add_job_report(j, res, partitions, eng.stats(), peak);
+    return res;
+}
+
 int run_bench_porep_c2(const BenchOptions& opt, const std::string& cpu) {
     nlohmann::json j;
     j["bench"] = "porep-c2";
@@ -139,36 +170,12 @@ int run_bench_porep_c2(const BenchOptions& opt, const std::string& cpu) {
     }
     j["params_s"] = seconds_since(t0);
 
-    auto backend = make_backend(opt.backend, params, opt.pin_params);
-    std::unique_ptr<groth16::ProverBackend> cpu_fallback;
-    if (backend->name() != "cpu") cpu_fallback = std::make_unique<groth16::CpuBackend>(params);
-    engine::EngineConfig ecfg;
-    ecfg.synthesis_workers = opt.workers;
-    ecfg.lookahead = opt.lookahead;
-    engine::Engine eng(ecfg);
-    engine::JobSpec spec = engine::porep_c2_spec(job, pce ? &*pce : nullptr);
-    spec.backend = backend.get();
-    spec.fallback = cpu_fallback.get();
-    spec.verify_key = opt.random_params ? nullptr : &params.vk;
-    engine::reset_peak_rss();
-    const engine::JobResult res = eng.await(eng.submit(std::move(spec)));
-    const size_t peak = engine::peak_rss_bytes();
-    if (res.state != engine::JobState::Done)
-        throw std::runtime_error(std::string("bench porep-c2: the job ended ") + engine::job_state_name(res.state) +
-                                 (res.error.empty() ? "" : ": " + res.error));
+    const engine::JobResult res =
+        run_bench_job(j, opt, params, engine::porep_c2_spec(job, pce ? &*pce : nullptr), job.partitions.size());
     // With real parameters every partition is verified against Filecoin's public inputs (as `filecoin c2` does).
     if (!opt.random_params) engine::porep_c2_proof(job, res, params.vk);
     j["verified"] = !opt.random_params;
-    j["random_params"] = opt.random_params;
     j["pce"] = !opt.full_synthesis;
-    j["workers"] = opt.workers;
-    j["lookahead"] = opt.lookahead;
-    j["backend"] = backend->name();
-    if (!opt.timeline_path.empty()) {
-        std::ofstream out(opt.timeline_path);
-        out << res.timeline->to_json();
-    }
-    add_job_report(j, res, job.partitions.size(), eng.stats(), peak);
     j["cpu"] = cpu;
     std::printf("%s\n", j.dump().c_str());
     std::fflush(stdout);

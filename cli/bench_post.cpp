@@ -59,7 +59,7 @@ groth16::Parameters post_bench_parameters(const BenchOptions& opt, const engine:
             .params;
     if (pce) return groth16::benchmark_parameters(groth16::query_shape(*pce), 1);
     r1cs::ProvingAssignment asg;
-    r1cs::synthesize_groth16(asg, filecoin::FallbackPostCircuit(job.circuit, job.witness.sectors));
+    r1cs::synthesize_groth16(asg, filecoin::FallbackPostCircuit(job.circuit, job.partitions.at(0).sectors));
     return groth16::benchmark_parameters(asg, 1);
 }
 
@@ -85,7 +85,7 @@ int run_bench_post(const BenchOptions& opt, const std::string& cpu) {
     std::optional<r1cs::PrecompiledR1cs> pce;
     if (!opt.full_synthesis) {
         t0 = std::chrono::steady_clock::now();
-        pce = r1cs::compile_r1cs(filecoin::FallbackPostCircuit(job.circuit, job.witness.sectors));
+        pce = r1cs::compile_r1cs(filecoin::FallbackPostCircuit(job.circuit, job.partitions.at(0).sectors));
         j["pce_compile_s"] = seconds_since(t0);
         j["constraints"] = pce->num_constraints;
         progress("%zu constraints compiled in %.2f s", pce->num_constraints, j["pce_compile_s"].get<double>());
@@ -95,34 +95,11 @@ int run_bench_post(const BenchOptions& opt, const std::string& cpu) {
     j["params_s"] = seconds_since(t0);
     progress("parameters in %.2f s; proving", j["params_s"].get<double>());
 
-    auto backend = make_backend(opt.backend, params, opt.pin_params);
-    std::unique_ptr<groth16::ProverBackend> cpu_fallback;
-    if (backend->name() != "cpu") cpu_fallback = std::make_unique<groth16::CpuBackend>(params);
-    engine::EngineConfig ecfg;
-    ecfg.synthesis_workers = opt.workers;
-    ecfg.lookahead = opt.lookahead;
-    engine::Engine eng(ecfg);
-    engine::JobSpec spec = engine::post_spec(job, pce ? &*pce : nullptr);
-    spec.backend = backend.get();
-    spec.fallback = cpu_fallback.get();
-    spec.verify_key = opt.random_params ? nullptr : &params.vk;
-    engine::reset_peak_rss();
-    const engine::JobResult res = eng.await(eng.submit(std::move(spec)));
-    const size_t peak = engine::peak_rss_bytes();
-    if (res.state != engine::JobState::Done)
-        throw std::runtime_error(std::string("bench post: the job ended ") + engine::job_state_name(res.state) +
-                                 (res.error.empty() ? "" : ": " + res.error));
+    const engine::JobResult res = run_bench_job(j, opt, params, engine::post_spec(job, pce ? &*pce : nullptr), 1);
     // With real parameters the proof is checked against Filecoin's public inputs (as `filecoin post` does).
     if (!opt.random_params) engine::post_proof(job, res, params.vk);
     j["verified"] = !opt.random_params;
-    j["random_params"] = opt.random_params;
     j["pce"] = !opt.full_synthesis;
-    j["backend"] = backend->name();
-    if (!opt.timeline_path.empty()) {
-        std::ofstream out(opt.timeline_path);
-        out << res.timeline->to_json();
-    }
-    add_job_report(j, res, 1, eng.stats(), peak);
     j["cpu"] = cpu;
     std::printf("%s\n", j.dump().c_str());
     std::fflush(stdout);

@@ -42,7 +42,8 @@ struct BenchOptions {
     std::string timeline_path;
     // porep-c2: Filecoin's PoRep C2 of the C1 in c1_path, or of a generated C1 (filecoin c1-gen) of proof_type with
     // c1_seed; parameters from params_dir (Filecoin's file names), or random ones of the circuit's shape.
-    // post: one partition of the PoSt proof_type (a Winning or Window name) from vanilla proofs generated with c1_seed
+    // post: one partition of the PoSt proof_type (a Winning or Window name) from vanilla proofs generated with c1_seed;
+    // snap: every partition of an update of proof_type (the SHA-256 variant, or the Poseidon one with poseidon)
     std::string proof_type = "StackedDrg32GiBV1_1";
     std::string c1_path;
     uint64_t c1_seed = 1;
@@ -50,6 +51,7 @@ struct BenchOptions {
     // porep-c2: every partition fully synthesized instead of its witness and the matrices compiled once (the PCE,
     // the default: ~4x faster per 32 GiB partition on the H200 host)
     bool full_synthesis = false;
+    bool poseidon = false;  // snap: the EmptySectorUpdate-Poseidon circuit
 };
 
 // A built-in circuit and how to build its witness (circuits/catalog.hpp).
@@ -108,6 +110,9 @@ int run_info();
 std::unique_ptr<groth16::ProverBackend> make_backend(const std::string& choice, const groth16::Parameters& params,
                                                      bool pin_params = false);
 
+// A partition proven again on the fallback backend is said on stderr as it happens ("note: ...").
+void note_fallbacks(engine::JobSpec& spec);
+
 // How the CLI reads a parameter file: subgroup checks unless `checked` is false, on the GPU when the build has one,
 // a device is present and `backend` is not "cpu" (backends/cuda/subgroup_checks.hpp), else on the CPU.
 formats::ParamsReadOptions param_read_options(bool checked, const std::string& backend = "auto");
@@ -118,6 +123,12 @@ int run_bench_porep_c2(const BenchOptions& opt, const std::string& cpu);
 int run_bench_params_load(const BenchOptions& opt, const std::string& cpu);
 // One Filecoin PoSt partition of generated vanilla proofs through the engine (bench post --proof-type NAME).
 int run_bench_post(const BenchOptions& opt, const std::string& cpu);
+// A SnapDeals update of generated vanilla proofs through the engine (bench snap --proof-type NAME [--poseidon]).
+int run_bench_snap(const BenchOptions& opt, const std::string& cpu);
+// The engine part of the Filecoin benches: `spec` on opt's backend (the CPU as fallback, said on stderr), proofs
+// verified by the engine unless the parameters are random; throws unless the job is Done; the job's report in j.
+engine::JobResult run_bench_job(nlohmann::json& j, const BenchOptions& opt, const groth16::Parameters& params,
+                                engine::JobSpec spec, size_t partitions);
 
 // An engine job's figures (wall, per-partition synthesis and proving, layer sums, busy shares, peak RSS, ...) added
 // to a benchmark's JSON object; the timeline's breakdown is printed on stderr.

@@ -71,6 +71,7 @@ int run_c2(const C2Args& a) {
     engine::JobSpec spec = engine::porep_c2_spec(job, pce ? &*pce : nullptr);
     spec.backend = backend.get();
     spec.fallback = cpu_fallback.get();
+    note_fallbacks(spec);
     spec.verify_key = &loaded.params.vk;
     const auto id = eng.submit(std::move(spec));
     const engine::JobResult result = eng.await(id);

@@ -126,6 +126,7 @@ int run_snap(const SnapArgs& a) {
     engine::JobSpec spec = engine::snap_spec(job, pce ? &*pce : nullptr);
     spec.backend = backend.get();
     spec.fallback = cpu_fallback.get();
+    note_fallbacks(spec);
     spec.verify_key = &loaded.params.vk;
     const engine::JobResult result = eng.await(eng.submit(std::move(spec)));
     const std::vector<uint8_t> bytes = engine::snap_proof(job, result, loaded.params.vk);

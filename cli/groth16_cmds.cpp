@@ -160,6 +160,10 @@ std::unique_ptr<groth16::ProverBackend> make_backend(const std::string& choice, 
     return std::make_unique<groth16::CpuBackend>(params);
 }
 
+void note_fallbacks(engine::JobSpec& spec) {
+    spec.on_fallback = [](const std::string& line) { std::fprintf(stderr, "note: %s\n", line.c_str()); };
+}
+
 formats::ParamsReadOptions param_read_options(bool checked, const std::string& backend) {
     formats::ParamsReadOptions read;
     read.check_subgroup = checked;
@@ -505,6 +509,7 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
         for (auto& b : more) spec.backends.push_back(b.get());
     }
     spec.fallback = cpu_fallback.get();
+    note_fallbacks(spec);
     spec.verify_key = opt.random_params ? nullptr : &params.vk;
     spec.synthesize = [&](size_t i) {
         auto circ = make_circuit(c, true, i, &publics[i]);

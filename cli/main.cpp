@@ -133,14 +133,16 @@ int main(int argc, char** argv) {
                       "groth16, pipeline: write the last call's timing spans (all layers) to this JSON file");
     bench->add_option("--proof-type", bench_opt.proof_type,
                       "porep-c2: registered seal proof of the generated C1 (default StackedDrg32GiBV1_1); post: a "
-                      "Winning or Window PoSt proof; groth16, pipeline: the PoRep circuit of this proof type (as --circuit)");
+                      "Winning or Window PoSt proof; snap: an update proof (StackedDrg32GiBV1...); groth16, pipeline: the PoRep "
+                      "circuit of this proof type (as --circuit)");
     bench->add_option("--c1", bench_opt.c1_path, "porep-c2: prove this C1 instead of a generated one")
         ->check(CLI::ExistingFile);
-    bench->add_option("--c1-seed", bench_opt.c1_seed, "porep-c2, post: the generated C1's (vanilla proofs') seed (default 1)");
+    bench->add_option("--c1-seed", bench_opt.c1_seed, "porep-c2, post, snap: the generated C1's (vanilla proofs') seed (default 1)");
+    bench->add_flag("--poseidon", bench_opt.poseidon, "snap: the EmptySectorUpdate-Poseidon circuit (one partition)");
     bench->add_flag("--full-synthesis", bench_opt.full_synthesis,
-                    "porep-c2, post: synthesize every partition in full instead of witness + the matrices compiled once");
+                    "porep-c2, post, snap: synthesize every partition in full instead of witness + the matrices compiled once");
     bench->add_option("--params-dir", bench_opt.params_dir,
-                      "porep-c2, post: Filecoin's parameter files (default: $FIL_PROOFS_PARAMETER_CACHE, else "
+                      "porep-c2, post, snap: Filecoin's parameter files (default: $FIL_PROOFS_PARAMETER_CACHE, else "
                       "/var/tmp/filecoin-proof-parameters); or --random-params");
     std::string bench_circuit = "mulchain";
     auto* bench_circuit_opt =

@@ -649,6 +649,7 @@ struct Daemon::Impl {
             for (auto& b : ps->more) spec.backends.push_back(b.get());
         }
         spec.fallback = ps->fallback.get();
+        spec.on_fallback = [this, name = spec.name](const std::string& line) { log("job " + name + ": " + line); };
         spec.verify_key = cfg.verify_proofs ? &ps->params->vk : nullptr;
         if (job->req.deadline_seconds() > 0) spec.deadline_seconds = job->req.deadline_seconds();
         std::weak_ptr<Job> weak = job;

@@ -336,10 +336,16 @@ struct Engine::Impl {
                     } else {
                         // The failed backend consumed a, b, c: the partition is synthesized again (only on this
                         // rare path, rather than keeping a copy of every assignment).
+                        const std::string line = what + "; proven again on the " + spec.fallback->name() + " backend";
                         {
                             std::lock_guard<std::mutex> lk(fallback_mu);
-                            job.result.fallbacks.push_back(what + "; proven again on the " + spec.fallback->name() +
-                                                           " backend");
+                            job.result.fallbacks.push_back(line);
+                        }
+                        if (spec.on_fallback) {
+                            try {
+                                spec.on_fallback(line);
+                            } catch (...) {
+                            }
                         }
                         try {
                             r1cs::ProvingAssignment again;

@@ -75,6 +75,9 @@ struct JobSpec {
     // thread that ended it, without the engine's lock held, before await() returns; not for jobs the engine's
     // destruction stops (a daemon that shuts down keeps those for its next start). Exceptions from it are swallowed.
     std::function<void(uint64_t id, const JobResult& result)> on_end;
+    // Optional: called with each JobResult::fallbacks line as it happens (a partition proven again on `fallback`
+    // can take minutes where the GPU takes a second: the CLI says so on stderr). Exceptions from it are swallowed.
+    std::function<void(const std::string& line)> on_fallback;
 };
 
 enum class JobState : uint8_t { Queued, Running, Done, Failed, Cancelled };
