@@ -36,19 +36,22 @@ filecoin::Domain randomness_of(const std::string& hex) { return filecoin::bytes3
 struct PostArgs {
     std::string proof_type, randomness, params_dir, proof, backend = "auto";
     std::vector<std::string> vanilla;
-    uint32_t partition = 0;
+    std::optional<uint32_t> partition;  // one partition of a Window PoSt; default: every partition
     bool unchecked_params = false, json = false;
 };
 
-// Vanilla proofs -> witness and public inputs (every inclusion proof checked against the challenge) -> parameters
-// (Filecoin's file name, headers checked, points checked) -> one engine job -> the proof verified -> written.
+// Vanilla proofs -> witness and public inputs of every partition (every inclusion proof checked against the
+// challenge) -> parameters (Filecoin's file name, headers checked, points checked) -> one engine job -> every proof
+// verified -> written (192 bytes per partition, in order).
 int run_post(const PostArgs& a) {
     const auto t0 = std::chrono::steady_clock::now();
     const auto proof_type = filecoin::post_proof_from_name(a.proof_type);
     std::vector<filecoin::FallbackPostSectorProof> vanilla;
     for (const std::string& f : a.vanilla)
         vanilla.push_back(filecoin::read_post_vanilla_proof(read_file_bytes(f, "--vanilla"), f));
-    const engine::PostJob job = engine::post_job(proof_type, randomness_of(a.randomness), vanilla, a.partition);
+    const engine::PostJob job = a.partition
+                                    ? engine::post_job(proof_type, randomness_of(a.randomness), vanilla, *a.partition)
+                                    : engine::post_job(proof_type, randomness_of(a.randomness), vanilla);
     const std::string name(filecoin::proof_name(proof_type));
 
     const fs::path dir = filecoin::parameter_cache_dir(a.params_dir);
@@ -63,6 +66,7 @@ int run_post(const PostArgs& a) {
     engine::JobSpec spec = engine::post_spec(job);
     spec.backend = backend.get();
     spec.fallback = cpu_fallback.get();
+    note_fallbacks(spec);
     spec.verify_key = &loaded.params.vk;
     const engine::JobResult result = eng.await(eng.submit(std::move(spec)));
     const std::vector<uint8_t> bytes = engine::post_proof(job, result, loaded.params.vk);
@@ -70,7 +74,8 @@ int run_post(const PostArgs& a) {
 
     nlohmann::json out;
     out["proof_type"] = name;
-    out["partition"] = a.partition;
+    if (a.partition) out["partition"] = *a.partition;
+    out["partitions"] = job.partitions.size();
     out["sectors"] = vanilla.size();
     out["proof"] = a.proof;
     out["proof_bytes"] = bytes.size();
@@ -210,19 +215,22 @@ void add_filecoin_post_commands(CLI::App* fc, int& exit_code) {
                              "/var/tmp/filecoin-proof-parameters)";
     {
         auto a = std::make_shared<PostArgs>();
-        auto* cmd = fc->add_subcommand("post", "Winning or Window PoSt (one partition) from its sectors' vanilla proofs "
-                                               "(the proof verified before it is written)");
+        auto* cmd = fc->add_subcommand("post", "Winning or Window PoSt from its sectors' vanilla proofs (every "
+                                               "partition's proof verified before they are written)");
         cmd->add_option("--proof-type", a->proof_type, "registered PoSt proof, e.g. StackedDrgWindow32GiBV1_2")
             ->required();
         cmd->add_option("--vanilla", a->vanilla,
-                        "bincode FallbackPoStSectorProof files: the partition's sectors in order (Winning: one)")
+                        "bincode FallbackPoStSectorProof files: the PoSt's sectors in order, or with --partition that "
+                        "partition's (Winning: one)")
             ->required()
             ->check(CLI::ExistingFile);
         cmd->add_option("--randomness", a->randomness, "the challenge randomness (64 hex digits, a field element)")
             ->required();
-        cmd->add_option("--partition", a->partition, "Window PoSt: the partition's index (default 0)");
+        cmd->add_option("--partition", a->partition,
+                        "Window PoSt: prove only this partition, of the sectors given (default: every partition, "
+                        "the sectors cut in the circuit's partition size)");
         cmd->add_option("--params-dir", a->params_dir, kParamsDir);
-        cmd->add_option("--proof", a->proof, "output: the proof (192 bytes)")->required();
+        cmd->add_option("--proof", a->proof, "output: the proof (192 bytes per partition)")->required();
         cmd->add_option("--backend", a->backend, "auto (GPU when present), cpu or gpu")
             ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
         cmd->add_flag("--unchecked-params", a->unchecked_params,

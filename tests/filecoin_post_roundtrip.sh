@@ -54,6 +54,23 @@ wvk=$(json "$dir/pw.json" vk)
 "$CUZK" filecoin verify post --proof-type $W --vk "$wvk" --proof "$dir/w1.bin" --randomness $rand \
   --sector 10:$c0 || fail "verify $W, one sector"
 
+# three sectors: two partitions in one job (384 bytes), or partition 1 alone from its sector
+"$CUZK" filecoin post-gen --proof-type $W --randomness $rand --sector-id 12 --sector-index 2 --seed 42 \
+  --out "$dir/v2.bin" --json > "$dir/gen2.json" || fail "post-gen 2"
+c2=$(json "$dir/gen2.json" comm_r)
+"$CUZK" filecoin post --proof-type $W --vanilla "$dir/v0.bin" "$dir/v1.bin" "$dir/v2.bin" --randomness $rand \
+  --params-dir "$dir/params" --proof "$dir/w3.bin" --json > "$dir/w3.json" || fail "post $W, three sectors"
+grep -q '"partitions":2' "$dir/w3.json" || fail "three sectors are two partitions: $(cat "$dir/w3.json")"
+[ "$(stat -c %s "$dir/w3.bin")" -eq 384 ] || fail "two partitions, 384 bytes"
+"$CUZK" filecoin verify post --proof-type $W --vk "$wvk" --proof "$dir/w3.bin" --randomness $rand \
+  --sector 10:$c0 --sector 11:$c1 --sector 12:$c2 || fail "verify $W, two partitions"
+"$CUZK" filecoin post --proof-type $W --vanilla "$dir/v2.bin" --partition 1 --randomness $rand \
+  --params-dir "$dir/params" --proof "$dir/p1.bin" > /dev/null || fail "post $W, partition 1 alone"
+cmp -s <(tail -c 192 "$dir/w3.bin") "$dir/p1.bin" && fail "proofs are randomized: partition 1 twice the same bytes"
+head -c 192 "$dir/w3.bin" > "$dir/p0.bin"; cat "$dir/p1.bin" >> "$dir/p0.bin"
+"$CUZK" filecoin verify post --proof-type $W --vk "$wvk" --proof "$dir/p0.bin" --randomness $rand \
+  --sector 10:$c0 --sector 11:$c1 --sector 12:$c2 || fail "partition 1 proven alone verifies in its place"
+
 # vanilla proofs made for other randomness: refused naming the sector and the challenge
 out=$("$CUZK" filecoin post --proof-type $W --vanilla "$dir/v0.bin" --randomness $other --params-dir "$dir/params" \
   --proof "$dir/bad.bin" 2>&1)

@@ -281,7 +281,8 @@ TEST(PostJob, ProofsAreVerifiedBeforeTheyAreReturned) {
     std::vector<FallbackPostSectorProof> vanilla;
     for (uint64_t i = 0; i < 2; i++) vanilla.push_back(generate_post_vanilla(proof, randomness, 20 + i, i, rng()));
     const engine::PostJob job = engine::post_job(proof, randomness, vanilla);
-    ASSERT_EQ(job.witness.public_inputs.size(), job.circuit.public_input_count());
+    ASSERT_EQ(job.partitions.size(), 1u);
+    ASSERT_EQ(job.partitions[0].public_inputs.size(), job.circuit.public_input_count());
 
     const FallbackPostCircuit blank = FallbackPostCircuit::blank(job.circuit);
     const groth16::Parameters params = groth16::generate_parameters(blank, groth16::ToxicWaste::from_seed(rng()));
@@ -313,6 +314,47 @@ TEST(PostJob, ProofsAreVerifiedBeforeTheyAreReturned) {
     failed.state = engine::JobState::Failed;
     failed.error = "out of memory";
     EXPECT_THROW(engine::post_proof(job, failed, params.vk), std::runtime_error);
+}
+
+// A Window PoSt of more sectors than a partition holds (2 KiB: two per partition): five sectors are three
+// partitions in one job, the last padded with its last sector; each partition's inputs are those of its sectors as
+// post_public_inputs gives them for the whole PoSt; the proof is the three proofs in order, each verifying; a forged
+// middle partition is named; one partition alone (post_job with an index) equals that partition of the whole.
+TEST(PostJob, WindowPostOfSeveralPartitions) {
+    auto rng = seeded_rng("PostJob.SeveralPartitions");
+    const RegisteredPoStProof proof = RegisteredPoStProof::StackedDrgWindow2KiBV1_2;
+    const Domain randomness = random_randomness(rng);
+    std::vector<FallbackPostSectorProof> vanilla;
+    for (uint64_t i = 0; i < 5; i++) vanilla.push_back(generate_post_vanilla(proof, randomness, 40 + i, i, rng()));
+    const engine::PostJob job = engine::post_job(proof, randomness, vanilla);
+    ASSERT_EQ(job.partitions.size(), 3u);
+    std::vector<PostPublicSector> publics;
+    for (const auto& v : vanilla) publics.push_back({v.sector_id, *try_fr_from_domain(v.comm_r)});
+    for (uint32_t k = 0; k < 3; k++)
+        EXPECT_EQ(job.partitions[k].public_inputs, post_public_inputs(job.circuit, randomness, publics, k)) << k;
+    const engine::PostJob third = engine::post_job(proof, randomness, std::span(vanilla).subspan(4), 2);
+    EXPECT_EQ(third.first_partition, 2u);
+    EXPECT_EQ(third.partitions.at(0).public_inputs, job.partitions[2].public_inputs);
+    EXPECT_THROW(engine::post_job(proof, randomness, std::span<const FallbackPostSectorProof>{}), FilecoinError);
+
+    const groth16::Parameters params =
+        groth16::generate_parameters(FallbackPostCircuit::blank(job.circuit), groth16::ToxicWaste::from_seed(rng()));
+    groth16::CpuBackend cpu(params);
+    engine::Engine eng;
+    engine::JobSpec spec = engine::post_spec(job);
+    spec.backend = &cpu;
+    const engine::JobResult result = eng.await(eng.submit(std::move(spec)));
+    ASSERT_EQ(result.state, engine::JobState::Done) << result.error;
+    EXPECT_EQ(engine::post_proof(job, result, params.vk).size(), 3u * 192u);
+    engine::JobResult forged = result;
+    std::swap(forged.proofs[1], forged.proofs[2]);
+    try {
+        engine::post_proof(job, forged, params.vk);
+        ADD_FAILURE() << "a proof of the wrong partition was encoded";
+    } catch (const FilecoinError& e) {
+        EXPECT_EQ(e.kind(), FilecoinErrorKind::InvalidProof);
+        EXPECT_NE(std::string(e.what()).find("partition(s) 1, 2"), std::string::npos) << e.what();
+    }
 }
 
 }  // namespace
