@@ -21,6 +21,8 @@
 #include "cuzk/r1cs/circuit.hpp"
 #include "cuzk/util/timing.hpp"
 #ifdef CUZK_HAVE_CUDA
+#include <cuda_runtime.h>
+
 #include "cuzk/backends/cuda/h_gpu.hpp"
 #include "cuzk/backends/cuda/prover_gpu.hpp"
 #include "cuzk/gpu/device.hpp"
@@ -314,6 +316,38 @@ TEST(GpuGroth16, EnginePipelineEqualsCpu) {
     EXPECT_TRUE(got.proofs == want.proofs);
     // Partitions 1..4 went through prepare: their uploads are on the timeline.
     EXPECT_GT(got.timeline->total(TimingLayer::Prover, "h.prefetch"), 0.0);
+}
+
+// No leak in a long-lived prover (an sppark release once leaked GPU memory until C2 and WindowPoSt died,
+// lotus#13634): 200 two-partition jobs through one engine on the GPU backend, every proof verified and every job
+// forgotten, leave the device's free memory after job 200 equal to that after job 1 (the backend's scratch reaches
+// its size in the first job).
+TEST(GpuGroth16, TwoHundredJobsKeepDeviceMemory) {
+    if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
+    const ChainJobs jobs;
+    SCOPED_TRACE(jobs.seed);
+    gpu::GpuBackend gpu_backend(jobs.params);
+    engine::Engine eng;
+    auto free_bytes = [] {
+        size_t free_b = 0, total_b = 0;
+        EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        EXPECT_EQ(cudaMemGetInfo(&free_b, &total_b), cudaSuccess);
+        return free_b;
+    };
+    size_t after_1 = 0;
+    for (int k = 1; k <= 200; k++) {
+        engine::JobSpec spec = jobs.spec(2);
+        spec.backend = &gpu_backend;
+        const engine::JobId id = eng.submit(std::move(spec));
+        const engine::JobResult res = eng.await(id);
+        ASSERT_EQ(res.state, engine::JobState::Done) << "job " << k << ": " << res.error;
+        ASSERT_TRUE(res.fallbacks.empty()) << "job " << k << ": " << res.fallbacks[0];
+        ASSERT_TRUE(eng.forget(id));
+        if (k == 1) after_1 = free_bytes();
+    }
+    const size_t after_200 = free_bytes();
+    std::printf("device free memory after job 1: %zu bytes, after job 200: %zu bytes\n", after_1, after_200);
+    EXPECT_EQ(after_200, after_1);
 }
 
 namespace {

@@ -503,18 +503,26 @@ Engine::Stats Engine::stats() const {
     const auto d = impl_->dealloc.stats();
     st.freed_buffers = d.buffers;
     st.freed_bytes = d.bytes;
+    st.pending_frees = d.pending;
     st.free_seconds = d.free_seconds;
     return st;
 }
 
-size_t peak_rss_bytes() {
+namespace {
+// A "Key:   N kB" line of /proc/self/status, in bytes.
+size_t proc_status_bytes(const char* key) {
     std::ifstream f("/proc/self/status");
     std::string line;
+    const size_t n = std::char_traits<char>::length(key);
     while (std::getline(f, line)) {
-        if (line.rfind("VmHWM:", 0) == 0) return (size_t)std::stoull(line.substr(6)) * 1024;
+        if (line.compare(0, n, key) == 0) return (size_t)std::stoull(line.substr(n)) * 1024;
     }
     return 0;
 }
+}  // namespace
+
+size_t peak_rss_bytes() { return proc_status_bytes("VmHWM:"); }
+size_t current_rss_bytes() { return proc_status_bytes("VmRSS:"); }
 
 void reset_peak_rss() {
     std::ofstream f("/proc/self/clear_refs");

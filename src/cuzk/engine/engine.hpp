@@ -129,7 +129,8 @@ public:
     struct Stats {
         size_t queued = 0, running = 0, done = 0, failed = 0, cancelled = 0;
         size_t freed_buffers = 0, freed_bytes = 0;
-        double free_seconds = 0;  // spent by the deallocator, off the hot path
+        size_t pending_frees = 0;  // buffers handed to the deallocator and not freed yet
+        double free_seconds = 0;   // spent by the deallocator, off the hot path
     };
     Stats stats() const;
 
@@ -143,5 +144,7 @@ private:
 // (so a job's own peak can be read after it).
 size_t peak_rss_bytes();
 void reset_peak_rss();
+// The process's resident set now (VmRSS, bytes; 0 where /proc is unavailable).
+size_t current_rss_bytes();
 
 }  // namespace cuzk::engine

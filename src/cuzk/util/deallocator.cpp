@@ -80,7 +80,9 @@ void Deallocator::drain() {
 
 Deallocator::Stats Deallocator::stats() const {
     std::lock_guard<std::mutex> lk(mu_);
-    return stats_;
+    Stats s = stats_;
+    s.pending = queue_.size() + busy_;
+    return s;
 }
 
 }  // namespace cuzk

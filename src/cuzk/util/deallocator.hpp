@@ -64,6 +64,7 @@ public:
         size_t buffers = 0;      // handed over and freed
         size_t bytes = 0;        // their capacity in bytes
         double free_seconds = 0; // time the background thread spent freeing: what the hot path saved
+        size_t pending = 0;      // handed over and not yet freed
     };
     Stats stats() const;
 
