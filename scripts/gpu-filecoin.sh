@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The Filecoin figures on a GPU machine (docs/perf.md), one step per call of the device tool (each fits in its
+# 10-minute limit once the binary is built; the machine keeps /tmp only while it stays warm, so run the steps back to
+# back or let each regenerate what it needs):
+#   build           cuzk with CUDA for sm_90 into $BUILD_DIR (~1 min on 16 cores; no tests, no daemon)
+#   params-load     the 32 GiB PoRep parameter set (random points of the real shape, ~2 min to write once) loaded
+#                   unchecked, checked on the CPU and checked on the GPU
+#   winning         one 32 GiB Winning PoSt partition, PCE and full synthesis
+#   window          one 32 GiB Window PoSt partition (2,349 sectors, 125 M rows) with a timeline; fallbacks are
+#                   printed on stderr as they happen
+#   snap            a 32 GiB SnapDeals update, 16 partitions of the SHA-256 variant
+#   snap-poseidon   the same with the Poseidon variant (one partition)
+# Usage: scripts/gpu-filecoin.sh STEP...      (env: OUT, default ./out; BUILD_DIR, default /tmp/b; P32, /tmp/p32)
+# Each step writes STEP.json (the bench's JSON line), STEP.err (progress, notes) and, where it applies, STEP.timeline
+# under $OUT, and prints the JSON line's main fields.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/out}
+BUILD_DIR=${BUILD_DIR:-/tmp/b}
+P32=${P32:-/tmp/p32}
+mkdir -p "$OUT"
+export PATH=/usr/local/cuda/bin:$PATH
+cuzk="$BUILD_DIR/cuzk"
+status=0
+
+summary() {
+  python3 - "$1" <<'PY' || true
+import json, sys
+try:
+    j = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
+except Exception as e:
+    print("  no JSON:", e); sys.exit(0)
+keys = ["proof_type", "circuit", "sectors", "partitions", "constraints", "pce_compile_s", "params_s", "wall_s",
+        "synthesis_s_by_partition", "proving_s_by_partition", "peak_rss_bytes", "fallbacks", "checked_gpu_s",
+        "checked_cpu_s", "unchecked_s", "checked_gpu_subgroup_s", "checked_gpu_subgroup_wait_s"]
+print("  " + ", ".join(f"{k}={j[k]}" for k in keys if k in j))
+PY
+}
+
+bench() {  # name, then the bench's arguments
+  local name=$1; shift
+  echo "== $name"
+  local t0=$SECONDS
+  if ! "$cuzk" bench "$@" >"$OUT/$name.json" 2>"$OUT/$name.err"; then
+    status=1
+    tail -5 "$OUT/$name.err"
+  fi
+  grep -E "^(bench |note: )" "$OUT/$name.err" | tail -8
+  summary "$OUT/$name.json"
+  echo "   ($((SECONDS - t0)) s)"
+}
+
+for step in "$@"; do
+  case "$step" in
+    build)
+      echo "== build"
+      cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUZK_CUDA=ON -DCUZK_DAEMON=OFF \
+        -DCUZK_BUILD_TESTS=OFF -DCUZK_BUILD_BENCH=OFF -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" \
+        >"$OUT/configure.log" 2>&1 || { tail -20 "$OUT/configure.log"; exit 1; }
+      ninja -C "$BUILD_DIR" cuzk_cli >"$OUT/build.log" 2>&1 || { grep -E "error|FAILED" "$OUT/build.log" | head; exit 1; }
+      ;;
+    params-load)
+      bench params-load params-load --proof-type StackedDrg32GiBV1_1 --random-params --params-dir "$P32" ;;
+    winning)
+      bench winning post --proof-type StackedDrgWinning32GiBV1 --random-params
+      bench winning-full post --proof-type StackedDrgWinning32GiBV1 --random-params --full-synthesis ;;
+    window)
+      bench window post --proof-type StackedDrgWindow32GiBV1_2 --random-params --timeline "$OUT/window.timeline" ;;
+    snap)
+      bench snap snap --proof-type StackedDrg32GiBV1 --random-params --timeline "$OUT/snap.timeline" ;;
+    snap-poseidon)
+      bench snap-poseidon snap --proof-type StackedDrg32GiBV1 --poseidon --random-params ;;
+    *)
+      echo "unknown step '$step' (build, params-load, winning, window, snap, snap-poseidon)"; exit 2 ;;
+  esac
+done
+exit $status
