@@ -7,8 +7,9 @@
 # with nothing written.
 # SHA-256 variant (1,705,039 rows): snap-gen, the vanilla proof accepted up to the parameter lookup, wrong
 # commitments and the other variant's layout refused, inputs snap. Its full round trip (params gen ~80 s and
-# proving ~30 s on 2 cores, a 656 MB key) runs only with CUZK_SNAP_SHA256_ROUNDTRIP=1; in the default run its witness
-# is checked against the circuit by the unit test FilecoinSnapVanilla.GeneratedProofsSatisfyTheCircuit2KiB.
+# proving ~30 s on 2 cores, a 656 MB key) runs when the second argument is sha256-full (its own ctest,
+# cli.filecoin_snap_sha256_roundtrip, which skips the Poseidon part) or with CUZK_SNAP_SHA256_ROUNDTRIP=1.
+# Usage: filecoin_snap_roundtrip.sh CUZK [sha256-full]
 set -u
 CUZK=$1
 dir=$(mktemp -d)
@@ -16,8 +17,10 @@ trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 json() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$@"; }
 P=StackedDrg2KiBV1
+mode=${2:-}
 
 # ---- Poseidon variant ----
+if [ "$mode" != sha256-full ]; then
 "$CUZK" filecoin snap-gen --proof-type $P --poseidon --seed 7 --out-dir "$dir/gp" --json > /dev/null || fail "snap-gen --poseidon"
 ro=$(json "$dir/gp/snap.json" comm_r_old); dn=$(json "$dir/gp/snap.json" comm_d_new); rn=$(json "$dir/gp/snap.json" comm_r_new)
 [ -s "$dir/gp/partition-0.bin" ] || fail "snap-gen writes the partition's vanilla proof"
@@ -68,11 +71,13 @@ out=$("$CUZK" filecoin snap --proof-type $P --poseidon --vanilla "$dir/gp/partit
 [ $? -eq 2 ] || fail "two partition proofs for one partition must exit 2"
 echo "$out" | grep -q "2 partition proofs, the update has 1" || fail "names the count: $out"
 [ ! -e "$dir/bad.bin" ] || fail "nothing written on error"
+fi
 
 # ---- SHA-256 variant ----
 "$CUZK" filecoin snap-gen --proof-type $P --seed 8 --out-dir "$dir/gs" --json > /dev/null || fail "snap-gen"
 so=$(json "$dir/gs/snap.json" comm_r_old); sd=$(json "$dir/gs/snap.json" comm_d_new); sn=$(json "$dir/gs/snap.json" comm_r_new)
 scomms=(--comm-r-old "$so" --comm-d-new "$sd" --comm-r-new "$sn")
+if [ "$mode" != sha256-full ]; then  # the quick checks (they use the Poseidon part's files)
 out=$("$CUZK" filecoin snap --proof-type $P --vanilla "$dir/gs/partition-0.bin" "${scomms[@]}" \
   --params-dir "$dir/params" --proof "$dir/s.bin" 2>&1)
 [ $? -eq 2 ] || fail "snap without SHA-256-variant parameters must exit 2: $out"
@@ -86,8 +91,9 @@ out=$("$CUZK" filecoin snap --proof-type $P --vanilla "$dir/gp/partition-0.bin" 
 [ $? -eq 2 ] || fail "a Poseidon-variant vanilla proof read as the SHA-256 layout must exit 2: $out"
 [ ! -e "$dir/s.bin" ] || fail "nothing written on error"
 "$CUZK" filecoin inputs snap --proof-type $P "${scomms[@]}" | grep -q '^\[\["1","' || fail "inputs snap: k_and_h_select = 1"
+fi
 
-if [ "${CUZK_SNAP_SHA256_ROUNDTRIP:-0}" = 1 ]; then
+if [ "$mode" = sha256-full ] || [ "${CUZK_SNAP_SHA256_ROUNDTRIP:-0}" = 1 ]; then
   "$CUZK" filecoin params gen --proof-type $P --update --out "$dir/params" --json > "$dir/ps.json" || fail "params gen --update"
   svk=$(json "$dir/ps.json" vk)
   "$CUZK" filecoin snap --proof-type $P --vanilla "$dir/gs/partition-0.bin" "${scomms[@]}" --params-dir "$dir/params" \
