@@ -2,10 +2,9 @@
 
 #include <string>
 
+#include "cuzk/engine/filecoin_job.hpp"
 #include "cuzk/formats/proof_io.hpp"
 #include "cuzk/groth16/verifier.hpp"
-#include "cuzk/r1cs/circuit.hpp"
-#include "cuzk/util/thread_pool.hpp"
 
 namespace cuzk::engine {
 
@@ -14,22 +13,13 @@ JobSpec porep_c2_spec(const PorepC2Job& job, const r1cs::PrecompiledR1cs* pce) {
     spec.name = "porep-c2 " + filecoin::sector_size_name(job.config.sector_size);
     spec.partitions = job.partitions.size();
     spec.synthesize = [&job, pce](size_t i) {
-        const filecoin::StackedPorepCircuit circuit(job.partitions.at(i));
-        if (pce) return r1cs::assignment_from_pce(*pce, circuit, ThreadPool::global());
-        r1cs::ProvingAssignment asg;
-        r1cs::synthesize_groth16(asg, circuit);
-        return asg;
+        return partition_assignment(filecoin::StackedPorepCircuit(job.partitions.at(i)), pce);
     };
     return spec;
 }
 
 std::vector<uint8_t> porep_c2_proof(const PorepC2Job& job, const JobResult& result, const groth16::VerifyingKey& vk) {
-    if (result.state != JobState::Done)
-        throw std::runtime_error(std::string("PoRep C2: the job ended ") + job_state_name(result.state) +
-                                 (result.error.empty() ? "" : ": " + result.error));
-    if (result.proofs.size() != job.partitions.size())
-        throw std::logic_error("PoRep C2: " + std::to_string(result.proofs.size()) + " proofs for " +
-                               std::to_string(job.partitions.size()) + " partitions");
+    require_proofs("PoRep C2", result, job.partitions.size());
     const auto bytes = formats::encode_proofs(result.proofs);
     const auto ok = filecoin::verify_porep_partitions(groth16::prepare_verifying_key(vk), job.config, job.replica, bytes);
     std::string bad;

@@ -3,10 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "cuzk/formats/proof_io.hpp"
-#include "cuzk/groth16/verifier.hpp"
-#include "cuzk/r1cs/circuit.hpp"
-#include "cuzk/util/thread_pool.hpp"
+#include "cuzk/engine/filecoin_job.hpp"
 
 namespace cuzk::engine {
 
@@ -31,10 +28,11 @@ PostJob post_job(filecoin::RegisteredPoStProof proof, const filecoin::Domain& ra
     job.proof = proof;
     job.circuit = filecoin::PostCircuitConfig::from_registered(proof);
     const size_t per = job.circuit.sector_count;
-    for (size_t k = 0; k * per < vanilla.size(); k++)
-        job.partitions.push_back(filecoin::post_partition_witness(job.circuit, filecoin::PoStType::Window, randomness,
-                                                                  vanilla.subspan(k * per, std::min(per, vanilla.size() - k * per)),
-                                                                  (uint32_t)k));
+    for (size_t k = 0; k * per < vanilla.size(); k++) {
+        const auto sectors = vanilla.subspan(k * per, std::min(per, vanilla.size() - k * per));
+        job.partitions.push_back(filecoin::post_partition_witness(job.circuit, filecoin::PoStType::Window,
+                                                                  randomness, sectors, (uint32_t)k));
+    }
     return job;
 }
 
@@ -44,37 +42,15 @@ JobSpec post_spec(const PostJob& job, const r1cs::PrecompiledR1cs* pce) {
     if (job.partitions.size() == 1) spec.name += " partition " + std::to_string(job.first_partition);
     spec.partitions = job.partitions.size();
     spec.synthesize = [&job, pce](size_t i) {
-        const filecoin::FallbackPostCircuit circuit(job.circuit, job.partitions.at(i).sectors);
-        if (pce) return r1cs::assignment_from_pce(*pce, circuit, ThreadPool::global());
-        r1cs::ProvingAssignment asg;
-        r1cs::synthesize_groth16(asg, circuit);
-        return asg;
+        return partition_assignment(filecoin::FallbackPostCircuit(job.circuit, job.partitions.at(i).sectors), pce);
     };
     return spec;
 }
 
 std::vector<uint8_t> post_proof(const PostJob& job, const JobResult& result, const groth16::VerifyingKey& vk) {
-    const std::string what(filecoin::proof_name(job.proof));
-    if (result.state != JobState::Done)
-        throw std::runtime_error(what + ": the job ended " + job_state_name(result.state) +
-                                 (result.error.empty() ? "" : ": " + result.error));
-    if (result.proofs.size() != job.partitions.size())
-        throw std::logic_error(what + ": " + std::to_string(result.proofs.size()) + " proofs for " +
-                               std::to_string(job.partitions.size()) + " partitions");
-    if (vk.ic.size() != job.circuit.public_input_count() + 1)
-        throw filecoin::FilecoinError(filecoin::FilecoinErrorKind::KeyMismatch,
-                                      what + ": the verifying key has " + std::to_string(vk.ic.size()) +
-                                          " IC points, the circuit " + std::to_string(job.circuit.public_input_count() + 1));
-    const auto pvk = groth16::prepare_verifying_key(vk);
-    std::string bad;
-    for (size_t k = 0; k < job.partitions.size(); k++)
-        if (!groth16::verify_proof(pvk, result.proofs[k], job.partitions[k].public_inputs))
-            bad += (bad.empty() ? "" : ", ") + std::to_string(job.first_partition + k);
-    if (!bad.empty())
-        throw filecoin::FilecoinError(filecoin::FilecoinErrorKind::InvalidProof,
-                                      what + ": partition(s) " + bad +
-                                          " do not verify against their public inputs; nothing written");
-    return formats::encode_proofs(result.proofs);
+    return verified_proof_bytes(
+        filecoin::proof_name(job.proof), result, job.partitions.size(), vk, job.circuit.public_input_count(),
+        [&job](size_t k) { return std::span<const Fr>(job.partitions[k].public_inputs); }, job.first_partition);
 }
 
 }  // namespace cuzk::engine

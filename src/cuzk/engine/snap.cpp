@@ -2,10 +2,7 @@
 
 #include <string>
 
-#include "cuzk/formats/proof_io.hpp"
-#include "cuzk/groth16/verifier.hpp"
-#include "cuzk/r1cs/circuit.hpp"
-#include "cuzk/util/thread_pool.hpp"
+#include "cuzk/engine/filecoin_job.hpp"
 
 namespace cuzk::engine {
 
@@ -42,38 +39,16 @@ JobSpec snap_spec(const SnapJob& job, const r1cs::PrecompiledR1cs* pce) {
     spec.name = job_name(job);
     spec.partitions = job.partitions.size();
     spec.synthesize = [&job, pce](size_t k) {
-        const filecoin::EmptySectorUpdateCircuit circuit(job.shape, job.variant, job.partitions[k].witness);
-        if (pce) return r1cs::assignment_from_pce(*pce, circuit, ThreadPool::global());
-        r1cs::ProvingAssignment asg;
-        r1cs::synthesize_groth16(asg, circuit);
-        return asg;
+        return partition_assignment(
+            filecoin::EmptySectorUpdateCircuit(job.shape, job.variant, job.partitions[k].witness), pce);
     };
     return spec;
 }
 
 std::vector<uint8_t> snap_proof(const SnapJob& job, const JobResult& result, const groth16::VerifyingKey& vk) {
-    const std::string what = job_name(job);
-    if (result.state != JobState::Done)
-        throw std::runtime_error(what + ": the job ended " + job_state_name(result.state) +
-                                 (result.error.empty() ? "" : ": " + result.error));
-    if (result.proofs.size() != job.partitions.size())
-        throw std::logic_error(what + ": " + std::to_string(result.proofs.size()) + " proofs for " +
-                               std::to_string(job.partitions.size()) + " partitions");
     const size_t inputs = job.partitions.empty() ? 0 : job.partitions[0].public_inputs.size();
-    if (vk.ic.size() != inputs + 1)
-        throw filecoin::FilecoinError(filecoin::FilecoinErrorKind::KeyMismatch,
-                                      what + ": the verifying key has " + std::to_string(vk.ic.size()) +
-                                          " IC points, the circuit " + std::to_string(inputs + 1));
-    const auto pvk = groth16::prepare_verifying_key(vk);
-    std::string bad;
-    for (size_t k = 0; k < job.partitions.size(); k++)
-        if (!groth16::verify_proof(pvk, result.proofs[k], job.partitions[k].public_inputs))
-            bad += (bad.empty() ? "" : ", ") + std::to_string(k);
-    if (!bad.empty())
-        throw filecoin::FilecoinError(filecoin::FilecoinErrorKind::InvalidProof,
-                                      what + ": the proof of partition(s) " + bad +
-                                          " does not verify against the public inputs; nothing written");
-    return formats::encode_proofs(result.proofs);
+    return verified_proof_bytes(job_name(job), result, job.partitions.size(), vk, inputs,
+                                [&job](size_t k) { return std::span<const Fr>(job.partitions[k].public_inputs); });
 }
 
 }  // namespace cuzk::engine
