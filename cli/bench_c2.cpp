@@ -1,9 +1,10 @@
 // `cuzk bench porep-c2`: Filecoin's PoRep C2 (the real StackedDrg circuit, every partition of one C1) through the
 // engine, with the job's figures: wall, per-partition synthesis and proving, the prover's stages, GPU busy share,
 // peak RSS; partitions from the pre-compiled matrices (PCE) unless --full-synthesis. `cuzk bench params-load`: a
-// parameter file loaded with and without the subgroup checks. The C1 is a file or generated (filecoin c1-gen: any sector size without sealing); the parameters are
-// Filecoin's files or, for sizes without a setup (32 GiB), random points of the circuit's exact shape (then the
-// proofs are not verified).
+// parameter file loaded unchecked, checked on the CPU and checked on the GPU. The C1 is a file or generated
+// (filecoin c1-gen: any sector size without sealing); the parameters are Filecoin's files or, for sizes without a
+// setup (32 GiB), random points of the circuit's exact shape (then the proofs are not verified). Also what the
+// Filecoin benches share (bench_post.cpp, bench_snap.cpp): the engine run and its report, random parameters.
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -42,15 +43,6 @@ filecoin::C1Output bench_c1(const BenchOptions& opt) {
     std::ifstream in(opt.c1_path, std::ios::binary);
     if (!in) throw std::runtime_error("--c1: cannot open " + opt.c1_path);
     return filecoin::parse_c1_or_envelope(std::string(std::istreambuf_iterator<char>(in), {}));
-}
-
-// Random points of the partition circuit's shape: the query sizes from the compiled R1CS when there is one, else from
-// partition 0 synthesized once (outside the measured job).
-groth16::Parameters random_parameters(const engine::PorepC2Job& job, const r1cs::PrecompiledR1cs* pce) {
-    if (pce) return groth16::benchmark_parameters(groth16::query_shape(*pce), 1);
-    r1cs::ProvingAssignment asg;
-    r1cs::synthesize_groth16(asg, filecoin::StackedPorepCircuit(job.partitions.at(0)));
-    return groth16::benchmark_parameters(asg, 1);
 }
 
 // The query sizes of the partition circuit from its compiled matrices (no witness).
@@ -106,35 +98,45 @@ int run_bench_params_load(const BenchOptions& opt, const std::string& cpu) {
     return 0;
 }
 
-engine::JobResult run_bench_job(nlohmann::json& j, const BenchOptions& opt, const groth16::Parameters& params,
-                                engine::JobSpec spec, size_t partitions) {
-    auto backend = make_backend(opt.backend, params, opt.pin_params);
-    std::unique_ptr<groth16::ProverBackend> cpu_fallback;
-    if (backend->name() != "cpu") cpu_fallback = std::make_unique<groth16::CpuBackend>(params);
-    engine::EngineConfig ecfg;
-    ecfg.synthesis_workers = opt.workers;
-    ecfg.lookahead = opt.lookahead;
-    engine::Engine eng(ecfg);
-    spec.backend = backend.get();
-    spec.fallback = cpu_fallback.get();
-    note_fallbacks(spec);
-    spec.verify_key = opt.random_params ? nullptr : &params.vk;
-    engine::reset_peak_rss();
-    engine::JobResult res = eng.await(eng.submit(std::move(spec)));
-    const size_t peak = engine::peak_rss_bytes();
+groth16::Parameters bench_random_parameters(const r1cs::Circuit& partition, const r1cs::PrecompiledR1cs* pce) {
+    if (pce) return groth16::benchmark_parameters(groth16::query_shape(*pce), 1);
+    r1cs::ProvingAssignment asg;
+    r1cs::synthesize_groth16(asg, partition);
+    return groth16::benchmark_parameters(asg, 1);
+}
+
+int run_filecoin_bench_job(nlohmann::json& j, const BenchOptions& opt, const std::string& cpu,
+                           const groth16::Parameters& params, engine::JobSpec spec, size_t partitions,
+                           const std::function<void(const engine::JobResult&)>& check_proof) {
+    CliJobOptions o;
+    o.backend = opt.backend;
+    o.pin_params = opt.pin_params;
+    o.engine.synthesis_workers = opt.workers;
+    o.engine.lookahead = opt.lookahead;
+    o.verify_key = opt.random_params ? nullptr : &params.vk;
+    o.job_peak_rss = true;
+    CliJob run = run_engine_job(std::move(spec), params, o);
+    const engine::JobResult& res = run.result;
     if (res.state != engine::JobState::Done)
         throw std::runtime_error("bench " + opt.what + ": the job ended " + engine::job_state_name(res.state) +
                                  (res.error.empty() ? "" : ": " + res.error));
     j["random_params"] = opt.random_params;
     j["workers"] = opt.workers;
     j["lookahead"] = opt.lookahead;
-    j["backend"] = backend->name();
+    j["backend"] = run.backend;
     if (!opt.timeline_path.empty()) {
         std::ofstream out(opt.timeline_path);
         out << res.timeline->to_json();
     }
-    add_job_report(j, res, partitions, eng.stats(), peak);
-    return res;
+    add_job_report(j, res, partitions, run.stats, run.peak_rss_bytes);
+    // With real parameters every partition is also checked against Filecoin's public inputs (as the commands do).
+    if (!opt.random_params) check_proof(res);
+    j["verified"] = !opt.random_params;
+    j["pce"] = !opt.full_synthesis;
+    j["cpu"] = cpu;
+    std::printf("%s\n", j.dump().c_str());
+    std::fflush(stdout);
+    return 0;
 }
 
 int run_bench_porep_c2(const BenchOptions& opt, const std::string& cpu) {
@@ -160,7 +162,8 @@ int run_bench_porep_c2(const BenchOptions& opt, const std::string& cpu) {
     t0 = std::chrono::steady_clock::now();
     groth16::Parameters params;
     if (opt.random_params) {
-        params = random_parameters(job, pce ? &*pce : nullptr);
+        params =
+            bench_random_parameters(filecoin::StackedPorepCircuit(job.partitions.at(0)), pce ? &*pce : nullptr);
     } else {
         const auto shape = filecoin::porep_parameter_shape(job.config);
         params = filecoin::load_parameters(filecoin::parameter_cache_dir(opt.params_dir),
@@ -170,16 +173,9 @@ int run_bench_porep_c2(const BenchOptions& opt, const std::string& cpu) {
     }
     j["params_s"] = seconds_since(t0);
 
-    const engine::JobResult res =
-        run_bench_job(j, opt, params, engine::porep_c2_spec(job, pce ? &*pce : nullptr), job.partitions.size());
-    // With real parameters every partition is verified against Filecoin's public inputs (as `filecoin c2` does).
-    if (!opt.random_params) engine::porep_c2_proof(job, res, params.vk);
-    j["verified"] = !opt.random_params;
-    j["pce"] = !opt.full_synthesis;
-    j["cpu"] = cpu;
-    std::printf("%s\n", j.dump().c_str());
-    std::fflush(stdout);
-    return 0;
+    return run_filecoin_bench_job(j, opt, cpu, params, engine::porep_c2_spec(job, pce ? &*pce : nullptr),
+                                  job.partitions.size(),
+                                  [&](const engine::JobResult& res) { engine::porep_c2_proof(job, res, params.vk); });
 }
 
 }  // namespace cuzk::cli

@@ -29,13 +29,6 @@ namespace cuzk::cli {
 
 namespace {
 
-template <class... A>
-void progress(const char* fmt, A... a) {
-    std::fprintf(stderr, "bench post: ");
-    std::fprintf(stderr, fmt, a...);
-    std::fprintf(stderr, "\n");
-}
-
 // Every sector of partition 0 (Window: the partition's sector count; Winning: its one sector, whose 66 challenges
 // are the circuit's "sectors"), generated in parallel (sector ids 1, 2, ...; seeds from the bench's seed).
 std::vector<filecoin::FallbackPostSectorProof> bench_vanilla(filecoin::RegisteredPoStProof proof,
@@ -54,13 +47,11 @@ groth16::Parameters post_bench_parameters(const BenchOptions& opt, const engine:
                                           const r1cs::PrecompiledR1cs* pce) {
     if (!opt.random_params)
         return filecoin::load_parameters(filecoin::parameter_cache_dir(opt.params_dir),
-                                         filecoin::parameter_files(job.proof), filecoin::post_parameter_shape(job.proof),
-                                         filecoin::proof_name(job.proof), param_read_options(true, opt.backend))
+                                         filecoin::parameter_files(job.proof),
+                                         filecoin::post_parameter_shape(job.proof), filecoin::proof_name(job.proof),
+                                         param_read_options(true, opt.backend))
             .params;
-    if (pce) return groth16::benchmark_parameters(groth16::query_shape(*pce), 1);
-    r1cs::ProvingAssignment asg;
-    r1cs::synthesize_groth16(asg, filecoin::FallbackPostCircuit(job.circuit, job.partitions.at(0).sectors));
-    return groth16::benchmark_parameters(asg, 1);
+    return bench_random_parameters(filecoin::FallbackPostCircuit(job.circuit, job.partitions.at(0).sectors), pce);
 }
 
 }  // namespace
@@ -76,11 +67,12 @@ int run_bench_post(const BenchOptions& opt, const std::string& cpu) {
     const auto vanilla = bench_vanilla(proof, randomness, opt.c1_seed);
     j["sectors"] = vanilla.size();
     j["vanilla_gen_s"] = seconds_since(t0);
-    progress("%zu vanilla proofs generated in %.2f s", vanilla.size(), j["vanilla_gen_s"].get<double>());
+    bench_progress("post", "%zu vanilla proofs generated in %.2f s", vanilla.size(),
+                   j["vanilla_gen_s"].get<double>());
     t0 = std::chrono::steady_clock::now();
     const engine::PostJob job = engine::post_job(proof, randomness, vanilla);
     j["vanilla_check_s"] = seconds_since(t0);
-    progress("checked into the partition's witness in %.2f s", j["vanilla_check_s"].get<double>());
+    bench_progress("post", "checked into the partition's witness in %.2f s", j["vanilla_check_s"].get<double>());
 
     std::optional<r1cs::PrecompiledR1cs> pce;
     if (!opt.full_synthesis) {
@@ -88,22 +80,16 @@ int run_bench_post(const BenchOptions& opt, const std::string& cpu) {
         pce = r1cs::compile_r1cs(filecoin::FallbackPostCircuit(job.circuit, job.partitions.at(0).sectors));
         j["pce_compile_s"] = seconds_since(t0);
         j["constraints"] = pce->num_constraints;
-        progress("%zu constraints compiled in %.2f s", pce->num_constraints, j["pce_compile_s"].get<double>());
+        bench_progress("post", "%zu constraints compiled in %.2f s", pce->num_constraints,
+                       j["pce_compile_s"].get<double>());
     }
     t0 = std::chrono::steady_clock::now();
     const groth16::Parameters params = post_bench_parameters(opt, job, pce ? &*pce : nullptr);
     j["params_s"] = seconds_since(t0);
-    progress("parameters in %.2f s; proving", j["params_s"].get<double>());
+    bench_progress("post", "parameters in %.2f s; proving", j["params_s"].get<double>());
 
-    const engine::JobResult res = run_bench_job(j, opt, params, engine::post_spec(job, pce ? &*pce : nullptr), 1);
-    // With real parameters the proof is checked against Filecoin's public inputs (as `filecoin post` does).
-    if (!opt.random_params) engine::post_proof(job, res, params.vk);
-    j["verified"] = !opt.random_params;
-    j["pce"] = !opt.full_synthesis;
-    j["cpu"] = cpu;
-    std::printf("%s\n", j.dump().c_str());
-    std::fflush(stdout);
-    return 0;
+    return run_filecoin_bench_job(j, opt, cpu, params, engine::post_spec(job, pce ? &*pce : nullptr), 1,
+                                  [&](const engine::JobResult& res) { engine::post_proof(job, res, params.vk); });
 }
 
 }  // namespace cuzk::cli

@@ -22,8 +22,6 @@ namespace cuzk::cli {
 
 namespace {
 
-void progress(const std::string& line) { std::fprintf(stderr, "bench snap: %s\n", line.c_str()); }
-
 groth16::Parameters snap_bench_parameters(const BenchOptions& opt, const engine::SnapJob& job,
                                           const r1cs::PrecompiledR1cs* pce) {
     if (!opt.random_params)
@@ -32,18 +30,16 @@ groth16::Parameters snap_bench_parameters(const BenchOptions& opt, const engine:
                                          filecoin::snap_parameter_shape(job.proof, job.variant),
                                          filecoin::proof_name(job.proof), param_read_options(true, opt.backend))
             .params;
-    if (pce) return groth16::benchmark_parameters(groth16::query_shape(*pce), 1);
-    r1cs::ProvingAssignment asg;
-    r1cs::synthesize_groth16(asg,
-                             filecoin::EmptySectorUpdateCircuit(job.shape, job.variant, job.partitions.at(0).witness));
-    return groth16::benchmark_parameters(asg, 1);
+    return bench_random_parameters(
+        filecoin::EmptySectorUpdateCircuit(job.shape, job.variant, job.partitions.at(0).witness), pce);
 }
 
 }  // namespace
 
 int run_bench_snap(const BenchOptions& opt, const std::string& cpu) {
     const filecoin::RegisteredUpdateProof proof = filecoin::update_proof_from_name(opt.proof_type);
-    const filecoin::UpdateCircuit variant = opt.poseidon ? filecoin::UpdateCircuit::Poseidon : filecoin::UpdateCircuit::Sha256;
+    const filecoin::UpdateCircuit variant =
+        opt.poseidon ? filecoin::UpdateCircuit::Poseidon : filecoin::UpdateCircuit::Sha256;
     nlohmann::json j;
     j["bench"] = "snap";
     j["proof_type"] = std::string(filecoin::proof_name(proof));
@@ -51,8 +47,8 @@ int run_bench_snap(const BenchOptions& opt, const std::string& cpu) {
     auto t0 = std::chrono::steady_clock::now();
     const filecoin::GeneratedSnap gen = filecoin::generate_snap_vanilla(proof, variant, opt.c1_seed);
     j["vanilla_gen_s"] = seconds_since(t0);
-    progress(std::to_string(gen.partitions.size()) + " partition proofs generated in " +
-             std::to_string(j["vanilla_gen_s"].get<double>()) + " s");
+    bench_progress("snap", "%zu partition proofs generated in %.2f s", gen.partitions.size(),
+                   j["vanilla_gen_s"].get<double>());
     t0 = std::chrono::steady_clock::now();
     const engine::SnapJob job =
         engine::snap_job(proof, variant, gen.partitions, gen.comm_r_old, gen.comm_d_new, gen.comm_r_new, gen.h);
@@ -65,24 +61,17 @@ int run_bench_snap(const BenchOptions& opt, const std::string& cpu) {
         pce = r1cs::compile_r1cs(filecoin::EmptySectorUpdateCircuit::blank(job.shape, job.variant));
         j["pce_compile_s"] = seconds_since(t0);
         j["constraints"] = pce->num_constraints;
-        progress(std::to_string(pce->num_constraints) + " constraints per partition compiled in " +
-                 std::to_string(j["pce_compile_s"].get<double>()) + " s");
+        bench_progress("snap", "%zu constraints per partition compiled in %.2f s", pce->num_constraints,
+                       j["pce_compile_s"].get<double>());
     }
     t0 = std::chrono::steady_clock::now();
     const groth16::Parameters params = snap_bench_parameters(opt, job, pce ? &*pce : nullptr);
     j["params_s"] = seconds_since(t0);
-    progress("parameters in " + std::to_string(j["params_s"].get<double>()) + " s; proving");
+    bench_progress("snap", "parameters in %.2f s; proving", j["params_s"].get<double>());
 
-    const engine::JobResult res =
-        run_bench_job(j, opt, params, engine::snap_spec(job, pce ? &*pce : nullptr), job.partitions.size());
-    // With real parameters every partition is checked against its public inputs (as `filecoin snap` does).
-    if (!opt.random_params) engine::snap_proof(job, res, params.vk);
-    j["verified"] = !opt.random_params;
-    j["pce"] = !opt.full_synthesis;
-    j["cpu"] = cpu;
-    std::printf("%s\n", j.dump().c_str());
-    std::fflush(stdout);
-    return 0;
+    return run_filecoin_bench_job(j, opt, cpu, params, engine::snap_spec(job, pce ? &*pce : nullptr),
+                                  job.partitions.size(),
+                                  [&](const engine::JobResult& res) { engine::snap_proof(job, res, params.vk); });
 }
 
 }  // namespace cuzk::cli

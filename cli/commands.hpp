@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,6 +15,7 @@
 #include "cuzk/engine/engine.hpp"
 #include "cuzk/formats/bellman_params.hpp"
 #include "cuzk/groth16/backend.hpp"
+#include "cuzk/r1cs/pce.hpp"
 
 namespace cuzk::cli {
 
@@ -113,6 +116,30 @@ std::unique_ptr<groth16::ProverBackend> make_backend(const std::string& choice, 
 // A partition proven again on the fallback backend is said on stderr as it happens ("note: ...").
 void note_fallbacks(engine::JobSpec& spec);
 
+// One engine job as the CLI runs it: the prover for `backend` (make_backend), the CPU behind a GPU as fallback (its
+// retries said on stderr), every proof verified against verify_key when one is given.
+struct CliJobOptions {
+    std::string backend = "auto";
+    bool pin_params = false;
+    engine::EngineConfig engine;
+    const groth16::VerifyingKey* verify_key = nullptr;
+    bool job_peak_rss = false;  // reset the process's peak RSS just before submitting (CliJob::peak_rss_bytes)
+};
+struct CliJob {
+    engine::JobResult result;
+    std::string backend;          // the prover's name
+    engine::Engine::Stats stats;  // the engine's, after the job
+    size_t peak_rss_bytes = 0;    // with job_peak_rss: the peak from submission to the end
+};
+CliJob run_engine_job(engine::JobSpec spec, const groth16::Parameters& params, const CliJobOptions& opt);
+// The proving commands' options: `backend`, every proof verified against vk.
+inline CliJobOptions verified_job(const std::string& backend, const groth16::VerifyingKey& vk) {
+    CliJobOptions o;
+    o.backend = backend;
+    o.verify_key = &vk;
+    return o;
+}
+
 // How the CLI reads a parameter file: subgroup checks unless `checked` is false, on the GPU when the build has one,
 // a device is present and `backend` is not "cpu" (backends/cuda/subgroup_checks.hpp), else on the CPU.
 formats::ParamsReadOptions param_read_options(bool checked, const std::string& backend = "auto");
@@ -125,10 +152,22 @@ int run_bench_params_load(const BenchOptions& opt, const std::string& cpu);
 int run_bench_post(const BenchOptions& opt, const std::string& cpu);
 // A SnapDeals update of generated vanilla proofs through the engine (bench snap --proof-type NAME [--poseidon]).
 int run_bench_snap(const BenchOptions& opt, const std::string& cpu);
-// The engine part of the Filecoin benches: `spec` on opt's backend (the CPU as fallback, said on stderr), proofs
-// verified by the engine unless the parameters are random; throws unless the job is Done; the job's report in j.
-engine::JobResult run_bench_job(nlohmann::json& j, const BenchOptions& opt, const groth16::Parameters& params,
-                                engine::JobSpec spec, size_t partitions);
+// The rest of a Filecoin bench once its parameters are ready: `spec` on opt's backend (the CPU as fallback, said on
+// stderr), proofs verified by the engine and then by check_proof (Filecoin's inputs) unless the parameters are
+// random; throws unless the job is Done; the job's report added to j, which is printed as one line.
+int run_filecoin_bench_job(nlohmann::json& j, const BenchOptions& opt, const std::string& cpu,
+                           const groth16::Parameters& params, engine::JobSpec spec, size_t partitions,
+                           const std::function<void(const engine::JobResult&)>& check_proof);
+// Random points of a partition circuit's shape (the proofs are then not verified): the query sizes from its compiled
+// matrices when given, else from the partition synthesized once (outside the measured job).
+groth16::Parameters bench_random_parameters(const r1cs::Circuit& partition, const r1cs::PrecompiledR1cs* pce);
+// A Filecoin bench's progress line on stderr ("bench NAME: ...").
+template <class... A>
+void bench_progress(const char* bench, const char* fmt, A... a) {
+    std::fprintf(stderr, "bench %s: ", bench);
+    std::fprintf(stderr, fmt, a...);
+    std::fprintf(stderr, "\n");
+}
 
 // An engine job's figures (wall, per-partition synthesis and proving, layer sums, busy shares, peak RSS, ...) added
 // to a benchmark's JSON object; the timeline's breakdown is printed on stderr.

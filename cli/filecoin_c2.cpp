@@ -64,17 +64,9 @@ int run_c2(const C2Args& a) {
         pce_s = seconds_since(p0);
     }
 
-    auto backend = make_backend(a.backend, loaded.params);
-    std::unique_ptr<groth16::ProverBackend> cpu_fallback;
-    if (backend->name() != "cpu") cpu_fallback = std::make_unique<groth16::CpuBackend>(loaded.params);
-    engine::Engine eng;
-    engine::JobSpec spec = engine::porep_c2_spec(job, pce ? &*pce : nullptr);
-    spec.backend = backend.get();
-    spec.fallback = cpu_fallback.get();
-    note_fallbacks(spec);
-    spec.verify_key = &loaded.params.vk;
-    const auto id = eng.submit(std::move(spec));
-    const engine::JobResult result = eng.await(id);
+    const CliJob run = run_engine_job(engine::porep_c2_spec(job, pce ? &*pce : nullptr), loaded.params,
+                                      verified_job(a.backend, loaded.params.vk));
+    const engine::JobResult& result = run.result;
     const std::vector<uint8_t> bytes = engine::porep_c2_proof(job, result, loaded.params.vk);
     formats::detail::write_file_atomically(a.proof, bytes);
 
@@ -83,7 +75,7 @@ int run_c2(const C2Args& a) {
     out["partitions"] = job.partitions.size();
     out["proof"] = a.proof;
     out["proof_bytes"] = bytes.size();
-    out["backend"] = backend->name();
+    out["backend"] = run.backend;
     out["params"] = loaded.path.string();
     out["params_checked"] = !a.unchecked_params;
     out["c1_s"] = c1_s;

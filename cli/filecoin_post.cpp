@@ -59,16 +59,9 @@ int run_post(const PostArgs& a) {
         filecoin::load_parameters(dir, filecoin::parameter_files(proof_type), filecoin::post_parameter_shape(proof_type),
                                   name, param_read_options(!a.unchecked_params, a.backend));
 
-    auto backend = make_backend(a.backend, loaded.params);
-    std::unique_ptr<groth16::ProverBackend> cpu_fallback;
-    if (backend->name() != "cpu") cpu_fallback = std::make_unique<groth16::CpuBackend>(loaded.params);
-    engine::Engine eng;
-    engine::JobSpec spec = engine::post_spec(job);
-    spec.backend = backend.get();
-    spec.fallback = cpu_fallback.get();
-    note_fallbacks(spec);
-    spec.verify_key = &loaded.params.vk;
-    const engine::JobResult result = eng.await(eng.submit(std::move(spec)));
+    const CliJob run =
+        run_engine_job(engine::post_spec(job), loaded.params, verified_job(a.backend, loaded.params.vk));
+    const engine::JobResult& result = run.result;
     const std::vector<uint8_t> bytes = engine::post_proof(job, result, loaded.params.vk);
     formats::detail::write_file_atomically(a.proof, bytes);
 
@@ -79,7 +72,7 @@ int run_post(const PostArgs& a) {
     out["sectors"] = vanilla.size();
     out["proof"] = a.proof;
     out["proof_bytes"] = bytes.size();
-    out["backend"] = backend->name();
+    out["backend"] = run.backend;
     out["params"] = loaded.path.string();
     out["params_checked"] = !a.unchecked_params;
     out["params_load_s"] = loaded.seconds;

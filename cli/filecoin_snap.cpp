@@ -119,16 +119,9 @@ int run_snap(const SnapArgs& a) {
         pce_s = seconds_since(p0);
     }
 
-    auto backend = make_backend(a.backend, loaded.params);
-    std::unique_ptr<groth16::ProverBackend> cpu_fallback;
-    if (backend->name() != "cpu") cpu_fallback = std::make_unique<groth16::CpuBackend>(loaded.params);
-    engine::Engine eng;
-    engine::JobSpec spec = engine::snap_spec(job, pce ? &*pce : nullptr);
-    spec.backend = backend.get();
-    spec.fallback = cpu_fallback.get();
-    note_fallbacks(spec);
-    spec.verify_key = &loaded.params.vk;
-    const engine::JobResult result = eng.await(eng.submit(std::move(spec)));
+    const CliJob run = run_engine_job(engine::snap_spec(job, pce ? &*pce : nullptr), loaded.params,
+                                      verified_job(a.backend, loaded.params.vk));
+    const engine::JobResult& result = run.result;
     const std::vector<uint8_t> bytes = engine::snap_proof(job, result, loaded.params.vk);
     formats::detail::write_file_atomically(a.proof, bytes);
 
@@ -139,7 +132,7 @@ int run_snap(const SnapArgs& a) {
     out["h"] = job.h;
     out["proof"] = a.proof;
     out["proof_bytes"] = bytes.size();
-    out["backend"] = backend->name();
+    out["backend"] = run.backend;
     out["params"] = loaded.path.string();
     out["params_checked"] = !a.unchecked_params;
     out["params_load_s"] = loaded.seconds;

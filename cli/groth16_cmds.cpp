@@ -164,6 +164,24 @@ void note_fallbacks(engine::JobSpec& spec) {
     spec.on_fallback = [](const std::string& line) { std::fprintf(stderr, "note: %s\n", line.c_str()); };
 }
 
+CliJob run_engine_job(engine::JobSpec spec, const groth16::Parameters& params, const CliJobOptions& opt) {
+    auto backend = make_backend(opt.backend, params, opt.pin_params);
+    std::unique_ptr<groth16::ProverBackend> cpu_fallback;
+    if (backend->name() != "cpu") cpu_fallback = std::make_unique<groth16::CpuBackend>(params);
+    engine::Engine eng(opt.engine);
+    spec.backend = backend.get();
+    spec.fallback = cpu_fallback.get();
+    note_fallbacks(spec);
+    spec.verify_key = opt.verify_key;
+    if (opt.job_peak_rss) engine::reset_peak_rss();
+    CliJob job;
+    job.result = eng.await(eng.submit(std::move(spec)));
+    if (opt.job_peak_rss) job.peak_rss_bytes = engine::peak_rss_bytes();
+    job.backend = backend->name();
+    job.stats = eng.stats();
+    return job;
+}
+
 formats::ParamsReadOptions param_read_options(bool checked, const std::string& backend) {
     formats::ParamsReadOptions read;
     read.check_subgroup = checked;
