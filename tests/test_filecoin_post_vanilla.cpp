@@ -271,6 +271,25 @@ TEST(FilecoinPostVanilla, GeneratedForAnySize) {
     }
 }
 
+// n generated sectors of a 2 KiB Window PoSt (ids first_id, first_id + 1, ..., in proof order).
+std::vector<FallbackPostSectorProof> window_2kib_sectors(const Domain& randomness, uint64_t n, uint64_t first_id,
+                                                         std::mt19937_64& rng) {
+    std::vector<FallbackPostSectorProof> vanilla;
+    for (uint64_t i = 0; i < n; i++)
+        vanilla.push_back(generate_post_vanilla(RegisteredPoStProof::StackedDrgWindow2KiBV1_2, randomness, first_id + i,
+                                                i, rng()));
+    return vanilla;
+}
+
+// The job on the CPU under `params`.
+engine::JobResult prove_on_cpu(const engine::PostJob& job, const groth16::Parameters& params) {
+    groth16::CpuBackend cpu(params);
+    engine::Engine eng;
+    engine::JobSpec spec = engine::post_spec(job);
+    spec.backend = &cpu;
+    return eng.await(eng.submit(std::move(spec)));
+}
+
 // The engine job of one 2 KiB Window PoSt partition: a proof made under a key of the real circuit is returned, a
 // proof that does not verify against the public inputs (random points) is never encoded, a key of another circuit
 // is refused, and a failed job is an error.
@@ -278,19 +297,14 @@ TEST(PostJob, ProofsAreVerifiedBeforeTheyAreReturned) {
     auto rng = seeded_rng("PostJob.Verified");
     const RegisteredPoStProof proof = RegisteredPoStProof::StackedDrgWindow2KiBV1_2;
     const Domain randomness = random_randomness(rng);
-    std::vector<FallbackPostSectorProof> vanilla;
-    for (uint64_t i = 0; i < 2; i++) vanilla.push_back(generate_post_vanilla(proof, randomness, 20 + i, i, rng()));
+    const std::vector<FallbackPostSectorProof> vanilla = window_2kib_sectors(randomness, 2, 20, rng);
     const engine::PostJob job = engine::post_job(proof, randomness, vanilla);
     ASSERT_EQ(job.partitions.size(), 1u);
     ASSERT_EQ(job.partitions[0].public_inputs.size(), job.circuit.public_input_count());
 
     const FallbackPostCircuit blank = FallbackPostCircuit::blank(job.circuit);
     const groth16::Parameters params = groth16::generate_parameters(blank, groth16::ToxicWaste::from_seed(rng()));
-    groth16::CpuBackend cpu(params);
-    engine::Engine eng;
-    engine::JobSpec spec = engine::post_spec(job);
-    spec.backend = &cpu;
-    const engine::JobResult result = eng.await(eng.submit(std::move(spec)));
+    const engine::JobResult result = prove_on_cpu(job, params);
     ASSERT_EQ(result.state, engine::JobState::Done) << result.error;
     EXPECT_EQ(engine::post_proof(job, result, params.vk).size(), 192u);
 
@@ -324,8 +338,7 @@ TEST(PostJob, WindowPostOfSeveralPartitions) {
     auto rng = seeded_rng("PostJob.SeveralPartitions");
     const RegisteredPoStProof proof = RegisteredPoStProof::StackedDrgWindow2KiBV1_2;
     const Domain randomness = random_randomness(rng);
-    std::vector<FallbackPostSectorProof> vanilla;
-    for (uint64_t i = 0; i < 5; i++) vanilla.push_back(generate_post_vanilla(proof, randomness, 40 + i, i, rng()));
+    const std::vector<FallbackPostSectorProof> vanilla = window_2kib_sectors(randomness, 5, 40, rng);
     const engine::PostJob job = engine::post_job(proof, randomness, vanilla);
     ASSERT_EQ(job.partitions.size(), 3u);
     std::vector<PostPublicSector> publics;
@@ -339,11 +352,7 @@ TEST(PostJob, WindowPostOfSeveralPartitions) {
 
     const groth16::Parameters params =
         groth16::generate_parameters(FallbackPostCircuit::blank(job.circuit), groth16::ToxicWaste::from_seed(rng()));
-    groth16::CpuBackend cpu(params);
-    engine::Engine eng;
-    engine::JobSpec spec = engine::post_spec(job);
-    spec.backend = &cpu;
-    const engine::JobResult result = eng.await(eng.submit(std::move(spec)));
+    const engine::JobResult result = prove_on_cpu(job, params);
     ASSERT_EQ(result.state, engine::JobState::Done) << result.error;
     EXPECT_EQ(engine::post_proof(job, result, params.vk).size(), 3u * 192u);
     engine::JobResult forged = result;
