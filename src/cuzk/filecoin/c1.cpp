@@ -44,6 +44,26 @@ C1Error::C1Error(C1ErrorKind kind, std::string field, const std::string& message
     : FilecoinError(filecoin_kind(kind), (field.empty() ? std::string("C1") : field) + ": " + message),
       c1_kind_(kind), field_(std::move(field)), message_(message) {}
 
+MerkleProofKind merkle_proof_kind(TreeShape shape) {
+    return shape.top ? MerkleProofKind::Top : shape.sub ? MerkleProofKind::Sub : MerkleProofKind::Single;
+}
+
+MerkleProof merkle_proof_of_levels(TreeShape shape, std::vector<MerklePathElement> levels, const Domain& root,
+                                   const Domain& leaf) {
+    const size_t sub = shape.sub ? 1 : 0, top = shape.top ? 1 : 0;
+    if (levels.size() < sub + top) throw std::invalid_argument("merkle proof: fewer levels than the shape's sub and top");
+    const size_t base = levels.size() - sub - top;
+    MerkleProof p;
+    p.kind = merkle_proof_kind(shape);
+    p.top.assign(levels.begin() + base + sub, levels.end());
+    p.sub.assign(levels.begin() + base, levels.begin() + base + sub);
+    levels.resize(base);
+    p.base = std::move(levels);
+    p.root = root;
+    p.leaf = leaf;
+    return p;
+}
+
 uint64_t MerkleProof::leaf_index() const {
     uint64_t index = 0, scale = 1;
     for (const auto* part : {&base, &sub, &top})
@@ -882,8 +902,7 @@ struct Checker {
     // Kind, levels and arities of a tree R / C proof, and the leaf it proves.
     void poseidon_path(const MerkleProof& p, const std::string& field, uint64_t leaf) const {
         const TreeShape shape = config.shape().tree;
-        const MerkleProofKind kind = shape.top ? MerkleProofKind::Top : shape.sub ? MerkleProofKind::Sub
-                                                                                  : MerkleProofKind::Single;
+        const MerkleProofKind kind = merkle_proof_kind(shape);
         static const char* kNames[] = {"Single", "Sub", "Top"};
         if (p.kind != kind)
             fail(C1ErrorKind::Shape, field, std::string("a ") + kNames[int(p.kind)] + " proof, expected " +

@@ -90,6 +90,13 @@ struct MerkleProof {
     friend bool operator==(const MerkleProof&, const MerkleProof&) = default;
 };
 
+// The proof kind of a tree of this shape: Single, Sub or Top (merkle/proof.rs try_from_proof).
+MerkleProofKind merkle_proof_kind(TreeShape shape);
+// A path of a tree of this shape (its levels leaf first) in that kind's layout: the base levels, then the one sub
+// level and the one top level where the shape has them.
+MerkleProof merkle_proof_of_levels(TreeShape shape, std::vector<MerklePathElement> levels, const Domain& root,
+                                   const Domain& leaf);
+
 // A Merkle proof's path as the PoR gadget takes it (levels with arity, siblings as field elements, index): base
 // levels, then the sub and top level when present. Siblings must be canonical Fr (FilecoinError NonCanonical).
 std::vector<PorLevel> por_levels(const std::vector<MerklePathElement>& elements);

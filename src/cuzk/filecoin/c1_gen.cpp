@@ -117,16 +117,8 @@ class SparsePoseidonTree {
             levels.push_back(std::move(e));
             i /= a;
         }
-        const size_t extra = (shape_.sub ? 1 : 0) + (shape_.top ? 1 : 0);
-        const size_t base = levels.size() - extra;
-        MerkleProof p;
-        p.kind = shape_.top ? MerkleProofKind::Top : shape_.sub ? MerkleProofKind::Sub : MerkleProofKind::Single;
-        p.base.assign(levels.begin(), levels.begin() + base);
-        if (shape_.sub) p.sub.assign(levels.begin() + base, levels.begin() + base + 1);
-        if (shape_.top) p.top.assign(levels.begin() + base + 1, levels.end());
-        p.root = domain_from_fr(root());
-        p.leaf = domain_from_fr(leaf(leaf_index));
-        return p;
+        return merkle_proof_of_levels(shape_, std::move(levels), domain_from_fr(root()),
+                                      domain_from_fr(leaf(leaf_index)));
     }
 
   private:

@@ -68,18 +68,8 @@ std::vector<MerklePathElement> elements_of(std::span<const PoseidonPathLevel> le
 // merkle/proof.rs try_from_proof: Single, Sub or Top by the tree's shape.
 MerkleProof poseidon_proof(const PoseidonTree& tree, uint64_t leaf) {
     const PoseidonPath path = tree.path(leaf);
-    const TreeShape shape = tree.shape();
-    const size_t extra = (shape.sub ? 1 : 0) + (shape.top ? 1 : 0);
-    const std::span<const PoseidonPathLevel> levels(path.levels);
-    const size_t base = levels.size() - extra;
-    MerkleProof p;
-    p.kind = shape.top ? MerkleProofKind::Top : shape.sub ? MerkleProofKind::Sub : MerkleProofKind::Single;
-    p.base = elements_of(levels.subspan(0, base));
-    if (shape.sub) p.sub = elements_of(levels.subspan(base, 1));
-    if (shape.top) p.top = elements_of(levels.subspan(base + 1, 1));
-    p.root = domain_from_fr(tree.root());
-    p.leaf = domain_from_fr(tree.row(0)[leaf]);
-    return p;
+    return merkle_proof_of_levels(tree.shape(), elements_of(path.levels), domain_from_fr(tree.root()),
+                                  domain_from_fr(tree.row(0)[leaf]));
 }
 
 namespace {

@@ -95,17 +95,8 @@ Domain sha256_pair(std::span<const Domain> kids) { return sha256_node(kids[0], k
 
 // A tree-R-shaped proof: Single, Sub or Top by the shape (as upstream's LCTree proofs).
 MerkleProof tree_r_proof(PeriodicTree<Fr>& tree, TreeShape shape, uint64_t leaf) {
-    std::vector<MerklePathElement> levels = tree.path(leaf);
-    const size_t extra = (shape.sub ? 1 : 0) + (shape.top ? 1 : 0);
-    const size_t base = levels.size() - extra;
-    MerkleProof p;
-    p.kind = shape.top ? MerkleProofKind::Top : shape.sub ? MerkleProofKind::Sub : MerkleProofKind::Single;
-    p.base.assign(levels.begin(), levels.begin() + base);
-    if (shape.sub) p.sub.assign(levels.begin() + base, levels.begin() + base + 1);
-    if (shape.top) p.top.assign(levels.begin() + base + 1, levels.end());
-    p.root = domain_from_fr(tree.root());
-    p.leaf = domain_from_fr(tree.node(0, leaf));
-    return p;
+    return merkle_proof_of_levels(shape, tree.path(leaf), domain_from_fr(tree.root()),
+                                  domain_from_fr(tree.node(0, leaf)));
 }
 
 MerkleProof binary_proof(PeriodicTree<Domain>& tree, uint64_t leaf) {

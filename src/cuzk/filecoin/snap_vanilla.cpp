@@ -27,7 +27,7 @@ struct ProofShape {
 
 ProofShape tree_r_proof_shape(const SnapShape& shape) {
     ProofShape s;
-    s.kind = shape.tree_r.top ? MerkleProofKind::Top : shape.tree_r.sub ? MerkleProofKind::Sub : MerkleProofKind::Single;
+    s.kind = merkle_proof_kind(shape.tree_r);
     s.arities = poseidon_tree_arities(shape.tree_r, shape.sector_nodes);
     s.sub_levels = shape.tree_r.sub ? 1 : 0;
     s.top_levels = shape.tree_r.top ? 1 : 0;
