@@ -10,31 +10,19 @@ namespace cuzk::gpu {
 
 namespace {
 
-constexpr size_t kMaxBatch = size_t(1) << 27;
-constexpr unsigned kMaxTrits = 11;
 // Below this many points the exact per-point test on the CPU (~100 us a point on 16 threads) beats the upload,
 // the launches and the folds of four device rounds.
 constexpr size_t kMinDevicePoints = 4096;
 
-// Affine from XYZZ with one inversion per chunk of points (Montgomery's trick on the ZZZs): with ZZ = Z^2 and
-// ZZZ = Z^3, 1 / Z = ZZ / ZZZ, x = X / Z^2 and y = Y / ZZZ.
+// The device's XYZZ bucket sums as affine points (Jacobian::batch_to_affine: one inversion per chunk).
 template <class Cfg>
 std::vector<Affine<Cfg>> to_affine(const std::vector<XYZZ<Cfg>>& in, ThreadPool& pool) {
-    using F = typename Cfg::F;
     std::vector<Affine<Cfg>> out(in.size());
     pool.parallel_for(in.size(), [&](size_t lo, size_t hi) {
-        std::vector<F> inv;
-        inv.reserve(hi - lo);
-        for (size_t i = lo; i < hi; i++)
-            if (!in[i].is_identity()) inv.push_back(in[i].ZZZ);
-        F::batch_inverse(inv);
-        size_t k = 0;
-        for (size_t i = lo; i < hi; i++) {
-            if (in[i].is_identity()) continue;  // out[i] stays the identity
-            const F iz3 = inv[k++];
-            const F iz = in[i].ZZ * iz3;
-            out[i] = Affine<Cfg>::from_xy(in[i].X * iz.square(), in[i].Y * iz3);
-        }
+        std::vector<Jacobian<Cfg>> jac(hi - lo);
+        for (size_t i = lo; i < hi; i++) jac[i - lo] = in[i].to_jacobian();
+        const std::vector<Affine<Cfg>> aff = Jacobian<Cfg>::batch_to_affine(jac);
+        std::copy(aff.begin(), aff.end(), out.begin() + (std::ptrdiff_t)lo);
     });
     return out;
 }
@@ -47,7 +35,7 @@ template <class Cfg>
 class DeviceRounds final : public BatchRoundSource<Cfg> {
 public:
     DeviceRounds(RoundSums<Cfg> fn, int device, ThreadPool& pool) : fn_(fn), device_(device), pool_(pool) {}
-    size_t max_points() const override { return kMaxBatch; }
+    size_t max_points() const override { return kGpuSubgroupMaxBatch; }
     std::vector<unsigned> plan(size_t n, unsigned t) const override {
         return n < kMinDevicePoints ? std::vector<unsigned>{} : gpu_batch_subgroup_plan(t);
     }
@@ -71,7 +59,7 @@ ThreadPool& pool_of(const BatchSubgroupOptions& o) { return o.pool ? *o.pool : T
 
 std::vector<unsigned> gpu_batch_subgroup_plan(unsigned t) {
     if (t == 0) return {};
-    const unsigned rounds = (t + kMaxTrits - 1) / kMaxTrits;
+    const unsigned rounds = (t + kGpuSubgroupMaxTrits - 1) / kGpuSubgroupMaxTrits;
     std::vector<unsigned> trits(rounds, t / rounds);
     for (unsigned i = 0; i < t % rounds; i++) trits[i]++;
     return trits;

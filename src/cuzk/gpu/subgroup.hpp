@@ -23,6 +23,10 @@
 
 namespace cuzk::gpu {
 
+// Points per device batch (larger spans are checked in independent batches) and trits per device round.
+inline constexpr size_t kGpuSubgroupMaxBatch = size_t(1) << 27;
+inline constexpr unsigned kGpuSubgroupMaxTrits = 11;
+
 // The first point of `points` outside G1 (G2), or nullopt when all are in it (wrong with probability at most
 // 2^-options.security_bits), with the bucket sums formed on `device`. A batch is at most 2^27 points (G1: 12 GiB of
 // device memory, G2: 24 GiB, plus 20 bytes per point of sort space); a device without that much free memory is a

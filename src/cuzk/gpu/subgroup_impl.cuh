@@ -98,9 +98,6 @@ uint32_t pow3_u32(unsigned m) {
     return v;
 }
 
-constexpr size_t kSubgroupMaxBatch = size_t(1) << 27;
-constexpr unsigned kSubgroupMaxTrits = 11;
-
 // The bucket sums of every round of one batch (host XYZZ points, K_r per round).
 template <class Cfg>
 std::vector<std::vector<XYZZ<Cfg>>> subgroup_round_sums(std::span<const Affine<Cfg>> pts,
@@ -110,11 +107,11 @@ std::vector<std::vector<XYZZ<Cfg>>> subgroup_round_sums(std::span<const Affine<C
     using P = Xyzz<F>;
     static_assert(sizeof(P) == sizeof(XYZZ<Cfg>), "device XYZZ layout equals the CPU's");
     const size_t n = pts.size();
-    if (n > kSubgroupMaxBatch)
+    if (n > kGpuSubgroupMaxBatch)
         throw std::invalid_argument("gpu subgroup check: at most 2^27 points per batch, got " + std::to_string(n));
     unsigned max_m = 1;
     for (unsigned m : trits) {
-        if (m == 0 || m > kSubgroupMaxTrits) throw std::invalid_argument("gpu subgroup check: 1..11 trits per round");
+        if (m == 0 || m > kGpuSubgroupMaxTrits) throw std::invalid_argument("gpu subgroup check: 1..11 trits per round");
         max_m = std::max(max_m, m);
     }
     std::vector<std::vector<XYZZ<Cfg>>> out(trits.size());
