@@ -2,7 +2,9 @@
 // GPU (CI) the tests are skipped; the CUDA code itself is still compiled there.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "cuzk/ec/random_points.hpp"
@@ -104,6 +106,14 @@ void check(size_t n, Kind kind, uint64_t seed, const gpu::GpuMsmConfig& cfg = {}
 
 bool have_gpu() { return !gpu::devices().empty(); }
 
+gpu::GpuMsmConfig tuned(unsigned window_bits, unsigned piece_points, bool precompute = false) {
+    gpu::GpuMsmConfig c;
+    c.window_bits = window_bits;
+    c.piece_points = piece_points;
+    c.precompute_windows = precompute;
+    return c;
+}
+
 }  // namespace
 
 TEST(GpuMsm, G1SmallSizesAllKinds) {
@@ -140,11 +150,11 @@ TEST(GpuMsm, G2Sizes) {
 // (the partial-combining kernel then does real work).
 TEST(GpuMsm, WindowWidthsAndPieces) {
     if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
-    for (unsigned c : {2u, 3u, 7u, 13u, 20u}) check<G1Config>(1 << 12, Kind::Dense, fresh_seed(), {0, c, 0});
+    for (unsigned c : {2u, 3u, 7u, 13u, 20u}) check<G1Config>(1 << 12, Kind::Dense, fresh_seed(), tuned(c, 0));
     for (unsigned piece : {1u, 3u}) {
-        check<G1Config>(1 << 12, Kind::Dense, fresh_seed(), {0, 8, piece});
-        check<G1Config>(1 << 12, Kind::Same, fresh_seed(), {0, 0, piece});
-        check<G2Config>(1 << 10, Kind::Dense, fresh_seed(), {0, 6, piece});
+        check<G1Config>(1 << 12, Kind::Dense, fresh_seed(), tuned(8, piece));
+        check<G1Config>(1 << 12, Kind::Same, fresh_seed(), tuned(0, piece));
+        check<G2Config>(1 << 10, Kind::Dense, fresh_seed(), tuned(6, piece));
     }
 }
 
@@ -301,9 +311,9 @@ TEST(GpuMsm, RejectsBadInput) {
     EXPECT_THROW(ctx.msm_split(bad), std::invalid_argument);
     bad.size = 17;
     EXPECT_THROW(ctx.msm_split(bad), std::invalid_argument);
-    gpu::G1MsmContext wide(bases, {0, 25, 0});
+    gpu::G1MsmContext wide(bases, tuned(25, 0));
     EXPECT_THROW(wide.msm(std::vector<Fr>(16, Fr::one())), std::invalid_argument);
-    EXPECT_THROW(gpu::G1MsmContext(bases, {0, 25, 0, true}), std::invalid_argument) << "table with c = 25";
+    EXPECT_THROW(gpu::G1MsmContext(bases, tuned(25, 0, true)), std::invalid_argument) << "table with c = 25";
     EXPECT_THROW(gpu::G1MsmContext::precomputed_table_bytes(16, 1), std::invalid_argument);
     EXPECT_THROW(gpu::msm_g1_gpu(bases, std::vector<Fr>(15, Fr::one())), std::invalid_argument);
 }
@@ -365,5 +375,119 @@ TEST(GpuMsm, SharedTailsAcrossCalls) {
     auto dense = make_scalars(n, Kind::Dense, rng);
     EXPECT_EQ(ctx.msm(dense), msm<G1Config>(bases, dense));
     EXPECT_EQ(run(shaped(1, 2, n), "after the scratch grew"), t1);
+}
+#endif
+
+#ifdef CUZK_HAVE_CUDA
+// Two contexts sharing one scratch (as the prover's G1 contexts do): each keeps its tail cached between its own
+// calls, and a call of the other in between (which writes over the index list) makes it upload again; the scratch
+// is the largest call of either; calls from two threads take turns.
+TEST(GpuMsm, ContextsShareScratch) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+    const uint64_t seed = fresh_seed();
+    SCOPED_TRACE(::testing::Message() << "seed " << seed);
+    std::mt19937_64 rng(seed);
+    const size_t n = 20000;
+    auto bases_a = random_points<G1Config>(n, rng());
+    auto bases_b = random_points<G1Config>(n, rng());
+    auto scratch = std::make_shared<gpu::MsmScratch>(0);
+    gpu::GpuMsmConfig cfg;
+    cfg.scratch = scratch;
+    gpu::G1MsmContext a{std::span<const G1Affine>(bases_a), cfg}, b{std::span<const G1Affine>(bases_b), cfg};
+    ThreadPool pool(2);
+    // Others at every 7th position (shift: a different tail), 0/1 elsewhere.
+    auto shaped = [&](size_t shift) {
+        std::vector<Fr> v(n);
+        for (size_t i = 0; i < n; i++)
+            v[i] = (i + shift) % 7 == 0 ? Fr::random(rng) : rng() % 2 ? Fr::one() : Fr::zero();
+        return v;
+    };
+    std::shared_ptr<const SplitTail> tail[2];
+    auto run = [&](int who, const std::vector<Fr>& v, const char* what) {
+        const std::span<const Fr> values[] = {v};
+        const uint64_t* const sel[] = {kAllValues};
+        const std::shared_ptr<const SplitTail> tails[] = {tail[who]};
+        SplitOptions o;
+        o.tails = tails;
+        auto sp = split_scalars_for_device(values, 1, sel, o, &pool);
+        ASSERT_TRUE(sp[0].tail) << what;
+        if (tail[who]) {
+            EXPECT_EQ(sp[0].tail, tail[who]) << what << ": same positions, same tail";
+        }
+        tail[who] = sp[0].tail;
+        auto& ctx = who ? b : a;
+        auto& bases = who ? bases_b : bases_a;
+        EXPECT_EQ(ctx.msm_split(sp[0]), msm<G1Config>(bases, v)) << what;
+    };
+    run(0, shaped(0), "a: uploads its tail");
+    run(0, shaped(0), "a: its tail cached");
+    run(1, shaped(3), "b: another tail over a's index list");
+    run(0, shaped(0), "a: after b's call");
+    run(1, shaped(3), "b: after a's call");
+    auto dense = make_scalars(n, Kind::Dense, rng);
+    EXPECT_EQ(b.msm(dense), msm<G1Config>(bases_b, dense));
+    EXPECT_GE(scratch->bytes(), b.call_bytes(n));
+    EXPECT_EQ(a.scratch_bytes(), scratch->bytes()) << "one scratch, seen from either context";
+    run(0, shaped(0), "a: after b grew the scratch");
+    // Two threads, each with its own context, on the one scratch.
+    auto s_a = make_scalars(n, Kind::ZeroOne, rng), s_b = make_scalars(n, Kind::Dense, rng);
+    const G1Jacobian want_a = msm<G1Config>(bases_a, s_a), want_b = msm<G1Config>(bases_b, s_b);
+    std::vector<G1Jacobian> got_a(4), got_b(4);
+    std::thread t([&] {
+        for (auto& g : got_b) g = b.msm(s_b);
+    });
+    for (auto& g : got_a) g = a.msm_split(split_scalars(s_a));
+    t.join();
+    for (int i = 0; i < 4; i++) {
+        EXPECT_EQ(got_a[i], want_a) << "call " << i;
+        EXPECT_EQ(got_b[i], want_b) << "call " << i;
+    }
+    // A scratch of another device is refused.
+    gpu::GpuMsmConfig other;
+    other.scratch = std::make_shared<gpu::MsmScratch>(1);
+    EXPECT_THROW(gpu::G1MsmContext(std::span<const G1Affine>(bases_a), other), std::invalid_argument);
+}
+
+// A call whose full plan does not fit in the device's free memory runs its windows in smaller groups: with the
+// device filled to leave about half the full plan, the MSM still equals the CPU's and holds less scratch than
+// call_bytes says the full plan takes; with almost nothing left it is a CudaError, never a wrong result.
+TEST(GpuMsm, SmallerWindowGroupsWhenMemoryIsShort) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+    const uint64_t seed = fresh_seed();
+    SCOPED_TRACE(::testing::Message() << "seed " << seed);
+    std::mt19937_64 rng(seed);
+    const size_t n = size_t(1) << 20;
+    auto bases = random_points<G1Config>(n, rng());
+    auto s = make_scalars(n, Kind::Dense, rng);
+    const G1Jacobian want = msm<G1Config>(bases, s);
+    gpu::G1MsmContext ctx{std::span<const G1Affine>(bases)}, ctx2{std::span<const G1Affine>(bases)};
+    // Every kernel launched once first (a first launch may take device memory for its local stacks).
+    {
+        std::span<const G1Affine> few(bases.data(), 4096);
+        std::span<const Fr> fs(s.data(), 4096);
+        gpu::G1MsmContext warm{few};
+        EXPECT_EQ(warm.msm(fs), msm<G1Config>(few, fs));
+    }
+    const size_t full = ctx.call_bytes(n);
+    auto hog_leaving = [](size_t leave) {
+        size_t free_b = 0, total_b = 0;
+        EXPECT_EQ(cudaMemGetInfo(&free_b, &total_b), cudaSuccess);
+        void* p = nullptr;
+        if (free_b > leave) {
+            EXPECT_EQ(cudaMalloc(&p, free_b - leave), cudaSuccess);
+        }
+        return p;
+    };
+    void* hog = hog_leaving(full / 2);
+    const G1Jacobian got = ctx.msm(s);
+    const size_t held = ctx.scratch_bytes();
+    cudaFree(hog);
+    EXPECT_EQ(got, want);
+    EXPECT_LT(held, full) << "smaller window groups";
+    EXPECT_GT(held, 0u);
+    hog = hog_leaving(size_t(1) << 20);
+    EXPECT_THROW(ctx2.msm(s), gpu::CudaError);
+    cudaFree(hog);
+    EXPECT_EQ(ctx2.msm(s), want) << "and a later call with room works";
 }
 #endif

@@ -36,6 +36,16 @@ unsigned gpu_msm_window_bits(size_t n, unsigned sm_count, bool precomputed) {
 
 template class MsmContext<G1Config>;
 
+MsmScratch::MsmScratch(int device) : impl_(std::make_unique<Impl>(device)) {}
+MsmScratch::~MsmScratch() = default;
+int MsmScratch::device() const {
+    return impl_->device;
+}
+size_t MsmScratch::bytes() const {
+    std::lock_guard<std::mutex> lk(impl_->mu);
+    return impl_->size;
+}
+
 
 G1Jacobian msm_g1_gpu(std::span<const G1Affine> bases, std::span<const Fr> scalars, const GpuMsmConfig& cfg) {
     if (bases.size() != scalars.size()) throw std::invalid_argument("gpu msm: bases and scalars differ in length");

@@ -19,6 +19,8 @@
 
 namespace cuzk::gpu {
 
+class MsmScratch;
+
 // Tuning of the GPU MSM; every default is documented in msm.cu.
 struct GpuMsmConfig {
     // Device ordinal the context lives on.
@@ -35,6 +37,30 @@ struct GpuMsmConfig {
     // changes of window_bits are ignored. Memory the table does not fit in is a CudaError from the constructor that
     // names the bytes; n * W must stay below 2^31.
     bool precompute_windows = false;
+    // Device scratch shared with other contexts on the same device (MsmScratch); nullptr: the context has its own.
+    std::shared_ptr<MsmScratch> scratch;
+};
+
+// Device scratch for MSM calls, which several contexts on one device may share (GpuMsmConfig::scratch): a call
+// holds it from start to end (a call of another context waits), it grows to the largest call and is freed with
+// its last owner. A Groth16 prover's G1 MSMs run one after another, so one scratch serves them all; at Filecoin's
+// sizes each context would otherwise keep up to ~20 GB of its own.
+class MsmScratch {
+public:
+    explicit MsmScratch(int device = 0);
+    ~MsmScratch();
+    MsmScratch(const MsmScratch&) = delete;
+    MsmScratch& operator=(const MsmScratch&) = delete;
+
+    int device() const;
+    // Bytes held now (waits for a call in progress).
+    size_t bytes() const;
+
+    struct Impl;
+    Impl& impl() { return *impl_; }
+
+private:
+    std::unique_ptr<Impl> impl_;
 };
 
 // The window width the cost model in msm.cu picks for n Pippenger scalars on a GPU with sm_count SMs, without or
@@ -42,8 +68,10 @@ struct GpuMsmConfig {
 unsigned gpu_msm_window_bits(size_t n, unsigned sm_count = 132, bool precomputed = false);
 
 // Bases resident on the device across calls: uploaded once by the constructor, then any number of MSMs over
-// (a prefix of) them with scalars streamed from host memory. Device scratch is kept between calls and grows to the
-// largest call seen. Not thread-safe: one call at a time per context.
+// (a prefix of) them with scalars streamed from host memory. Device scratch (its own, or the MsmScratch it shares)
+// is kept between calls and grows to the largest call seen. When a call's full plan does not fit in the scratch
+// held plus the device's free memory, its windows run in smaller groups (fewer sorted pairs at a time) down to one
+// window per group. Not thread-safe: one call at a time per context.
 //
 // Errors: a failed CUDA call (out of memory included) throws gpu::CudaError; a call whose memory need exceeds the
 // device's free memory throws gpu::CudaError before launching anything. Never a wrong result.
@@ -81,9 +109,10 @@ public:
     // Device bytes held by the bases.
     size_t resident_bytes() const;
     // Device scratch bytes one call with `pippenger_scalars` scalars through Pippenger and `ones` scalars equal to
-    // one needs (computed on the host before any launch; the same formula sizes the allocation).
+    // one needs with full window groups (computed on the host before any launch; the same formula sizes the
+    // allocation; a call that does not fit takes less, in smaller groups).
     size_t call_bytes(size_t pippenger_scalars, size_t ones = 0) const;
-    // Scratch currently held (the largest call so far).
+    // Scratch currently held (the largest call so far; with a shared scratch, the largest call of any context).
     size_t scratch_bytes() const;
     // The window width of the precomputed table, 0 without one.
     unsigned precomputed_window_bits() const;

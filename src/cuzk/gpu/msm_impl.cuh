@@ -35,6 +35,8 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -468,9 +470,10 @@ struct Plan {
 };
 
 // pre_c: the window width of the precomputed table (0: none; its stride is pre_stride).
+// max_pairs: (key, value) pairs per window group at most (at least one window per group whatever it says).
 template <class F>
 Plan<F> make_plan(size_t m, size_t k, const GpuMsmConfig& cfg, unsigned sm_count, unsigned pre_c = 0,
-                  uint32_t pre_stride = 0, size_t ones_words = 0) {
+                  uint32_t pre_stride = 0, size_t ones_words = 0, size_t max_pairs = kMaxPairsPerGroup) {
     if (m >= (size_t(1) << 31) || k >= (size_t(1) << 31))
         throw std::invalid_argument("gpu msm: at most 2^31 - 1 scalars");
     Plan<F> pl;
@@ -484,7 +487,7 @@ Plan<F> make_plan(size_t m, size_t k, const GpuMsmConfig& cfg, unsigned sm_count
         if (pl.c < kMinWindow || pl.c > kMaxWindow)
             throw std::invalid_argument("gpu msm: window_bits must be in [2, 24]");
         pl.W = num_windows(pl.c);
-        pl.wg = (unsigned)std::min<size_t>(pl.W, std::max<size_t>(1, kMaxPairsPerGroup / m));
+        pl.wg = (unsigned)std::min<size_t>(pl.W, std::max<size_t>(1, std::min(max_pairs, kMaxPairsPerGroup) / m));
         pl.pre_stride = pre_c ? pre_stride : 0;
         pl.sets = pre_c ? 1 : pl.wg;
         pl.H = 1u << (pl.c - 1);
@@ -511,6 +514,46 @@ Plan<F> make_plan(size_t m, size_t k, const GpuMsmConfig& cfg, unsigned sm_count
 
 }  // namespace
 
+// The scratch bytes and who used them last; `mu` is held by a call from start to end.
+struct MsmScratch::Impl {
+    int device = 0;
+    std::mutex mu;
+    std::byte* ptr = nullptr;
+    size_t size = 0;
+    // Bumped whenever the bytes are reallocated or another context takes them: a context's cached tail indices
+    // (MsmContext::Impl::cached_generation) are valid only while it stays the same.
+    uint64_t generation = 0;
+    const void* user = nullptr;  // the context of the last call
+
+    explicit Impl(int d) : device(d) {}
+    ~Impl() {
+        if (ptr) {
+            cudaSetDevice(device);
+            cudaFree(ptr);
+        }
+    }
+    // Room for `bytes`, checked against free memory first so that an MSM too large for the card fails with a
+    // message that says so. Caller holds mu.
+    void reserve(size_t bytes) {
+        if (bytes <= size) return;
+        if (bytes > available())
+            throw CudaError("gpu msm: a call needs " + std::to_string(bytes) + " bytes of device scratch, " +
+                            std::to_string(available()) + " are available");
+        if (ptr) CUZK_CUDA_CHECK(cudaFree(ptr));
+        ptr = nullptr;
+        size = 0;
+        generation++;  // a tail uploaded into the old bytes is gone
+        CUZK_CUDA_CHECK(cudaMalloc(&ptr, bytes));
+        size = bytes;
+    }
+    // The largest call that fits: the bytes held plus the device's free memory.
+    size_t available() const {
+        size_t free_b = 0, total_b = 0;
+        CUZK_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+        return free_b + size;
+    }
+};
+
 template <class Cfg>
 struct MsmContext<Cfg>::Impl {
     using F = typename DeviceFieldOf<typename Cfg::F>::type;
@@ -524,17 +567,20 @@ struct MsmContext<Cfg>::Impl {
     unsigned pre_windows = 1;  // bases entries per base held on the device (W with the table)
     BaseDev<F>* d_bases = nullptr;  // n entries, or n * W: entry w * n + i = 2^(w pre_c) B_i
     cudaStream_t stream = nullptr;
-    std::byte* d_scratch = nullptr;
-    size_t scratch_size = 0;
-    uint64_t scratch_generation = 0;  // bumped whenever the scratch is reallocated
+    std::shared_ptr<MsmScratch> scratch;  // cfg.scratch, or this context's own
     // The tail (SplitTail::id, 0: none) whose indices the front of the scratch's index list holds, and in which
     // scratch generation it was uploaded.
     uint64_t cached_tail = 0, cached_generation = 0;
 
     // The bases go up in slices through a device staging buffer and are packed on the device (BaseDev: no flag byte,
     // 16-byte aligned).
-    Impl(std::span<const Affine<Cfg>> bases, const GpuMsmConfig& c) : cfg(c), n(bases.size()) {
+    Impl(std::span<const Affine<Cfg>> bases, const GpuMsmConfig& c)
+        : cfg(c), n(bases.size()), scratch(c.scratch ? c.scratch : std::make_shared<MsmScratch>(c.device)) {
         if (n >= (size_t(1) << 31)) throw std::invalid_argument("gpu msm: at most 2^31 - 1 bases");
+        if (scratch->device() != cfg.device)
+            throw std::invalid_argument("gpu msm: a scratch of device " + std::to_string(scratch->device()) +
+                                        " for a context on device " + std::to_string(cfg.device));
+        cfg.scratch.reset();  // held in `scratch`; tuning() hands out the knobs only
         CUZK_CUDA_CHECK(cudaSetDevice(cfg.device));
         int sms = 0;
         CUZK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, cfg.device));
@@ -614,27 +660,20 @@ struct MsmContext<Cfg>::Impl {
     }
     ~Impl() { release(); }
     void release() {
-        if (d_scratch) cudaFree(d_scratch);
         if (d_bases) cudaFree(d_bases);
         if (stream) cudaStreamDestroy(stream);
-        d_scratch = nullptr, d_bases = nullptr, stream = nullptr;
+        d_bases = nullptr, stream = nullptr;
     }
 
-    // Scratch grows to the largest call; the need is checked against free memory first so that an MSM too large
-    // for the card fails with a message that says so.
-    void reserve(size_t bytes) {
-        if (bytes <= scratch_size) return;
-        size_t free_b = 0, total_b = 0;
-        CUZK_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-        if (bytes > free_b + scratch_size)
-            throw CudaError("gpu msm: a call needs " + std::to_string(bytes) + " bytes of device scratch, " +
-                            std::to_string(free_b + scratch_size) + " are available");
-        if (d_scratch) CUZK_CUDA_CHECK(cudaFree(d_scratch));
-        d_scratch = nullptr;
-        scratch_size = 0;
-        scratch_generation++;  // a tail uploaded into the old scratch is gone
-        CUZK_CUDA_CHECK(cudaMalloc(&d_scratch, bytes));
-        scratch_size = bytes;
+    // The plan of a call with m Pippenger scalars and k ones, its window groups made smaller (halved, down to one
+    // window) while it does not fit in what the scratch can hold. Caller holds the scratch.
+    Plan<F> fitting_plan(size_t m, size_t k, size_t ones_words, MsmScratch::Impl& sc) const {
+        Plan<F> pl = make_plan<F>(m, k, cfg, sm_count, pre_c, (uint32_t)n, ones_words);
+        if (pl.total <= sc.size || !m) return pl;
+        const size_t avail = sc.available();
+        while (pl.total > avail && pl.wg > 1)
+            pl = make_plan<F>(m, k, cfg, sm_count, pre_c, (uint32_t)n, ones_words, m * (pl.wg / 2));
+        return pl;
     }
 
     // Sum of the bases listed in h_ones (k of them), or of those whose bit is set in h_ones read as pl.words
@@ -682,7 +721,7 @@ struct MsmContext<Cfg>::Impl {
         if (h_index) {
             // A tail this context uploaded last time (same tail, same scratch) is still at the front of the index
             // list: only the extras move.
-            const bool cached = tail && tail->id == cached_tail && scratch_generation == cached_generation;
+            const bool cached = tail && tail->id == cached_tail && scratch->impl().generation == cached_generation;
             const size_t skip = cached ? tail->indices.size() : 0;
             cached_tail = 0;  // until this call has finished
             if (m > skip) PinnedUploader::shared().upload(b.index + skip, h_index + skip, (m - skip) * 4, stream);
@@ -746,7 +785,7 @@ struct MsmContext<Cfg>::Impl {
         CUZK_CUDA_CHECK(cudaStreamSynchronize(stream));
         if (h_index && tail) {
             cached_tail = tail->id;
-            cached_generation = scratch_generation;
+            cached_generation = scratch->impl().generation;
         }
         Jacobian<Cfg> acc = Jacobian<Cfg>::identity();
         if (pl.pre_stride) {
@@ -767,9 +806,15 @@ struct MsmContext<Cfg>::Impl {
                       const void* h_ones, const KernelSpans& spans, bool on_device = false, size_t ones_words = 0,
                       const SplitTail* tail = nullptr) {
         CUZK_CUDA_CHECK(cudaSetDevice(cfg.device));
-        Plan<F> pl = make_plan<F>(m, k, cfg, sm_count, pre_c, (uint32_t)n, ones_words);
-        reserve(pl.total);
-        auto b = pl.carve(d_scratch);
+        MsmScratch::Impl& sc = scratch->impl();
+        std::lock_guard<std::mutex> lk(sc.mu);
+        if (sc.user != this) {
+            sc.user = this;
+            sc.generation++;  // another context's call wrote over the index list
+        }
+        const Plan<F> pl = fitting_plan(m, k, ones_words, sc);
+        sc.reserve(pl.total);
+        auto b = pl.carve(sc.ptr);
         KernelTimer kt(spans, stream);
         if (!m) cached_tail = 0;  // the ones' buffer now starts where the index list did
         Jacobian<Cfg> acc = Jacobian<Cfg>::identity();
@@ -847,7 +892,7 @@ size_t MsmContext<Cfg>::call_bytes(size_t pippenger_scalars, size_t ones) const 
 }
 template <class Cfg>
 size_t MsmContext<Cfg>::scratch_bytes() const {
-    return impl_->scratch_size;
+    return impl_->scratch->bytes();
 }
 template <class Cfg>
 unsigned MsmContext<Cfg>::precomputed_window_bits() const {

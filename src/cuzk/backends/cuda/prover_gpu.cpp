@@ -5,6 +5,7 @@
 #include <atomic>
 #include <functional>
 #include <future>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <utility>
@@ -22,9 +23,10 @@ namespace cuzk::gpu {
 namespace {
 constexpr TimingLayer kLayer = TimingLayer::Prover;
 
-GpuMsmConfig on(int device) {
+GpuMsmConfig on(int device, std::shared_ptr<MsmScratch> scratch = nullptr) {
     GpuMsmConfig c;
     c.device = device;
+    c.scratch = std::move(scratch);
     return c;
 }
 }  // namespace
@@ -74,6 +76,9 @@ struct GpuProver::Impl {
     const groth16::Parameters& p;
     GpuProverConfig cfg;
     HostPins pins;  // before the contexts: their uploads read the pinned arrays
+    // The G1 MSMs run one after another (prove_one), so their contexts share one scratch; B_G2's, which runs beside
+    // them, has its own.
+    std::shared_ptr<MsmScratch> g1_scratch;
     G1MsmContext a, b1, l, h;
     G2MsmContext b2;
     // Two sets of device arrays for H ("slots"), kept while the domain size stays the same: while one circuit's
@@ -93,10 +98,11 @@ struct GpuProver::Impl {
         : p(params),
           cfg(c),
           pins(pins_for(params, c)),
-          a(params.a, on(c.device)),
-          b1(params.b_g1, on(c.device)),
-          l(params.l, on(c.device)),
-          h(params.h, on(c.device)),
+          g1_scratch(std::make_shared<MsmScratch>(c.device)),
+          a(params.a, on(c.device, g1_scratch)),
+          b1(params.b_g1, on(c.device, g1_scratch)),
+          l(params.l, on(c.device, g1_scratch)),
+          h(params.h, on(c.device, g1_scratch)),
           b2(params.b_g2, on(c.device)) {}
 
     // The H arrays of slot k for this domain (made or remade when the size or convention changed). An optional
