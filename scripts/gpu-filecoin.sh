@@ -2,7 +2,9 @@
 # The Filecoin figures on a GPU machine (docs/perf.md), one step per call of the device tool (each fits in its
 # 10-minute limit once the binary is built; the machine keeps /tmp only while it stays warm, so run the steps back to
 # back or let each regenerate what it needs):
-#   build           cuzk with CUDA for sm_90 into $BUILD_DIR (~1 min on 16 cores; no tests, no daemon)
+#   build           cuzk with CUDA for sm_90 into $BUILD_DIR (~1 min on 16 cores; no daemon; the tests too with
+#                   TESTS=ON, ~2 min more)
+#   gpu-tests       the GPU tests of that build ($GTEST_FILTER, default Gpu*), log in gpu-tests.log
 #   params-load     the 32 GiB PoRep parameter set (random points of the real shape, ~2 min to write once) loaded
 #                   unchecked, checked on the CPU and checked on the GPU
 #   winning         one 32 GiB Winning PoSt partition, PCE and full synthesis
@@ -55,10 +57,16 @@ for step in "$@"; do
     build)
       echo "== build"
       cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUZK_CUDA=ON -DCUZK_DAEMON=OFF \
-        -DCUZK_BUILD_TESTS=OFF -DCUZK_BUILD_BENCH=OFF -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" \
+        -DCUZK_BUILD_TESTS="${TESTS:-OFF}" -DCUZK_BUILD_BENCH=OFF -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" \
         >"$OUT/configure.log" 2>&1 || { tail -20 "$OUT/configure.log"; exit 1; }
-      ninja -C "$BUILD_DIR" cuzk_cli >"$OUT/build.log" 2>&1 || { grep -E "error|FAILED" "$OUT/build.log" | head; exit 1; }
+      targets=cuzk_cli
+      [ "${TESTS:-OFF}" = ON ] && targets="cuzk_cli cuzk_tests"
+      ninja -C "$BUILD_DIR" $targets >"$OUT/build.log" 2>&1 || { grep -E "error|FAILED" "$OUT/build.log" | head; exit 1; }
       ;;
+    gpu-tests)
+      echo "== gpu-tests"
+      "$BUILD_DIR/tests/cuzk_tests" --gtest_filter="${GTEST_FILTER:-Gpu*}" >"$OUT/gpu-tests.log" 2>&1 || status=1
+      grep -E "^\[  (FAILED|SKIPPED|PASSED) |^\[==========\]|seed" "$OUT/gpu-tests.log" | tail -30 ;;
     params-load)
       bench params-load params-load --proof-type StackedDrg32GiBV1_1 --random-params --params-dir "$P32" ;;
     winning)
@@ -71,7 +79,7 @@ for step in "$@"; do
     snap-poseidon)
       bench snap-poseidon snap --proof-type StackedDrg32GiBV1 --poseidon --random-params ;;
     *)
-      echo "unknown step '$step' (build, params-load, winning, window, snap, snap-poseidon)"; exit 2 ;;
+      echo "unknown step '$step' (build, gpu-tests, params-load, winning, window, snap, snap-poseidon)"; exit 2 ;;
   esac
 done
 exit $status
