@@ -1,15 +1,13 @@
 #include "cuzk/filecoin/c1.hpp"
 
 #include <array>
-#include <charconv>
-#include <cstring>
-#include <functional>
 #include <optional>
 
 #include "cuzk/filecoin/graph.hpp"
 #include "cuzk/filecoin/label.hpp"
 #include "cuzk/filecoin/porep.hpp"
 #include "cuzk/filecoin/tree.hpp"
+#include "cuzk/filecoin/vanilla_json.hpp"
 #include "cuzk/gadgets/poseidon.hpp"
 
 namespace cuzk::filecoin {
@@ -96,374 +94,10 @@ const char* variant_of(uint64_t sector_size) {
                                                                   std::to_string(sector_size));
 }
 
-// A pull parser over the text with the JSON path of the current value kept as a stack of segments, so that an
-// error names the field without building any string on the good path.
-class Cursor {
-  public:
-    explicit Cursor(std::string_view text) : begin_(text.data()), p_(text.data()), end_(text.data() + text.size()) {}
-
-    struct Segment {
-        std::string_view key;  // empty: an array index
-        size_t index = 0;
-    };
-
-    [[noreturn]] void fail(C1ErrorKind kind, const std::string& message) const {
-        throw C1Error(kind, path(), message + " (at byte " + std::to_string(p_ - begin_) + ")");
-    }
-    std::string path() const {
-        std::string s;
-        for (const Segment& g : stack_) {
-            if (!g.key.empty()) {
-                if (!s.empty()) s += '.';
-                s += g.key;
-            } else {
-                s += '[' + std::to_string(g.index) + ']';
-            }
-        }
-        return s;
-    }
-    void push_key(std::string_view k) { stack_.push_back({k, 0}); }
-    void push_index(size_t i) { stack_.push_back({{}, i}); }
-    void pop() { stack_.pop_back(); }
-
-    void ws() {
-        while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) p_++;
-    }
-    char peek() {
-        ws();
-        if (p_ >= end_) fail(C1ErrorKind::Syntax, "unexpected end of input");
-        return *p_;
-    }
-    void expect(char c, const char* what) {
-        if (peek() != c) fail(peek_kind(), std::string("expected ") + what);
-        p_++;
-    }
-    // A token where a value of another type was expected is a schema error; garbage is a syntax error.
-    C1ErrorKind peek_kind() {
-        ws();
-        if (p_ >= end_) return C1ErrorKind::Syntax;
-        const char c = *p_;
-        if (c == '{' || c == '[' || c == '"' || c == '-' || (c >= '0' && c <= '9') || c == 't' || c == 'f' || c == 'n')
-            return C1ErrorKind::Schema;
-        return C1ErrorKind::Syntax;
-    }
-    void expect_end() {
-        ws();
-        if (p_ != end_) fail(C1ErrorKind::Syntax, "trailing characters after the JSON value");
-    }
-
-    // A string; `scratch` holds it when it has escapes. Validates UTF-8.
-    std::string_view string(std::string& scratch) {
-        expect('"', "a string");
-        const char* s = p_;
-        bool escaped = false;
-        while (true) {
-            if (p_ >= end_) fail(C1ErrorKind::Syntax, "unterminated string");
-            const unsigned char c = (unsigned char)*p_;
-            if (c == '"') break;
-            if (c == '\\') {
-                escaped = true;
-                p_ += 2;
-                continue;
-            }
-            if (c < 0x20) fail(C1ErrorKind::Syntax, "control character in a string");
-            if (c >= 0x80) {
-                utf8();
-                continue;
-            }
-            p_++;
-        }
-        if (p_ > end_) fail(C1ErrorKind::Syntax, "unterminated string");
-        const std::string_view raw(s, size_t(p_ - s));
-        p_++;
-        if (!escaped) return raw;
-        scratch.clear();
-        for (size_t i = 0; i < raw.size(); i++) {
-            if (raw[i] != '\\') {
-                scratch += raw[i];
-                continue;
-            }
-            const char e = raw[++i];
-            switch (e) {
-                case '"': case '\\': case '/': scratch += e; break;
-                case 'b': scratch += '\b'; break;
-                case 'f': scratch += '\f'; break;
-                case 'n': scratch += '\n'; break;
-                case 'r': scratch += '\r'; break;
-                case 't': scratch += '\t'; break;
-                case 'u': {
-                    if (i + 4 >= raw.size()) fail(C1ErrorKind::Syntax, "bad \\u escape");
-                    unsigned v = 0;
-                    for (int k = 1; k <= 4; k++) {
-                        const char h = raw[i + k];
-                        v = v * 16 + unsigned(h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10
-                                              : h >= 'A' && h <= 'F' ? h - 'A' + 10 : 99);
-                        if (v >= 0x10000) fail(C1ErrorKind::Syntax, "bad \\u escape");
-                    }
-                    i += 4;
-                    // Keys and names here are ASCII; other code points are kept as UTF-8 (surrogates unpaired).
-                    if (v < 0x80) scratch += char(v);
-                    else if (v < 0x800) scratch += char(0xC0 | (v >> 6)), scratch += char(0x80 | (v & 0x3F));
-                    else scratch += char(0xE0 | (v >> 12)), scratch += char(0x80 | ((v >> 6) & 0x3F)),
-                         scratch += char(0x80 | (v & 0x3F));
-                    break;
-                }
-                default: fail(C1ErrorKind::Syntax, "bad escape in a string");
-            }
-        }
-        return scratch;
-    }
-
-    // An unsigned integer of at most `max`.
-    uint64_t number(uint64_t max, const char* what) {
-        ws();
-        if (p_ >= end_ || *p_ < '0' || *p_ > '9') {
-            if (p_ < end_ && *p_ == '-') fail(C1ErrorKind::Schema, std::string("negative number, expected ") + what);
-            fail(peek_kind(), std::string("expected ") + what);
-        }
-        uint64_t v = 0;
-        const auto r = std::from_chars(p_, end_, v);
-        if (r.ec == std::errc::result_out_of_range || v > max)
-            fail(C1ErrorKind::Schema, std::string("number out of range for ") + what);
-        p_ = r.ptr;
-        if (p_ < end_ && (*p_ == '.' || *p_ == 'e' || *p_ == 'E'))
-            fail(C1ErrorKind::Schema, std::string("not an integer, expected ") + what);
-        return v;
-    }
-
-    // serde's [u8; 32] / Domain: a sequence of exactly 32 numbers 0..255. The hot path of a C1 (~95% of its bytes).
-    void bytes32(uint8_t* out) {
-        expect('[', "an array of 32 bytes");
-        size_t n = 0;
-        ws();
-        if (p_ < end_ && *p_ == ']') fail(C1ErrorKind::Schema, "0 bytes, expected 32");
-        while (true) {
-            ws();
-            unsigned v = 0;
-            const char* s = p_;
-            while (p_ < end_ && unsigned(*p_ - '0') < 10 && p_ - s < 4) v = v * 10 + unsigned(*p_++ - '0');
-            if (p_ == s) fail(peek_kind(), "expected a byte (0..255)");
-            if (v > 255 || (p_ < end_ && unsigned(*p_ - '0') < 10)) fail(C1ErrorKind::Schema, "byte out of range");
-            if (n == 32) fail(C1ErrorKind::Schema, "more than 32 bytes");
-            out[n++] = uint8_t(v);
-            ws();
-            if (p_ >= end_) fail(C1ErrorKind::Syntax, "unexpected end of input");
-            if (*p_ == ',') {
-                p_++;
-                continue;
-            }
-            if (*p_ == ']') {
-                p_++;
-                break;
-            }
-            fail(C1ErrorKind::Syntax, "expected ',' or ']'");
-        }
-        if (n != 32) fail(C1ErrorKind::Schema, std::to_string(n) + " bytes, expected 32");
-    }
-    Bytes32 bytes32() {
-        Bytes32 b;
-        bytes32(b.data());
-        return b;
-    }
-
-    // Calls item(i) for each element of an array, with the index on the path.
-    template <class F>
-    void array(F&& item) {
-        expect('[', "an array");
-        if (peek() == ']') {
-            p_++;
-            return;
-        }
-        for (size_t i = 0;; i++) {
-            push_index(i);
-            item(i);
-            pop();
-            const char c = peek();
-            p_++;
-            if (c == ',') continue;
-            if (c == ']') return;
-            p_--;
-            fail(C1ErrorKind::Syntax, "expected ',' or ']'");
-        }
-    }
-
-    // Calls field(key) for each member of an object, with the key on the path; field returns false for a key it
-    // does not know (the value is skipped, as serde does). Keys must be distinct (serde: "duplicate field").
-    template <class F>
-    void object(F&& field) {
-        expect('{', "an object");
-        if (peek() == '}') {
-            p_++;
-            return;
-        }
-        std::string scratch;
-        while (true) {
-            if (peek() != '"') fail(C1ErrorKind::Syntax, "expected a key");
-            std::string key(string(scratch));
-            expect(':', "':'");
-            push_key(key);
-            if (!field(std::string_view(key))) skip();
-            pop();
-            const char c = peek();
-            p_++;
-            if (c == ',') continue;
-            if (c == '}') return;
-            p_--;
-            fail(C1ErrorKind::Syntax, "expected ',' or '}'");
-        }
-    }
-
-    void null() {
-        ws();
-        if (end_ - p_ >= 4 && std::memcmp(p_, "null", 4) == 0) {
-            p_ += 4;
-            return;
-        }
-        fail(peek_kind(), "expected null");
-    }
-
-    // Any value, checked for syntax only.
-    void skip(int depth = 0) {
-        if (depth > 128) fail(C1ErrorKind::Syntax, "nesting too deep");
-        const char c = peek();
-        std::string scratch;
-        if (c == '{') {
-            object([&](std::string_view) {
-                skip(depth + 1);
-                return true;
-            });
-        } else if (c == '[') {
-            array([&](size_t) { skip(depth + 1); });
-        } else if (c == '"') {
-            string(scratch);
-        } else if (c == 't' || c == 'f' || c == 'n') {
-            for (const char* lit : {"true", "false", "null"}) {
-                const size_t n = std::strlen(lit);
-                if (size_t(end_ - p_) >= n && std::memcmp(p_, lit, n) == 0) {
-                    p_ += n;
-                    return;
-                }
-            }
-            fail(C1ErrorKind::Syntax, "bad literal");
-        } else if (c == '-' || (c >= '0' && c <= '9')) {
-            if (*p_ == '-') p_++;
-            const char* s = p_;
-            while (p_ < end_ && ((*p_ >= '0' && *p_ <= '9') || *p_ == '.' || *p_ == 'e' || *p_ == 'E' || *p_ == '+' ||
-                                 *p_ == '-'))
-                p_++;
-            if (p_ == s) fail(C1ErrorKind::Syntax, "bad number");
-        } else {
-            fail(C1ErrorKind::Syntax, std::string("unexpected character '") + c + "'");
-        }
-    }
-
-  private:
-    void utf8() {
-        const unsigned char c = (unsigned char)*p_;
-        int n = c >= 0xF0 && c <= 0xF4 ? 3 : c >= 0xE0 ? 2 : c >= 0xC2 && c <= 0xDF ? 1 : -1;
-        if (c > 0xF4) n = -1;
-        if (n < 0 || end_ - p_ <= n) fail(C1ErrorKind::Syntax, "invalid UTF-8");
-        for (int k = 1; k <= n; k++)
-            if (((unsigned char)p_[k] & 0xC0) != 0x80) fail(C1ErrorKind::Syntax, "invalid UTF-8");
-        p_ += n + 1;
-    }
-
-    const char* begin_;
-    const char* p_;
-    const char* end_;
-    std::vector<Segment> stack_;
-};
-
-// Tracks the required fields of one struct (serde: "missing field `x`").
-class Required {
-  public:
-    Required(Cursor& c, std::initializer_list<const char*> names) : c_(c) {
-        for (const char* n : names) names_[count_++] = n;
-    }
-    bool take(std::string_view key) {
-        for (size_t i = 0; i < count_; i++) {
-            if (key == names_[i]) {
-                if (seen_ & (1u << i)) c_.fail(C1ErrorKind::Schema, "duplicate field `" + std::string(key) + "`");
-                seen_ |= 1u << i;
-                return true;
-            }
-        }
-        return false;
-    }
-    void finish() const {
-        for (size_t i = 0; i < count_; i++)
-            if (!(seen_ & (1u << i))) c_.fail(C1ErrorKind::Schema, std::string("missing field `") + names_[i] + "`");
-    }
-
-  private:
-    Cursor& c_;
-    std::array<const char*, 8> names_{};
-    size_t count_ = 0;
-    uint32_t seen_ = 0;
-};
-
-std::vector<Domain> parse_domains(Cursor& c) {
-    std::vector<Domain> out;
-    c.array([&](size_t) { c.bytes32(out.emplace_back().data()); });
-    return out;
-}
-
-std::vector<MerklePathElement> parse_inclusion_path(Cursor& c) {
-    std::vector<MerklePathElement> out;
-    Required req(c, {"path"});
-    c.object([&](std::string_view key) {
-        if (!req.take(key)) return false;
-        c.array([&](size_t) {
-            MerklePathElement& e = out.emplace_back();
-            Required r(c, {"hashes", "index"});
-            c.object([&](std::string_view k) {
-                if (!r.take(k)) return false;
-                if (k == "hashes") e.hashes = parse_domains(c);
-                else e.index = c.number(UINT64_MAX, "a usize");
-                return true;
-            });
-            r.finish();
-        });
-        return true;
-    });
-    req.finish();
-    return out;
-}
-
-MerkleProof parse_merkle_proof(Cursor& c) {
-    MerkleProof p;
-    Required outer(c, {"data"});
-    c.object([&](std::string_view key) {
-        if (!outer.take(key)) return false;
-        bool variant = false;
-        c.object([&](std::string_view v) {
-            if (variant) c.fail(C1ErrorKind::Schema, "an enum value has exactly one variant");
-            variant = true;
-            if (v == "Single") p.kind = MerkleProofKind::Single;
-            else if (v == "Sub") p.kind = MerkleProofKind::Sub;
-            else if (v == "Top") p.kind = MerkleProofKind::Top;
-            else c.fail(C1ErrorKind::Schema, "unknown variant, expected Single, Sub or Top");
-            Required r = p.kind == MerkleProofKind::Single ? Required(c, {"root", "leaf", "path"})
-                         : p.kind == MerkleProofKind::Sub  ? Required(c, {"base_proof", "sub_proof", "root", "leaf"})
-                                                           : Required(c, {"base_proof", "sub_proof", "top_proof", "root", "leaf"});
-            c.object([&](std::string_view k) {
-                if (!r.take(k)) return false;
-                if (k == "root") c.bytes32(p.root.data());
-                else if (k == "leaf") c.bytes32(p.leaf.data());
-                else if (k == "path" || k == "base_proof") p.base = parse_inclusion_path(c);
-                else if (k == "sub_proof") p.sub = parse_inclusion_path(c);
-                else p.top = parse_inclusion_path(c);
-                return true;
-            });
-            r.finish();
-            return true;
-        });
-        if (!variant) c.fail(C1ErrorKind::Schema, "an enum value has exactly one variant");
-        return true;
-    });
-    outer.finish();
-    return p;
-}
+using json::Cursor;
+using json::parse_domains;
+using json::parse_merkle_proof;
+using json::Required;
 
 ColumnProof parse_column_proof(Cursor& c) {
     ColumnProof p;
@@ -547,10 +181,7 @@ C1Output parse_c1_json(std::string_view text) {
                 c.fail(C1ErrorKind::ProofType, "unknown registered seal proof \"" + std::string(name) + "\"");
             }
         } else if (k == "vanilla_proofs") {
-            bool seen = false;
-            c.object([&](std::string_view v) {
-                if (seen) c.fail(C1ErrorKind::Schema, "an enum value has exactly one variant");
-                seen = true;
+            c.enum_value([&](std::string_view v) {
                 bool known = false;
                 for (const SizeVariant& s : kVariants) known |= v == s.name;
                 if (!known) c.fail(C1ErrorKind::ProofType, "unknown variant \"" + std::string(v) + "\"");
@@ -559,9 +190,7 @@ C1Output parse_c1_json(std::string_view text) {
                     std::vector<VanillaSealProof>& partition = out.vanilla_proofs.emplace_back();
                     c.array([&](size_t) { partition.push_back(parse_vanilla_proof(c)); });
                 });
-                return true;
             });
-            if (!seen) c.fail(C1ErrorKind::Schema, "an enum value has exactly one variant");
         } else {
             Bytes32& b = k == "comm_r" ? out.comm_r : k == "comm_d" ? out.comm_d : k == "replica_id" ? out.replica_id
                                                     : k == "seed" ? out.seed : out.ticket;
@@ -583,79 +212,9 @@ C1Output parse_c1_json(std::string_view text) {
 
 namespace {
 
-class Writer {
+// The C1 types over the shared JSON writer.
+class C1Writer : public json::Writer {
   public:
-    std::string out;
-
-    void raw(std::string_view s) { out.append(s); }
-    void key(std::string_view k) {
-        out += '"';
-        out.append(k);
-        out += "\":";
-    }
-    void number(uint64_t v) {
-        char buf[24];
-        const auto r = std::to_chars(buf, buf + sizeof buf, v);
-        out.append(buf, r.ptr);
-    }
-    void bytes32(const uint8_t* b) {
-        static const Table table;
-        out += '[';
-        for (int i = 0; i < 32; i++) {
-            if (i) out += ',';
-            out.append(table.text[b[i]], table.len[b[i]]);
-        }
-        out += ']';
-    }
-    void domains(const std::vector<Domain>& v) {
-        out += '[';
-        for (size_t i = 0; i < v.size(); i++) {
-            if (i) out += ',';
-            bytes32(v[i].data());
-        }
-        out += ']';
-    }
-    void inclusion_path(const std::vector<MerklePathElement>& path) {
-        raw("{\"path\":[");
-        for (size_t i = 0; i < path.size(); i++) {
-            if (i) out += ',';
-            raw("{\"hashes\":");
-            domains(path[i].hashes);
-            raw(",\"index\":");
-            number(path[i].index);
-            out += '}';
-        }
-        raw("]}");
-    }
-    void merkle_proof(const MerkleProof& p) {
-        raw("{\"data\":{");
-        switch (p.kind) {
-            case MerkleProofKind::Single:
-                raw("\"Single\":{\"root\":");
-                bytes32(p.root.data());
-                raw(",\"leaf\":");
-                bytes32(p.leaf.data());
-                raw(",\"path\":");
-                inclusion_path(p.base);
-                break;
-            case MerkleProofKind::Sub:
-            case MerkleProofKind::Top:
-                raw(p.kind == MerkleProofKind::Sub ? "\"Sub\":{\"base_proof\":" : "\"Top\":{\"base_proof\":");
-                inclusion_path(p.base);
-                raw(",\"sub_proof\":");
-                inclusion_path(p.sub);
-                if (p.kind == MerkleProofKind::Top) {
-                    raw(",\"top_proof\":");
-                    inclusion_path(p.top);
-                }
-                raw(",\"root\":");
-                bytes32(p.root.data());
-                raw(",\"leaf\":");
-                bytes32(p.leaf.data());
-                break;
-        }
-        raw("}}}");
-    }
     void column_proof(const ColumnProof& p) {
         raw("{\"column\":{\"index\":");
         number(p.index);
@@ -666,12 +225,7 @@ class Writer {
         out += '}';
     }
     void column_proofs(const std::vector<ColumnProof>& v) {
-        out += '[';
-        for (size_t i = 0; i < v.size(); i++) {
-            if (i) out += ',';
-            column_proof(v[i]);
-        }
-        out += ']';
+        array(v, [&](const ColumnProof& p) { column_proof(p); });
     }
     void labeling_proof(const LabelingProof& p) {
         raw("{\"parents\":");
@@ -693,27 +247,12 @@ class Writer {
         column_proofs(p.replica_column_proofs.drg_parents);
         raw(",\"exp_parents\":");
         column_proofs(p.replica_column_proofs.exp_parents);
-        raw("},\"labeling_proofs\":[");
-        for (size_t i = 0; i < p.labeling_proofs.size(); i++) {
-            if (i) out += ',';
-            labeling_proof(p.labeling_proofs[i]);
-        }
-        raw("],\"encoding_proof\":");
+        raw("},\"labeling_proofs\":");
+        array(p.labeling_proofs, [&](const LabelingProof& l) { labeling_proof(l); });
+        raw(",\"encoding_proof\":");
         labeling_proof(p.encoding_proof);
         out += '}';
     }
-
-  private:
-    struct Table {
-        char text[256][4];
-        uint8_t len[256];
-        Table() {
-            for (int i = 0; i < 256; i++) {
-                const auto r = std::to_chars(text[i], text[i] + 4, i);
-                len[i] = uint8_t(r.ptr - text[i]);
-            }
-        }
-    };
 };
 
 // About 3.7 characters per byte of a Domain and 33 Domains per path level of arity 8: enough to reserve once.
@@ -741,7 +280,7 @@ size_t estimate_size(const C1Output& c1) {
 }  // namespace
 
 std::string write_c1_json(const C1Output& c1) {
-    Writer w;
+    C1Writer w;
     w.out.reserve(estimate_size(c1));
     w.raw("{\"registered_proof\":\"");
     w.raw(proof_name(c1.registered_proof));

@@ -16,7 +16,8 @@
 //               | {"data": {"Top": {"base_proof", "sub_proof", "top_proof", "root", "leaf"}}}
 //   InclusionPath = {"path": [{"hashes": [arity - 1 Domains], "index": position among the siblings}]}
 // (storage-proofs-core merkle/proof.rs; storage-proofs-porep stacked/vanilla/{params,column,column_proof,
-// labeling_proof,encoding_proof}.rs; filecoin-proofs types/mod.rs.) Unknown fields are skipped, as serde does.
+// labeling_proof,encoding_proof}.rs; filecoin-proofs types/mod.rs.) Unknown fields are skipped, as serde does. The
+// parser and the MerkleProof form are shared with the PoSt and SnapDeals vanilla proofs (vanilla_json.hpp).
 //
 // Curio hands C1 over wrapped: {"SectorNum": n, "Phase1Out": "<base64 of the C1 JSON>", "SectorSize": bytes}.
 #pragma once
