@@ -4,9 +4,12 @@
 // FallbackPoSt circuit with the public inputs post_public_inputs derives (Window: two sectors, and one padded to
 // two; Winning: the 66 challenges of one sector); a wrong challenge, sibling, root or comm_r refused; generated
 // vanilla proofs of sectors never built (virtual trees) accepted at 32 GiB and 64 GiB, satisfying at 2 KiB; the
-// engine job (engine/post.hpp) returns only proofs that verify.
+// engine job (engine/post.hpp) returns only proofs that verify. The JSON form (serde_json's of the same types): a
+// fixture checked by hand against upstream's types, generated proofs read back equal to their bincode, bad JSON
+// refused naming the field.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <random>
 
 #include "cuzk/engine/post.hpp"
@@ -18,10 +21,16 @@
 #include "cuzk/filecoin/sealer.hpp"
 #include "cuzk/r1cs/test_cs.hpp"
 #include "seeded_rng.hpp"
+#include "vanilla_test_util.hpp"
 
 namespace cuzk::filecoin {
 namespace {
 
+using testing::bytes_of;
+using testing::error_of;
+using testing::expect_has;
+using testing::node_domain;
+using testing::node_json;
 using testing::seeded_rng;
 
 Domain random_domain(std::mt19937_64& rng) { return domain_from_fr(Fr::random(rng)); }
@@ -269,6 +278,162 @@ TEST(FilecoinPostVanilla, GeneratedForAnySize) {
         const PostPartitionWitness w = post_partition_witness(config, post_type(p), randomness, {&back, 1}, 0);
         EXPECT_EQ(w.public_inputs.size(), config.public_input_count()) << proof_name(p);
     }
+}
+
+// ---- JSON (serde_json's form of the same types) ------------------------------------------------------------------
+
+// A fixture checked by hand against upstream's types, for a Sub Merkle proof (a base path, then one sub level, as a
+// 32 GiB sector's tree R_last has; fewer siblings, as arities are checked after reading). What fixes each part of
+// the shape (serde derive, serde_json):
+//   filecoin-proofs types/mod.rs FallbackPoStSectorProof { sector_id: SectorId, comm_r: <Tree::Hasher as
+//     Hasher>::Domain, vanilla_proof: fallback::Proof } — only #[serde(bound(...))] attributes (no shape change);
+//     SectorId(u64) (storage-proofs-core sector.rs) is a newtype struct, so a bare number; PoseidonDomain
+//     (filecoin-hashers poseidon.rs) is a newtype over <blstrs::Scalar as PrimeField>::Repr = [u8; 32], so an array
+//     of 32 numbers (little-endian bytes).
+//   storage-proofs-post fallback/vanilla.rs Proof { sectors: Vec<SectorProof> }, SectorProof { inclusion_proofs,
+//     comm_c, comm_r_last } in that order.
+//   storage-proofs-core merkle/proof.rs MerkleProof { data: ProofData }; ProofData is an enum with no #[serde(tag)] or
+//     untagged attribute, so externally tagged: {"Sub": SubProof}; SubProof { base_proof, sub_proof, root, leaf } in
+//     declaration order; InclusionPath { path: Vec<PathElement> }; PathElement { hashes, index: usize, _arity } with
+//     #[serde(skip)] on the PhantomData _arity, so no third key.
+// Every key below is one of those field names, in that order.
+TEST(FilecoinPostVanilla, JsonFixtureHasUpstreamsSerdeShape) {
+    const std::string fixture = R"({"sector_id":8827,"comm_r":)" + node_json(1) +
+                                R"(,"vanilla_proof":{"sectors":[{"inclusion_proofs":[{"data":{"Sub":{)"
+                                R"("base_proof":{"path":[{"hashes":[)" + node_json(2) + R"(],"index":1}]},)"
+                                R"("sub_proof":{"path":[{"hashes":[)" + node_json(3) + "," + node_json(4) + "," +
+                                node_json(5) + R"(],"index":2}]},)"
+                                R"("root":)" + node_json(6) + R"(,"leaf":)" + node_json(7) + R"(}}}],)"
+                                R"("comm_c":)" + node_json(8) + R"(,"comm_r_last":)" + node_json(9) + "}]}}";
+    FallbackPostSectorProof p;
+    p.sector_id = 8827;
+    p.comm_r = node_domain(1);
+    MerkleProof m;
+    m.kind = MerkleProofKind::Sub;
+    m.base = {MerklePathElement{{node_domain(2)}, 1}};
+    m.sub = {MerklePathElement{{node_domain(3), node_domain(4), node_domain(5)}, 2}};
+    m.root = node_domain(6);
+    m.leaf = node_domain(7);
+    p.sectors = {PostSectorProof{{m}, node_domain(8), node_domain(9)}};
+
+    EXPECT_EQ(write_post_vanilla_json(p), fixture);
+    EXPECT_EQ(parse_post_vanilla_json(fixture, "t"), p);
+    // What the file reader makes of either encoding of it. 8827 = 0x227B: the bincode starts with '{', '"' and is
+    // still read as bincode.
+    const std::vector<uint8_t> bin = write_post_vanilla_proof(p);
+    ASSERT_EQ(bin[0], '{');
+    ASSERT_EQ(bin[1], '"');
+    EXPECT_EQ(read_post_vanilla_proof(bin, "t"), p);
+    EXPECT_EQ(read_post_vanilla_proof(bytes_of(fixture), "t"), p);
+    // As serde_json reads it: whitespace, another field order and unknown fields are fine.
+    nlohmann::json j = nlohmann::json::parse(fixture);  // std::map: keys re-ordered alphabetically
+    j["vanilla_proof"]["sectors"][0]["note"] = {1, "two", nullptr};
+    j["future_field"] = true;
+    EXPECT_EQ(read_post_vanilla_proof(bytes_of("\n\t " + j.dump(2) + "\n"), "t"), p);
+}
+
+// Generated proofs (2 KiB Window and Winning; 32 GiB's Sub and 64 GiB's Top proofs): the JSON reads back to what
+// the bincode does, and to the same partition witness.
+TEST(FilecoinPostVanilla, JsonRoundTripEqualsBincode) {
+    auto rng = seeded_rng("FilecoinPostVanilla.JsonRoundTrip");
+    const Domain randomness = random_randomness(rng);
+    for (RegisteredPoStProof type :
+         {RegisteredPoStProof::StackedDrgWindow2KiBV1_2, RegisteredPoStProof::StackedDrgWinning2KiBV1,
+          RegisteredPoStProof::StackedDrgWindow32GiBV1_2, RegisteredPoStProof::StackedDrgWindow64GiBV1_2}) {
+        const FallbackPostSectorProof p = generate_post_vanilla(type, randomness, 1000 + rng() % 100000, 0, rng());
+        const std::string text = write_post_vanilla_json(p);
+        const std::vector<uint8_t> bin = write_post_vanilla_proof(p);
+        const FallbackPostSectorProof from_json = read_post_vanilla_proof(bytes_of(text), "j");
+        EXPECT_EQ(from_json, read_post_vanilla_proof(bin, "b")) << proof_name(type);
+        EXPECT_EQ(from_json, p) << proof_name(type);
+        EXPECT_EQ(write_post_vanilla_json(from_json), text);
+        const PostCircuitConfig config = PostCircuitConfig::from_registered(type);
+        if (config.sector_nodes <= 64)
+            expect_satisfied(config, post_partition_witness(config, post_type(type), randomness, {&from_json, 1}, 0));
+        else
+            EXPECT_EQ(post_partition_witness(config, post_type(type), randomness, {&from_json, 1}, 0).public_inputs,
+                      post_partition_witness(config, post_type(type), randomness, {&p, 1}, 0).public_inputs);
+    }
+}
+
+// Bad JSON: FilecoinError MalformedVanilla (as the bincode reader's) naming the file's label and the JSON path of the
+// field; a path of the wrong length and a non-canonical node are refused by the same checks as a bincode proof's.
+TEST(FilecoinPostVanilla, BadJsonNamesTheField) {
+    auto rng = seeded_rng("FilecoinPostVanilla.BadJson");
+    const RegisteredPoStProof type = RegisteredPoStProof::StackedDrgWindow2KiBV1_2;
+    const PostCircuitConfig config = PostCircuitConfig::from_registered(type);
+    const Domain randomness = random_randomness(rng);
+    const FallbackPostSectorProof good = generate_post_vanilla(type, randomness, 3, 0, rng());
+    const std::string text = write_post_vanilla_json(good);
+    auto read = [](const std::string& t) { return [t] { read_post_vanilla_proof(bytes_of(t), "sector 3"); }; };
+    auto edited = [&](auto&& edit) {
+        nlohmann::json j = nlohmann::json::parse(text);
+        edit(j);
+        return j.dump();
+    };
+    const std::string proof4 = "sector 3: vanilla_proof.sectors[0].inclusion_proofs[4]";
+
+    // truncated: anywhere, an error naming the label and the truncation; halfway, after a "hashes" key, that field
+    for (size_t n = 2; n < text.size(); n += 101) {  // from `{"`: "{" alone is 1 byte of bincode
+        const std::string m = error_of(read(text.substr(0, n)));
+        expect_has(m, "sector 3: ");
+        expect_has(m, "unexpected end of input");
+    }
+    const std::string cut = error_of(read(text.substr(0, text.find("\"hashes\":", text.size() / 2) + 9)));
+    expect_has(cut, "sector 3: vanilla_proof.sectors[0].inclusion_proofs[");
+    expect_has(cut, "].hashes: unexpected end of input");
+    // a wrong type, a missing field, a duplicate field, an unknown variant, numbers out of range, trailing text
+    expect_has(error_of(read(edited([](nlohmann::json& j) { j["sector_id"] = "3"; }))),
+               "sector 3: sector_id: expected a u64 (SectorId)");
+    expect_has(error_of(read(edited([](nlohmann::json& j) { j["vanilla_proof"]["sectors"][0].erase("comm_c"); }))),
+               "sector 3: vanilla_proof.sectors[0]: missing field `comm_c`");
+    std::string twice = text;
+    twice.insert(1, R"("sector_id":3,)");
+    expect_has(error_of(read(twice)), "sector 3: sector_id: duplicate field `sector_id`");
+    expect_has(error_of(read(edited([](nlohmann::json& j) {
+                   auto& d = j["vanilla_proof"]["sectors"][0]["inclusion_proofs"][4]["data"];
+                   const nlohmann::json single = d["Single"];
+                   d = {{"Middle", single}};
+               }))),
+               proof4 + ".data.Middle: unknown variant, expected Single, Sub or Top");
+    expect_has(error_of(read(edited([](nlohmann::json& j) {
+                   j["vanilla_proof"]["sectors"][0]["inclusion_proofs"][4]["data"]["Single"]["path"]["path"][1]
+                    ["index"] = -1;
+               }))),
+               proof4 + ".data.Single.path.path[1].index: negative number, expected a usize");
+    std::string big = text;
+    big.replace(big.find("\"sector_id\":3") + 12, 1, "18446744073709551616");
+    expect_has(error_of(read(big)), "sector 3: sector_id: number out of range for a u64 (SectorId)");
+    expect_has(error_of(read(edited([](nlohmann::json& j) { j["comm_r"][5] = 256; }))),
+               "sector 3: comm_r: byte out of range");
+    expect_has(error_of(read(text + " x")), "sector 3: trailing characters after the JSON value");
+
+    // a node of 31 bytes, named by its JSON path
+    expect_has(error_of(read(edited([](nlohmann::json& j) {
+                   j["vanilla_proof"]["sectors"][0]["inclusion_proofs"][4]["data"]["Single"]["path"]["path"][1]
+                    ["hashes"][6]
+                        .erase(31);
+               }))),
+               proof4 + ".data.Single.path.path[1].hashes[6]: 31 bytes, expected 32");
+    // a path one level short, and a sibling that is not a field element: read, then refused by the checks
+    auto witness_of = [&](const std::string& t) {
+        return [&, t] {
+            const FallbackPostSectorProof p = read_post_vanilla_proof(bytes_of(t), "sector 3");
+            post_partition_witness(config, PoStType::Window, randomness, {&p, 1}, 0);
+        };
+    };
+    witness_of(text)();
+    expect_has(error_of(witness_of(edited([](nlohmann::json& j) {
+                   j["vanilla_proof"]["sectors"][0]["inclusion_proofs"][4]["data"]["Single"]["path"]["path"].erase(1);
+               }))),
+               proof4 + ": 1 base levels, expected 2");
+    expect_has(error_of(witness_of(edited([](nlohmann::json& j) {
+                            auto& h = j["vanilla_proof"]["sectors"][0]["inclusion_proofs"][4]["data"]["Single"]
+                                       ["path"]["path"][1]["hashes"][0];
+                            for (auto& b : h) b = 255;
+                        })),
+                        FilecoinErrorKind::NonCanonical),
+               proof4 + ".level 1 sibling [0]: not a canonical field element");
 }
 
 // n generated sectors of a 2 KiB Window PoSt (ids first_id, first_id + 1, ..., in proof order).

@@ -4,10 +4,13 @@
 // layout (no apex leaves). Generated proofs (filecoin/snap_gen.hpp) of both variants turned into partition
 // witnesses that satisfy the circuit at 2 KiB and are accepted at 16 KiB (two partitions), 32 GiB and 64 GiB; a
 // tampered sibling, wrong commitments, a wrong partition, another h, wrong counts and levels refused naming the
-// partition and the field; the engine job (engine/snap.hpp) returns only proofs that verify.
+// partition and the field; the engine job (engine/snap.hpp) returns only proofs that verify. The JSON form
+// (serde_json's of the same types): a fixture checked by hand against upstream's types, generated proofs read back
+// equal to their bincode, bad JSON refused naming the field.
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <random>
 
 #include "cuzk/engine/snap.hpp"
@@ -18,10 +21,16 @@
 #include "cuzk/r1cs/proving_assignment.hpp"
 #include "cuzk/util/timing.hpp"
 #include "seeded_rng.hpp"
+#include "vanilla_test_util.hpp"
 
 namespace cuzk::filecoin {
 namespace {
 
+using testing::bytes_of;
+using testing::error_of;
+using testing::expect_has;
+using testing::node_domain;
+using testing::node_json;
 using testing::seeded_rng;
 
 Domain random_domain(std::mt19937_64& rng) {
@@ -130,6 +139,64 @@ TEST(FilecoinSnapVanilla, PoseidonVariantLayoutHasNoApexLeaves) {
     EXPECT_THROW(write_snap_vanilla_proof(p, UpdateCircuit::Poseidon), std::invalid_argument);
 }
 
+// ---- JSON (serde_json's form of the same types) ------------------------------------------------------------------
+
+// A fixture checked by hand against upstream's types, with a Top Merkle proof (base, sub and top paths, as a 64 GiB
+// sector's tree R has; one sibling a level to keep it short: that arities fit the tree is checked after reading)
+// and a Single one. What fixes each part of the shape (serde derive, serde_json):
+//   storage-proofs-update vanilla.rs PartitionProof { comm_c: TreeRDomain, apex_leafs: Vec<TreeDDomain>,
+//     challenge_proofs: Vec<ChallengeProof> } and ChallengeProof { proof_r_old, proof_d_new, proof_r_new }, fields in
+//     declaration order, only #[serde(bound(...))] attributes (no renames); poseidon/vanilla.rs PartitionProof is the
+//     same without apex_leafs. TreeRDomain = PoseidonDomain, a newtype over blstrs' Scalar Repr [u8; 32]; TreeDDomain
+//     = Sha256Domain(pub [u8; 32]): both arrays of 32 numbers.
+//   storage-proofs-core merkle/proof.rs MerkleProof { data: ProofData }; ProofData externally tagged (no serde tag
+//     attribute): {"Top": TopProof { base_proof, sub_proof, top_proof, root, leaf }} or {"Single": SingleProof {
+//     root, leaf, path }}; InclusionPath { path }; PathElement { hashes, index } (its PhantomData is
+//     #[serde(skip)]).
+TEST(FilecoinSnapVanilla, JsonFixtureHasUpstreamsSerdeShape) {
+    const std::string path1 = R"({"path":[{"hashes":[)";
+    const std::string top = R"({"data":{"Top":{"base_proof":)" + path1 + node_json(10) + R"(],"index":1}]},)"
+                            R"("sub_proof":)" + path1 + node_json(11) + R"(],"index":0}]},)"
+                            R"("top_proof":)" + path1 + node_json(12) + R"(],"index":1}]},)"
+                            R"("root":)" + node_json(13) + R"(,"leaf":)" + node_json(14) + "}}}";
+    const std::string single = R"({"data":{"Single":{"root":)" + node_json(20) + R"(,"leaf":)" + node_json(21) +
+                               R"(,"path":{"path":[{"hashes":[)" + node_json(22) + R"(],"index":1}]}}}})";
+    const std::string challenge = R"({"proof_r_old":)" + top + R"(,"proof_d_new":)" + single +
+                                  R"(,"proof_r_new":)" + top + "}";
+    const std::string sha = R"({"comm_c":)" + node_json(1) + R"(,"apex_leafs":[)" + node_json(2) + "," + node_json(3) +
+                            R"(],"challenge_proofs":[)" + challenge + "]}";
+    const std::string poseidon = R"({"comm_c":)" + node_json(1) + R"(,"challenge_proofs":[)" + challenge + "]}";
+
+    SnapPartitionProof p;
+    p.comm_c = node_domain(1);
+    p.apex_leafs = {node_domain(2), node_domain(3)};
+    SnapChallengeProof c;
+    c.proof_r_old.kind = MerkleProofKind::Top;
+    c.proof_r_old.base = {MerklePathElement{{node_domain(10)}, 1}};
+    c.proof_r_old.sub = {MerklePathElement{{node_domain(11)}, 0}};
+    c.proof_r_old.top = {MerklePathElement{{node_domain(12)}, 1}};
+    c.proof_r_old.root = node_domain(13);
+    c.proof_r_old.leaf = node_domain(14);
+    c.proof_d_new.base = {MerklePathElement{{node_domain(22)}, 1}};
+    c.proof_d_new.root = node_domain(20);
+    c.proof_d_new.leaf = node_domain(21);
+    c.proof_r_new = c.proof_r_old;
+    p.challenge_proofs = {c};
+
+    EXPECT_EQ(write_snap_vanilla_json(p), sha);
+    EXPECT_EQ(parse_snap_vanilla_json(sha, "t"), p);
+    EXPECT_EQ(read_snap_vanilla_proof(bytes_of(sha), "t"), p);
+    SnapPartitionProof q = p;
+    q.apex_leafs.clear();
+    EXPECT_EQ(write_snap_vanilla_json(q, UpdateCircuit::Poseidon), poseidon);
+    EXPECT_EQ(read_snap_vanilla_proof(bytes_of(poseidon), "t", UpdateCircuit::Poseidon), q);
+    // serde: the SHA-256 type requires apex_leafs, the Poseidon type skips it as an unknown field.
+    expect_has(error_of([&] { read_snap_vanilla_proof(bytes_of(poseidon), "partition 2"); }),
+               "partition 2: missing field `apex_leafs`");
+    EXPECT_EQ(read_snap_vanilla_proof(bytes_of(sha), "t", UpdateCircuit::Poseidon), q);
+    EXPECT_THROW(write_snap_vanilla_json(p, UpdateCircuit::Poseidon), std::invalid_argument);
+}
+
 // ---- generated proofs -> witnesses -------------------------------------------------------------------------
 
 constexpr uint64_t KiB = 1024 / 32;  // in nodes
@@ -205,19 +272,6 @@ TEST(FilecoinSnapVanilla, GeneratedProofsAcceptedAtLargerSizes) {
     }
 }
 
-// The message of the FilecoinError `fn` throws (empty, and a test failure, when it throws none).
-template <class Fn>
-std::string error_of(Fn&& fn, FilecoinErrorKind kind = FilecoinErrorKind::MalformedVanilla) {
-    try {
-        fn();
-    } catch (const FilecoinError& e) {
-        EXPECT_EQ(e.kind(), kind) << e.what();
-        return e.what();
-    }
-    ADD_FAILURE() << "no FilecoinError";
-    return "";
-}
-
 TEST(FilecoinSnapVanilla, BadProofsAreRefusedNamingTheField) {
     auto rng = seeded_rng("FilecoinSnapVanilla.BadProofs");
     const GeneratedSnap g = generate_snap_vanilla(RegisteredUpdateProof::StackedDrg2KiBV1, UpdateCircuit::Sha256, rng());
@@ -229,9 +283,6 @@ TEST(FilecoinSnapVanilla, BadProofsAreRefusedNamingTheField) {
         };
     };
     auto refused = [&](const SnapPartitionProof& p) { return error_of(witness_of(p, g.comm_r_old, g.comm_d_new, g.comm_r_new)); };
-    auto expect_has = [](const std::string& message, const std::string& part) {
-        EXPECT_NE(message.find(part), std::string::npos) << message;
-    };
     const Fr one = Fr::one();
 
     {  // a tampered sibling
@@ -294,6 +345,70 @@ TEST(FilecoinSnapVanilla, BadProofsAreRefusedNamingTheField) {
     expect_has(error_of(with_h(8)), "partition 3: challenge_proofs[0].proof_r_new.leaf: is not proof_r_old.leaf + "
                                     "proof_d_new.leaf * rho");
     error_of(with_h(6), FilecoinErrorKind::OutOfRange);  // not one of the circuit's hs
+}
+
+// Generated 2 KiB updates of both variants: the JSON reads back to what the bincode does, and to the same partition
+// witness.
+TEST(FilecoinSnapVanilla, JsonRoundTripEqualsBincode) {
+    auto rng = seeded_rng("FilecoinSnapVanilla.JsonRoundTrip");
+    for (UpdateCircuit v : {UpdateCircuit::Sha256, UpdateCircuit::Poseidon}) {
+        const GeneratedSnap g = generate_snap_vanilla(RegisteredUpdateProof::StackedDrg2KiBV1, v, rng());
+        const SnapPartitionProof& p = g.partitions[0];
+        const std::string text = write_snap_vanilla_json(p, v);
+        const SnapPartitionProof from_json = read_snap_vanilla_proof(bytes_of(text), "j", v);
+        EXPECT_EQ(from_json, read_snap_vanilla_proof(write_snap_vanilla_proof(p, v), "b", v)) << variant_name(v);
+        EXPECT_EQ(from_json, p) << variant_name(v);
+        EXPECT_EQ(write_snap_vanilla_json(from_json, v), text);
+        const SnapPartitionWitness w =
+            snap_partition_witness(g.shape, v, from_json, 0, g.h, g.comm_r_old, g.comm_d_new, g.comm_r_new);
+        expect_satisfied(g, w, variant_name(v));
+    }
+}
+
+// Bad JSON: FilecoinError MalformedVanilla (as the bincode reader's) naming the partition and the JSON path of the
+// field; a path of the wrong length is refused by the same checks as a bincode proof's.
+TEST(FilecoinSnapVanilla, BadJsonNamesTheField) {
+    auto rng = seeded_rng("FilecoinSnapVanilla.BadJson");
+    const GeneratedSnap g =
+        generate_snap_vanilla(RegisteredUpdateProof::StackedDrg2KiBV1, UpdateCircuit::Sha256, rng());
+    const std::string text = write_snap_vanilla_json(g.partitions[0]);
+    auto read = [](const std::string& t) { return [t] { read_snap_vanilla_proof(bytes_of(t), "partition 0"); }; };
+    auto edited = [&](auto&& edit) {
+        nlohmann::json j = nlohmann::json::parse(text);
+        edit(j);
+        return j.dump();
+    };
+
+    for (size_t n = 2; n < text.size(); n += 211) {  // from `{"`: "{" alone is 1 byte of bincode
+        const std::string m = error_of(read(text.substr(0, n)));
+        expect_has(m, "partition 0: ");
+        expect_has(m, "unexpected end of input");
+    }
+    expect_has(error_of(read(text.substr(0, text.find("\"proof_d_new\":", text.size() / 2) + 14))),
+               "].proof_d_new: unexpected end of input");
+    expect_has(error_of(read(edited([](nlohmann::json& j) { j["comm_c"] = "00"; }))),
+               "partition 0: comm_c: expected an array of 32 bytes");
+    expect_has(error_of(read(edited([](nlohmann::json& j) { j["challenge_proofs"][7].erase("proof_d_new"); }))),
+               "partition 0: challenge_proofs[7]: missing field `proof_d_new`");
+    expect_has(error_of(read(edited([](nlohmann::json& j) { j["apex_leafs"][3].push_back(0); }))),
+               "partition 0: apex_leafs[3]: more than 32 bytes");
+    expect_has(error_of(read(edited([](nlohmann::json& j) {
+                   j["challenge_proofs"][2]["proof_r_new"]["data"]["Single"]["path"]["path"][0]["hashes"] = 7;
+               }))),
+               "partition 0: challenge_proofs[2].proof_r_new.data.Single.path.path[0].hashes: expected an array");
+    expect_has(error_of(read(edited([](nlohmann::json& j) {
+                   j["challenge_proofs"][2]["proof_r_new"]["data"]["Single"]["leaf"] = nullptr;
+               }))),
+               "partition 0: challenge_proofs[2].proof_r_new.data.Single.leaf: expected an array of 32 bytes");
+    // a tree-D path one level short: read, then refused by the shape checks
+    const std::string short_path = edited([](nlohmann::json& j) {
+        j["challenge_proofs"][7]["proof_d_new"]["data"]["Single"]["path"]["path"].erase(5);
+    });
+    const SnapPartitionProof p = read_snap_vanilla_proof(bytes_of(short_path), "partition 0");
+    expect_has(error_of([&] {
+                   snap_partition_witness(g.shape, g.variant, p, 0, g.h, g.comm_r_old, g.comm_d_new, g.comm_r_new);
+               }),
+               "partition 0: challenge_proofs[7].proof_d_new: 5 levels, expected 6");
 }
 
 // The engine job of a 2 KiB update (the Poseidon variant: 36,424 rows, fast to set up): a proof made under a key of

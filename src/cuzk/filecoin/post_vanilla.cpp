@@ -5,6 +5,7 @@
 #include "cuzk/filecoin/bincode.hpp"
 #include "cuzk/filecoin/challenges_post.hpp"
 #include "cuzk/filecoin/tree.hpp"
+#include "cuzk/filecoin/vanilla_json.hpp"
 
 namespace cuzk::filecoin {
 
@@ -77,7 +78,15 @@ PostSectorWitness sector_witness(const Fr& comm_r, const PostSectorProof& s, std
 
 }  // namespace
 
+// ---- bincode ----------------------------------------------------------------------------------------------------
+
 FallbackPostSectorProof read_post_vanilla_proof(std::span<const uint8_t> bytes, std::string_view label) {
+    return json::read_bincode_or_json(
+        bytes, [&](std::span<const uint8_t> b) { return read_post_vanilla_bincode(b, label); },
+        [&](std::string_view text) { return parse_post_vanilla_json(text, label); });
+}
+
+FallbackPostSectorProof read_post_vanilla_bincode(std::span<const uint8_t> bytes, std::string_view label) {
     Reader r(bytes, label);
     FallbackPostSectorProof p;
     {
@@ -126,6 +135,67 @@ std::vector<uint8_t> write_post_vanilla_proof(const FallbackPostSectorProof& pro
     }
     return w.take();
 }
+
+// ---- JSON -------------------------------------------------------------------------------------------------------
+
+FallbackPostSectorProof parse_post_vanilla_json(std::string_view text, std::string_view label) {
+    return json::parse_vanilla<FallbackPostSectorProof>(text, label, [](json::Cursor& c) {
+        FallbackPostSectorProof p;
+        json::Required r(c, {"sector_id", "comm_r", "vanilla_proof"});
+        c.object([&](std::string_view k) {
+            if (!r.take(k)) return false;
+            if (k == "sector_id") {
+                p.sector_id = c.number(UINT64_MAX, "a u64 (SectorId)");
+            } else if (k == "comm_r") {
+                c.bytes32(p.comm_r.data());
+            } else {
+                json::Required v(c, {"sectors"});
+                c.object([&](std::string_view kv) {
+                    if (!v.take(kv)) return false;
+                    c.array([&](size_t) {
+                        PostSectorProof& s = p.sectors.emplace_back();
+                        json::Required f(c, {"inclusion_proofs", "comm_c", "comm_r_last"});
+                        c.object([&](std::string_view ks) {
+                            if (!f.take(ks)) return false;
+                            if (ks == "inclusion_proofs")
+                                c.array([&](size_t) { s.inclusion_proofs.push_back(json::parse_merkle_proof(c)); });
+                            else c.bytes32((ks == "comm_c" ? s.comm_c : s.comm_r_last).data());
+                            return true;
+                        });
+                        f.finish();
+                    });
+                    return true;
+                });
+                v.finish();
+            }
+            return true;
+        });
+        r.finish();
+        return p;
+    });
+}
+
+std::string write_post_vanilla_json(const FallbackPostSectorProof& proof) {
+    json::Writer w;
+    w.raw("{\"sector_id\":");
+    w.number(proof.sector_id);
+    w.raw(",\"comm_r\":");
+    w.bytes32(proof.comm_r.data());
+    w.raw(",\"vanilla_proof\":{\"sectors\":");
+    w.array(proof.sectors, [&](const PostSectorProof& s) {
+        w.raw("{\"inclusion_proofs\":");
+        w.array(s.inclusion_proofs, [&](const MerkleProof& p) { w.merkle_proof(p); });
+        w.raw(",\"comm_c\":");
+        w.bytes32(s.comm_c.data());
+        w.raw(",\"comm_r_last\":");
+        w.bytes32(s.comm_r_last.data());
+        w.out += '}';
+    });
+    w.raw("}}");
+    return std::move(w.out);
+}
+
+// ---- checks and witness ---------------------------------------------------------------------------------------
 
 void validate_post_vanilla_proof(const FallbackPostSectorProof& proof, const PostCircuitConfig& circuit, PoStType type,
                                  std::string_view label) {

@@ -3,7 +3,7 @@
 // sends them in ProveRequest.vanilla_proofs), and the circuit witness of one partition built from them as
 // filecoin-proofs api/post_util.rs single_partition_vanilla_proofs lays them out.
 //
-// Layout (serde derive, bincode 1.x: fixed-width little-endian integers, a u64 length before every Vec, a u32
+// bincode layout (serde derive, bincode 1.x: fixed-width little-endian integers, a u64 length before every Vec, a u32
 // variant index before an enum's fields, [u8; 32] as its 32 bytes, structs as their fields in declaration order):
 //
 //   FallbackPoStSectorProof  sector_id u64 | comm_r [32] | vanilla_proof: Proof
@@ -47,11 +47,26 @@ struct FallbackPostSectorProof {
     friend bool operator==(const FallbackPostSectorProof&, const FallbackPostSectorProof&) = default;
 };
 
+// One sector's proof in either encoding, told apart by its content (JSON: '{' after optional whitespace, and not a
+// complete bincode proof; vanilla_json.hpp looks_like_json): read_post_vanilla_bincode or parse_post_vanilla_json.
+FallbackPostSectorProof read_post_vanilla_proof(std::span<const uint8_t> bytes, std::string_view label);
 // Decodes the bincode bytes; FilecoinError MalformedVanilla naming `label` and the field for a truncated input, an
 // unknown variant, a length the remaining bytes cannot hold, or bytes left over.
-FallbackPostSectorProof read_post_vanilla_proof(std::span<const uint8_t> bytes, std::string_view label);
-// The bytes filecoin-proofs would write for `proof` (read_post_vanilla_proof's inverse).
+FallbackPostSectorProof read_post_vanilla_bincode(std::span<const uint8_t> bytes, std::string_view label);
+// The bytes filecoin-proofs would write for `proof` (read_post_vanilla_bincode's inverse).
 std::vector<uint8_t> write_post_vanilla_proof(const FallbackPostSectorProof& proof);
+
+// The same type as serde_json writes it (serde derive, vanilla_json.hpp's rules):
+//   {"sector_id": u64, "comm_r": [32 u8],
+//    "vanilla_proof": {"sectors": [{"inclusion_proofs": [MerkleProof...], "comm_c": [32 u8], "comm_r_last": [32 u8]}]}}
+// Read as serde_json reads it (any whitespace and field order, unknown fields skipped); FilecoinError
+// MalformedVanilla "<label>: <JSON path>: <what> (at byte N)" for bad JSON, a missing or duplicate field, a wrong
+// type, a number out of its type's range or a node of other than 32 bytes, e.g. "v3.json:
+// vanilla_proof.sectors[0].inclusion_proofs[4].data.Single.path.path[2].hashes[0]: 31 bytes, expected 32 (at byte
+// 2310)".
+FallbackPostSectorProof parse_post_vanilla_json(std::string_view text, std::string_view label);
+// serde_json::to_string's bytes: compact, fields in declaration order (parse_post_vanilla_json's inverse).
+std::string write_post_vanilla_json(const FallbackPostSectorProof& proof);
 
 // Checks one sector's proof against the circuit of a PoSt of `type` (circuit = PostCircuitConfig::make(size, type)):
 // one SectorProof; challenge_count inclusion proofs (Window) or sector_count (66, Winning); every proof of the tree

@@ -6,6 +6,7 @@
 
 #include "cuzk/filecoin/bincode.hpp"
 #include "cuzk/filecoin/challenges_snap.hpp"
+#include "cuzk/filecoin/vanilla_json.hpp"
 #include "cuzk/gadgets/poseidon.hpp"
 #include "cuzk/util/thread_pool.hpp"
 
@@ -118,12 +119,25 @@ std::string at_challenge(size_t i, std::string_view proof) {
     return "challenge_proofs" + idx(i) + "." + std::string(proof);
 }
 
+// The Poseidon variant's PartitionProof has no field for apex leaves: a writer refuses to drop them.
+void check_writable(const SnapPartitionProof& proof, UpdateCircuit variant, const char* writer) {
+    if (variant != UpdateCircuit::Sha256 && !proof.apex_leafs.empty())
+        throw std::invalid_argument(std::string(writer) + ": the Poseidon variant's PartitionProof has no apex leaves");
+}
+
 }  // namespace
 
 // ---- bincode --------------------------------------------------------------------------------------------------
 
 SnapPartitionProof read_snap_vanilla_proof(std::span<const uint8_t> bytes, std::string_view label,
                                            UpdateCircuit variant) {
+    return json::read_bincode_or_json(
+        bytes, [&](std::span<const uint8_t> b) { return read_snap_vanilla_bincode(b, label, variant); },
+        [&](std::string_view text) { return parse_snap_vanilla_json(text, label, variant); });
+}
+
+SnapPartitionProof read_snap_vanilla_bincode(std::span<const uint8_t> bytes, std::string_view label,
+                                             UpdateCircuit variant) {
     using bincode::Reader;
     Reader r(bytes, label);
     SnapPartitionProof p;
@@ -157,13 +171,12 @@ SnapPartitionProof read_snap_vanilla_proof(std::span<const uint8_t> bytes, std::
 }
 
 std::vector<uint8_t> write_snap_vanilla_proof(const SnapPartitionProof& proof, UpdateCircuit variant) {
+    check_writable(proof, variant, "write_snap_vanilla_proof");
     bincode::Writer w;
     w.domain(proof.comm_c);
     if (variant == UpdateCircuit::Sha256) {
         w.u64(proof.apex_leafs.size());
         for (const Domain& d : proof.apex_leafs) w.domain(d);
-    } else if (!proof.apex_leafs.empty()) {
-        throw std::invalid_argument("write_snap_vanilla_proof: the Poseidon variant's PartitionProof has no apex leaves");
     }
     w.u64(proof.challenge_proofs.size());
     for (const SnapChallengeProof& c : proof.challenge_proofs) {
@@ -172,6 +185,64 @@ std::vector<uint8_t> write_snap_vanilla_proof(const SnapPartitionProof& proof, U
         bincode::write_merkle_proof(w, c.proof_r_new);
     }
     return w.take();
+}
+
+// ---- JSON -------------------------------------------------------------------------------------------------------
+
+SnapPartitionProof parse_snap_vanilla_json(std::string_view text, std::string_view label, UpdateCircuit variant) {
+    const bool sha = variant == UpdateCircuit::Sha256;
+    return json::parse_vanilla<SnapPartitionProof>(text, label, [sha](json::Cursor& c) {
+        SnapPartitionProof p;
+        json::Required r = sha ? json::Required(c, {"comm_c", "apex_leafs", "challenge_proofs"})
+                               : json::Required(c, {"comm_c", "challenge_proofs"});
+        c.object([&](std::string_view k) {
+            if (!r.take(k)) return false;
+            if (k == "comm_c") {
+                c.bytes32(p.comm_c.data());
+            } else if (k == "apex_leafs") {
+                p.apex_leafs = json::parse_domains(c);
+            } else {
+                c.array([&](size_t) {
+                    SnapChallengeProof& cp = p.challenge_proofs.emplace_back();
+                    json::Required f(c, {"proof_r_old", "proof_d_new", "proof_r_new"});
+                    c.object([&](std::string_view kc) {
+                        if (!f.take(kc)) return false;
+                        (kc == "proof_r_old"   ? cp.proof_r_old
+                         : kc == "proof_d_new" ? cp.proof_d_new
+                                               : cp.proof_r_new) = json::parse_merkle_proof(c);
+                        return true;
+                    });
+                    f.finish();
+                });
+            }
+            return true;
+        });
+        r.finish();
+        return p;
+    });
+}
+
+std::string write_snap_vanilla_json(const SnapPartitionProof& proof, UpdateCircuit variant) {
+    check_writable(proof, variant, "write_snap_vanilla_json");
+    json::Writer w;
+    w.raw("{\"comm_c\":");
+    w.bytes32(proof.comm_c.data());
+    if (variant == UpdateCircuit::Sha256) {
+        w.raw(",\"apex_leafs\":");
+        w.domains(proof.apex_leafs);
+    }
+    w.raw(",\"challenge_proofs\":");
+    w.array(proof.challenge_proofs, [&](const SnapChallengeProof& c) {
+        w.raw("{\"proof_r_old\":");
+        w.merkle_proof(c.proof_r_old);
+        w.raw(",\"proof_d_new\":");
+        w.merkle_proof(c.proof_d_new);
+        w.raw(",\"proof_r_new\":");
+        w.merkle_proof(c.proof_r_new);
+        w.out += '}';
+    });
+    w.out += '}';
+    return std::move(w.out);
 }
 
 // ---- checks and witness ---------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 // SnapDeals (EmptySectorUpdate) vanilla proofs as the update's SNARK prover receives them: one bincode PartitionProof
 // per partition (storage-proofs-update vanilla.rs; filecoin-proofs-api update.rs deserializes each with bincode 1.x
 // defaults; Curio sends them in ProveRequest.vanilla_proofs), and the circuit witness of a partition built from one.
-// Layout (bincode.hpp's rules):
+// bincode layout (bincode.hpp's rules):
 //
 //   PartitionProof   comm_c [32] | apex_leafs: Vec<[32]> | challenge_proofs: Vec<ChallengeProof>
 //   ChallengeProof   proof_r_old: MerkleProof (tree R old, the sector's tree-R shape)
@@ -42,13 +42,29 @@ struct SnapPartitionProof {
     friend bool operator==(const SnapPartitionProof&, const SnapPartitionProof&) = default;
 };
 
-// FilecoinError(MalformedVanilla) naming `label` and the field for a truncated input, an unknown variant, a length
-// the remaining bytes cannot hold, or bytes left over.
+// A partition's proof in either encoding, told apart by its content (JSON: '{' after optional whitespace, and not a
+// complete bincode proof; vanilla_json.hpp looks_like_json): read_snap_vanilla_bincode or parse_snap_vanilla_json.
 SnapPartitionProof read_snap_vanilla_proof(std::span<const uint8_t> bytes, std::string_view label,
                                            UpdateCircuit variant = UpdateCircuit::Sha256);
+// FilecoinError(MalformedVanilla) naming `label` and the field for a truncated input, an unknown variant, a length
+// the remaining bytes cannot hold, or bytes left over.
+SnapPartitionProof read_snap_vanilla_bincode(std::span<const uint8_t> bytes, std::string_view label,
+                                             UpdateCircuit variant = UpdateCircuit::Sha256);
 // std::invalid_argument for apex leaves in a Poseidon-variant proof (its layout has no place for them).
 std::vector<uint8_t> write_snap_vanilla_proof(const SnapPartitionProof& proof,
                                               UpdateCircuit variant = UpdateCircuit::Sha256);
+
+// The same types as serde_json writes them (serde derive, vanilla_json.hpp's rules):
+//   {"comm_c": [32 u8], "apex_leafs": [[32 u8]...],
+//    "challenge_proofs": [{"proof_r_old": MerkleProof, "proof_d_new": MerkleProof, "proof_r_new": MerkleProof}...]}
+// and the Poseidon variant's without "apex_leafs" (an "apex_leafs" there is an unknown field, skipped as serde
+// does). Read as serde_json reads them (any whitespace and field order, unknown fields skipped); FilecoinError
+// MalformedVanilla "<label>: <JSON path>: <what> (at byte N)" for bad JSON, a missing or duplicate field, a wrong
+// type, a number out of range or a node of other than 32 bytes.
+SnapPartitionProof parse_snap_vanilla_json(std::string_view text, std::string_view label,
+                                           UpdateCircuit variant = UpdateCircuit::Sha256);
+// serde_json::to_string's bytes (parse_snap_vanilla_json's inverse); std::invalid_argument as write_snap_vanilla_proof.
+std::string write_snap_vanilla_json(const SnapPartitionProof& proof, UpdateCircuit variant = UpdateCircuit::Sha256);
 
 // The shape checks, before anything is hashed: apex_leaf_count apex leaves (SHA-256 variant; none in the Poseidon
 // one), snap_circuit_challenge_count challenge proofs, and every Merkle proof of its tree's kind (Single / Sub / Top),
