@@ -87,7 +87,7 @@ struct GenArgs {
     std::string proof_type, randomness, out;
     uint64_t sector_id = 0, sector_index = 0;
     std::optional<uint64_t> seed;
-    bool json = false;
+    bool json = false, vanilla_json = false;
 };
 
 // TESTS: the vanilla proof of a random sector that is never built (filecoin/c1_gen.hpp generate_post_vanilla: the
@@ -96,13 +96,20 @@ int run_post_gen(const GenArgs& a) {
     const auto proof_type = filecoin::post_proof_from_name(a.proof_type);
     const filecoin::FallbackPostSectorProof p = filecoin::generate_post_vanilla(
         proof_type, randomness_of(a.randomness), a.sector_id, a.sector_index, a.seed ? *a.seed : OsRng{}());
-    const std::vector<uint8_t> bytes = filecoin::write_post_vanilla_proof(p);
+    std::vector<uint8_t> bytes;
+    if (a.vanilla_json) {
+        const std::string text = filecoin::write_post_vanilla_json(p);
+        bytes.assign(text.begin(), text.end());
+    } else {
+        bytes = filecoin::write_post_vanilla_proof(p);
+    }
     formats::detail::write_file_atomically(a.out, bytes);
     nlohmann::json out;
     out["proof_type"] = a.proof_type;
     out["sector_id"] = a.sector_id;
     out["comm_r"] = filecoin::domain_to_hex(p.comm_r);
     out["vanilla"] = a.out;
+    out["encoding"] = a.vanilla_json ? "json" : "bincode";
     out["bytes"] = bytes.size();
     std::printf("%s\n", a.json ? out.dump().c_str() : out.dump(2).c_str());
     return 0;
@@ -213,8 +220,8 @@ void add_filecoin_post_commands(CLI::App* fc, int& exit_code) {
         cmd->add_option("--proof-type", a->proof_type, "registered PoSt proof, e.g. StackedDrgWindow32GiBV1_2")
             ->required();
         cmd->add_option("--vanilla", a->vanilla,
-                        "bincode FallbackPoStSectorProof files: the PoSt's sectors in order, or with --partition that "
-                        "partition's (Winning: one)")
+                        "FallbackPoStSectorProof files, bincode or serde_json JSON (told apart by their content): the "
+                        "PoSt's sectors in order, or with --partition that partition's (Winning: one)")
             ->required()
             ->check(CLI::ExistingFile);
         cmd->add_option("--randomness", a->randomness, "the challenge randomness (64 hex digits, a field element)")
@@ -233,7 +240,8 @@ void add_filecoin_post_commands(CLI::App* fc, int& exit_code) {
     }
     {
         auto a = std::make_shared<GenArgs>();
-        auto* cmd = fc->add_subcommand("post-gen", "TESTS: the PoSt vanilla proof (bincode) of a random sector, any size");
+        auto* cmd = fc->add_subcommand("post-gen",
+                                       "TESTS: the PoSt vanilla proof (bincode or JSON) of a random sector, any size");
         cmd->add_option("--proof-type", a->proof_type, "registered PoSt proof")->required();
         cmd->add_option("--randomness", a->randomness, "the challenge randomness (64 hex digits)")->required();
         cmd->add_option("--sector-id", a->sector_id, "the sector's id")->required();
@@ -241,6 +249,8 @@ void add_filecoin_post_commands(CLI::App* fc, int& exit_code) {
                         "Window PoSt: the sector's place among all the proof's sectors (default 0)");
         cmd->add_option("--seed", a->seed, "derive the sector's contents from this seed (default: random)");
         cmd->add_option("--out", a->out, "output: the vanilla proof")->required();
+        cmd->add_flag("--vanilla-json", a->vanilla_json,
+                      "write the vanilla proof as serde_json's JSON of FallbackPoStSectorProof instead of bincode");
         cmd->add_flag("--json", a->json, "one-line JSON output");
         cmd->callback([a, &exit_code] { run_filecoin_command("post-gen", exit_code, [&] { return run_post_gen(*a); }); });
     }

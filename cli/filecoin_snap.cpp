@@ -148,11 +148,12 @@ int run_snap(const SnapArgs& a) {
 struct GenArgs {
     std::string proof_type, out_dir;
     std::optional<uint64_t> seed;
-    bool poseidon = false, json = false;
+    bool poseidon = false, json = false, vanilla_json = false;
 };
 
 // TESTS: every partition's vanilla proof of an update of a sector that is never built (filecoin/snap_gen.hpp), as
-// DIR/partition-K.bin, and DIR/snap.json with the commitments `snap` and `verify snap` take.
+// DIR/partition-K.bin (bincode) or DIR/partition-K.json (serde_json), and DIR/snap.json with the commitments `snap`
+// and `verify snap` take.
 int run_snap_gen(const GenArgs& a) {
     const UpdateProof u = UpdateProof::of(a.proof_type, a.poseidon);
     const filecoin::GeneratedSnap g = filecoin::generate_snap_vanilla(u.proof, u.variant, a.seed ? *a.seed : OsRng{}());
@@ -169,8 +170,14 @@ int run_snap_gen(const GenArgs& a) {
     out["comm_r_new"] = filecoin::domain_to_hex(filecoin::domain_from_fr(g.comm_r_new));
     nlohmann::json files = nlohmann::json::array();
     for (size_t k = 0; k < g.partitions.size(); k++) {
-        const fs::path f = dir / ("partition-" + std::to_string(k) + ".bin");
-        formats::detail::write_file_atomically(f, filecoin::write_snap_vanilla_proof(g.partitions[k], u.variant));
+        const fs::path f = dir / ("partition-" + std::to_string(k) + (a.vanilla_json ? ".json" : ".bin"));
+        if (a.vanilla_json) {
+            const std::string text = filecoin::write_snap_vanilla_json(g.partitions[k], u.variant);
+            formats::detail::write_file_atomically(
+                f, std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+        } else {
+            formats::detail::write_file_atomically(f, filecoin::write_snap_vanilla_proof(g.partitions[k], u.variant));
+        }
         files.push_back(f.string());
     }
     out["vanilla"] = files;
@@ -246,7 +253,8 @@ void add_filecoin_snap_commands(CLI::App* fc, int& exit_code) {
         auto* cmd = fc->add_subcommand("snap", "SnapDeals update proof (every partition) from its partitions' vanilla "
                                                "proofs (verified before it is written)");
         add_proof_type_options(cmd, a->proof_type, a->poseidon);
-        cmd->add_option("--vanilla", a->vanilla, "bincode PartitionProof files, one per partition in partition order")
+        cmd->add_option("--vanilla", a->vanilla, "PartitionProof files, bincode or serde_json JSON (told apart by "
+                                                 "their content), one per partition in partition order")
             ->required()
             ->check(CLI::ExistingFile);
         add_commitment_options(cmd, a->comms);
@@ -266,13 +274,16 @@ void add_filecoin_snap_commands(CLI::App* fc, int& exit_code) {
     }
     {
         auto a = std::make_shared<GenArgs>();
-        auto* cmd = fc->add_subcommand("snap-gen", "TESTS: SnapDeals vanilla proofs (bincode, every partition) of an "
-                                                   "update of a sector that is never built, any size");
+        auto* cmd = fc->add_subcommand("snap-gen", "TESTS: SnapDeals vanilla proofs (bincode or JSON, every partition) "
+                                                   "of an update of a sector that is never built, any size");
         add_proof_type_options(cmd, a->proof_type, a->poseidon);
         cmd->add_option("--seed", a->seed, "derive the sector's contents from this seed (default: random)");
         cmd->add_option("--out-dir", a->out_dir, "output: partition-K.bin for every partition and snap.json (the "
                                                  "commitments)")
             ->required();
+        cmd->add_flag("--vanilla-json", a->vanilla_json,
+                      "write the vanilla proofs as serde_json's JSON of PartitionProof (partition-K.json) instead of "
+                      "bincode");
         cmd->add_flag("--json", a->json, "one-line JSON output");
         cmd->callback([a, &exit_code] { run_filecoin_command("snap-gen", exit_code, [&] { return run_snap_gen(*a); }); });
     }

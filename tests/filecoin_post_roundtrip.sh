@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Filecoin's Winning and Window PoSt end to end through the `cuzk` program at 2 KiB: test parameters of the exact
 # circuits (params gen), random sectors and their bincode vanilla proofs (post-gen), the proof (post, through the
-# engine, GPU where present), verify from the sectors' ids and comm_r; then the bad inputs: other randomness than
-# the vanilla proofs were made for, a truncated vanilla proof, a proof against another sector (invalid, exit 1),
-# missing parameters; nothing written on error.
+# engine, GPU where present), verify from the sectors' ids and comm_r; the one-sector partition from the same
+# vanilla proof as serde_json JSON (post-gen --vanilla-json); then the bad inputs: other randomness than the vanilla
+# proofs were made for, a truncated vanilla proof (bincode and JSON), a proof against another sector (invalid, exit
+# 1), missing parameters; nothing written on error.
 set -u
 CUZK=$1
 dir=$(mktemp -d)
@@ -48,9 +49,13 @@ wvk=$(json "$dir/pw.json" vk)
   --sector 10:$c0 --sector 11:$c1 > /dev/null
 [ $? -eq 1 ] || fail "other randomness must be invalid (exit 1)"
 
-# one sector: the partition is padded with it
-"$CUZK" filecoin post --proof-type $W --vanilla "$dir/v0.bin" --randomness $rand --params-dir "$dir/params" \
-  --proof "$dir/w1.bin" > /dev/null || fail "post $W with one sector"
+# one sector: the partition is padded with it; its vanilla proof as JSON this time (the same seed, the same proof)
+"$CUZK" filecoin post-gen --proof-type $W --randomness $rand --sector-id 10 --sector-index 0 --seed 40 \
+  --out "$dir/v0.json" --vanilla-json --json > "$dir/gen0j.json" || fail "post-gen --vanilla-json"
+[ "$(json "$dir/gen0j.json" comm_r)" = "$c0" ] || fail "the JSON vanilla proof is the bincode one's sector"
+head -c 1 "$dir/v0.json" | grep -q '{' || fail "post-gen --vanilla-json writes JSON"
+"$CUZK" filecoin post --proof-type $W --vanilla "$dir/v0.json" --randomness $rand --params-dir "$dir/params" \
+  --proof "$dir/w1.bin" > /dev/null || fail "post $W with one sector, from JSON"
 "$CUZK" filecoin verify post --proof-type $W --vk "$wvk" --proof "$dir/w1.bin" --randomness $rand \
   --sector 10:$c0 || fail "verify $W, one sector"
 
@@ -81,6 +86,12 @@ out=$("$CUZK" filecoin post --proof-type $W --vanilla "$dir/v0.bin" "$dir/short.
   --params-dir "$dir/params" --proof "$dir/bad.bin" 2>&1)
 [ $? -eq 2 ] || fail "a truncated vanilla proof must exit 2"
 echo "$out" | grep -Eq "short.bin: vanilla_proof.*(truncated|bytes left)" || fail "names the file, the field and the truncation: $out"
+head -c 3000 "$dir/v0.json" > "$dir/short.json"
+out=$("$CUZK" filecoin post --proof-type $W --vanilla "$dir/short.json" --randomness $rand \
+  --params-dir "$dir/params" --proof "$dir/bad.bin" 2>&1)
+[ $? -eq 2 ] || fail "a truncated JSON vanilla proof must exit 2"
+echo "$out" | grep -q "short.json: vanilla_proof.sectors\[0\].inclusion_proofs\[.*unexpected end of input" \
+  || fail "names the file, the JSON field and the truncation: $out"
 [ ! -e "$dir/bad.bin" ] || fail "nothing written on error"
 
 # ---- Winning PoSt: one sector, 66 challenges ----

@@ -2,9 +2,10 @@
 # SnapDeals (EmptySectorUpdate) end to end through the `cuzk` program at 2 KiB.
 # Poseidon variant (36,424 rows): test parameters of the exact circuit (params gen --poseidon), an update of a sector
 # that is never built (snap-gen: vanilla proofs and the commitments), the proof (snap, through the engine, GPU where
-# present), verify snap from the commitments; a changed comm_d_new fails verification (exit 1); bad inputs (missing
-# parameters, a truncated vanilla proof, a partition too many, commitments the vanilla proofs do not prove) exit 2
-# with nothing written.
+# present), verify snap from the commitments; the same from the vanilla proof as serde_json JSON (snap-gen
+# --vanilla-json); a changed comm_d_new fails verification (exit 1); bad inputs (missing parameters, a truncated
+# vanilla proof in either encoding, a partition too many, commitments the vanilla proofs do not prove) exit 2 with
+# nothing written.
 # SHA-256 variant (1,705,039 rows): snap-gen, the vanilla proof accepted up to the parameter lookup, wrong
 # commitments and the other variant's layout refused, inputs snap. Its full round trip (params gen ~80 s and
 # proving ~30 s on 2 cores, a 656 MB key) runs when the second argument is sha256-full (its own ctest,
@@ -43,6 +44,14 @@ grep -q '"verified":true' "$dir/p.json" || fail "snap verifies before it writes:
 [ "$(stat -c %s "$dir/p.bin")" -eq 192 ] || fail "one partition, 192 bytes"
 "$CUZK" filecoin verify snap --proof-type $P --poseidon --vk "$vk" --proof "$dir/p.bin" "${comms[@]}" > /dev/null \
   || fail "verify snap --poseidon"
+# the same update's vanilla proof as JSON (the same seed): proven and verified too
+"$CUZK" filecoin snap-gen --proof-type $P --poseidon --seed 7 --out-dir "$dir/gpj" --vanilla-json --json > /dev/null \
+  || fail "snap-gen --poseidon --vanilla-json"
+[ "$(json "$dir/gpj/snap.json" comm_r_new)" = "$rn" ] || fail "the JSON vanilla proof is of the same update"
+"$CUZK" filecoin snap --proof-type $P --poseidon --vanilla "$dir/gpj/partition-0.json" "${comms[@]}" \
+  --params-dir "$dir/params" --proof "$dir/pj.bin" > /dev/null || fail "snap --poseidon from JSON"
+"$CUZK" filecoin verify snap --proof-type $P --poseidon --vk "$vk" --proof "$dir/pj.bin" "${comms[@]}" > /dev/null \
+  || fail "verify snap --poseidon, proven from JSON"
 other=$(python3 -c 'import sys; b=bytearray.fromhex(sys.argv[1]); b[0]^=1; print(b.hex())' "$dn")
 "$CUZK" filecoin verify snap --proof-type $P --poseidon --vk "$vk" --proof "$dir/p.bin" --comm-r-old "$ro" \
   --comm-d-new "$other" --comm-r-new "$rn" > /dev/null 2>&1
@@ -66,6 +75,12 @@ out=$("$CUZK" filecoin snap --proof-type $P --poseidon --vanilla "$dir/short.bin
   --params-dir "$dir/params" --proof "$dir/bad.bin" 2>&1)
 [ $? -eq 2 ] || fail "a truncated vanilla proof must exit 2"
 echo "$out" | grep -Eq "short.bin: challenge_proofs.*(truncated|bytes left)" || fail "names the file, the field and the truncation: $out"
+head -c 1000 "$dir/gpj/partition-0.json" > "$dir/short.json"
+out=$("$CUZK" filecoin snap --proof-type $P --poseidon --vanilla "$dir/short.json" "${comms[@]}" \
+  --params-dir "$dir/params" --proof "$dir/bad.bin" 2>&1)
+[ $? -eq 2 ] || fail "a truncated JSON vanilla proof must exit 2"
+echo "$out" | grep -q "short.json: challenge_proofs\[0\].*unexpected end of input" \
+  || fail "names the file, the JSON field and the truncation: $out"
 out=$("$CUZK" filecoin snap --proof-type $P --poseidon --vanilla "$dir/gp/partition-0.bin" "$dir/gp/partition-0.bin" \
   "${comms[@]}" --params-dir "$dir/params" --proof "$dir/bad.bin" 2>&1)
 [ $? -eq 2 ] || fail "two partition proofs for one partition must exit 2"
