@@ -18,6 +18,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "cuzk/circuits/builtin.hpp"
@@ -749,6 +750,184 @@ TEST(Engine, AFailedPrepareFallsBack) {
     JobSpec plain = chain_job(cpu, 3, 320);
     plain.randomness_seed = 9;
     EXPECT_TRUE(res.proofs == engine.await(engine.submit(plain)).proofs);
+}
+
+// ---- several jobs in flight -----------------------------------------------------------------------------------
+namespace {
+// An ordered log of events from synthesize functions, backends and the test itself.
+struct EventLog {
+    std::mutex mu;
+    std::vector<std::string> events;
+    void add(const std::string& e) {
+        std::lock_guard<std::mutex> lk(mu);
+        events.push_back(e);
+    }
+    std::vector<std::string> snapshot() {
+        std::lock_guard<std::mutex> lk(mu);
+        return events;
+    }
+    // Position of the first event equal to e (events.size() when absent).
+    size_t at(const std::string& e) {
+        auto ev = snapshot();
+        return (size_t)(std::find(ev.begin(), ev.end(), e) - ev.begin());
+    }
+};
+
+// A CPU backend that logs each proof as "prove <seed>" (the seed found from the circuit's public output), can hold
+// its first proof on a gate, and counts how many of its proofs (and those of backends sharing `inside`) overlap.
+struct LoggingBackend : Backend {
+    CpuBackend cpu{params()};
+    EventLog* log = nullptr;
+    std::string lane_name;  // empty: a lane of its own
+    std::atomic<int> inside{0}, most_inside{0};
+    Gate* hold = nullptr;  // when set, the first proof waits on it
+    std::atomic<bool> held{false};
+    std::vector<groth16::Proof> prove(std::span<r1cs::ProvingAssignment> a, std::span<const Fr> r,
+                                      std::span<const Fr> s, TimingSink* t) override {
+        const int now = ++inside;
+        int m = most_inside.load();
+        while (now > m && !most_inside.compare_exchange_weak(m, now)) {
+        }
+        // The public input of the mul-chain circuit tells which job and partition this is (see tagged_job).
+        log->add("prove " + std::to_string(a[0].inputs().size() > 1 ? tag_of(a[0]) : 0));
+        if (hold && !held.exchange(true)) hold->wait();
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        auto p = cpu.prove(a, r, s, t);
+        --inside;
+        return p;
+    }
+    std::string name() const override { return "logging"; }
+    std::string lane() const override { return lane_name; }
+    static uint64_t tag_of(const r1cs::ProvingAssignment& asg);
+};
+
+// Partition i of a job tagged `tag` is the mul-chain circuit of seed tag * 100 + i; its synthesis logs
+// "synth <tag*100+i>" and, for partitions listed in `gates`, waits on that gate after logging.
+JobSpec tagged_job(Backend& backend, EventLog& log, uint64_t tag, size_t partitions, Priority prio,
+                   std::map<size_t, Gate*> gates = {}) {
+    JobSpec spec;
+    spec.name = "job " + std::to_string(tag);
+    spec.priority = prio;
+    spec.partitions = partitions;
+    spec.backend = &backend;
+    spec.randomness_seed = tag;
+    spec.synthesize = [&log, tag, gates](size_t i) {
+        const uint64_t seed = tag * 100 + i;
+        log.add("synth " + std::to_string(seed));
+        if (auto g = gates.find(i); g != gates.end()) g->second->wait();
+        return synth(seed);
+    };
+    return spec;
+}
+
+// The seed of a synthesized mul-chain assignment: its public output is the chain's value, which depends on the
+// seed; the test keeps a table of seed -> output.
+std::map<std::string, uint64_t>& output_to_seed() {
+    static std::map<std::string, uint64_t> m;
+    return m;
+}
+std::mutex output_mu;
+std::string key_of(const Fr& x) {
+    const auto c = x.to_canonical();
+    std::string k;
+    for (auto limb : c) k += std::to_string(limb) + ",";
+    return k;
+}
+void remember_seed(uint64_t seed) {
+    const auto asg = synth(seed);
+    std::lock_guard<std::mutex> lk(output_mu);
+    output_to_seed()[key_of(asg.inputs().at(1))] = seed;
+}
+uint64_t LoggingBackend::tag_of(const r1cs::ProvingAssignment& asg) {
+    std::lock_guard<std::mutex> lk(output_mu);
+    auto it = output_to_seed().find(key_of(asg.inputs().at(1)));
+    return it == output_to_seed().end() ? 0 : it->second;
+}
+
+void wait_for(EventLog& log, const std::string& e) {
+    for (int k = 0; k < 20000 && log.at(e) == log.snapshot().size(); k++)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    ASSERT_LT(log.at(e), log.snapshot().size()) << "never happened: " << e;
+}
+}  // namespace
+
+// Jobs interleave at partition boundaries: while a Low job's partition 1 is being synthesized, a Critical and a
+// Normal job come; the Critical job's partition starts next (synthesis and proof), then the Normal job's, then the
+// rest of the Low job. Every proof is the one the job would have got alone (its own r, s from its seed).
+TEST(Engine, JobsInterleaveByPriorityAtPartitionBoundaries) {
+    EventLog log;
+    LoggingBackend backend;
+    backend.log = &log;
+    for (uint64_t seed : {100, 101, 102, 103, 200, 300, 301}) remember_seed(seed);
+    Engine engine;  // one synthesis worker, lookahead 1, one lane
+    Gate gate;
+    const JobId low = engine.submit(tagged_job(backend, log, 1, 4, Priority::Low, {{1, &gate}}));
+    wait_for(log, "synth 101");
+    log.add("submitted");
+    const JobId normal = engine.submit(tagged_job(backend, log, 3, 2, Priority::Normal));
+    const JobId critical = engine.submit(tagged_job(backend, log, 2, 1, Priority::Critical));
+    EXPECT_EQ(engine.state(critical), JobState::Queued);
+    gate.open();
+    const JobResult rc = engine.await(critical), rn = engine.await(normal), rl = engine.await(low);
+    ASSERT_EQ(rc.state, JobState::Done) << rc.error;
+    ASSERT_EQ(rn.state, JobState::Done) << rn.error;
+    ASSERT_EQ(rl.state, JobState::Done) << rl.error;
+    const auto ev = log.snapshot();
+    std::string all;
+    for (const auto& e : ev) all += e + "; ";
+    SCOPED_TRACE(all);
+    // Synthesis: the one worker takes the best job at each boundary.
+    std::vector<std::string> synths;
+    for (const auto& e : ev)
+        if (e.rfind("synth ", 0) == 0) synths.push_back(e);
+    EXPECT_EQ(synths, (std::vector<std::string>{"synth 100", "synth 101", "synth 200", "synth 300", "synth 301",
+                                                "synth 102", "synth 103"}));
+    // Proving: the Critical partition before any partition that had not started when it came.
+    const size_t crit = log.at("prove 200");
+    for (const char* later : {"prove 300", "prove 301", "prove 102", "prove 103"}) EXPECT_LT(crit, log.at(later)) << later;
+    EXPECT_LT(log.at("prove 301"), log.at("prove 102"));
+    // The same proofs as each job alone.
+    Engine alone;
+    for (auto [tag, parts, got] : {std::tuple{1, 4, &rl}, std::tuple{2, 1, &rc}, std::tuple{3, 2, &rn}}) {
+        CpuBackend cpu(params());
+        JobSpec spec = chain_job(cpu, parts, (uint64_t)tag * 100);
+        spec.randomness_seed = (uint64_t)tag;
+        EXPECT_TRUE(alone.await(alone.submit(spec)).proofs == got->proofs) << "job " << tag;
+    }
+}
+
+// Jobs on different lanes prove at the same time: while a Low job's proof is held inside its backend, a High job on
+// another lane is synthesized, proven and done. Backends that name the same lane never prove at the same time.
+TEST(Engine, LanesProveSideBySideAndALaneOneAtATime) {
+    EventLog log;
+    for (uint64_t seed : {100, 101, 200, 201, 300, 301, 302, 400, 401, 402}) remember_seed(seed);
+    Gate hold;
+    LoggingBackend slow, fast;
+    slow.log = fast.log = &log;
+    slow.hold = &hold;
+    EngineConfig cfg;
+    cfg.synthesis_workers = 2;
+    cfg.lookahead = 2;
+    Engine engine(cfg);
+    const JobId low = engine.submit(tagged_job(slow, log, 1, 2, Priority::Low));
+    wait_for(log, "prove 100");
+    const JobResult high = engine.await(engine.submit(tagged_job(fast, log, 2, 2, Priority::High)));
+    ASSERT_EQ(high.state, JobState::Done) << high.error;
+    EXPECT_EQ(engine.state(low), JobState::Running) << "its first proof is still held";
+    hold.open();
+    ASSERT_EQ(engine.await(low).state, JobState::Done);
+    // Two backends of one lane, two jobs: one proof at a time.
+    LoggingBackend one, two;
+    one.log = two.log = &log;
+    one.lane_name = two.lane_name = "shared";
+    const JobId a = engine.submit(tagged_job(one, log, 3, 3, Priority::Normal));
+    const JobId b = engine.submit(tagged_job(two, log, 4, 3, Priority::Normal));
+    EXPECT_EQ(engine.await(a).state, JobState::Done);
+    EXPECT_EQ(engine.await(b).state, JobState::Done);
+    EXPECT_EQ(std::max(one.most_inside.load(), two.most_inside.load()), 1);
+    const size_t n = log.snapshot().size();
+    EXPECT_LT(log.at("prove 302"), n);
+    EXPECT_LT(log.at("prove 402"), n);
 }
 
 // The union of span intervals, the JSON round trip, and the breakdown's gaps between layers.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -53,17 +54,49 @@ const char* job_state_name(JobState s) {
     }
 }
 
+// Scheduling (engine.hpp has the picture). Everything below mu: the job table, each running job's queue of
+// synthesized partitions and its counters, the budget of partitions in memory. Synthesis and proving themselves run
+// outside the lock.
 struct Engine::Impl {
+    struct Ready {
+        size_t index;
+        r1cs::ProvingAssignment asg;
+        double synthesized_at;  // seconds since the sink's epoch
+    };
+    struct Lane;
+
     struct Job {
         JobId id = 0;
         uint64_t seq = 0;
         JobSpec spec;
         JobState state = JobState::Queued;
         JobResult result;
-        Clock::time_point submitted;
+        Clock::time_point submitted, started;
+        std::optional<Clock::time_point> deadline;
         std::atomic<bool> cancel{false};
         std::atomic<size_t> proven{0};  // partitions proven so far (progress)
         bool reported = false;          // ended and on_end has returned (await and forget wait for it)
+        // The run, under mu.
+        std::vector<std::pair<Lane*, Backend*>> provers;  // its backends and their lanes
+        size_t next = 0;                // next partition to synthesize
+        size_t taken = 0;               // partitions a lane has taken
+        size_t in_flight = 0;           // partitions being synthesized, waiting, or being proven
+        std::deque<Ready> ready;        // synthesized, in index order
+        bool halt = false;              // a partition failed: nothing more starts
+        bool deadline_hit = false;
+        bool finishing = false;         // finish() has been claimed
+        std::string error;              // the first error
+        // r, s per partition (wiped when the job ends; the prover's copies wipe themselves).
+        std::vector<Fr> r, s;
+        std::vector<groth16::Proof> proofs;
+        std::optional<groth16::PreparedVerifyingKey> pvk;
+        std::mutex fallback_mu;  // result.fallbacks; one fallback proof at a time
+    };
+
+    // One proving thread per lane (ProverBackend::lane: a GPU, the CPU, or a backend of its own).
+    struct Lane {
+        std::string key;
+        std::thread thread;
     };
 
     EngineConfig cfg;
@@ -73,13 +106,16 @@ struct Engine::Impl {
     JobId next_id = 1;
     uint64_t next_seq = 0;
     bool stop = false;
+    size_t synthesizing = 0, waiting = 0;  // partitions of all jobs being synthesized / synthesized and not taken
+    size_t active = 0;                     // jobs started and not finished
     Deallocator dealloc;
-    std::thread scheduler;
+    std::vector<std::thread> workers;
+    std::map<std::string, std::unique_ptr<Lane>> lanes;
 
     explicit Impl(const EngineConfig& c) : cfg(c) {
         if (cfg.synthesis_workers == 0) cfg.synthesis_workers = 1;
         if (cfg.lookahead == 0) cfg.lookahead = 1;
-        scheduler = std::thread([this] { loop(); });
+        for (size_t w = 0; w < cfg.synthesis_workers; w++) workers.emplace_back([this] { synthesis_loop(); });
     }
 
     ~Impl() {
@@ -91,13 +127,26 @@ struct Engine::Impl {
                     j->state = JobState::Cancelled;
                     j->result.state = JobState::Cancelled;
                     j->reported = true;
+                    wipe(*j);
                 }
                 j->cancel = true;
             }
         }
         work_cv.notify_all();
         done_cv.notify_all();
-        scheduler.join();
+        for (auto& t : workers) t.join();
+        for (auto& [key, lane] : lanes) lane->thread.join();
+        // Jobs the shutdown stopped end here, without on_end (a daemon keeps them for its next start).
+        std::lock_guard<std::mutex> lk(mu);
+        for (auto& [id, j] : jobs) {
+            if (j->reported) continue;
+            for (auto& item : j->ready) discard(item.asg);
+            j->ready.clear();
+            j->result.state = j->state = JobState::Cancelled;
+            j->reported = true;
+            wipe(*j);
+        }
+        done_cv.notify_all();
     }
 
     // The job with this id, under mu; std::out_of_range for an unknown one.
@@ -107,39 +156,357 @@ struct Engine::Impl {
         return it->second;
     }
 
-    // The queued job with the highest priority, the earliest among equals.
-    std::shared_ptr<Job> pick() {
-        std::shared_ptr<Job> best;
+    // a before b: higher priority, then submitted earlier.
+    static bool before(const Job& a, const Job& b) {
+        return a.spec.priority != b.spec.priority ? a.spec.priority > b.spec.priority : a.seq < b.seq;
+    }
+
+    // The deadline acts as a cancel request, checked where cancellation is. Under mu.
+    static bool expired(Job& j) {
+        if (j.deadline && !j.cancel && Clock::now() >= *j.deadline) {
+            j.cancel = true;
+            j.deadline_hit = true;
+        }
+        return j.cancel.load();
+    }
+    static bool stopped(Job& j) { return j.halt || expired(j); }
+
+    // ---- synthesis --------------------------------------------------------------------------------------------
+    // The next partition to synthesize, of the first job in (priority, age) order that has one, while the
+    // partitions in memory before a prover takes them stay within workers + lookahead. Under mu.
+    Job* pick_synthesis() {
+        if (synthesizing + waiting >= cfg.synthesis_workers + cfg.lookahead) return nullptr;
+        Job* best = nullptr;
         for (auto& [id, j] : jobs) {
-            if (j->state != JobState::Queued) continue;
-            if (!best || j->spec.priority > best->spec.priority ||
-                (j->spec.priority == best->spec.priority && j->seq < best->seq))
-                best = j;
+            if (j->state != JobState::Queued && j->state != JobState::Running) continue;
+            if (j->finishing || j->next >= j->spec.partitions || stopped(*j)) continue;
+            if (!best || before(*j, *best)) best = j.get();
         }
         return best;
     }
 
-    void loop() {
-        for (;;) {
-            std::shared_ptr<Job> job;
-            {
-                std::unique_lock<std::mutex> lk(mu);
-                work_cv.wait(lk, [&] { return stop || pick() != nullptr; });
-                if (stop) return;
-                job = pick();
-                job->state = JobState::Running;
-            }
-            run(*job);
-            bool shutting_down;
-            {
-                std::lock_guard<std::mutex> lk(mu);
-                job->state = job->result.state;
-                shutting_down = stop;
-                if (shutting_down) job->reported = true;
-            }
-            if (!shutting_down) report(*job);
-            done_cv.notify_all();
+    void start(Job& j) {
+        j.state = JobState::Running;
+        j.started = Clock::now();
+        if (active++ == 0) reset_peak_rss();
+        TimingSink& sink = *j.result.timeline;
+        sink.record({kLayer, "queued", -1, sink.seconds_since_epoch(j.submitted),
+                     std::chrono::duration<double>(j.started - j.submitted).count()});
+    }
+
+    // Jobs stopped (a deadline, a cancel) with nothing in flight: no partition's end will end them. Under mu.
+    std::vector<std::shared_ptr<Job>> idle_stopped() {
+        std::vector<std::shared_ptr<Job>> out;
+        for (auto& [id, j] : jobs) {
+            if ((j->state == JobState::Queued || j->state == JobState::Running) && !j->finishing &&
+                j->in_flight == j->ready.size() && stopped(*j))
+                out.push_back(j);
         }
+        return out;
+    }
+
+    void synthesis_loop() {
+        std::unique_lock<std::mutex> lk(mu);
+        for (;;) {
+            Job* job = nullptr;
+            // Engine::cancel and deadlines only set flags: poll them.
+            while (!stop && !(job = pick_synthesis())) {
+                if (auto idle = idle_stopped(); !idle.empty()) {
+                    lk.unlock();
+                    for (auto& j : idle) finish_if_over(j);
+                    lk.lock();
+                    continue;
+                }
+                work_cv.wait_for(lk, kPoll);
+            }
+            if (stop) return;
+            std::shared_ptr<Job> hold = jobs.at(job->id);
+            if (job->state == JobState::Queued) start(*job);
+            const size_t i = job->next++;
+            job->in_flight++;
+            synthesizing++;
+            lk.unlock();
+            Ready item{i, {}, 0};
+            std::string error;
+            try {
+                ScopedTiming t(job->result.timeline.get(), kLayer, "synthesis", (int64_t)i);
+                item.asg = job->spec.synthesize(i);
+                item.synthesized_at = job->result.timeline->seconds_since_epoch(Clock::now());
+            } catch (const std::exception& e) {
+                error = "partition " + std::to_string(i) + ": synthesis: " + e.what();
+            }
+            lk.lock();
+            synthesizing--;
+            if (!error.empty()) fail(*job, error);
+            if (!error.empty() || stop || stopped(*job)) {
+                job->in_flight--;
+                lk.unlock();
+                discard(item.asg);
+                finish_if_over(hold);
+                lk.lock();
+            } else {
+                auto at = std::find_if(job->ready.begin(), job->ready.end(),
+                                       [&](const Ready& r) { return r.index > i; });
+                job->ready.insert(at, std::move(item));
+                waiting++;
+            }
+            work_cv.notify_all();
+        }
+    }
+
+    // ---- proving ----------------------------------------------------------------------------------------------
+    struct Taken {
+        std::shared_ptr<Job> job;
+        Backend* backend = nullptr;
+        Ready item;
+        std::unique_ptr<groth16::PreparedCircuit> ticket;
+        std::string prepare_error;
+    };
+
+    // The lowest waiting partition of the first job in (priority, age) order with a backend in this lane. Under mu.
+    std::optional<Taken> pick_proving(Lane* lane) {
+        Job* best = nullptr;
+        Backend* backend = nullptr;
+        for (auto& [id, j] : jobs) {
+            if (j->state != JobState::Running || j->ready.empty() || j->finishing) continue;
+            for (auto& [l, b] : j->provers) {
+                if (l == lane && (!best || before(*j, *best))) best = j.get(), backend = b;
+            }
+        }
+        if (!best) return std::nullopt;
+        std::optional<Taken> t(Taken{jobs.at(best->id), backend, std::move(best->ready.front()), nullptr, {}});
+        best->ready.pop_front();
+        best->taken++;
+        waiting--;
+        work_cv.notify_all();  // room for another synthesis
+        return t;
+    }
+
+    void lane_loop(Lane* lane) {
+        std::optional<Taken> cur;
+        for (;;) {
+            if (!cur) {
+                std::unique_lock<std::mutex> lk(mu);
+                while (!stop && !(cur = pick_proving(lane))) work_cv.wait_for(lk, kPoll);
+                if (stop) {
+                    lk.unlock();
+                    if (cur) skip(*cur);
+                    return;
+                }
+            }
+            // Pipelining below the seam (ProverBackend::prepare): while this partition is proven, a helper thread
+            // takes the lane's next partition as soon as one is waiting and, when it is for the same backend, lets
+            // the backend move its data ahead (the GPU backend uploads a, b, c into a second set of device arrays).
+            // The helper keeps waiting after this proof while this job has partitions to come, and stops then
+            // otherwise. A partition taken so has started: a job of higher priority that comes meanwhile goes after
+            // it.
+            std::atomic<bool> done{false};
+            const std::shared_ptr<Job> cur_job = cur->job;
+            Backend* const cur_backend = cur->backend;
+            auto helper = std::async(std::launch::async, [&, lane]() -> std::optional<Taken> {
+                std::optional<Taken> n;
+                {
+                    std::unique_lock<std::mutex> lk(mu);
+                    while (!stop && !(n = pick_proving(lane))) {
+                        if (done && (stopped(*cur_job) || cur_job->taken >= cur_job->spec.partitions)) break;
+                        work_cv.wait_for(lk, kPoll);
+                    }
+                }
+                if (n && n->backend == cur_backend && n->job->spec.pipeline) {
+                    try {
+                        n->ticket = n->backend->prepare(n->item.asg, n->job->result.timeline.get(),
+                                                        (int64_t)n->item.index);
+                    } catch (const std::exception& e) {
+                        n->prepare_error = e.what();  // a, b, c may be gone: the proof fails and falls back
+                    }
+                }
+                return n;
+            });
+            prove(*cur);
+            done = true;
+            work_cv.notify_all();
+            cur = helper.get();
+        }
+    }
+
+    // A taken partition that is not proven (its job stopped, or the engine): dropped and counted.
+    void skip(Taken& t) {
+        t.ticket.reset();
+        discard(t.item.asg);
+        {
+            std::lock_guard<std::mutex> lk(mu);
+            t.job->in_flight--;
+        }
+        work_cv.notify_all();
+        finish_if_over(t.job);
+    }
+
+    // Proves one partition on its backend (verified, with the fallback), then counts it.
+    void prove(Taken& t) {
+        Job& job = *t.job;
+        bool go;
+        {
+            std::lock_guard<std::mutex> lk(mu);
+            go = !stop && !stopped(job);
+        }
+        if (!go) return skip(t);
+        std::string error;
+        const bool ok = prove_partition(t, error);
+        t.ticket.reset();
+        discard(t.item.asg);  // what the prover left (witness, densities) goes to the background thread
+        {
+            std::lock_guard<std::mutex> lk(mu);
+            if (ok) {
+                job.proven++;
+            } else {
+                fail(job, error);
+            }
+            job.in_flight--;
+        }
+        work_cv.notify_all();
+        finish_if_over(t.job);
+    }
+
+    // False, with the error, when the partition was proven neither on its backend nor on the job's fallback.
+    bool prove_partition(Taken& t, std::string& error) {
+        Job& job = *t.job;
+        const JobSpec& spec = job.spec;
+        TimingSink& sink = *job.result.timeline;
+        const size_t i = t.item.index;
+        const double now = sink.seconds_since_epoch(Clock::now());
+        sink.record({kLayer, "handover", (int64_t)i, t.item.synthesized_at, now - t.item.synthesized_at});
+        auto prove_on = [&](Backend& backend, r1cs::ProvingAssignment& asg, const char* span) {
+            groth16::Proof proof;
+            {
+                ScopedTiming st(&sink, kLayer, span, (int64_t)i);
+                if (t.ticket && &backend == t.backend) {
+                    proof = backend.prove_prepared(std::move(t.ticket), asg, job.r[i], job.s[i], &sink, (int64_t)i);
+                } else {
+                    if (!t.prepare_error.empty() && &backend == t.backend)
+                        throw std::runtime_error("prepare: " + t.prepare_error);
+                    proof = backend
+                                .prove(std::span<r1cs::ProvingAssignment>(&asg, 1), std::span<const Fr>(&job.r[i], 1),
+                                       std::span<const Fr>(&job.s[i], 1), &sink)
+                                .at(0);
+                }
+            }
+            if (job.pvk) {
+                // The backend consumed a, b, c only: the public inputs (after input 0, the constant one) remain.
+                ScopedTiming st(&sink, kLayer, "verify", (int64_t)i);
+                const auto& in = asg.inputs();
+                const std::span<const Fr> publics =
+                    in.empty() ? std::span<const Fr>() : std::span<const Fr>(in).subspan(1);
+                if (!groth16::verify_proof(*job.pvk, proof, publics))
+                    throw std::runtime_error("the proof did not verify");
+            }
+            job.proofs[i] = proof;  // each partition's own slot: no lock
+        };
+        try {
+            prove_on(*t.backend, t.item.asg, "proving");
+            return true;
+        } catch (const std::exception& e) {
+            const std::string what =
+                "partition " + std::to_string(i) + ": proving (" + t.backend->name() + " backend): " + e.what();
+            if (!spec.fallback) {
+                error = what;
+                return false;
+            }
+            // The failed backend consumed a, b, c: the partition is synthesized again (only on this rare path,
+            // rather than keeping a copy of every assignment).
+            const std::string line = what + "; proven again on the " + spec.fallback->name() + " backend";
+            {
+                std::lock_guard<std::mutex> lk(job.fallback_mu);
+                job.result.fallbacks.push_back(line);
+            }
+            if (spec.on_fallback) {
+                try {
+                    spec.on_fallback(line);
+                } catch (...) {
+                }
+            }
+            try {
+                r1cs::ProvingAssignment again;
+                {
+                    ScopedTiming st(&sink, kLayer, "synthesis.fallback", (int64_t)i);
+                    again = spec.synthesize(i);
+                }
+                std::lock_guard<std::mutex> lk(job.fallback_mu);  // one fallback proof at a time
+                prove_on(*spec.fallback, again, "proving.fallback");
+                discard(again);
+                return true;
+            } catch (const std::exception& e2) {
+                error = what + "; the " + spec.fallback->name() + " backend failed too: " + e2.what();
+                return false;
+            }
+        }
+    }
+
+    // ---- ends -------------------------------------------------------------------------------------------------
+    // The first error stops the job: nothing more of it starts. Under mu.
+    static void fail(Job& j, const std::string& what) {
+        if (j.error.empty()) j.error = what;
+        j.halt = true;
+    }
+
+    // Ends the job when nothing of it is in flight and it is complete or stopped (a stopped job's waiting
+    // partitions are dropped first). The thread that ends it reports it.
+    void finish_if_over(const std::shared_ptr<Job>& hold) {
+        Job& j = *hold;
+        std::deque<Ready> dropped;
+        {
+            std::lock_guard<std::mutex> lk(mu);
+            if (j.finishing || stop || (j.state != JobState::Running && j.state != JobState::Queued)) return;
+            const bool stopping = stopped(j);
+            if (stopping && !j.ready.empty()) {
+                waiting -= j.ready.size();
+                j.in_flight -= j.ready.size();
+                dropped.swap(j.ready);
+            }
+            if (j.in_flight != 0 || !(stopping || j.proven == j.spec.partitions)) {
+                if (!dropped.empty()) work_cv.notify_all();
+                return;
+            }
+            j.finishing = true;
+        }
+        for (auto& item : dropped) discard(item.asg);
+        work_cv.notify_all();
+        finish(j);
+    }
+
+    void finish(Job& j) {
+        const JobSpec& spec = j.spec;
+        const bool started = j.state == JobState::Running;
+        const auto now = Clock::now();
+        if (started) {
+            TimingSink& sink = *j.result.timeline;
+            const double dur = std::chrono::duration<double>(now - j.started).count();
+            sink.record({kLayer, "job", -1, sink.seconds_since_epoch(j.started), dur});
+            j.result.wall_seconds = dur;
+        }
+        j.result.peak_rss_bytes = peak_rss_bytes();
+        if (!j.error.empty()) {
+            j.result.state = JobState::Failed;
+            j.result.error = j.error;
+        } else if (j.proven < spec.partitions) {
+            j.result.state = JobState::Cancelled;
+            if (j.deadline_hit) j.result.error = "deadline of " + std::to_string(*spec.deadline_seconds) + " s passed";
+        } else {
+            j.result.state = JobState::Done;
+            j.result.proofs = std::move(j.proofs);
+        }
+        wipe(j);
+        {
+            std::lock_guard<std::mutex> lk(mu);
+            j.state = j.result.state;
+            if (started) active--;
+        }
+        report(j);
+        done_cv.notify_all();
+    }
+
+    static void wipe(Job& j) {
+        secure_wipe(j.r.data(), j.r.size() * sizeof(Fr));
+        secure_wipe(j.s.data(), j.s.size() * sizeof(Fr));
     }
 
     // The job's on_end, outside the lock (an exception from it is swallowed: it must not take the engine down),
@@ -165,251 +532,18 @@ struct Engine::Impl {
         dealloc.defer_object(std::make_unique<r1cs::ProvingAssignment>(std::move(asg)), bytes);
     }
 
-    struct Ready {
-        size_t index;
-        r1cs::ProvingAssignment asg;
-        double synthesized_at;  // seconds since the sink's epoch
-    };
-
-    void run(Job& job) {
-        const JobSpec& spec = job.spec;
-        TimingSink& sink = *job.result.timeline;
-        const size_t P = spec.partitions;
-        const auto t_start = Clock::now();
-        reset_peak_rss();
-        sink.record({kLayer, "queued", -1, sink.seconds_since_epoch(job.submitted),
-                     std::chrono::duration<double>(t_start - job.submitted).count()});
-        ScopedTiming job_span(&sink, kLayer, "job");
-
-        // r, s per partition (wiped by the prover's copies; these are kept only until the job ends).
-        std::vector<Fr> r(P), s(P);
-        if (spec.randomness_seed) {
-            std::mt19937_64 rng(*spec.randomness_seed);
-            for (size_t i = 0; i < P; i++) r[i] = Fr::random(rng), s[i] = Fr::random(rng);
-        } else {
-            OsRng rng;
-            for (size_t i = 0; i < P; i++) r[i] = Fr::random(rng), s[i] = Fr::random(rng);
+    // The lane of a backend (made with its proving thread on first use). Under mu.
+    Lane* lane_of(Backend* b) {
+        std::string key = b->lane();
+        if (key.empty()) key = "backend@" + std::to_string(reinterpret_cast<uintptr_t>(b));
+        auto& l = lanes[key];
+        if (!l) {
+            l = std::make_unique<Lane>();
+            l->key = key;
+            Lane* raw = l.get();
+            l->thread = std::thread([this, raw] { lane_loop(raw); });
         }
-
-        std::mutex qmu;
-        std::condition_variable q_cv;
-        std::deque<Ready> ready;
-        std::atomic<size_t> next{0};
-        std::atomic<bool> halt{false};
-        std::atomic<bool> deadline_hit{false};
-        std::string error;  // first error, under qmu
-        auto fail = [&](const std::string& what) {
-            std::lock_guard<std::mutex> lk(qmu);
-            if (error.empty()) error = what;
-            halt = true;
-            q_cv.notify_all();
-        };
-
-        // The deadline acts as a cancel request, checked where cancellation is.
-        const auto deadline = spec.deadline_seconds
-                                  ? std::optional<Clock::time_point>(
-                                        job.submitted + std::chrono::duration_cast<Clock::duration>(
-                                                            std::chrono::duration<double>(*spec.deadline_seconds)))
-                                  : std::nullopt;
-        auto expired = [&] {
-            if (deadline && Clock::now() >= *deadline && !job.cancel) {
-                job.cancel = true;
-                deadline_hit = true;
-            }
-            return job.cancel.load();
-        };
-        auto worker = [&] {
-            for (;;) {
-                if (halt || expired()) return;
-                const size_t i = next.fetch_add(1);
-                if (i >= P) return;
-                Ready item{i, {}, 0};
-                try {
-                    ScopedTiming t(&sink, kLayer, "synthesis", (int64_t)i);
-                    item.asg = spec.synthesize(i);
-                } catch (const std::exception& e) {
-                    fail("partition " + std::to_string(i) + ": synthesis: " + e.what());
-                    return;
-                }
-                item.synthesized_at = sink.seconds_since_epoch(Clock::now());
-                std::unique_lock<std::mutex> lk(qmu);
-                // Engine::cancel only sets the flag: poll it.
-                while (!q_cv.wait_for(lk, kPoll, [&] { return halt || expired() || ready.size() < cfg.lookahead; })) {
-                }
-                if (halt || job.cancel) {
-                    lk.unlock();
-                    discard(item.asg);
-                    return;
-                }
-                ready.push_back(std::move(item));
-                q_cv.notify_all();
-            }
-        };
-        std::vector<std::thread> workers;
-        for (size_t w = 0; w < std::min(cfg.synthesis_workers, P); w++) workers.emplace_back(worker);
-
-        std::optional<groth16::PreparedVerifyingKey> pvk;
-        if (spec.verify_key) pvk = groth16::prepare_verifying_key(*spec.verify_key);
-
-        std::vector<groth16::Proof> proofs(P);
-        std::atomic<size_t> proven{0}, taken{0};
-        std::mutex fallback_mu;  // job.result.fallbacks
-        // The next partition from the hand-over queue (nullopt on halt, cancel, or once every partition is taken:
-        // with several proving workers one of them may find the queue empty for good).
-        auto take = [&]() -> std::optional<Ready> {
-            std::unique_lock<std::mutex> lk(qmu);
-            while (!q_cv.wait_for(lk, kPoll, [&] { return halt || expired() || taken >= P || !ready.empty(); })) {
-            }
-            if (halt || job.cancel || ready.empty()) return std::nullopt;
-            Ready item = std::move(ready.front());
-            ready.pop_front();
-            taken++;
-            q_cv.notify_all();  // room for the next synthesized partition
-            return item;
-        };
-        // Pipelining below the seam (ProverBackend::prepare): while partition i is proven, a helper thread takes
-        // the next partition as soon as it is synthesized and lets the backend move its data ahead (the GPU backend
-        // uploads its a, b, c into a second set of device arrays). The partition taken early leaves room in the
-        // queue, so one more assignment per proving worker may be in memory than the lookahead alone allows.
-        struct Next {
-            std::optional<Ready> item;
-            std::unique_ptr<groth16::PreparedCircuit> ticket;
-            std::string prepare_error;
-        };
-        // One proving worker per backend (JobSpec::backends: several GPUs), each taking partitions as they come.
-        auto prove_worker = [&](Backend* mine) {
-            auto take_and_prepare = [&](bool pipeline) {
-                Next n;
-                n.item = take();
-                if (!n.item || !pipeline) return n;
-                try {
-                    n.ticket = mine->prepare(n.item->asg, &sink, (int64_t)n.item->index);
-                } catch (const std::exception& e) {
-                    n.prepare_error = e.what();  // a, b, c may be gone: the proof below fails and falls back
-                }
-                return n;
-            };
-            Next cur = take_and_prepare(false);
-            while (cur.item) {
-                Ready& item = *cur.item;
-                std::future<Next> upcoming;
-                if (taken < P) upcoming = std::async(std::launch::async, take_and_prepare, spec.pipeline);
-                const double now = sink.seconds_since_epoch(Clock::now());
-                sink.record({kLayer, "handover", (int64_t)item.index, item.synthesized_at, now - item.synthesized_at});
-                auto prove_on = [&](Backend& backend, r1cs::ProvingAssignment& asg, const char* span) {
-                    groth16::Proof proof;
-                    {
-                        ScopedTiming t(&sink, kLayer, span, (int64_t)item.index);
-                        if (cur.ticket && &backend == mine) {
-                            proof = backend.prove_prepared(std::move(cur.ticket), asg, r[item.index], s[item.index],
-                                                           &sink, (int64_t)item.index);
-                        } else {
-                            if (!cur.prepare_error.empty() && &backend == mine)
-                                throw std::runtime_error("prepare: " + cur.prepare_error);
-                            auto one = backend.prove(std::span<r1cs::ProvingAssignment>(&asg, 1),
-                                                     std::span<const Fr>(&r[item.index], 1),
-                                                     std::span<const Fr>(&s[item.index], 1), &sink);
-                            proof = one.at(0);
-                        }
-                    }
-                    if (pvk) {
-                        // The backend consumed a, b, c only: the public inputs (after input 0, the constant one)
-                        // remain.
-                        ScopedTiming t(&sink, kLayer, "verify", (int64_t)item.index);
-                        const auto& in = asg.inputs();
-                        const std::span<const Fr> publics = in.empty() ? std::span<const Fr>()
-                                                                       : std::span<const Fr>(in).subspan(1);
-                        if (!groth16::verify_proof(*pvk, proof, publics))
-                            throw std::runtime_error("the proof did not verify");
-                    }
-                    proofs[item.index] = proof;
-                };
-                bool ok = true;
-                try {
-                    prove_on(*mine, item.asg, "proving");
-                } catch (const std::exception& e) {
-                    const std::string what = "partition " + std::to_string(item.index) + ": proving (" +
-                                             mine->name() + " backend): " + e.what();
-                    if (!spec.fallback) {
-                        fail(what);
-                        ok = false;
-                    } else {
-                        // The failed backend consumed a, b, c: the partition is synthesized again (only on this
-                        // rare path, rather than keeping a copy of every assignment).
-                        const std::string line = what + "; proven again on the " + spec.fallback->name() + " backend";
-                        {
-                            std::lock_guard<std::mutex> lk(fallback_mu);
-                            job.result.fallbacks.push_back(line);
-                        }
-                        if (spec.on_fallback) {
-                            try {
-                                spec.on_fallback(line);
-                            } catch (...) {
-                            }
-                        }
-                        try {
-                            r1cs::ProvingAssignment again;
-                            {
-                                ScopedTiming t(&sink, kLayer, "synthesis.fallback", (int64_t)item.index);
-                                again = spec.synthesize(item.index);
-                            }
-                            std::lock_guard<std::mutex> lk(fallback_mu);  // one fallback proof at a time
-                            prove_on(*spec.fallback, again, "proving.fallback");
-                            discard(again);
-                        } catch (const std::exception& e2) {
-                            fail(what + "; the " + spec.fallback->name() + " backend failed too: " + e2.what());
-                            ok = false;
-                        }
-                    }
-                }
-                // What the prover left of the assignment (witness, densities) goes to the background thread.
-                discard(item.asg);
-                cur.ticket.reset();
-                if (halt || !ok) {
-                    if (upcoming.valid()) {
-                        Next n = upcoming.get();  // returns at once: take() sees halt
-                        if (n.item) discard(n.item->asg);
-                    }
-                    break;
-                }
-                job.proven = ++proven;
-                if (!upcoming.valid()) break;
-                cur = upcoming.get();
-            }
-        };
-        std::vector<Backend*> provers = spec.backends;
-        if (provers.empty()) provers.push_back(spec.backend);
-        if (provers.size() == 1) {
-            prove_worker(provers[0]);
-        } else {
-            std::vector<std::thread> pts;
-            for (Backend* b : provers) pts.emplace_back(prove_worker, b);
-            for (auto& t : pts) t.join();
-        }
-        {
-            std::lock_guard<std::mutex> lk(qmu);
-            halt = true;
-            q_cv.notify_all();
-        }
-        for (auto& t : workers) t.join();
-        for (auto& item : ready) discard(item.asg);
-        ready.clear();
-
-        job.result.wall_seconds = std::chrono::duration<double>(Clock::now() - t_start).count();
-        job.result.peak_rss_bytes = peak_rss_bytes();
-        if (!error.empty()) {
-            job.result.state = JobState::Failed;
-            job.result.error = error;
-        } else if (proven.load() < P) {
-            job.result.state = JobState::Cancelled;
-            if (deadline_hit)
-                job.result.error = "deadline of " + std::to_string(*spec.deadline_seconds) + " s passed";
-        } else {
-            job.result.state = JobState::Done;
-            job.result.proofs = std::move(proofs);
-        }
-        secure_wipe(r.data(), r.size() * sizeof(Fr));
-        secure_wipe(s.data(), s.size() * sizeof(Fr));
+        return l.get();
     }
 };
 
@@ -427,10 +561,33 @@ JobId Engine::submit(JobSpec spec) {
     job->spec = std::move(spec);
     job->submitted = Clock::now();
     job->result.timeline = std::make_shared<TimingSink>();
+    Impl::Job& j = *job;
+    const size_t P = j.spec.partitions;
+    if (j.spec.deadline_seconds)
+        j.deadline = j.submitted + std::chrono::duration_cast<Clock::duration>(
+                                       std::chrono::duration<double>(*j.spec.deadline_seconds));
+    // r, s per partition, drawn now (in partition order from the seed, when one is given).
+    j.r.resize(P);
+    j.s.resize(P);
+    if (j.spec.randomness_seed) {
+        std::mt19937_64 rng(*j.spec.randomness_seed);
+        for (size_t i = 0; i < P; i++) j.r[i] = Fr::random(rng), j.s[i] = Fr::random(rng);
+    } else {
+        OsRng rng;
+        for (size_t i = 0; i < P; i++) j.r[i] = Fr::random(rng), j.s[i] = Fr::random(rng);
+    }
+    j.proofs.resize(P);
+    if (j.spec.verify_key) j.pvk = groth16::prepare_verifying_key(*j.spec.verify_key);
+    std::vector<Backend*> provers = j.spec.backends;
+    if (provers.empty()) provers.push_back(j.spec.backend);
     JobId id;
     {
         std::lock_guard<std::mutex> lk(impl_->mu);
-        if (impl_->stop) throw std::logic_error("engine: shutting down");
+        if (impl_->stop) {
+            Impl::wipe(j);
+            throw std::logic_error("engine: shutting down");
+        }
+        for (Backend* b : provers) j.provers.emplace_back(impl_->lane_of(b), b);
         id = impl_->next_id++;
         job->id = id;
         job->seq = impl_->next_seq++;
@@ -449,18 +606,27 @@ JobResult Engine::await(JobId id) {
 
 bool Engine::cancel(JobId id) {
     std::shared_ptr<Impl::Job> job;
+    bool running = false;
     {
         std::lock_guard<std::mutex> lk(impl_->mu);
         auto it = impl_->jobs.find(id);
         if (it == impl_->jobs.end()) return false;
         job = it->second;
-        if (job->state != JobState::Queued) {
-            if (job->state != JobState::Running) return false;
+        if (job->state == JobState::Running) {
             job->cancel = true;
-            return true;
+            running = true;
+        } else if (job->state == JobState::Queued) {
+            job->state = JobState::Cancelled;
+            job->result.state = JobState::Cancelled;
+            Impl::wipe(*job);
+        } else {
+            return false;
         }
-        job->state = JobState::Cancelled;
-        job->result.state = JobState::Cancelled;
+    }
+    if (running) {
+        // Stops before its next partition; ends now when nothing of it is in flight.
+        impl_->finish_if_over(job);
+        return true;
     }
     impl_->report(*job);
     impl_->done_cv.notify_all();

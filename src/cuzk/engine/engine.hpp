@@ -1,18 +1,23 @@
-// The proving engine (issue 8, first part): jobs of one or more partitions, run by priority; within a job a
-// pipeline overlaps the synthesis of the next partitions with the proving of the current one, big buffers are
-// freed by a background deallocator, and every partition leaves a timeline at the pipeline layer (the backend adds
-// the prover layer, the device kernels the kernel layer) in the job's TimingSink.
+// The proving engine: jobs of one or more partitions, several in flight at once, whose partitions interleave by
+// priority, then age, at partition boundaries; a pipeline overlaps the synthesis of partitions with the proving of
+// others, big buffers are freed by a background deallocator, and every partition leaves a timeline at the pipeline
+// layer (the backend adds the prover layer, the device kernels the kernel layer) in its job's TimingSink.
 //
-//   submit ──> queue (priority, then FIFO) ──> scheduler thread runs one job at a time:
-//     synthesis workers (config.synthesis_workers) take partition indices in order, synthesize, and put the
-//     assignment into a bounded hand-over queue (config.lookahead entries); the scheduler thread proves each
-//     assignment through the job's backend as it arrives (in hand-over order, which with several workers need not
-//     be index order) and stores proof i at index i; the proven assignment's remaining vectors go to the
-//     deallocator. While one partition is proven, a helper thread takes the next from the queue and lets the
-//     backend prepare it (ProverBackend::prepare: the GPU backend uploads its a, b, c meanwhile; JobSpec::pipeline).
+//   submit ──> jobs (priority, then submission order)
+//     synthesis workers (config.synthesis_workers threads, shared by all jobs): each takes the next partition of the
+//       first job in that order that has one left, while the partitions in memory before a prover takes them stay
+//       within synthesis_workers + lookahead; synthesized partitions wait in their job's queue (index order);
+//     lanes (one proving thread per ProverBackend::lane: a GPU, the CPU, or a backend of its own): each takes the
+//       lowest waiting partition of the first job in that order with a backend in the lane, proves it (verified,
+//       with the job's fallback) and stores proof i at index i; the proven assignment's remaining vectors go to the
+//       deallocator. While one partition is proven, a helper takes the lane's next and lets its backend prepare it
+//       (ProverBackend::prepare: the GPU backend uploads its a, b, c meanwhile; JobSpec::pipeline).
+//   So a CRITICAL job submitted while a long job runs starts its first partition at the next synthesis boundary
+//   and is proven after at most the partition being proven and the one already prepared.
 //
-// Spans (layer Pipeline, item = partition; "job" and "queued" with item -1): "queued" (submit to start),
-// "synthesis", "handover" (synthesis end to proving start), "proving", "job" (start to end).
+// A job is Queued until its first partition starts, Running until its last partition is proven or it stops.
+// Spans (layer Pipeline, item = partition; "job" and "queued" with item -1): "queued" (submit to first partition),
+// "synthesis", "handover" (synthesis end to proving start), "proving", "job" (first partition to end).
 // Errors: an exception in synthesis or proving fails that job (its message kept), never the engine, unless the job
 // names a fallback backend, which then proves that partition again (reported); a job can be cancelled while queued
 // or between partitions, and by its deadline.
@@ -90,14 +95,16 @@ struct JobResult {
     std::vector<groth16::Proof> proofs;  // partition order, for Done
     std::shared_ptr<TimingSink> timeline;
     double wall_seconds = 0;             // start to end (not the time queued)
-    size_t peak_rss_bytes = 0;           // the process's peak resident set while the job ran (jobs run one at a
-                                         // time; 0 where /proc is unavailable)
+    size_t peak_rss_bytes = 0;           // the process's peak resident set since the job started, or since the
+                                         // last moment no job ran if others ran beside it (0 where /proc is
+                                         // unavailable)
 };
 
 struct EngineConfig {
     size_t synthesis_workers = 1;
-    // Synthesized partitions that may wait for the prover (bounds the memory of assignments in flight: each holds
-    // a, b, c and the witness of one partition).
+    // Synthesized partitions that may wait for a prover, all jobs together (bounds the memory of assignments in
+    // flight: each holds a, b, c and the witness of one partition; at most synthesis_workers + lookahead wait or
+    // are being synthesized, plus per lane the one being proven and the one prepared).
     size_t lookahead = 1;
 };
 

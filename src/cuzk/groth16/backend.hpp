@@ -28,6 +28,10 @@ public:
     virtual std::vector<Proof> prove(std::span<r1cs::ProvingAssignment> assignments, std::span<const Fr> r,
                                      std::span<const Fr> s, TimingSink* timing) = 0;
     virtual std::string name() const = 0;
+    // Backends of one lane prove one circuit at a time between them (the engine runs one proving thread per lane):
+    // a GPU's backends share "cuda:<device>" whatever their parameters, CPU backends "cpu". Empty (the default):
+    // a lane of its own.
+    virtual std::string lane() const { return {}; }
 
     // Optional pipelining for a caller that proves circuits one at a time (the engine): prepare(next) may run on
     // another thread while prove / prove_prepared of the current circuit runs, and starts moving `next`'s data (the
@@ -54,6 +58,7 @@ public:
     std::vector<Proof> prove(std::span<r1cs::ProvingAssignment> assignments, std::span<const Fr> r,
                              std::span<const Fr> s, TimingSink* timing) override;
     std::string name() const override { return "cpu"; }
+    std::string lane() const override { return "cpu"; }
 
 private:
     const Parameters& params_;

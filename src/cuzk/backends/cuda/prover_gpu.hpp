@@ -84,7 +84,8 @@ private:
 // The GPU prover behind the prover backend interface.
 class GpuBackend : public groth16::ProverBackend {
 public:
-    explicit GpuBackend(const groth16::Parameters& params, const GpuProverConfig& cfg = {}) : prover_(params, cfg) {}
+    explicit GpuBackend(const groth16::Parameters& params, const GpuProverConfig& cfg = {})
+        : device_(cfg.device), prover_(params, cfg) {}
     std::vector<groth16::Proof> prove(std::span<r1cs::ProvingAssignment> assignments, std::span<const Fr> r,
                                       std::span<const Fr> s, TimingSink* timing) override {
         return prover_.prove_from_assignments(assignments, r, s, timing);
@@ -98,8 +99,10 @@ public:
         return prover_.prove_prepared(std::move(ticket), asg, r, s, timing, item);
     }
     std::string name() const override { return "gpu"; }
+    std::string lane() const override { return "cuda:" + std::to_string(device_); }
 
 private:
+    int device_ = 0;
     GpuProver prover_;
 };
 
