@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "commands.hpp"
 #include "cuzk/circuits/catalog.hpp"
@@ -49,6 +50,59 @@ filecoin::C1Output bench_c1(const BenchOptions& opt) {
 groth16::QueryShape porep_query_shape(const filecoin::PorepConfig& config) {
     return groth16::query_shape(r1cs::compile_r1cs(filecoin::StackedPorepCircuit(
         filecoin::blank_stacked_porep_partition(filecoin::StackedPorepShape::of(config)))));
+}
+
+// Submit to proof of one job, in seconds; throws unless it ends Done.
+double time_job(engine::Engine& eng, engine::JobSpec spec) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const engine::JobResult res = eng.await(eng.submit(std::move(spec)));
+    if (res.state != engine::JobState::Done)
+        throw std::runtime_error("the critical Winning PoSt ended " + std::string(engine::job_state_name(res.state)) +
+                                 (res.error.empty() ? "" : ": " + res.error));
+    return seconds_since(t0);
+}
+
+// bench porep-c2 --critical-after K: a Winning PoSt of the C2's sector size, timed alone (a fresh engine, its
+// backend warm: the second of two runs) and then submitted as CRITICAL once K partitions of the C2 are proven.
+struct CriticalProbe {
+    std::unique_ptr<WinningProbe> winning;
+    std::unique_ptr<groth16::ProverBackend> backend;
+
+    engine::JobSpec spec() const {
+        engine::JobSpec s = engine::post_spec(winning->job, &winning->pce);
+        s.name = "critical winning post";
+        s.priority = engine::Priority::Critical;
+        s.backend = backend.get();
+        return s;
+    }
+    void beside(engine::Engine& eng, engine::JobId main, size_t after, nlohmann::json& j) const {
+        auto running = [&] {
+            const auto st = eng.state(main);
+            return st == engine::JobState::Queued || st == engine::JobState::Running;
+        };
+        while (running() && eng.proven(main) < after) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        if (!running()) return;  // nothing to preempt
+        j["critical_submitted_after_partitions"] = eng.proven(main);
+        j["critical_latency_s"] = time_job(eng, spec());
+        j["critical_c2_partitions_proven_by_then"] = eng.proven(main);
+    }
+};
+
+CriticalProbe critical_probe(const BenchOptions& opt, filecoin::RegisteredSealProof seal, nlohmann::json& j) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto proof = filecoin::post_proof_from_name(
+        "StackedDrgWinning" + filecoin::sector_size_name(filecoin::sector_size(seal)) + "V1");
+    CriticalProbe p;
+    p.winning = winning_probe(opt, proof);
+    p.backend = make_backend(opt.backend, p.winning->params, opt.pin_params);
+    j["critical_proof_type"] = std::string(filecoin::proof_name(proof));
+    engine::Engine alone;
+    time_job(alone, p.spec());
+    j["critical_alone_s"] = time_job(alone, p.spec());
+    bench_progress("porep-c2", "critical %s ready in %.2f s (alone: %.3f s from submission to proof)",
+                   j["critical_proof_type"].get<std::string>().c_str(), seconds_since(t0),
+                   j["critical_alone_s"].get<double>());
+    return p;
 }
 
 }  // namespace
@@ -107,8 +161,10 @@ groth16::Parameters bench_random_parameters(const r1cs::Circuit& partition, cons
 
 int run_filecoin_bench_job(nlohmann::json& j, const BenchOptions& opt, const std::string& cpu,
                            const groth16::Parameters& params, engine::JobSpec spec, size_t partitions,
-                           const std::function<void(const engine::JobResult&)>& check_proof) {
+                           const std::function<void(const engine::JobResult&)>& check_proof,
+                           std::function<void(engine::Engine&, engine::JobId)> beside) {
     CliJobOptions o;
+    o.beside = std::move(beside);
     o.backend = opt.backend;
     o.pin_params = opt.pin_params;
     o.engine.synthesis_workers = opt.workers;
@@ -173,9 +229,14 @@ int run_bench_porep_c2(const BenchOptions& opt, const std::string& cpu) {
     }
     j["params_s"] = seconds_since(t0);
 
-    return run_filecoin_bench_job(j, opt, cpu, params, engine::porep_c2_spec(job, pce ? &*pce : nullptr),
-                                  job.partitions.size(),
-                                  [&](const engine::JobResult& res) { engine::porep_c2_proof(job, res, params.vk); });
+    CriticalProbe probe;
+    if (opt.critical_after) probe = critical_probe(opt, c1.registered_proof, j);
+    return run_filecoin_bench_job(
+        j, opt, cpu, params, engine::porep_c2_spec(job, pce ? &*pce : nullptr), job.partitions.size(),
+        [&](const engine::JobResult& res) { engine::porep_c2_proof(job, res, params.vk); },
+        probe.winning ? std::function<void(engine::Engine&, engine::JobId)>(
+                            [&](engine::Engine& eng, engine::JobId main) { probe.beside(eng, main, *opt.critical_after, j); })
+                      : nullptr);
 }
 
 }  // namespace cuzk::cli

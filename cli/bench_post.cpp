@@ -56,6 +56,17 @@ groth16::Parameters post_bench_parameters(const BenchOptions& opt, const engine:
 
 }  // namespace
 
+std::unique_ptr<WinningProbe> winning_probe(const BenchOptions& opt, filecoin::RegisteredPoStProof proof) {
+    filecoin::Domain randomness{};
+    randomness.fill(5);
+    const auto vanilla = bench_vanilla(proof, randomness, opt.c1_seed);
+    engine::PostJob job = engine::post_job(proof, randomness, vanilla);
+    r1cs::PrecompiledR1cs pce =
+        r1cs::compile_r1cs(filecoin::FallbackPostCircuit(job.circuit, job.partitions.at(0).sectors));
+    groth16::Parameters params = post_bench_parameters(opt, job, &pce);
+    return std::make_unique<WinningProbe>(WinningProbe{std::move(job), std::move(pce), std::move(params)});
+}
+
 int run_bench_post(const BenchOptions& opt, const std::string& cpu) {
     const filecoin::RegisteredPoStProof proof = filecoin::post_proof_from_name(opt.proof_type);
     nlohmann::json j;

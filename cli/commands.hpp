@@ -13,6 +13,7 @@
 
 #include "cuzk/circuits/catalog.hpp"
 #include "cuzk/engine/engine.hpp"
+#include "cuzk/engine/post.hpp"
 #include "cuzk/formats/bellman_params.hpp"
 #include "cuzk/groth16/backend.hpp"
 #include "cuzk/r1cs/pce.hpp"
@@ -55,6 +56,10 @@ struct BenchOptions {
     // the default: ~4x faster per 32 GiB partition on the H200 host)
     bool full_synthesis = false;
     bool poseidon = false;  // snap: the EmptySectorUpdate-Poseidon circuit
+    // porep-c2: once this many partitions are proven, a CRITICAL Winning PoSt of the same sector size (generated
+    // vanilla proof, random or Filecoin's parameters as for the C2) is submitted to the same engine; its latency
+    // from submission to proof is reported beside the same job alone (issue 19: priorities that preempt).
+    std::optional<size_t> critical_after;
 };
 
 // A built-in circuit and how to build its witness (circuits/catalog.hpp).
@@ -124,6 +129,9 @@ struct CliJobOptions {
     engine::EngineConfig engine;
     const groth16::VerifyingKey* verify_key = nullptr;
     bool job_peak_rss = false;  // reset the process's peak RSS just before submitting (CliJob::peak_rss_bytes)
+    // Optional: run on its own thread beside the job, with the engine and the job's id (e.g. to submit another
+    // job meanwhile); joined before run_engine_job returns.
+    std::function<void(engine::Engine&, engine::JobId)> beside;
 };
 struct CliJob {
     engine::JobResult result;
@@ -155,9 +163,19 @@ int run_bench_snap(const BenchOptions& opt, const std::string& cpu);
 // The rest of a Filecoin bench once its parameters are ready: `spec` on opt's backend (the CPU as fallback, said on
 // stderr), proofs verified by the engine and then by check_proof (Filecoin's inputs) unless the parameters are
 // random; throws unless the job is Done; the job's report added to j, which is printed as one line.
+// `beside` (optional): CliJobOptions::beside.
 int run_filecoin_bench_job(nlohmann::json& j, const BenchOptions& opt, const std::string& cpu,
                            const groth16::Parameters& params, engine::JobSpec spec, size_t partitions,
-                           const std::function<void(const engine::JobResult&)>& check_proof);
+                           const std::function<void(const engine::JobResult&)>& check_proof,
+                           std::function<void(engine::Engine&, engine::JobId)> beside = {});
+// A Winning PoSt ready to submit beside another job (bench porep-c2 --critical-after): the vanilla proof of one
+// generated sector, the job, its compiled matrices, and parameters (random ones with opt.random_params).
+struct WinningProbe {
+    engine::PostJob job;
+    r1cs::PrecompiledR1cs pce;
+    groth16::Parameters params;
+};
+std::unique_ptr<WinningProbe> winning_probe(const BenchOptions& opt, filecoin::RegisteredPoStProof proof);
 // Random points of a partition circuit's shape (the proofs are then not verified): the query sizes from its compiled
 // matrices when given, else from the partition synthesized once (outside the measured job).
 groth16::Parameters bench_random_parameters(const r1cs::Circuit& partition, const r1cs::PrecompiledR1cs* pce);

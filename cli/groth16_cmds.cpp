@@ -15,6 +15,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "commands.hpp"
@@ -175,7 +176,11 @@ CliJob run_engine_job(engine::JobSpec spec, const groth16::Parameters& params, c
     spec.verify_key = opt.verify_key;
     if (opt.job_peak_rss) engine::reset_peak_rss();
     CliJob job;
-    job.result = eng.await(eng.submit(std::move(spec)));
+    const engine::JobId id = eng.submit(std::move(spec));
+    std::thread beside;
+    if (opt.beside) beside = std::thread([&] { opt.beside(eng, id); });
+    job.result = eng.await(id);
+    if (beside.joinable()) beside.join();
     if (opt.job_peak_rss) job.peak_rss_bytes = engine::peak_rss_bytes();
     job.backend = backend->name();
     job.stats = eng.stats();

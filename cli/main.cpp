@@ -139,6 +139,9 @@ int main(int argc, char** argv) {
         ->check(CLI::ExistingFile);
     bench->add_option("--c1-seed", bench_opt.c1_seed, "porep-c2, post, snap: the generated C1's (vanilla proofs') seed (default 1)");
     bench->add_flag("--poseidon", bench_opt.poseidon, "snap: the EmptySectorUpdate-Poseidon circuit (one partition)");
+    bench->add_option("--critical-after", bench_opt.critical_after,
+                      "porep-c2: once this many partitions are proven, submit a CRITICAL Winning PoSt of the same "
+                      "sector size and report its latency beside the same job alone");
     bench->add_flag("--full-synthesis", bench_opt.full_synthesis,
                     "porep-c2, post, snap: synthesize every partition in full instead of witness + the matrices compiled once");
     bench->add_option("--params-dir", bench_opt.params_dir,
