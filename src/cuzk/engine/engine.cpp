@@ -115,7 +115,8 @@ struct Engine::Impl {
     explicit Impl(const EngineConfig& c) : cfg(c) {
         if (cfg.synthesis_workers == 0) cfg.synthesis_workers = 1;
         if (cfg.lookahead == 0) cfg.lookahead = 1;
-        for (size_t w = 0; w < cfg.synthesis_workers; w++) workers.emplace_back([this] { synthesis_loop(); });
+        for (size_t w = 0; w < cfg.synthesis_workers; w++) workers.emplace_back([this] { synthesis_loop(false); });
+        workers.emplace_back([this] { synthesis_loop(true); });
     }
 
     ~Impl() {
@@ -173,12 +174,15 @@ struct Engine::Impl {
 
     // ---- synthesis --------------------------------------------------------------------------------------------
     // The next partition to synthesize, of the first job in (priority, age) order that has one, while the
-    // partitions in memory before a prover takes them stay within workers + lookahead. Under mu.
-    Job* pick_synthesis() {
-        if (synthesizing + waiting >= cfg.synthesis_workers + cfg.lookahead) return nullptr;
+    // partitions in memory before a prover takes them stay within workers + lookahead. The urgent worker takes
+    // CRITICAL jobs' partitions only, whatever the others hold: a WinningPoSt does not wait for a PoRep
+    // partition's synthesis to end (one partition more in memory at most). Under mu.
+    Job* pick_synthesis(bool urgent) {
+        if (!urgent && synthesizing + waiting >= cfg.synthesis_workers + cfg.lookahead) return nullptr;
         Job* best = nullptr;
         for (auto& [id, j] : jobs) {
             if (j->state != JobState::Queued && j->state != JobState::Running) continue;
+            if (urgent && j->spec.priority != Priority::Critical) continue;
             if (j->finishing || j->next >= j->spec.partitions || stopped(*j)) continue;
             if (!best || before(*j, *best)) best = j.get();
         }
@@ -205,12 +209,12 @@ struct Engine::Impl {
         return out;
     }
 
-    void synthesis_loop() {
+    void synthesis_loop(bool urgent) {
         std::unique_lock<std::mutex> lk(mu);
         for (;;) {
             Job* job = nullptr;
             // Engine::cancel and deadlines only set flags: poll them.
-            while (!stop && !(job = pick_synthesis())) {
+            while (!stop && !(job = pick_synthesis(urgent))) {
                 if (auto idle = idle_stopped(); !idle.empty()) {
                     lk.unlock();
                     for (auto& j : idle) finish_if_over(j);
@@ -263,12 +267,14 @@ struct Engine::Impl {
         std::string prepare_error;
     };
 
-    // The lowest waiting partition of the first job in (priority, age) order with a backend in this lane. Under mu.
-    std::optional<Taken> pick_proving(Lane* lane) {
+    // The lowest waiting partition of the first job in (priority, age) order with a backend in this lane (and a
+    // priority above `above`, when given). Under mu.
+    std::optional<Taken> pick_proving(Lane* lane, std::optional<Priority> above = std::nullopt) {
         Job* best = nullptr;
         Backend* backend = nullptr;
         for (auto& [id, j] : jobs) {
             if (j->state != JobState::Running || j->ready.empty() || j->finishing) continue;
+            if (above && j->spec.priority <= *above) continue;
             for (auto& [l, b] : j->provers) {
                 if (l == lane && (!best || before(*j, *best))) best = j.get(), backend = b;
             }
@@ -326,6 +332,17 @@ struct Engine::Impl {
             done = true;
             work_cv.notify_all();
             cur = helper.get();
+            // A partition of a higher priority that came while the helper's was taken goes first (proven without
+            // a ticket; the taken one keeps its own meanwhile).
+            while (cur) {
+                std::optional<Taken> urgent;
+                {
+                    std::lock_guard<std::mutex> lk(mu);
+                    urgent = pick_proving(lane, cur->job->spec.priority);
+                }
+                if (!urgent) break;
+                prove(*urgent);
+            }
         }
     }
 

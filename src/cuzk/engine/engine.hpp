@@ -12,8 +12,10 @@
 //       with the job's fallback) and stores proof i at index i; the proven assignment's remaining vectors go to the
 //       deallocator. While one partition is proven, a helper takes the lane's next and lets its backend prepare it
 //       (ProverBackend::prepare: the GPU backend uploads its a, b, c meanwhile; JobSpec::pipeline).
-//   So a CRITICAL job submitted while a long job runs starts its first partition at the next synthesis boundary
-//   and is proven after at most the partition being proven and the one already prepared.
+//     an urgent synthesis worker takes CRITICAL jobs' partitions only, beside the others and outside the budget;
+//     a lane proves a waiting partition of higher priority before the one its helper took meanwhile.
+//   So a CRITICAL job submitted while a long job runs starts synthesizing at once and is proven right after the
+//   partition being proven now.
 //
 // A job is Queued until its first partition starts, Running until its last partition is proven or it stops.
 // Spans (layer Pipeline, item = partition; "job" and "queued" with item -1): "queued" (submit to first partition),
