@@ -177,7 +177,7 @@ int run_filecoin_bench_job(nlohmann::json& j, const BenchOptions& opt, const std
         throw std::runtime_error("bench " + opt.what + ": the job ended " + engine::job_state_name(res.state) +
                                  (res.error.empty() ? "" : ": " + res.error));
     j["random_params"] = opt.random_params;
-    j["workers"] = opt.workers;
+    j["workers"] = opt.workers ? opt.workers : engine::auto_synthesis_workers();
     j["lookahead"] = opt.lookahead;
     j["backend"] = run.backend;
     if (!opt.timeline_path.empty()) {

@@ -28,7 +28,7 @@ struct BenchOptions {
     // pipeline: partitions of one job through the engine
     size_t partitions = 4;
     size_t lookahead = 1;
-    size_t workers = 1;
+    size_t workers = 0;  // 0: engine::auto_synthesis_workers()
     std::string backend = "auto";  // pipeline, groth16: auto (GPU when built and present), cpu, gpu
     // groth16: pseudo-random parameters of the circuit's shape (groth16::benchmark_parameters) instead of a setup,
     // for sizes where a setup takes too long; the proofs are not verified
@@ -126,7 +126,8 @@ void note_fallbacks(engine::JobSpec& spec);
 struct CliJobOptions {
     std::string backend = "auto";
     bool pin_params = false;
-    engine::EngineConfig engine;
+    // Synthesis workers for the host (auto) and a memory budget of engine::auto_memory_budget() unless set.
+    engine::EngineConfig engine{.synthesis_workers = 0};
     const groth16::VerifyingKey* verify_key = nullptr;
     bool job_peak_rss = false;  // reset the process's peak RSS just before submitting (CliJob::peak_rss_bytes)
     // Optional: run on its own thread beside the job, with the engine and the job's id (e.g. to submit another

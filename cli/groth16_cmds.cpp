@@ -169,7 +169,9 @@ CliJob run_engine_job(engine::JobSpec spec, const groth16::Parameters& params, c
     auto backend = make_backend(opt.backend, params, opt.pin_params);
     std::unique_ptr<groth16::ProverBackend> cpu_fallback;
     if (backend->name() != "cpu") cpu_fallback = std::make_unique<groth16::CpuBackend>(params);
-    engine::Engine eng(opt.engine);
+    engine::EngineConfig ec = opt.engine;
+    if (!ec.memory_budget_bytes) ec.memory_budget_bytes = engine::auto_memory_budget();
+    engine::Engine eng(ec);
     spec.backend = backend.get();
     spec.fallback = cpu_fallback.get();
     note_fallbacks(spec);
@@ -515,6 +517,7 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
     std::vector<std::vector<Fr>> publics(opt.partitions);
     engine::EngineConfig ecfg;
     ecfg.synthesis_workers = opt.workers;
+    ecfg.memory_budget_bytes = engine::auto_memory_budget();
     ecfg.lookahead = opt.lookahead;
     engine::Engine eng(ecfg);
     engine::JobSpec spec;

@@ -116,7 +116,9 @@ int main(int argc, char** argv) {
     bench->add_option("--partitions", bench_opt.partitions, "pipeline: partitions of the job")->check(CLI::Range(1, 1000));
     bench->add_option("--lookahead", bench_opt.lookahead, "pipeline: synthesized partitions that may wait for the prover")
         ->check(CLI::Range(1, 64));
-    bench->add_option("--workers", bench_opt.workers, "pipeline: synthesis workers")->check(CLI::Range(1, 256));
+    bench->add_option("--workers", bench_opt.workers,
+                      "pipeline, porep-c2, post, snap: synthesis workers (default: one per 8 hardware threads, 1 to 8)")
+        ->check(CLI::Range(1, 256));
     bench->add_option("--backend", bench_opt.backend, "pipeline, groth16: auto (GPU when built and present), cpu, gpu")
         ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
     bench->add_flag("--random-params", bench_opt.random_params,

@@ -935,6 +935,67 @@ TEST(Engine, LanesProveSideBySideAndALaneOneAtATime) {
     EXPECT_LT(log.at("prove 402"), n);
 }
 
+namespace {
+// Proves nothing: an empty proof per assignment, after a short wait (partitions pile up behind it).
+struct NullBackend : Backend {
+    std::vector<groth16::Proof> prove(std::span<r1cs::ProvingAssignment> a, std::span<const Fr>, std::span<const Fr>,
+                                      TimingSink*) override {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        return std::vector<groth16::Proof>(a.size());
+    }
+    std::string name() const override { return "null"; }
+};
+}  // namespace
+
+// Under a memory budget a partition starts only when the resident set, the partitions being synthesized and one
+// more fit: the job's peak RSS stays within the budget. Without it the same job holds up to workers + lookahead
+// partitions at once and goes over (so the check is what holds it).
+TEST(Engine, MemoryBudgetBoundsThePeakRss) {
+    NullBackend null;
+    const size_t pb = size_t(48) << 20;
+    auto job = [&] {
+        JobSpec s;
+        s.name = "budget";
+        s.partitions = 10;
+        s.backend = &null;
+        s.partition_bytes = pb;
+        s.synthesize = [pb](size_t) {
+            r1cs::ProvingAssignment asg;
+            asg.a().assign(pb / sizeof(Fr), Fr::one());  // touched: resident
+            return asg;
+        };
+        return s;
+    };
+    EngineConfig cfg;
+    cfg.synthesis_workers = 4;
+    cfg.lookahead = 4;
+    {
+        Engine warm(cfg);  // threads and allocator arenas made once before the baseline
+        ASSERT_EQ(warm.await(warm.submit(job())).state, JobState::Done);
+    }
+    const size_t base = current_rss_bytes();
+    if (base == 0) GTEST_SKIP() << "no /proc here";
+    const size_t budget = base + 3 * pb;
+    cfg.memory_budget_bytes = budget;
+    size_t within = 0, over = 0;
+    {
+        Engine engine(cfg);
+        const JobResult r = engine.await(engine.submit(job()));
+        ASSERT_EQ(r.state, JobState::Done) << r.error;
+        within = r.peak_rss_bytes;
+    }
+    cfg.memory_budget_bytes = 0;
+    {
+        Engine engine(cfg);
+        const JobResult r = engine.await(engine.submit(job()));
+        ASSERT_EQ(r.state, JobState::Done) << r.error;
+        over = r.peak_rss_bytes;
+    }
+    std::printf("budget %zu MB: peak %zu MB within it, %zu MB without it\n", budget >> 20, within >> 20, over >> 20);
+    EXPECT_LE(within, budget + (size_t(8) << 20));
+    EXPECT_GT(over, budget);
+}
+
 // The union of span intervals, the JSON round trip, and the breakdown's gaps between layers.
 TEST(Timing, BusyTimeJsonAndBreakdown) {
     TimingSink sink;

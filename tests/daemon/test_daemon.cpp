@@ -27,6 +27,7 @@
 #include "cuzk/daemon/config.hpp"
 #include "cuzk/daemon/daemon.hpp"
 #include "cuzk/daemon/job_store.hpp"
+#include "cuzk/engine/engine.hpp"
 #include "cuzk/formats/bellman_params.hpp"
 #include "cuzk/formats/iden3.hpp"
 #include "cuzk/formats/iden3_circom.hpp"
@@ -571,6 +572,9 @@ result_ttl_seconds = 3600
     EXPECT_EQ(c.shutdown, "interrupt");
     EXPECT_EQ(c.result_ttl_seconds, 3600.0);
     EXPECT_EQ(parse_config("", base).total_budget, 0u) << "auto";
+    EXPECT_EQ(parse_config("", base).synthesis_workers, cuzk::engine::auto_synthesis_workers()) << "auto by default";
+    EXPECT_EQ(parse_config("[engine]\nsynthesis_workers = \"auto\"", base).synthesis_workers,
+              cuzk::engine::auto_synthesis_workers());
     auto refused = [&](const std::string& text, const std::string& names) {
         try {
             parse_config(text, base);
@@ -588,6 +592,8 @@ result_ttl_seconds = 3600
     refused("[engine]\ntotal_budget = \"12 parsecs\"", "engine.total_budget");
     refused("[jobs]\nshutdown = \"now\"", "jobs.shutdown");
     refused("[engine]\nlookahead = 0", "engine.lookahead");
+    refused("[engine]\nsynthesis_workers = \"many\"", "engine.synthesis_workers");
+    refused("[engine]\nsynthesis_workers = 0", "engine.synthesis_workers");
     refused("[engine\n", "line");
     refused("[engine]\npce = \"maybe\"", "engine.pce");
     EXPECT_EQ(parse_config("", base).pce, "auto");

@@ -12,6 +12,8 @@
 #define TOML_EXCEPTIONS 1
 #include <toml++/toml.h>
 
+#include "cuzk/engine/engine.hpp"
+
 namespace cuzk::daemon {
 
 namespace {
@@ -147,7 +149,14 @@ DaemonConfig parse_config(const std::string& toml_text, const std::filesystem::p
     c.log = get_bool(root, "server", "log", c.log);
     c.backend = get_string(root, "engine", "backend", c.backend);
     if (c.backend != "auto" && c.backend != "cpu" && c.backend != "gpu") bad("engine.backend", "auto, cpu or gpu");
-    c.synthesis_workers = get_count(root, "engine", "synthesis_workers", c.synthesis_workers, 1, 256);
+    if (root["engine"]["synthesis_workers"].is_string()) {
+        if (*root["engine"]["synthesis_workers"].value<std::string>() != "auto")
+            bad("engine.synthesis_workers", "\"auto\" or an integer in [1, 256]");
+        c.synthesis_workers = 0;
+    } else {
+        c.synthesis_workers = get_count(root, "engine", "synthesis_workers", c.synthesis_workers, 1, 256);
+    }
+    if (c.synthesis_workers == 0) c.synthesis_workers = engine::auto_synthesis_workers();
     c.lookahead = get_count(root, "engine", "lookahead", c.lookahead, 1, 64);
     {
         const auto node = root["engine"]["total_budget"];

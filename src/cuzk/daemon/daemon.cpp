@@ -244,9 +244,11 @@ struct Daemon::Impl {
           budget(c.total_budget ? c.total_budget : engine::ParamCache::auto_budget()),
           store(prepare_state_dir(c)),
           cache(cache_config(c, budget)) {
+        if (cfg.synthesis_workers == 0) cfg.synthesis_workers = engine::auto_synthesis_workers();
         engine::EngineConfig ec;
         ec.synthesis_workers = cfg.synthesis_workers;
         ec.lookahead = cfg.lookahead;
+        ec.memory_budget_bytes = budget;
         eng = std::make_unique<engine::Engine>(ec);
         resume();
         starter = std::thread([this] { start_loop(); });

@@ -16,6 +16,8 @@
 #include <string>
 #include <thread>
 
+#include <unistd.h>
+
 #include "cuzk/util/deallocator.hpp"
 #include "cuzk/groth16/prover.hpp"
 #include "cuzk/groth16/verifier.hpp"
@@ -107,13 +109,15 @@ struct Engine::Impl {
     uint64_t next_seq = 0;
     bool stop = false;
     size_t synthesizing = 0, waiting = 0;  // partitions of all jobs being synthesized / synthesized and not taken
+    size_t synthesizing_bytes = 0;         // the partition_bytes of those being synthesized
+    size_t proving = 0;                    // partitions taken by a lane and not yet counted
     size_t active = 0;                     // jobs started and not finished
     Deallocator dealloc;
     std::vector<std::thread> workers;
     std::map<std::string, std::unique_ptr<Lane>> lanes;
 
     explicit Impl(const EngineConfig& c) : cfg(c) {
-        if (cfg.synthesis_workers == 0) cfg.synthesis_workers = 1;
+        if (cfg.synthesis_workers == 0) cfg.synthesis_workers = auto_synthesis_workers();
         if (cfg.lookahead == 0) cfg.lookahead = 1;
         for (size_t w = 0; w < cfg.synthesis_workers; w++) workers.emplace_back([this] { synthesis_loop(false); });
         workers.emplace_back([this] { synthesis_loop(true); });
@@ -186,7 +190,16 @@ struct Engine::Impl {
             if (j->finishing || j->next >= j->spec.partitions || stopped(*j)) continue;
             if (!best || before(*j, *best)) best = j.get();
         }
+        if (best && !urgent && !fits(*best)) return nullptr;
         return best;
+    }
+
+    // The memory budget (EngineConfig::memory_budget_bytes) has room for one more of the job's partitions, or
+    // nothing is in flight. Under mu.
+    bool fits(const Job& j) const {
+        if (!cfg.memory_budget_bytes || !j.spec.partition_bytes) return true;
+        if (synthesizing + waiting + proving == 0) return true;
+        return current_rss_bytes() + synthesizing_bytes + j.spec.partition_bytes <= cfg.memory_budget_bytes;
     }
 
     void start(Job& j) {
@@ -229,6 +242,7 @@ struct Engine::Impl {
             const size_t i = job->next++;
             job->in_flight++;
             synthesizing++;
+            synthesizing_bytes += job->spec.partition_bytes;
             lk.unlock();
             Ready item{i, {}, 0};
             std::string error;
@@ -241,6 +255,7 @@ struct Engine::Impl {
             }
             lk.lock();
             synthesizing--;
+            synthesizing_bytes -= job->spec.partition_bytes;
             if (!error.empty()) fail(*job, error);
             if (!error.empty() || stop || stopped(*job)) {
                 job->in_flight--;
@@ -284,6 +299,7 @@ struct Engine::Impl {
         best->ready.pop_front();
         best->taken++;
         waiting--;
+        proving++;
         work_cv.notify_all();  // room for another synthesis
         return t;
     }
@@ -353,6 +369,7 @@ struct Engine::Impl {
         {
             std::lock_guard<std::mutex> lk(mu);
             t.job->in_flight--;
+            proving--;
         }
         work_cv.notify_all();
         finish_if_over(t.job);
@@ -379,6 +396,7 @@ struct Engine::Impl {
                 fail(job, error);
             }
             job.in_flight--;
+            proving--;
         }
         work_cv.notify_all();
         finish_if_over(t.job);
@@ -705,6 +723,18 @@ size_t proc_status_bytes(const char* key) {
 }  // namespace
 
 size_t peak_rss_bytes() { return proc_status_bytes("VmHWM:"); }
+
+size_t auto_synthesis_workers() {
+    return std::clamp<size_t>(std::thread::hardware_concurrency() / 8, 1, 8);
+}
+
+size_t auto_memory_budget() {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || page <= 0) return size_t(1) << 30;
+    const size_t total = (size_t)pages * (size_t)page;
+    const size_t margin = std::max(size_t(4) << 30, total / 8);
+    return total > margin ? total - margin : total / 2;
+}
 size_t current_rss_bytes() { return proc_status_bytes("VmRSS:"); }
 
 void reset_peak_rss() {

@@ -82,6 +82,9 @@ struct JobSpec {
     // thread that ended it, without the engine's lock held, before await() returns; not for jobs the engine's
     // destruction stops (a daemon that shuts down keeps those for its next start). Exceptions from it are swallowed.
     std::function<void(uint64_t id, const JobResult& result)> on_end;
+    // Host memory one synthesized partition holds until it is proven (a, b, c and the witness; 0: unknown), for
+    // EngineConfig::memory_budget_bytes.
+    size_t partition_bytes = 0;
     // Optional: called with each JobResult::fallbacks line as it happens (a partition proven again on `fallback`
     // can take minutes where the GPU takes a second: the CLI says so on stderr). Exceptions from it are swallowed.
     std::function<void(const std::string& line)> on_fallback;
@@ -103,12 +106,23 @@ struct JobResult {
 };
 
 struct EngineConfig {
+    // Threads that synthesize partitions (0: auto_synthesis_workers()).
     size_t synthesis_workers = 1;
     // Synthesized partitions that may wait for a prover, all jobs together (bounds the memory of assignments in
     // flight: each holds a, b, c and the witness of one partition; at most synthesis_workers + lookahead wait or
     // are being synthesized, plus per lane the one being proven and the one prepared).
     size_t lookahead = 1;
+    // Host memory the process may use (0: no limit beyond the counts above). A partition starts synthesizing only
+    // when the process's resident set plus the partitions being synthesized plus its own JobSpec::partition_bytes
+    // fit, unless nothing at all is in flight (then one starts whatever the budget says: a job always progresses).
+    size_t memory_budget_bytes = 0;
 };
+
+// Synthesis workers for this host when none are configured: one per 8 hardware threads, 1 to 8 (measured on the
+// 16-thread H200 host: a 10-partition 32 GiB C2 takes 37.5 s with 2 workers and 50.1 s with 1; docs/perf.md).
+size_t auto_synthesis_workers();
+// A memory budget for this host: physical memory less a margin of max(4 GiB, 1/8 of it) (125 GiB: 109 GiB).
+size_t auto_memory_budget();
 
 using JobId = uint64_t;
 

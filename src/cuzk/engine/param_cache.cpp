@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "cuzk/engine/engine.hpp"
 #include "cuzk/formats/bellman_params.hpp"
 
 namespace cuzk::engine {
@@ -26,11 +27,7 @@ ParamCache::ParamCache(const ParamCacheConfig& cfg) : cfg_(cfg) {
 }
 
 size_t ParamCache::auto_budget() {
-    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-    if (pages <= 0 || page <= 0) return size_t(1) << 30;
-    const size_t total = (size_t)pages * (size_t)page;
-    const size_t margin = std::max(size_t(4) << 30, total / 8);
-    return total > margin ? total - margin : total / 2;
+    return auto_memory_budget();
 }
 
 size_t ParamCache::resident_bytes(const groth16::Parameters& p) {

@@ -49,7 +49,8 @@ public:
     };
     Stats stats() const;
 
-    // Physical memory minus a margin for everything else (max(4 GiB, 1/8 of it)); 1 GiB where it cannot be read.
+    // engine::auto_memory_budget(): physical memory minus a margin for everything else (max(4 GiB, 1/8 of it));
+    // 1 GiB where it cannot be read.
     static size_t auto_budget();
     // Host bytes a parameter set's point vectors occupy.
     static size_t resident_bytes(const groth16::Parameters& p);

@@ -38,6 +38,7 @@ JobSpec snap_spec(const SnapJob& job, const r1cs::PrecompiledR1cs* pce) {
     JobSpec spec;
     spec.name = job_name(job);
     spec.partitions = job.partitions.size();
+    spec.partition_bytes = partition_bytes(pce);
     spec.synthesize = [&job, pce](size_t k) {
         return partition_assignment(
             filecoin::EmptySectorUpdateCircuit(job.shape, job.variant, job.partitions[k].witness), pce);
