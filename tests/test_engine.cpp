@@ -148,7 +148,14 @@ TEST(Engine, HigherPriorityRunsFirst) {
         return spec;
     };
     const JobId first = engine.submit(spec_named("first", Priority::Low, true));
-    while (engine.state(first) != JobState::Running) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    // Held in its synthesis (Running alone is not enough: the urgent worker could start the critical job before
+    // the first one's synthesis function is entered).
+    auto first_started = [&] {
+        std::lock_guard<std::mutex> lk(mu);
+        return !started.empty();
+    };
+    while (!first_started()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    EXPECT_EQ(engine.state(first), JobState::Running);
     const JobId low = engine.submit(spec_named("low", Priority::Low, false));
     const JobId normal = engine.submit(spec_named("normal", Priority::Normal, false));
     const JobId critical = engine.submit(spec_named("critical", Priority::Critical, false));
