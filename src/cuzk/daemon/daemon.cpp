@@ -469,6 +469,7 @@ struct Daemon::Impl {
                 try {
                     v.push_back(f.get());
                 } catch (...) {
+                    // a set whose load failed: the jobs that asked for it failed with the load's message
                 }
             }
         return v;
@@ -756,7 +757,9 @@ struct Daemon::Impl {
         out.SerializeToString(&bytes);
         try {
             store.finish(id, state_text(out.state()), bytes, unix_now());
-        } catch (const std::exception&) {
+        } catch (const std::exception& e) {
+            log("job " + std::to_string(id) + ": its result was not written to the store (" + e.what() +
+                "); a restart would prove it again");
         }
     }
 
@@ -800,7 +803,8 @@ struct Daemon::Impl {
             lk.unlock();
             try {
                 store.purge(t - 60, t - cfg.result_ttl_seconds);
-            } catch (const std::exception&) {
+            } catch (const std::exception& e) {
+                log(std::string("old results were not purged from the store: ") + e.what());
             }
             lk.lock();
         }
@@ -835,7 +839,9 @@ struct Daemon::Impl {
         lk.unlock();
         try {
             store.mark_fetched(id, unix_now());
-        } catch (const std::exception&) {
+        } catch (const std::exception& e) {
+            log("job " + std::to_string(id) + ": not marked fetched in the store (" + e.what() +
+                "); its result is kept until result_ttl_seconds");
         }
         return r;
     }
@@ -1006,6 +1012,7 @@ struct Daemon::Impl {
                 try {
                     ps = it->second.get();
                 } catch (...) {
+                    // a failed load holds nothing: its entry just goes
                 }
                 if (ps && ps.use_count() > 2) return false;  // a job holds it (beyond the future's and this copy)
                 dropped = ps && ps->zkey != nullptr;          // .zkey sets live only here
@@ -1167,7 +1174,10 @@ Daemon::Daemon(const DaemonConfig& cfg) : impl_(std::make_unique<Impl>(check_soc
 Daemon::~Daemon() {
     try {
         shutdown();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "cuzk daemon: shutdown failed: %s\n", e.what());
     } catch (...) {
+        std::fprintf(stderr, "cuzk daemon: shutdown failed\n");
     }
 }
 
