@@ -323,6 +323,28 @@ TEST(GpuMsm, MatchesCpu) { GTEST_SKIP() << "built without CUDA"; }
 #endif
 
 #ifdef CUZK_HAVE_CUDA
+namespace {
+// Random others at every `period`-th position from `shift` on (so shift picks the tail), 0/1 elsewhere, and
+// `extra` others outside those positions.
+std::vector<Fr> tail_shaped(std::mt19937_64& rng, size_t len, size_t period, size_t shift, size_t extra = 0) {
+    std::vector<Fr> v(len);
+    for (size_t i = 0; i < len; i++)
+        v[i] = (i + shift) % period == 0 ? Fr::random(rng) : rng() % 2 ? Fr::one() : Fr::zero();
+    for (size_t e = 0; e < extra; e++) v[(e * period + 4 + shift) % len] = Fr::random(rng);
+    return v;
+}
+
+// The device split of v that reuses `tail` where the positions allow (a tail of its own otherwise).
+ScalarSplit split_with_tail(const std::vector<Fr>& v, const std::shared_ptr<const SplitTail>& tail, ThreadPool& pool) {
+    const std::span<const Fr> values[] = {v};
+    const uint64_t* const sel[] = {kAllValues};
+    const std::shared_ptr<const SplitTail> tails[] = {tail};
+    SplitOptions o;
+    o.tails = tails;
+    return std::move(split_scalars_for_device(values, 1, sel, o, &pool)[0]);
+}
+}  // namespace
+
 // A tail shared by consecutive splits: the context uploads its indices once and keeps them at the front of its
 // scratch; later calls (same tail, a new tail, a ones-only call that overwrites the front, a larger call that
 // reallocates the scratch) must all still give the CPU's result.
@@ -335,27 +357,15 @@ TEST(GpuMsm, SharedTailsAcrossCalls) {
     auto bases = random_points<G1Config>(n, rng());
     gpu::G1MsmContext ctx{std::span<const G1Affine>(bases)};
     ThreadPool pool(2);
-    // Others at every 9th position (shift: a different tail), 0/1 elsewhere, `extra` others outside.
-    auto shaped = [&](size_t shift, size_t extra, size_t len) {
-        std::vector<Fr> v(len);
-        for (size_t i = 0; i < len; i++)
-            v[i] = (i + shift) % 9 == 0 ? Fr::random(rng) : rng() % 2 ? Fr::one() : Fr::zero();
-        for (size_t e = 0; e < extra; e++) v[(e * 9 + 4 + shift) % len] = Fr::random(rng);
-        return v;
-    };
+    auto shaped = [&](size_t shift, size_t extra, size_t len) { return tail_shaped(rng, len, 9, shift, extra); };
     std::shared_ptr<const SplitTail> tail;
     auto run = [&](const std::vector<Fr>& v, const char* what) {
-        const std::span<const Fr> values[] = {v};
-        const uint64_t* const sel[] = {kAllValues};
-        const std::shared_ptr<const SplitTail> tails[] = {tail};
-        SplitOptions o;
-        o.tails = tails;
-        auto sp = split_scalars_for_device(values, 1, sel, o, &pool);
-        EXPECT_TRUE(sp[0].tail) << what;
-        if (sp[0].tail) tail = sp[0].tail;
+        const ScalarSplit sp = split_with_tail(v, tail, pool);
+        EXPECT_TRUE(sp.tail) << what;
+        if (sp.tail) tail = sp.tail;
         std::span<const G1Affine> b(bases.data(), v.size());
-        EXPECT_EQ(ctx.msm_split(sp[0]), msm<G1Config>(b, v)) << what;
-        return sp[0].tail;
+        EXPECT_EQ(ctx.msm_split(sp), msm<G1Config>(b, v)) << what;
+        return sp.tail;
     };
     const auto t0 = run(shaped(0, 0, n), "first: uploads the tail");
     EXPECT_EQ(run(shaped(0, 7, n), "same tail, extras"), t0);
@@ -395,29 +405,18 @@ TEST(GpuMsm, ContextsShareScratch) {
     cfg.scratch = scratch;
     gpu::G1MsmContext a{std::span<const G1Affine>(bases_a), cfg}, b{std::span<const G1Affine>(bases_b), cfg};
     ThreadPool pool(2);
-    // Others at every 7th position (shift: a different tail), 0/1 elsewhere.
-    auto shaped = [&](size_t shift) {
-        std::vector<Fr> v(n);
-        for (size_t i = 0; i < n; i++)
-            v[i] = (i + shift) % 7 == 0 ? Fr::random(rng) : rng() % 2 ? Fr::one() : Fr::zero();
-        return v;
-    };
+    auto shaped = [&](size_t shift) { return tail_shaped(rng, n, 7, shift); };
     std::shared_ptr<const SplitTail> tail[2];
     auto run = [&](int who, const std::vector<Fr>& v, const char* what) {
-        const std::span<const Fr> values[] = {v};
-        const uint64_t* const sel[] = {kAllValues};
-        const std::shared_ptr<const SplitTail> tails[] = {tail[who]};
-        SplitOptions o;
-        o.tails = tails;
-        auto sp = split_scalars_for_device(values, 1, sel, o, &pool);
-        ASSERT_TRUE(sp[0].tail) << what;
+        const ScalarSplit sp = split_with_tail(v, tail[who], pool);
+        ASSERT_TRUE(sp.tail) << what;
         if (tail[who]) {
-            EXPECT_EQ(sp[0].tail, tail[who]) << what << ": same positions, same tail";
+            EXPECT_EQ(sp.tail, tail[who]) << what << ": same positions, same tail";
         }
-        tail[who] = sp[0].tail;
+        tail[who] = sp.tail;
         auto& ctx = who ? b : a;
         auto& bases = who ? bases_b : bases_a;
-        EXPECT_EQ(ctx.msm_split(sp[0]), msm<G1Config>(bases, v)) << what;
+        EXPECT_EQ(ctx.msm_split(sp), msm<G1Config>(bases, v)) << what;
     };
     run(0, shaped(0), "a: uploads its tail");
     run(0, shaped(0), "a: its tail cached");
