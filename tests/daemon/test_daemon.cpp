@@ -27,7 +27,6 @@
 #include "cuzk/daemon/config.hpp"
 #include "cuzk/daemon/daemon.hpp"
 #include "cuzk/daemon/job_store.hpp"
-#include "cuzk/engine/engine.hpp"
 #include "cuzk/formats/bellman_params.hpp"
 #include "cuzk/formats/iden3.hpp"
 #include "cuzk/formats/iden3_circom.hpp"
@@ -572,9 +571,8 @@ result_ttl_seconds = 3600
     EXPECT_EQ(c.shutdown, "interrupt");
     EXPECT_EQ(c.result_ttl_seconds, 3600.0);
     EXPECT_EQ(parse_config("", base).total_budget, 0u) << "auto";
-    EXPECT_EQ(parse_config("", base).synthesis_workers, cuzk::engine::auto_synthesis_workers()) << "auto by default";
-    EXPECT_EQ(parse_config("[engine]\nsynthesis_workers = \"auto\"", base).synthesis_workers,
-              cuzk::engine::auto_synthesis_workers());
+    EXPECT_EQ(parse_config("", base).synthesis_workers, 0u) << "auto by default";
+    EXPECT_EQ(parse_config("[engine]\nsynthesis_workers = \"auto\"", base).synthesis_workers, 0u) << "auto";
     auto refused = [&](const std::string& text, const std::string& names) {
         try {
             parse_config(text, base);

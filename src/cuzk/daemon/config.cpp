@@ -12,8 +12,6 @@
 #define TOML_EXCEPTIONS 1
 #include <toml++/toml.h>
 
-#include "cuzk/engine/engine.hpp"
-
 namespace cuzk::daemon {
 
 namespace {
@@ -156,7 +154,6 @@ DaemonConfig parse_config(const std::string& toml_text, const std::filesystem::p
     } else {
         c.synthesis_workers = get_count(root, "engine", "synthesis_workers", c.synthesis_workers, 1, 256);
     }
-    if (c.synthesis_workers == 0) c.synthesis_workers = engine::auto_synthesis_workers();
     c.lookahead = get_count(root, "engine", "lookahead", c.lookahead, 1, 64);
     {
         const auto node = root["engine"]["total_budget"];

@@ -27,7 +27,8 @@ struct DaemonConfig {
     std::filesystem::path state_dir = ".";            // the job database (cuzk.db) and the default socket
     // [engine]
     std::string backend = "auto";     // auto (GPU when built and present), cpu, gpu
-    size_t synthesis_workers = 0;     // 0 ("auto", the default): engine::auto_synthesis_workers(), set by load
+    size_t synthesis_workers = 0;     // 0 ("auto", the default): engine::auto_synthesis_workers(), resolved by
+                                      // the daemon
     size_t lookahead = 1;
     size_t total_budget = 0;          // bytes for parameters and jobs; 0: "auto" (physical memory minus a margin)
     bool check_params = true;         // subgroup checks of every point when a parameter file is loaded

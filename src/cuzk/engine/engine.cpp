@@ -97,7 +97,6 @@ struct Engine::Impl {
 
     // One proving thread per lane (ProverBackend::lane: a GPU, the CPU, or a backend of its own).
     struct Lane {
-        std::string key;
         std::thread thread;
     };
 
@@ -574,7 +573,6 @@ struct Engine::Impl {
         auto& l = lanes[key];
         if (!l) {
             l = std::make_unique<Lane>();
-            l->key = key;
             Lane* raw = l.get();
             l->thread = std::thread([this, raw] { lane_loop(raw); });
         }

@@ -536,9 +536,10 @@ struct MsmScratch::Impl {
     // message that says so. Caller holds mu.
     void reserve(size_t bytes) {
         if (bytes <= size) return;
-        if (bytes > available())
+        const size_t avail = available();
+        if (bytes > avail)
             throw CudaError("gpu msm: a call needs " + std::to_string(bytes) + " bytes of device scratch, " +
-                            std::to_string(available()) + " are available");
+                            std::to_string(avail) + " are available");
         if (ptr) CUZK_CUDA_CHECK(cudaFree(ptr));
         ptr = nullptr;
         size = 0;
