@@ -159,10 +159,13 @@ groth16::Parameters bench_random_parameters(const r1cs::Circuit& partition, cons
     return groth16::benchmark_parameters(asg, 1);
 }
 
-int run_filecoin_bench_job(nlohmann::json& j, const BenchOptions& opt, const std::string& cpu,
-                           const groth16::Parameters& params, engine::JobSpec spec, size_t partitions,
-                           const std::function<void(const engine::JobResult&)>& check_proof,
-                           std::function<void(engine::Engine&, engine::JobId)> beside) {
+namespace {
+
+// One run of a Filecoin bench's job on a fresh engine; prints its JSON line (j, the inputs' figures, plus the job's).
+void run_filecoin_bench_once(nlohmann::json j, const BenchOptions& opt, const std::string& cpu,
+                             const groth16::Parameters& params, engine::JobSpec spec, size_t partitions,
+                             const std::function<void(const engine::JobResult&)>& check_proof,
+                             std::function<void(engine::Engine&, engine::JobId)> beside) {
     CliJobOptions o;
     o.beside = std::move(beside);
     o.backend = opt.backend;
@@ -192,6 +195,18 @@ int run_filecoin_bench_job(nlohmann::json& j, const BenchOptions& opt, const std
     j["cpu"] = cpu;
     std::printf("%s\n", j.dump().c_str());
     std::fflush(stdout);
+}
+
+}  // namespace
+
+int run_filecoin_bench_job(nlohmann::json& j, const BenchOptions& opt, const std::string& cpu,
+                           const groth16::Parameters& params, engine::JobSpec spec, size_t partitions,
+                           const std::function<void(const engine::JobResult&)>& check_proof,
+                           std::function<void(engine::Engine&, engine::JobId)> beside) {
+    for (size_t run = 0; run < opt.runs; run++) {
+        if (opt.runs > 1) j["run"] = run + 1;
+        run_filecoin_bench_once(j, opt, cpu, params, spec, partitions, check_proof, beside);
+    }
     return 0;
 }
 

@@ -56,6 +56,9 @@ struct BenchOptions {
     // the default: ~4x faster per 32 GiB partition on the H200 host)
     bool full_synthesis = false;
     bool poseidon = false;  // snap: the EmptySectorUpdate-Poseidon circuit
+    // porep-c2, post, snap: the job this many times, each on a fresh engine and backend (parameters uploaded
+    // again), one JSON line each; the inputs, the compiled matrices and the parameters are made once
+    size_t runs = 1;
     // porep-c2: once this many partitions are proven, a CRITICAL Winning PoSt of the same sector size (generated
     // vanilla proof, random or Filecoin's parameters as for the C2) is submitted to the same engine; its latency
     // from submission to proof is reported beside the same job alone (issue 19: priorities that preempt).

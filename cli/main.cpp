@@ -113,6 +113,10 @@ int main(int argc, char** argv) {
     bench->add_option("--reps", bench_opt.repetitions, "timed repetitions (median reported)")
         ->check(CLI::Range(1, 1000));
     bench->add_flag("--quick", bench_opt.quick, "small sizes and 3 repetitions");
+    bench->add_option("--runs", bench_opt.runs,
+                      "porep-c2, post, snap: run the job this many times, each on a fresh engine (one JSON line each; "
+                      "inputs and parameters made once)")
+        ->check(CLI::Range(1, 100));
     bench->add_option("--partitions", bench_opt.partitions, "pipeline: partitions of the job")->check(CLI::Range(1, 1000));
     bench->add_option("--lookahead", bench_opt.lookahead, "pipeline: synthesized partitions that may wait for the prover")
         ->check(CLI::Range(1, 64));

@@ -12,6 +12,9 @@
 #                   printed on stderr as they happen
 #   snap            a 32 GiB SnapDeals update, 16 partitions of the SHA-256 variant
 #   snap-poseidon   the same with the Poseidon variant (one partition)
+#   c2              a 32 GiB PoRep C2 (10 partitions, generated C1, random parameters), default engine settings,
+#                   $RUNS runs (default 3) on fresh engines after one parameter generation; $C2_ARGS adds flags
+#   pipeline        bench pipeline --preset porep-32g --pce --partitions 10, default settings (issue 19 item 4)
 # Usage: scripts/gpu-filecoin.sh STEP...      (env: OUT, default ./out; BUILD_DIR, default /tmp/b; P32, /tmp/p32)
 # Each step writes STEP.json (the bench's JSON line), STEP.err (progress, notes) and, where it applies, STEP.timeline
 # under $OUT, and prints the JSON line's main fields.
@@ -29,13 +32,14 @@ summary() {
   python3 - "$1" <<'PY' || true
 import json, sys
 try:
-    j = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
+    runs = [json.loads(l) for l in open(sys.argv[1]).read().strip().splitlines()]
 except Exception as e:
     print("  no JSON:", e); sys.exit(0)
-keys = ["proof_type", "circuit", "sectors", "partitions", "constraints", "pce_compile_s", "params_s", "wall_s",
+keys = ["run", "proof_type", "circuit", "sectors", "partitions", "workers", "lookahead", "constraints", "pce_compile_s", "params_s", "wall_s",
         "synthesis_s_by_partition", "proving_s_by_partition", "peak_rss_bytes", "fallbacks", "checked_gpu_s",
         "checked_cpu_s", "unchecked_s", "checked_gpu_subgroup_s", "checked_gpu_subgroup_wait_s"]
-print("  " + ", ".join(f"{k}={j[k]}" for k in keys if k in j))
+for j in runs:
+    print("  " + ", ".join(f"{k}={j[k]}" for k in keys if k in j))
 PY
 }
 
@@ -78,8 +82,13 @@ for step in "$@"; do
       bench snap snap --proof-type StackedDrg32GiBV1 --random-params --timeline "$OUT/snap.timeline" ;;
     snap-poseidon)
       bench snap-poseidon snap --proof-type StackedDrg32GiBV1 --poseidon --random-params ;;
+    c2)
+      # shellcheck disable=SC2086  # C2_ARGS: several flags
+      bench c2 porep-c2 --proof-type StackedDrg32GiBV1_1 --random-params --runs "${RUNS:-3}" ${C2_ARGS:-} ;;
+    pipeline)
+      bench pipeline pipeline --preset porep-32g --random-params --pce --partitions 10 ;;
     *)
-      echo "unknown step '$step' (build, gpu-tests, params-load, winning, window, snap, snap-poseidon)"; exit 2 ;;
+      echo "unknown step '$step' (build, gpu-tests, params-load, winning, window, snap, snap-poseidon, c2, pipeline)"; exit 2 ;;
   esac
 done
 exit $status
