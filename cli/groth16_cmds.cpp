@@ -560,7 +560,7 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
     j["bench"] = "pipeline";
     describe_circuit(j, c);
     j["partitions"] = opt.partitions;
-    j["workers"] = opt.workers;
+    j["workers"] = opt.workers ? opt.workers : engine::auto_synthesis_workers();
     j["lookahead"] = opt.lookahead;
     j["backend"] = backend->name();
     j["proving_workers"] = std::max<size_t>(1, spec.backends.size());
