@@ -24,7 +24,7 @@
 #include "cuzk/circuits/builtin.hpp"
 #include "cuzk/util/deallocator.hpp"
 #include "cuzk/engine/engine.hpp"
-#include "cuzk/engine/param_cache.hpp"
+#include "cuzk/engine/key_store.hpp"
 #include "cuzk/formats/bellman_params.hpp"
 #include "cuzk/groth16/prover.hpp"
 #include "cuzk/groth16/setup.hpp"
@@ -562,7 +562,7 @@ struct ParamFiles {
                                                         groth16::ToxicWaste::from_seed(k));
             files.push_back(dir / ("mulchain-" + std::to_string(k) + ".params"));
             formats::write_parameters(files.back(), p);
-            bytes.push_back(ParamCache::resident_bytes(p));
+            bytes.push_back(ProvingKeyStore::resident_bytes(p));
         }
     }
     ~ParamFiles() {
@@ -573,76 +573,154 @@ struct ParamFiles {
 
 }  // namespace
 
-TEST(ParamCache, LoadsOnceAndSharesTheSet) {
+TEST(KeyStore, LoadsOnceAndSharesTheKey) {
     ParamFiles f;
-    ParamCache cache;  // auto budget: plenty
-    EXPECT_GT(cache.stats().budget, 0u);
-    auto a = cache.get(f.files[0]);
-    auto b = cache.get(f.dir / "." / f.files[0].filename());  // the same file by another spelling
+    ProvingKeyStore store;  // auto budget: plenty
+    EXPECT_GT(store.stats().budget, 0u);
+    auto a = store.get(f.files[0]);
+    auto b = store.get(f.dir / "." / f.files[0].filename());  // the same file by another spelling
     EXPECT_EQ(a.get(), b.get());
-    EXPECT_EQ(a->h.size(), 31u) << "2^5 domain: n - 1 H points";
-    auto st = cache.stats();
+    EXPECT_EQ(a->params->h.size(), 31u) << "2^5 domain: n - 1 H points";
+    EXPECT_EQ(a->backend(), a->cpu.get()) << "no device copies: the CPU proves";
+    EXPECT_EQ(a->fallback(), nullptr);
+    auto st = store.stats();
     EXPECT_EQ(st.misses, 1u);
     EXPECT_EQ(st.hits, 1u);
     EXPECT_EQ(st.entries, 1u);
     EXPECT_EQ(st.bytes, f.bytes[0]);
     // Concurrent gets of a new file load it once.
     std::vector<std::thread> threads;
-    std::vector<std::shared_ptr<const groth16::Parameters>> got(4);
-    for (int t = 0; t < 4; t++) threads.emplace_back([&, t] { got[t] = cache.get(f.files[2]); });
+    std::vector<std::shared_ptr<const ProvingKey>> got(4);
+    for (int t = 0; t < 4; t++) threads.emplace_back([&, t] { got[t] = store.get(f.files[2]); });
     for (auto& t : threads) t.join();
     for (int t = 1; t < 4; t++) EXPECT_EQ(got[t].get(), got[0].get());
-    EXPECT_EQ(cache.stats().misses, 2u);
+    EXPECT_EQ(store.stats().misses, 2u);
 }
 
-TEST(ParamCache, EvictsTheLeastRecentlyUsedSetNoJobHolds) {
+TEST(KeyStore, EvictsTheLeastRecentlyUsedKeyNoJobHolds) {
     ParamFiles f;
-    ParamCacheConfig cfg;
+    KeyStoreConfig cfg;
     cfg.budget_bytes = f.bytes[1] + f.bytes[2] + f.bytes[2] / 4;  // two of the larger sets, not three
-    ParamCache cache(cfg);
-    cache.preload(f.files[0]);
-    cache.preload(f.files[1]);
-    cache.preload(f.files[2]);  // evicts files[0], the least recently used
-    auto st = cache.stats();
+    ProvingKeyStore store(cfg);
+    (void)store.get(f.files[0]);
+    (void)store.get(f.files[1]);
+    (void)store.get(f.files[2]);  // evicts files[0], the least recently used
+    auto st = store.stats();
     EXPECT_EQ(st.entries, 2u);
     EXPECT_EQ(st.evictions, 1u);
     EXPECT_LE(st.bytes, cfg.budget_bytes);
     {
-        auto held = cache.get(f.files[1]);  // most recent now, and in use
-        cache.preload(f.files[0]);          // needs room: files[2] goes (files[1] is held)
-        EXPECT_FALSE(cache.evict(f.files[1])) << "in use";
-        st = cache.stats();
+        auto held = store.get(f.files[1]);  // most recent now, and in use
+        (void)store.get(f.files[0]);        // needs room: files[2] goes (files[1] is held)
+        EXPECT_FALSE(store.evict(f.files[1])) << "in use";
+        st = store.stats();
         EXPECT_EQ(st.evictions, 2u);
         EXPECT_LE(st.bytes, cfg.budget_bytes);
     }
-    EXPECT_TRUE(cache.evict(f.files[1])) << "released";
-    EXPECT_FALSE(cache.evict(f.files[1])) << "already gone";
+    EXPECT_TRUE(store.evict(f.files[1])) << "released";
+    EXPECT_FALSE(store.evict(f.files[1])) << "already gone";
 }
 
-TEST(ParamCache, RefusesWhatCannotFitAndDoesNotCacheFailures) {
+TEST(KeyStore, RefusesWhatCannotFitAndDoesNotKeepFailures) {
     ParamFiles f;
-    ParamCacheConfig cfg;
+    KeyStoreConfig cfg;
     cfg.budget_bytes = f.bytes[0] + f.bytes[0] / 4;
-    ParamCache cache(cfg);
-    auto small = cache.get(f.files[0]);
+    ProvingKeyStore store(cfg);
+    auto small = store.get(f.files[0]);
     try {
-        cache.get(f.files[2]);
+        store.get(f.files[2]);
         FAIL() << "a set larger than the budget was loaded";
     } catch (const std::runtime_error& e) {
         EXPECT_NE(std::string(e.what()).find("budget"), std::string::npos) << e.what();
     }
-    EXPECT_EQ(cache.get(f.files[0]).get(), small.get()) << "the cache still serves";
-    // A damaged file: the reader's error, nothing cached, the next get reads the file again.
+    EXPECT_EQ(store.get(f.files[0]).get(), small.get()) << "the store still serves";
+    // A damaged file: the reader's error, nothing kept, the next get reads the file again.
     const auto bad = f.dir / "damaged.params";
     {
         std::ofstream out(bad, std::ios::binary);
         out << "not a parameter file";
     }
-    ParamCache big;
+    ProvingKeyStore big;
     EXPECT_ANY_THROW(big.get(bad));
     EXPECT_EQ(big.stats().entries, 0u);
     EXPECT_ANY_THROW(big.get(bad));
     EXPECT_EQ(big.stats().misses, 2u);
+}
+
+namespace {
+// Device copies on a pretend device "dev:0" whose backend is the CPU's (so the keys prove): each holds the set's
+// host size there.
+KeyStoreConfig with_pretend_device(size_t device_budget) {
+    KeyStoreConfig cfg;
+    cfg.device_budget_bytes["dev:0"] = device_budget;
+    cfg.device_bytes = [](const groth16::Parameters& p) {
+        return std::map<std::string, size_t>{{"dev:0", ProvingKeyStore::resident_bytes(p)}};
+    };
+    cfg.make_device_copies = [](const groth16::Parameters& p) {
+        std::vector<DeviceCopy> v;
+        v.push_back({"dev:0", ProvingKeyStore::resident_bytes(p), std::make_unique<CpuBackend>(p)});
+        return v;
+    };
+    return cfg;
+}
+}  // namespace
+
+TEST(KeyStore, DeviceCopiesCountAgainstTheDeviceBudget) {
+    ParamFiles f;
+    // Host memory for all three; the device for the two larger sets, not three.
+    ProvingKeyStore store(with_pretend_device(f.bytes[1] + f.bytes[2] + f.bytes[0] / 2));
+    auto k0 = store.get(f.files[0]);
+    ASSERT_EQ(k0->devices.size(), 1u);
+    EXPECT_EQ(k0->backend(), k0->devices[0].backend.get());
+    EXPECT_EQ(k0->fallback(), k0->cpu.get()) << "the CPU behind the device";
+    EXPECT_EQ(k0->backends().size(), 1u);
+    (void)store.get(f.files[1]);
+    EXPECT_EQ(store.stats().device_bytes.at("dev:0"), f.bytes[0] + f.bytes[1]);
+    // The third set fits in host memory but not on the device next to both: the least recently used idle key
+    // (files[1]; files[0] is held) goes, device copy and all.
+    auto k2 = store.get(f.files[2]);
+    auto st = store.stats();
+    EXPECT_EQ(st.evictions, 1u);
+    EXPECT_EQ(st.entries, 2u);
+    EXPECT_EQ(st.device_bytes.at("dev:0"), f.bytes[0] + f.bytes[2]);
+    EXPECT_FALSE(store.evict(f.files[0])) << "held";
+    EXPECT_FALSE(store.evict(f.files[1])) << "evicted already";
+    // With both held, a set that needs device room is refused rather than over the device budget.
+    try {
+        store.get(f.files[1]);
+        FAIL() << "loaded over the device budget";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("device"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(store.stats().device_bytes.at("dev:0"), f.bytes[0] + f.bytes[2]) << "a failed load leaves nothing";
+}
+
+TEST(KeyStore, MatricesAreMadeOnceCountedAndHeldWithTheirKey) {
+    ParamFiles f;
+    ProvingKeyStore store;
+    auto key = store.get(f.files[0]);
+    const size_t before = store.stats().bytes;
+    std::atomic<int> made{0};
+    auto make = [&] {
+        made++;
+        return r1cs::compile_r1cs(circuits::MulChainCircuit(5, 1, std::nullopt));
+    };
+    std::vector<std::thread> threads;
+    std::vector<std::shared_ptr<const r1cs::PrecompiledR1cs>> got(3);
+    for (int t = 0; t < 3; t++) threads.emplace_back([&, t] { got[t] = store.matrices(*key, "mulchain 5", make); });
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(made.load(), 1);
+    for (int t = 1; t < 3; t++) EXPECT_EQ(got[t].get(), got[0].get());
+    EXPECT_EQ(store.stats().bytes, before + ProvingKeyStore::matrices_bytes(*got[0]));
+    // A failure is not kept: the next call makes them again.
+    EXPECT_ANY_THROW(store.matrices(*key, "broken", []() -> r1cs::PrecompiledR1cs { throw std::runtime_error("x"); }));
+    EXPECT_EQ(store.matrices(*key, "broken", make)->num_constraints, got[0]->num_constraints);
+    // Held matrices keep their key from eviction; released, it goes with them.
+    key.reset();
+    EXPECT_FALSE(store.evict(f.files[0])) << "a job holds its matrices";
+    got.clear();
+    EXPECT_TRUE(store.evict(f.files[0]));
+    EXPECT_EQ(store.stats().bytes, 0u);
 }
 
 namespace {

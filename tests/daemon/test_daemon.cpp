@@ -27,6 +27,7 @@
 #include "cuzk/daemon/config.hpp"
 #include "cuzk/daemon/daemon.hpp"
 #include "cuzk/daemon/job_store.hpp"
+#include "cuzk/engine/key_store.hpp"
 #include "cuzk/formats/bellman_params.hpp"
 #include "cuzk/formats/iden3.hpp"
 #include "cuzk/formats/iden3_circom.hpp"
@@ -469,6 +470,44 @@ TEST(Daemon, PreloadsAndEvictsParameterSets) {
     EXPECT_EQ(cl.status().params_cached_sets(), 0u);
     EXPECT_FALSE(cl.evict("m6.params")) << "no longer cached";
     EXPECT_EQ(code_of([&] { cl.preload("../x.params"); }), (int)grpc::StatusCode::PERMISSION_DENIED);
+}
+
+// Issue 19 item 2: a budget that fits two parameter sets; jobs on three sets. The third job is admitted by evicting
+// the least recently used idle set; a set that a running job holds is never evicted (the daemon holds a job's key
+// only while the job is queued or running).
+TEST(Daemon, EvictsTheLeastRecentlyUsedIdleSetAndNeverOneAJobHolds) {
+    TempDir dir;
+    DaemonConfig cfg = make_config(dir.path);
+    for (unsigned k : {8u, 9u})
+        write_bytes(dir.path / "params" / ("m" + std::to_string(k) + ".params"),
+                    formats::parameters_to_bytes(chain_params(k)));
+    const auto bytes = [](unsigned k) { return engine::ProvingKeyStore::resident_bytes(chain_params(k)); };
+    cfg.total_budget = bytes(10) + bytes(9) + bytes(8) / 2;  // m10 and m9 fit together; all three do not
+    cfg.pce = "off";  // no matrices in the budget: parameters alone
+    cfg.max_partitions = 1000;
+    Daemon d(cfg);
+    Client cl(d.socket_path());
+    expect_verified(cl.await(cl.submit(chain_request(8, 1, 1)), 120), 8, 1);
+    expect_verified(cl.await(cl.submit(chain_request(9, 1, 2)), 120), 9, 1);
+    EXPECT_EQ(cl.status().params_cached_sets(), 2u);
+    expect_verified(cl.await(cl.submit(chain_request(10, 1, 3)), 120), 10, 1);  // m8 goes
+    EXPECT_EQ(cl.status().params_cached_sets(), 2u);
+    EXPECT_LE(cl.status().params_cached_bytes(), cfg.total_budget);
+    // m9 held by a running job: loading m8 again evicts m10, the idle one, though m9 was used before it.
+    const std::string held = cl.submit(chain_request(9, 1000, 4));  // minutes: cancelled below
+    for (int i = 0; i < 5000 && cl.status(held).job().state() != v1::RUNNING; i++)
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    ASSERT_EQ(cl.status(held).job().state(), v1::RUNNING);
+    EXPECT_FALSE(cl.evict("m9.params")) << "a running job holds it";
+    EXPECT_GT(cl.preload("m8.params"), 0u);
+    EXPECT_EQ(cl.status().params_cached_sets(), 2u);
+    EXPECT_FALSE(cl.evict("m10.params")) << "evicted for m8";
+    EXPECT_TRUE(cl.evict("m8.params"));
+    EXPECT_EQ(cl.status(held).job().state(), v1::RUNNING) << "the holder was not disturbed";
+    cl.cancel(held);
+    EXPECT_EQ(cl.await(held, 120).state(), v1::CANCELLED);
+    EXPECT_TRUE(cl.evict("m9.params")) << "released when its job ended";
+    EXPECT_EQ(cl.status().params_cached_sets(), 0u);
 }
 
 // circom/snarkjs jobs: a .zkey in the parameter directory and one .wtns per partition; proofs come back in

@@ -26,7 +26,7 @@
 #include "cuzk/daemon/job_store.hpp"
 #include "cuzk/daemon/metrics_http.hpp"
 #include "cuzk/engine/engine.hpp"
-#include "cuzk/engine/param_cache.hpp"
+#include "cuzk/engine/key_store.hpp"
 #include "cuzk/formats/iden3.hpp"
 #include "cuzk/formats/iden3_circom.hpp"
 #include "cuzk/formats/proof_io.hpp"
@@ -155,16 +155,40 @@ std::string grpc_target(const std::string& s) {
     return s;
 }
 
-// ---- the daemon's state -----------------------------------------------------------------------------------------
+#ifdef CUZK_HAVE_CUDA
+// Each GPU's budget for resident keys: its memory less what one proof needs beside them (its H arrays and MSM
+// scratch; a 2^27 partition's MSM scratch alone is ~20 GB), max(16 GiB, 1/4 of the device).
+std::map<std::string, size_t> device_key_budgets() {
+    std::map<std::string, size_t> b;
+    const auto devs = gpu::devices();
+    for (size_t i = 0; i < devs.size(); i++) {
+        const size_t total = devs[i].total_memory, reserve = std::max<size_t>(size_t{16} << 30, total / 4);
+        b["cuda:" + std::to_string(i)] = total > reserve ? total - reserve : 0;
+    }
+    return b;
+}
 
-struct ParamSet {
-    fs::path path;
-    std::shared_ptr<const groth16::Parameters> params;
-    std::shared_ptr<const formats::iden3::Zkey> zkey;  // a .zkey set: its A, B coefficients make the assignments
-    std::unique_ptr<groth16::ProverBackend> backend;
-    std::vector<std::unique_ptr<groth16::ProverBackend>> more;  // the other GPUs (one proving worker each)
-    std::unique_ptr<groth16::ProverBackend> fallback;  // CPU, behind a GPU backend
-};
+// What a key's copy will take on every GPU before it is made: its host size (the device keeps the same affine
+// points).
+std::map<std::string, size_t> device_key_bytes(size_t host_bytes) {
+    std::map<std::string, size_t> b;
+    for (size_t i = 0; i < gpu::devices().size(); i++) b["cuda:" + std::to_string(i)] = host_bytes;
+    return b;
+}
+
+// One copy of the parameters per GPU, each with its backend.
+std::vector<engine::DeviceCopy> device_copies(const groth16::Parameters& p, const gpu::GpuProverConfig& gc) {
+    std::vector<engine::DeviceCopy> v;
+    for (auto& b : gpu::gpu_backends(p, 0, gc)) {
+        engine::DeviceCopy d{b->lane(), b->resident_bytes(), nullptr};
+        d.backend = std::move(b);
+        v.push_back(std::move(d));
+    }
+    return v;
+}
+#endif
+
+// ---- the daemon's state -----------------------------------------------------------------------------------------
 
 struct Job {
     uint64_t id = 0;
@@ -176,7 +200,7 @@ struct Job {
     std::vector<formats::iden3::Witness> witnesses;  // circom jobs, one per partition
     v1::JobState state = v1::QUEUED;
     std::optional<engine::JobId> eid;
-    std::shared_ptr<ParamSet> ps;
+    std::shared_ptr<const engine::ProvingKey> key;  // while queued or running: never evicted meanwhile
     std::shared_ptr<const r1cs::PrecompiledR1cs> pce;
     std::mutex pub_mu;
     std::vector<std::vector<Fr>> publics;
@@ -188,25 +212,13 @@ struct Daemon::Impl {
     DaemonConfig cfg;
     size_t budget = 0;
     JobStore store;
-    engine::ParamCache cache;
+    engine::ProvingKeyStore keys;  // parameter sets, their GPU copies and compiled matrices, under the budgets
     std::unique_ptr<engine::Engine> eng;
 
     mutable std::mutex mu;
     std::condition_variable cv;         // job state changes, pending jobs, shutdown
     std::map<uint64_t, std::shared_ptr<Job>> jobs;  // queued, running, and recently ended
     std::vector<uint64_t> pending;      // accepted, not yet in the engine
-    // Parameter sets by path: a future, so that a set loads once (others wait for it) while sets_mu stays free
-    // for status and metrics.
-    std::map<fs::path, std::shared_future<std::shared_ptr<ParamSet>>> sets;
-    std::mutex sets_mu;
-    // Compiled R1CS (PCE) by key (a request's file path, or "shape:" and the circuit's shape for pce = "auto"), as
-    // futures like the parameter sets: each is read or compiled once. At most kMaxPces are kept; the least
-    // recently used one that no job holds goes first.
-    static constexpr size_t kMaxPces = 4;
-    std::map<std::string, std::shared_future<std::shared_ptr<const r1cs::PrecompiledR1cs>>> pces;
-    std::map<std::string, uint64_t> pce_used;  // last use, by key (pce_clock ticks)
-    uint64_t pce_clock = 0;
-    std::mutex pces_mu;
     bool accepting = true, stopping = false, shutdown_requested = false, shut = false;
     std::vector<engine::JobId> to_forget;
 
@@ -230,20 +242,37 @@ struct Daemon::Impl {
         std::fprintf(stderr, "%s cuzk daemon: %s\n", ts, line.c_str());
     }
 
-    // The parameter cache: the subgroup checks of a load on the first GPU unless the daemon proves on the CPU.
-    static engine::ParamCacheConfig cache_config(const DaemonConfig& c, size_t budget) {
-        engine::ParamCacheConfig pc{budget, c.check_params, {}};
+    // The key store: the subgroup checks of a load on the first GPU and one resident copy per GPU (one proving
+    // lane each, each GPU's copies under its device budget) unless the daemon proves on the CPU.
+    static engine::KeyStoreConfig key_store_config(const DaemonConfig& c, size_t budget) {
+        engine::KeyStoreConfig kc;
+        kc.budget_bytes = budget;
+        kc.check_subgroup = c.check_params;
+        kc.cpu_fallback = c.cpu_fallback;
 #ifdef CUZK_HAVE_CUDA
-        if (c.check_params && c.backend != "cpu") pc.device_checks = backends::gpu_subgroup_checks();
+        if (c.backend != "cpu") {
+            if (c.check_params) kc.device_checks = backends::gpu_subgroup_checks();
+            kc.device_budget_bytes = device_key_budgets();
+            kc.device_bytes = [](const groth16::Parameters& p) {
+                return device_key_bytes(engine::ProvingKeyStore::resident_bytes(p));
+            };
+            kc.make_device_copies = [pin = c.pin_params](const groth16::Parameters& p) {
+                gpu::GpuProverConfig gc;
+                gc.pin_host_params = pin;  // locked while the key is loaded (the backends live with it)
+                return device_copies(p, gc);
+            };
+        }
 #endif
-        return pc;
+        if (c.backend == "gpu" && !kc.make_device_copies)
+            throw std::runtime_error("backend gpu: built without CUDA");
+        return kc;
     }
 
     explicit Impl(const DaemonConfig& c)
         : cfg(c),
-          budget(c.total_budget ? c.total_budget : engine::ParamCache::auto_budget()),
+          budget(c.total_budget ? c.total_budget : engine::auto_memory_budget()),
           store(prepare_state_dir(c)),
-          cache(cache_config(c, budget)) {
+          keys(key_store_config(c, budget)) {
         if (cfg.synthesis_workers == 0) cfg.synthesis_workers = engine::auto_synthesis_workers();
         engine::EngineConfig ec;
         ec.synthesis_workers = cfg.synthesis_workers;
@@ -461,91 +490,12 @@ struct Daemon::Impl {
 
     // ---- starting jobs ----------------------------------------------------------------------------------------
 
-    // The loaded sets (not those loading or failed), under sets_mu.
-    std::vector<std::shared_ptr<ParamSet>> loaded_sets() const {
-        std::vector<std::shared_ptr<ParamSet>> v;
-        for (const auto& [p, f] : sets)
-            if (f.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
-                try {
-                    v.push_back(f.get());
-                } catch (...) {
-                    // a set whose load failed: the jobs that asked for it failed with the load's message
-                }
-            }
-        return v;
-    }
-
-    // The value under `key` in `slots` (futures, under `mu`), made by `make` (outside the lock) on the first request
-    // while later requests wait for it; a failure reaches every waiter and is not kept. `before_insert` runs under
-    // the lock before a new key goes in.
-    template <class K, class T, class Make, class BeforeInsert>
-    static std::shared_ptr<T> load_once(std::map<K, std::shared_future<std::shared_ptr<T>>>& slots, std::mutex& mu,
-                                        const K& key, Make&& make, BeforeInsert&& before_insert) {
-        std::promise<std::shared_ptr<T>> mine;
-        std::shared_future<std::shared_ptr<T>> f;
-        bool owner = false;
-        {
-            std::lock_guard<std::mutex> lk(mu);
-            auto it = slots.find(key);
-            if (it != slots.end()) {
-                f = it->second;
-            } else {
-                before_insert();
-                f = mine.get_future().share();
-                slots[key] = f;
-                owner = true;
-            }
-        }
-        if (!owner) return f.get();  // made, or being made on another thread (its error is rethrown here)
-        try {
-            std::shared_ptr<T> v = make();
-            mine.set_value(v);
-            return v;
-        } catch (...) {
-            {
-                std::lock_guard<std::mutex> lk(mu);
-                slots.erase(key);
-            }
-            mine.set_exception(std::current_exception());
-            throw;
-        }
-    }
-
-    std::shared_ptr<ParamSet> param_set(const fs::path& path) {
-        return load_once(sets, sets_mu, path, [&] { return load_set(path); }, [] {});
-    }
-
-    std::shared_ptr<ParamSet> load_set(const fs::path& path) {
-        auto ps = std::make_shared<ParamSet>();
-        ps->path = path;
-        if (path.extension() == ".zkey") {
-            // Not in the parameter cache (it reads bellman files); kept here until evicted.
-            auto z = std::make_shared<formats::iden3::Zkey>(
-                formats::iden3::read_zkey(path, {.check_subgroup = cfg.check_params}));
-            ps->params = std::make_shared<const groth16::Parameters>(formats::iden3::zkey_to_parameters(std::move(*z)));
-            ps->zkey = std::move(z);  // the coefficients and header stay (the points moved into the parameters)
-        } else {
-            ps->params = cache.get(path);
-        }
-#ifdef CUZK_HAVE_CUDA
-        if (cfg.backend != "cpu") {
-            // One backend per GPU, each with the parameters resident on its device; a job's partitions are proven
-            // on all of them.
-            gpu::GpuProverConfig gc;
-            gc.pin_host_params = cfg.pin_params;  // locked while the set is cached (the backends live with it)
-            auto gpus = gpu::gpu_backends(*ps->params, 0, gc);
-            for (auto& b : gpus) {
-                if (!ps->backend) ps->backend = std::move(b);
-                else ps->more.push_back(std::move(b));
-            }
-            if (ps->backend && cfg.cpu_fallback) ps->fallback = std::make_unique<groth16::CpuBackend>(*ps->params);
-        }
-#endif
-        if (!ps->backend) {
-            if (cfg.backend == "gpu") throw std::runtime_error("backend gpu: no CUDA device (or built without CUDA)");
-            ps->backend = std::make_unique<groth16::CpuBackend>(*ps->params);
-        }
-        return ps;
+    // The job's key, loaded now or shared; proving on a GPU when the daemon's backend asks for one.
+    std::shared_ptr<const engine::ProvingKey> proving_key(const fs::path& path) {
+        auto key = keys.get(path);
+        if (cfg.backend == "gpu" && key->devices.empty())
+            throw std::runtime_error("backend gpu: no CUDA device (or built without CUDA)");
+        return key;
     }
 
     void start_loop() {
@@ -573,31 +523,6 @@ struct Daemon::Impl {
                 cv.notify_all();
             }
         }
-    }
-
-    // The PCE under `key`, made by `make` the first time (other jobs wait for it); a failure is not kept. Room is
-    // made first: the least recently used entries no job holds (ready, and held only here) go.
-    template <class Make>
-    std::shared_ptr<const r1cs::PrecompiledR1cs> cached_pce(const std::string& key, Make&& make) {
-        {
-            std::lock_guard<std::mutex> lk(pces_mu);
-            pce_used[key] = ++pce_clock;
-        }
-        auto evict = [&] {
-            while (pces.size() >= kMaxPces) {
-                auto victim = pces.end();
-                for (auto e = pces.begin(); e != pces.end(); ++e) {
-                    if (e->second.wait_for(std::chrono::seconds(0)) != std::future_status::ready) continue;
-                    if (e->second.get().use_count() > 1) continue;
-                    if (victim == pces.end() || pce_used[e->first] < pce_used[victim->first]) victim = e;
-                }
-                if (victim == pces.end()) break;
-                pce_used.erase(victim->first);
-                pces.erase(victim);
-            }
-        };
-        return load_once(pces, pces_mu, key,
-                         [&] { return std::make_shared<const r1cs::PrecompiledR1cs>(make()); }, evict);
     }
 
     // pce = "auto": the circuit's PCE from [paths] circuits/<shape>.pce when it is there and sound, else compiled
@@ -629,45 +554,42 @@ struct Daemon::Impl {
     }
 
     // Loads what the job needs (outside the lock: a parameter set may take minutes), then hands it to the engine,
-    // unless it was cancelled or the daemon interrupted meanwhile. job->ps and job->pce are set under the lock
+    // unless it was cancelled or the daemon interrupted meanwhile. job->key and job->pce are set under the lock
     // (a cancel resets them).
     void start(const std::shared_ptr<Job>& job) {
-        std::shared_ptr<ParamSet> ps = param_set(job->params_path);
+        std::shared_ptr<const engine::ProvingKey> key = proving_key(job->params_path);
         std::shared_ptr<const r1cs::PrecompiledR1cs> pce;
         if (!job->circom) {
             const std::string shape = circuits::circuit_shape_name(job->spec);
             if (!job->pce_path.empty())
-                pce = cached_pce(job->pce_path.string(), [&] { return r1cs::read_pce(job->pce_path, shape); });
+                pce = keys.matrices(*key, job->pce_path.string(), [&] { return r1cs::read_pce(job->pce_path, shape); });
             else if (cfg.pce == "auto")
-                pce = cached_pce("shape:" + shape, [&] { return auto_pce(job->spec, shape); });
+                pce = keys.matrices(*key, "shape:" + shape, [&] { return auto_pce(job->spec, shape); });
         }
         job->publics.assign(job->partitions, {});
         engine::JobSpec spec;
         spec.name = job->spec.name;
         spec.priority = to_engine(job->req.priority());
         spec.partitions = job->partitions;
-        spec.backend = ps->backend.get();
-        if (!ps->more.empty()) {
-            spec.backends.push_back(ps->backend.get());
-            for (auto& b : ps->more) spec.backends.push_back(b.get());
-        }
-        spec.fallback = ps->fallback.get();
+        spec.backend = key->backend();
+        if (key->devices.size() > 1) spec.backends = key->backends();
+        spec.fallback = key->fallback();
         spec.on_fallback = [this, name = spec.name](const std::string& line) { log("job " + name + ": " + line); };
-        spec.verify_key = cfg.verify_proofs ? &ps->params->vk : nullptr;
+        spec.verify_key = cfg.verify_proofs ? &key->params->vk : nullptr;
         if (job->req.deadline_seconds() > 0) spec.deadline_seconds = job->req.deadline_seconds();
         std::weak_ptr<Job> weak = job;
-        if (job->circom && !ps->zkey)
+        if (job->circom && !key->zkey)
             throw std::runtime_error("circom job: " + job->params_path.filename().string() + " is not a .zkey");
-        if (!job->circom && ps->zkey)
+        if (!job->circom && key->zkey)
             throw std::runtime_error(job->params_path.filename().string() + " is a .zkey: use circuit \"circom\"");
         if (job->circom)
             spec.synthesize = [weak](size_t i) {
                 auto j = weak.lock();
                 if (!j) throw std::runtime_error("job gone");
                 const auto& w = j->witnesses[i];
-                auto asg = formats::iden3::zkey_assignment(*j->ps->zkey, w);
+                auto asg = formats::iden3::zkey_assignment(*j->key->zkey, w);
                 std::lock_guard<std::mutex> lk(j->pub_mu);
-                j->publics[i] = formats::iden3::public_signals(w, j->ps->zkey->n_public);
+                j->publics[i] = formats::iden3::public_signals(w, j->key->zkey->n_public);
                 return asg;
             };
         else spec.synthesize = [weak](size_t i) {
@@ -690,12 +612,12 @@ struct Daemon::Impl {
             return;
         }
         if (job->state == v1::CANCELLED) return;  // cancelled while its parameters loaded
-        job->ps = std::move(ps);
+        job->key = std::move(key);
         job->pce = std::move(pce);
         job->eid = eng->submit(std::move(spec));
         job->state = v1::RUNNING;  // in the engine (its own queue included)
         store.set_state(job->id, "running");
-        log("job " + std::to_string(job->id) + " started on the " + job->ps->backend->name() + " backend");
+        log("job " + std::to_string(job->id) + " started on the " + job->key->backend()->name() + " backend");
     }
 
     // ---- ends -------------------------------------------------------------------------------------------------
@@ -769,7 +691,7 @@ struct Daemon::Impl {
         job.state = out.state();
         job.result = std::move(out);
         job.ended_at = steady_seconds();
-        job.ps.reset();
+        job.key.reset();
         job.pce.reset();
         job.witnesses.clear();
         if (job.state == v1::DONE) ended_done++;
@@ -910,15 +832,9 @@ struct Daemon::Impl {
 #endif
         r.set_rss_bytes(current_rss_bytes());
         r.set_memory_budget_bytes(budget);
-        const auto cs = cache.stats();
-        size_t zkey_sets = 0, zkey_bytes = 0;
-        {
-            std::lock_guard<std::mutex> lk(sets_mu);
-            for (const auto& ps : loaded_sets())
-                if (ps->zkey) zkey_sets++, zkey_bytes += engine::ParamCache::resident_bytes(*ps->params);
-        }
-        r.set_params_cached_bytes(cs.bytes + zkey_bytes);
-        r.set_params_cached_sets((uint32_t)(cs.entries + zkey_sets));
+        const auto ks = keys.stats();
+        r.set_params_cached_bytes(ks.bytes);
+        r.set_params_cached_sets((uint32_t)ks.entries);
         std::lock_guard<std::mutex> lk(mu);
         uint32_t queued = 0, running = 0;
         for (const auto& [jid, j] : jobs) {
@@ -957,7 +873,7 @@ struct Daemon::Impl {
             o << "# HELP " << name << " " << help << "\n# TYPE " << name << " " << type << "\n" << name << " "
               << value << "\n";
         };
-        const auto cs = cache.stats();
+        const auto cs = keys.stats();
         const auto es = eng->stats();
         std::lock_guard<std::mutex> lk(mu);
         size_t queued = pending.size(), running = 0;
@@ -991,8 +907,7 @@ struct Daemon::Impl {
     uint64_t preload(const std::string& name) {
         const fs::path path = inside(cfg.params_dir, name, "params");
         try {
-            auto ps = param_set(path);
-            return engine::ParamCache::resident_bytes(*ps->params);
+            return proving_key(path)->host_bytes;
         } catch (const DaemonError&) {
             throw;
         } catch (const std::exception& e) {
@@ -1000,27 +915,7 @@ struct Daemon::Impl {
         }
     }
 
-    bool evict(const std::string& name) {
-        const fs::path path = inside(cfg.params_dir, name, "params");
-        bool dropped = false;
-        {
-            std::lock_guard<std::mutex> lk(sets_mu);
-            auto it = sets.find(path);
-            if (it != sets.end()) {
-                if (it->second.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return false;  // loading
-                std::shared_ptr<ParamSet> ps;
-                try {
-                    ps = it->second.get();
-                } catch (...) {
-                    // a failed load holds nothing: its entry just goes
-                }
-                if (ps && ps.use_count() > 2) return false;  // a job holds it (beyond the future's and this copy)
-                dropped = ps && ps->zkey != nullptr;          // .zkey sets live only here
-                sets.erase(it);
-            }
-        }
-        return cache.evict(path) || dropped;
-    }
+    bool evict(const std::string& name) { return keys.evict(inside(cfg.params_dir, name, "params")); }
 
     // ---- shutdown ---------------------------------------------------------------------------------------------
 

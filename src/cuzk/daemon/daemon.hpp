@@ -2,8 +2,9 @@
 //
 //   gRPC (unix socket, mode 0600; TCP only when configured) ──> Daemon::submit: the request is checked (known
 //   circuit, sizes, parameter and PCE files inside the configured directories, the memory budget), stored, and
-//   queued ──> the starter thread takes queued jobs by priority, loads their parameter set once (ParamCache; the
-//   set and its prover backend stay resident for later jobs) and submits them to the engine ──> the engine proves
+//   queued ──> the starter thread takes queued jobs by priority, gets their proving key from the key store
+//   (engine::ProvingKeyStore: the parameters loaded once, a copy per GPU and the compiled matrices, kept for later
+//   jobs while they fit the budgets; a key a job holds is never evicted) and submits them to the engine ──> the engine proves
 //   the partitions (synthesis pipelined with proving, proofs verified before they are accepted, a failing GPU
 //   partition proven again on the CPU) ──> on its end the job's result (proofs, public inputs, timeline) is stored
 //   and handed to every AwaitProof waiting for it.

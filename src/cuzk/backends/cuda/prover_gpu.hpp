@@ -100,6 +100,8 @@ public:
     }
     std::string name() const override { return "gpu"; }
     std::string lane() const override { return "cuda:" + std::to_string(device_); }
+    // Device bytes held by its resident copy of the parameters.
+    size_t resident_bytes() const { return prover_.resident_bytes(); }
 
 private:
     int device_ = 0;

@@ -1,0 +1,258 @@
+#include "cuzk/engine/key_store.hpp"
+
+#include <future>
+#include <stdexcept>
+
+#include "cuzk/engine/engine.hpp"
+#include "cuzk/formats/iden3_circom.hpp"
+
+namespace cuzk::engine {
+
+namespace {
+std::string key_of(const std::filesystem::path& path) { return std::filesystem::weakly_canonical(path).string(); }
+
+// A file's in-memory size before it is read: affine points take a little more than their encodings (G1 96 -> 104
+// bytes, G2 192 -> 200), so a margin of 1/8 covers it.
+size_t estimate(const std::filesystem::path& path) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    return ec ? 0 : (size_t)size + (size_t)size / 8;
+}
+
+std::string gib(size_t bytes) { return std::to_string(bytes) + " bytes"; }
+}  // namespace
+
+struct ProvingKeyStore::Entry {
+    std::shared_ptr<ProvingKey> key;  // null while loading
+    bool loading = true;
+    size_t bytes = 0;  // host: the key, or the estimate while loading
+    std::map<std::string, size_t> device_bytes;
+    uint64_t last_use = 0;
+    std::mutex matrices_mu;
+    std::map<std::string, std::shared_future<std::shared_ptr<const r1cs::PrecompiledR1cs>>> matrices;
+
+    // Idle: loaded, and no job holds the key or any of its matrices.
+    bool idle() {
+        if (loading || key.use_count() > 1) return false;
+        std::lock_guard<std::mutex> lk(matrices_mu);
+        for (auto& [name, f] : matrices)
+            if (f.wait_for(std::chrono::seconds(0)) != std::future_status::ready ||
+                (f.valid() && f.get().use_count() > 1))
+                return false;
+        return true;
+    }
+};
+
+groth16::ProverBackend* ProvingKey::backend() const {
+    return devices.empty() ? cpu.get() : devices.front().backend.get();
+}
+
+std::vector<groth16::ProverBackend*> ProvingKey::backends() const {
+    std::vector<groth16::ProverBackend*> v;
+    for (const auto& d : devices) v.push_back(d.backend.get());
+    if (v.empty()) v.push_back(cpu.get());
+    return v;
+}
+
+groth16::ProverBackend* ProvingKey::fallback() const { return devices.empty() ? nullptr : cpu.get(); }
+
+ProvingKeyStore::ProvingKeyStore(const KeyStoreConfig& cfg) : cfg_(cfg) {
+    if (cfg_.budget_bytes == 0) cfg_.budget_bytes = auto_memory_budget();
+}
+
+size_t ProvingKeyStore::resident_bytes(const groth16::Parameters& p) {
+    return (p.h.size() + p.l.size() + p.a.size() + p.b_g1.size() + p.vk.ic.size()) * sizeof(G1Affine) +
+           p.b_g2.size() * sizeof(G2Affine) + sizeof(p);
+}
+
+size_t ProvingKeyStore::matrices_bytes(const r1cs::PrecompiledR1cs& m) {
+    size_t bytes = m.coeffs.size() * sizeof(Fr) + (m.num_inputs + 2 * m.num_aux) / 8;  // the densities' bits
+    for (const auto* x : {&m.a, &m.b, &m.c})
+        bytes += x->row_start.size() * sizeof(uint64_t) + x->terms.size() * sizeof(r1cs::CompactTerm);
+    return bytes;
+}
+
+bool ProvingKeyStore::fits(size_t host, const std::map<std::string, size_t>& devices) const {
+    if (bytes_ + host > cfg_.budget_bytes) return false;
+    for (const auto& [dev, need] : devices) {
+        auto budget = cfg_.device_budget_bytes.find(dev);
+        if (budget == cfg_.device_budget_bytes.end()) continue;
+        auto used = device_bytes_.find(dev);
+        if ((used == device_bytes_.end() ? 0 : used->second) + need > budget->second) return false;
+    }
+    return true;
+}
+
+void ProvingKeyStore::drop(const std::string& key) {
+    auto it = entries_.find(key);
+    bytes_ -= it->second->bytes;
+    for (const auto& [dev, b] : it->second->device_bytes) device_bytes_[dev] -= b;
+    entries_.erase(it);
+}
+
+bool ProvingKeyStore::make_room(size_t host, const std::map<std::string, size_t>& devices, const Entry* keep) {
+    while (!fits(host, devices)) {
+        std::string victim;
+        uint64_t oldest = UINT64_MAX;
+        for (const auto& [k, e] : entries_)
+            if (e.get() != keep && e->idle() && e->last_use < oldest) oldest = e->last_use, victim = k;
+        if (victim.empty()) return false;
+        drop(victim);
+        counters_.evictions++;
+    }
+    return true;
+}
+
+std::shared_ptr<ProvingKey> ProvingKeyStore::load(const std::filesystem::path& path, const std::string& key) const {
+    auto k = std::make_shared<ProvingKey>();
+    k->path = key;
+    if (path.extension() == ".zkey") {
+        auto z = std::make_shared<formats::iden3::Zkey>(
+            formats::iden3::read_zkey(path, {.check_subgroup = cfg_.check_subgroup}));
+        k->params = std::make_shared<const groth16::Parameters>(formats::iden3::zkey_to_parameters(std::move(*z)));
+        k->zkey = std::move(z);  // the header and coefficients stay (the points moved into the parameters)
+    } else {
+        formats::ParamsReadOptions opt;
+        opt.check_subgroup = cfg_.check_subgroup;
+        opt.device_checks = cfg_.device_checks;
+        k->params = std::make_shared<const groth16::Parameters>(formats::read_parameters(path, opt).params);
+    }
+    k->host_bytes = resident_bytes(*k->params);
+    return k;
+}
+
+std::shared_ptr<const ProvingKey> ProvingKeyStore::get(const std::filesystem::path& path) {
+    const std::string key = key_of(path);
+    std::unique_lock<std::mutex> lk(mu_);
+    for (;;) {
+        auto it = entries_.find(key);
+        if (it == entries_.end()) break;
+        if (it->second->loading) {
+            loaded_cv_.wait(lk);
+            continue;  // loaded, or failed and removed: look again
+        }
+        counters_.hits++;
+        it->second->last_use = ++clock_;
+        return it->second->key;
+    }
+    counters_.misses++;
+    const size_t guess = estimate(path);
+    if (!make_room(guess, {}))
+        throw std::runtime_error("key store: " + key + " needs about " + gib(guess) + " of host memory; the budget is " +
+                                 gib(cfg_.budget_bytes) + " and " + gib(bytes_) + " are held by keys in use");
+    auto entry = std::make_shared<Entry>();
+    entry->bytes = guess;
+    entries_[key] = entry;
+    bytes_ += guess;
+    lk.unlock();
+
+    auto fail = [&] {
+        lk.lock();
+        drop(key);
+        loaded_cv_.notify_all();
+    };
+    std::shared_ptr<ProvingKey> k;
+    try {
+        k = load(path, key);
+        if (cfg_.make_device_copies) {
+            const auto need = cfg_.device_bytes ? cfg_.device_bytes(*k->params) : std::map<std::string, size_t>{};
+            lk.lock();
+            const bool room = make_room(0, need, entry.get());
+            lk.unlock();
+            if (!room)
+                throw std::runtime_error("key store: " + key + " does not fit in a device's budget next to the keys "
+                                         "that jobs hold");
+            k->devices = cfg_.make_device_copies(*k->params);
+        }
+        if (k->devices.empty() || cfg_.cpu_fallback) k->cpu = std::make_unique<groth16::CpuBackend>(*k->params);
+    } catch (...) {
+        fail();
+        throw;
+    }
+    lk.lock();
+    bytes_ -= entry->bytes;
+    entry->bytes = k->host_bytes;
+    bytes_ += entry->bytes;
+    for (const auto& d : k->devices) {
+        entry->device_bytes[d.device] += d.bytes;
+        device_bytes_[d.device] += d.bytes;
+    }
+    entry->key = k;
+    entry->loading = false;
+    entry->last_use = ++clock_;
+    make_room(0, {});  // the exact sizes may exceed the estimates: drop idle keys if that went over a budget
+    loaded_cv_.notify_all();
+    return k;
+}
+
+std::shared_ptr<const r1cs::PrecompiledR1cs> ProvingKeyStore::matrices(
+    const ProvingKey& key, const std::string& name, const std::function<r1cs::PrecompiledR1cs()>& make) {
+    std::shared_ptr<Entry> entry;
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        auto it = entries_.find(key.path);
+        if (it == entries_.end() || it->second->key.get() != &key)
+            throw std::logic_error("key store: matrices of a key that is not loaded (" + key.path + ")");
+        entry = it->second;
+    }
+    std::promise<std::shared_ptr<const r1cs::PrecompiledR1cs>> mine;
+    std::shared_future<std::shared_ptr<const r1cs::PrecompiledR1cs>> f;
+    {
+        std::lock_guard<std::mutex> lk(entry->matrices_mu);
+        auto it = entry->matrices.find(name);
+        if (it != entry->matrices.end()) return it->second.get();  // made, or being made (its error rethrown)
+        f = mine.get_future().share();
+        entry->matrices[name] = f;
+    }
+    try {
+        auto m = std::make_shared<const r1cs::PrecompiledR1cs>(make());
+        const size_t bytes = matrices_bytes(*m);
+        {
+            std::lock_guard<std::mutex> lk(mu_);
+            if (!make_room(bytes, {}, entry.get()))
+                throw std::runtime_error("key store: the matrices " + name + " of " + key.path + " need " +
+                                         gib(bytes) + "; the budget is " + gib(cfg_.budget_bytes) + " and " +
+                                         gib(bytes_) + " are held by keys in use");
+            entry->bytes += bytes;
+            bytes_ += bytes;
+        }
+        mine.set_value(m);
+        return m;
+    } catch (...) {
+        {
+            std::lock_guard<std::mutex> lk(entry->matrices_mu);
+            entry->matrices.erase(name);
+        }
+        mine.set_exception(std::current_exception());
+        throw;
+    }
+}
+
+bool ProvingKeyStore::evict(const std::filesystem::path& path) {
+    std::lock_guard<std::mutex> lk(mu_);
+    auto it = entries_.find(key_of(path));
+    if (it == entries_.end() || !it->second->idle()) return false;
+    drop(it->first);
+    counters_.evictions++;
+    return true;
+}
+
+ProvingKeyStore::Stats ProvingKeyStore::stats() const {
+    std::lock_guard<std::mutex> lk(mu_);
+    Stats s = counters_;
+    s.entries = entries_.size();
+    s.bytes = bytes_;
+    s.budget = cfg_.budget_bytes;
+    s.device_bytes = device_bytes_;
+    return s;
+}
+
+std::vector<std::shared_ptr<const ProvingKey>> ProvingKeyStore::loaded() const {
+    std::lock_guard<std::mutex> lk(mu_);
+    std::vector<std::shared_ptr<const ProvingKey>> v;
+    for (const auto& [k, e] : entries_)
+        if (!e->loading) v.push_back(e->key);
+    return v;
+}
+
+}  // namespace cuzk::engine

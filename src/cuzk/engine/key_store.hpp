@@ -1,0 +1,125 @@
+// Proving keys loaded once and shared by every job that uses them (ARCHITECTURE.md: parameters are immutable once
+// loaded and shared by reference), under one budget for host memory and one per device. A key is a parameter file's
+// parameters (a bellman/bellperson file, or a snarkjs .zkey with the coefficients its assignments are made from),
+// their resident copies on the devices (one prover backend each), a CPU backend (the prover where there is no
+// device, the fallback behind the devices), and the constraint matrices compiled for its circuit (the PCE).
+//
+// Eviction: a key no job holds (the store's reference is the only one) is idle; when a new key or matrices need
+// room in host memory or on a device, idle keys go, least recently used first, with their device copies and
+// matrices. A key that a queued or running job holds is never evicted; a load that cannot fit even then is refused
+// with a message naming the budget instead of exceeding it.
+//
+// Keys are canonical paths. Concurrent gets of the same file load it once (the others wait for that load); loads of
+// different files run in parallel. A failed load is not kept: its error goes to every waiter and the next get tries
+// again. Matrices are made once per key and name the same way.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "cuzk/formats/bellman_params.hpp"
+#include "cuzk/formats/iden3.hpp"
+#include "cuzk/groth16/backend.hpp"
+#include "cuzk/groth16/types.hpp"
+#include "cuzk/r1cs/pce.hpp"
+
+namespace cuzk::engine {
+
+// A parameter set's resident copy on one device and the backend that proves against it.
+struct DeviceCopy {
+    std::string device;  // its budget's name (the backend's lane: "cuda:0")
+    size_t bytes = 0;    // device memory it holds
+    std::unique_ptr<groth16::ProverBackend> backend;
+};
+
+struct KeyStoreConfig {
+    // Bytes the keys may occupy in host memory (parameters and matrices); 0 = auto_memory_budget().
+    size_t budget_bytes = 0;
+    // Bytes the keys' copies may occupy on each device, by name; a device not named has no limit here (its
+    // backend refuses what does not fit).
+    std::map<std::string, size_t> device_budget_bytes;
+    // Subgroup checks of every query point while loading (bellman's `checked`); off only for files whose hash is
+    // pinned.
+    bool check_subgroup = true;
+    // Where those checks run (formats::ParamsReadOptions::device_checks): empty, on the CPU.
+    formats::SubgroupChecks device_checks;
+    // The device copies of a loaded set (one per GPU), and the bytes they will take on each device before they are
+    // made (for room). Unset or empty: the key proves on the CPU alone.
+    std::function<std::vector<DeviceCopy>(const groth16::Parameters&)> make_device_copies;
+    std::function<std::map<std::string, size_t>(const groth16::Parameters&)> device_bytes;
+    // A CPU backend behind the device copies (the engine's fallback); a key without device copies always has one.
+    bool cpu_fallback = true;
+};
+
+// One loaded key; immutable and shared (std::shared_ptr<const ProvingKey>) by the jobs that use it.
+struct ProvingKey {
+    std::string path;  // canonical
+    std::shared_ptr<const groth16::Parameters> params;
+    std::shared_ptr<const formats::iden3::Zkey> zkey;  // a .zkey: its header and A, B coefficients (points moved out)
+    std::vector<DeviceCopy> devices;
+    std::unique_ptr<groth16::ProverBackend> cpu;  // the fallback behind the devices, or the prover without them
+    size_t host_bytes = 0;
+
+    // The backend a job proves on (the first device's, else the CPU's), every device's (one proving lane each),
+    // and the fallback (the CPU's behind devices; nullptr without devices or with cpu_fallback off).
+    groth16::ProverBackend* backend() const;
+    std::vector<groth16::ProverBackend*> backends() const;
+    groth16::ProverBackend* fallback() const;
+};
+
+class ProvingKeyStore {
+public:
+    explicit ProvingKeyStore(const KeyStoreConfig& cfg = {});
+
+    // The key in `path` (a bellman parameter file, or a .zkey), loaded now or shared. Throws formats::FormatError
+    // for a bad file and std::runtime_error when it cannot fit in a budget even after evicting every idle key.
+    std::shared_ptr<const ProvingKey> get(const std::filesystem::path& path);
+    // The matrices named `name` (a circuit's shape, a .pce file) of `key`, made by `make` the first time (others
+    // wait), counted in the host budget and kept while the key is; a failure is not kept.
+    std::shared_ptr<const r1cs::PrecompiledR1cs> matrices(const ProvingKey& key, const std::string& name,
+                                                          const std::function<r1cs::PrecompiledR1cs()>& make);
+    // Drops the key unless a job holds it; false when it is not loaded or in use.
+    bool evict(const std::filesystem::path& path);
+
+    struct Stats {
+        size_t entries = 0, bytes = 0, budget = 0;
+        std::map<std::string, size_t> device_bytes;
+        uint64_t hits = 0, misses = 0, evictions = 0;
+    };
+    Stats stats() const;
+    // The keys loaded now (for a status report).
+    std::vector<std::shared_ptr<const ProvingKey>> loaded() const;
+
+    // Host bytes a parameter set's point vectors occupy, and a set of compiled matrices.
+    static size_t resident_bytes(const groth16::Parameters& p);
+    static size_t matrices_bytes(const r1cs::PrecompiledR1cs& m);
+
+private:
+    struct Entry;
+    bool fits(size_t host, const std::map<std::string, size_t>& devices) const;
+    // Evicts idle entries (least recently used first, never `keep`) until `host` more bytes and `devices` fit;
+    // false if they cannot.
+    bool make_room(size_t host, const std::map<std::string, size_t>& devices, const Entry* keep = nullptr);
+    void drop(const std::string& key);
+    std::shared_ptr<ProvingKey> load(const std::filesystem::path& path, const std::string& key) const;
+
+    KeyStoreConfig cfg_;
+    mutable std::mutex mu_;
+    std::condition_variable loaded_cv_;
+    std::map<std::string, std::shared_ptr<Entry>> entries_;
+    size_t bytes_ = 0;  // host: loaded entries and their matrices, plus the estimates of loads in progress
+    std::map<std::string, size_t> device_bytes_;
+    uint64_t clock_ = 0;  // LRU counter
+    Stats counters_;
+};
+
+}  // namespace cuzk::engine
