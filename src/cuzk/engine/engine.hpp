@@ -119,7 +119,8 @@ struct EngineConfig {
 };
 
 // Synthesis workers for this host when none are configured: one per 8 hardware threads, 1 to 8 (measured on the
-// 16-thread H200 host: a 10-partition 32 GiB C2 takes 37.5 s with 2 workers and 50.1 s with 1; docs/perf.md).
+// 16-thread H200 host: a 10-partition 32 GiB C2 takes 34.0 s with 2 workers (median of 3), 31.9 s with 3 and
+// lookahead 2 for 8 GB more, 50.1 s with 1; docs/perf.md).
 size_t auto_synthesis_workers();
 // A memory budget for this host: physical memory less a margin of max(4 GiB, 1/8 of it) (125 GiB: 109 GiB).
 size_t auto_memory_budget();
