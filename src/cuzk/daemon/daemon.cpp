@@ -423,6 +423,7 @@ struct Daemon::Impl {
         job.spec.name = "circom";
         job.partitions = job.witnesses.size();
         job.req = r;
+        job.req.clear_witnesses();  // parsed above; the raw bytes go to the store only (issue 19 item 6)
     }
 
     uint64_t submit(const v1::ProofRequest& request) {
