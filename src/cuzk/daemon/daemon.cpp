@@ -1,9 +1,7 @@
 #include "cuzk/daemon/daemon.hpp"
 
 #include <grpcpp/grpcpp.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,6 +23,8 @@
 #include "cuzk/circuits/catalog.hpp"
 #include "cuzk/daemon/job_store.hpp"
 #include "cuzk/daemon/metrics_http.hpp"
+#include "cuzk/daemon/requests.hpp"
+#include "cuzk/daemon/service.hpp"
 #include "cuzk/engine/engine.hpp"
 #include "cuzk/engine/key_store.hpp"
 #include "cuzk/formats/iden3.hpp"
@@ -102,50 +102,6 @@ size_t current_rss_bytes() {
     return pages_resident * (size_t)sysconf(_SC_PAGESIZE);
 }
 
-// `name` (from a request) as a file inside `dir`: relative, no "..", and its real path (symlinks resolved) still
-// inside the directory's real path; it must be a regular file.
-fs::path inside(const fs::path& dir, const std::string& name, const char* what) {
-    if (name.empty()) throw DaemonError(ErrorCode::InvalidArgument, std::string(what) + ": no file named");
-    const fs::path p(name);
-    if (p.is_absolute())
-        throw DaemonError(ErrorCode::PermissionDenied,
-                          std::string(what) + " '" + name + "': absolute paths are refused; name a file inside the " +
-                              what + " directory");
-    for (const auto& part : p)
-        if (part == "..")
-            throw DaemonError(ErrorCode::PermissionDenied, std::string(what) + " '" + name + "': '..' is refused");
-    std::error_code ec;
-    const fs::path root = fs::canonical(dir, ec);
-    if (ec) throw DaemonError(ErrorCode::FailedPrecondition, std::string(what) + " directory " + dir.string() +
-                                                                 " is missing: " + ec.message());
-    const fs::path full = fs::weakly_canonical(root / p, ec);
-    if (ec) throw DaemonError(ErrorCode::NotFound, std::string(what) + " '" + name + "': " + ec.message());
-    auto [r, f] = std::mismatch(root.begin(), root.end(), full.begin(), full.end());
-    if (r != root.end())
-        throw DaemonError(ErrorCode::PermissionDenied,
-                          std::string(what) + " '" + name + "' resolves outside the " + what + " directory");
-    if (!fs::is_regular_file(full, ec))
-        throw DaemonError(ErrorCode::NotFound, std::string(what) + " '" + name + "' not found in " + root.string());
-    return full;
-}
-
-// Whether something accepts connections on the unix socket `path` (a running daemon).
-bool socket_in_use(const fs::path& path) {
-    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return false;
-    sockaddr_un a{};
-    a.sun_family = AF_UNIX;
-    const std::string s = path.string();
-    if (s.size() >= sizeof(a.sun_path)) {
-        ::close(fd);
-        return false;
-    }
-    std::copy(s.begin(), s.end(), a.sun_path);
-    const bool up = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
-    ::close(fd);
-    return up;
-}
-
 }  // namespace
 
 std::string grpc_target(const std::string& s) {
@@ -156,6 +112,8 @@ std::string grpc_target(const std::string& s) {
 }
 
 #ifdef CUZK_HAVE_CUDA
+namespace {
+
 // Each GPU's budget for resident keys: its memory less what one proof needs beside them (its H arrays and MSM
 // scratch; a 2^27 partition's MSM scratch alone is ~20 GB), max(16 GiB, 1/4 of the device).
 std::map<std::string, size_t> device_key_budgets() {
@@ -186,6 +144,7 @@ std::vector<engine::DeviceCopy> device_copies(const groth16::Parameters& p, cons
     }
     return v;
 }
+}  // namespace
 #endif
 
 // ---- the daemon's state -----------------------------------------------------------------------------------------
@@ -294,136 +253,24 @@ struct Daemon::Impl {
 
     // ---- requests ----------------------------------------------------------------------------------------------
 
-    // Checks and completes a request; throws DaemonError. Fills the job's spec, partitions and files.
+    // Checks and completes a request (requests.hpp) and admits it: its parameter file plus what it keeps in flight
+    // must fit the memory budget; throws DaemonError.
     void normalize(v1::ProofRequest& r, Job& job) const {
-        if (r.circuit() == "circom" || !r.zkey().empty() || r.witnesses_size()) {
-            normalize_circom(r, job);
-            return;
-        }
-        std::string circuit = r.circuit();
-        size_t partitions = r.partitions();
-        v1::Priority prio = r.priority();
-        if (const circuits::JobKind* kind = circuits::find_job_kind(circuit)) {
-            const std::string preset = r.preset().empty() ? kind->default_preset : r.preset();
-            if (!circuits::is_porep_circuit(preset))
-                throw DaemonError(ErrorCode::InvalidArgument,
-                                  "job kind " + circuit + ": preset '" + preset +
-                                      "' is not a PoRep circuit (porep-2k, porep-8m, porep-512m, porep-32g, porep-64g "
-                                      "or an interactive registered seal proof such as StackedDrg32GiBV1_1)");
-            if (!partitions)
-                partitions = kind->partitions ? kind->partitions : circuits::porep_circuit_partitions(preset);
-            if (prio == v1::PRIORITY_UNSPECIFIED) prio = (v1::Priority)(kind->priority + 1);
-            circuit = preset;
-        } else if (!circuits::is_circuit_name(circuit)) {
-            std::string names;
-            for (const auto& n : circuits::circuit_names()) names += (names.empty() ? "" : ", ") + n;
-            for (const auto& k : circuits::job_kinds()) names += std::string(", ") + k.name;
-            throw DaemonError(ErrorCode::InvalidArgument, "unknown circuit '" + circuit + "' (" + names + ")");
-        } else if (!r.preset().empty()) {
-            throw DaemonError(ErrorCode::InvalidArgument, "preset is for job kinds; circuit '" + circuit + "' is one");
-        }
-        if (!partitions) partitions = 1;
-        if (prio == v1::PRIORITY_UNSPECIFIED) prio = v1::NORMAL;
-        check_partitions_and_deadline(partitions, "partitions", r);
-        circuits::CircuitSpec spec;
-        spec.name = circuit;
-        if (circuit == "mulchain") {
-            spec.log_size = r.log_size() ? r.log_size() : 10;
-            if (spec.log_size < 2 || spec.log_size > 27)
-                throw DaemonError(ErrorCode::InvalidArgument, "mulchain: log_size must be in [2, 27]");
-        } else if (r.log_size()) {
-            throw DaemonError(ErrorCode::InvalidArgument, "log_size sizes mulchain only");
-        }
-        if (!r.x().empty()) {
-            if (circuit != "cubic") throw DaemonError(ErrorCode::InvalidArgument, "x is for the cubic circuit");
-            if (!Fr::from_decimal(r.x()))
-                throw DaemonError(ErrorCode::InvalidArgument, "x must be a decimal number below r");
-            spec.x = r.x();
-        }
-        // A seed for the witness generator, fixed now so that a resumed job proves the same witnesses.
-        if (r.witness_seed() == 0) r.set_witness_seed(OsRng()() | 1);
-        spec.witness_seed = r.witness_seed();
-        job.params_path = inside(cfg.params_dir, r.params(), "params");
-        if (!r.pce().empty()) job.pce_path = inside(cfg.circuits_dir, r.pce(), "circuits");
-        // Admission: the parameters plus the assignments a job keeps in flight (a, b, c and the witness of each
-        // partition being synthesized, waiting, or proven) must fit the budget.
-        const size_t constraints = circuits::circuit_constraints(spec);
-        const size_t in_flight = cfg.synthesis_workers + cfg.lookahead + 1;
-        // A PCE adds its matrices (~6 terms of 8 bytes and 3 row offsets per constraint), resident while in use.
-        const bool pce = !job.pce_path.empty() || cfg.pce == "auto";
-        admit(params_bytes(job.params_path),
-              constraints * 128 * std::min(partitions, in_flight) + (pce ? constraints * 72 : 0));
-        r.set_circuit(circuit);
-        r.set_partitions((uint32_t)partitions);
-        r.set_priority(prio);
-        job.spec = spec;
-        job.partitions = partitions;
-        job.req = r;
-    }
-
-    void check_partitions_and_deadline(size_t n, const char* what, const v1::ProofRequest& r) const {
-        if (n > cfg.max_partitions)
-            throw DaemonError(ErrorCode::InvalidArgument, std::to_string(n) + " " + what + ": at most " +
-                                                              std::to_string(cfg.max_partitions) + " per job");
-        if (!(r.deadline_seconds() >= 0))
-            throw DaemonError(ErrorCode::InvalidArgument, "deadline_seconds must be >= 0");
-    }
-
-    static size_t params_bytes(const fs::path& path) {
-        std::error_code ec;
-        const auto n = fs::file_size(path, ec);
-        return ec ? 0 : (size_t)n;
-    }
-
-    // Admission: the parameter file plus what the job keeps in flight must fit the memory budget.
-    void admit(size_t params, size_t in_flight) const {
-        if (params + in_flight > budget)
+        JobPlan plan = plan_request(r, cfg);
+        if (plan.params_bytes + plan.in_flight_bytes > budget)
             throw DaemonError(ErrorCode::ResourceExhausted,
-                              "the job needs about " + std::to_string((params + in_flight) >> 20) + " MiB (parameters " +
-                                  std::to_string(params >> 20) + " MiB, partitions in flight " +
-                                  std::to_string(in_flight >> 20) + " MiB); the memory budget is " +
-                                  std::to_string(budget >> 20) + " MiB");
-    }
-
-    // A circom job: a .zkey in the parameter directory and one .wtns per partition, each parsed now (a malformed
-    // witness is refused here; one of another circuit fails the job, saying so).
-    void normalize_circom(v1::ProofRequest& r, Job& job) const {
-        if (r.circuit() != "circom")
-            throw DaemonError(ErrorCode::InvalidArgument, "zkey and witnesses are for circuit \"circom\"");
-        if (!r.params().empty() || !r.pce().empty() || !r.preset().empty() || r.log_size() || !r.x().empty())
-            throw DaemonError(ErrorCode::InvalidArgument,
-                              "a circom job names a zkey and witnesses only (no params, pce, preset, log_size or x)");
-        if (r.witnesses_size() == 0) throw DaemonError(ErrorCode::InvalidArgument, "circom: no witness");
-        if (r.partitions() && r.partitions() != (uint32_t)r.witnesses_size())
-            throw DaemonError(ErrorCode::InvalidArgument, "circom: " + std::to_string(r.partitions()) +
-                                                              " partitions but " + std::to_string(r.witnesses_size()) +
-                                                              " witnesses");
-        check_partitions_and_deadline((size_t)r.witnesses_size(), "witnesses", r);
-        job.witnesses.clear();
-        size_t values = 0;
-        for (int i = 0; i < r.witnesses_size(); i++) {
-            const std::string& w = r.witnesses(i);
-            try {
-                job.witnesses.push_back(formats::iden3::read_wtns(
-                    std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(w.data()), w.size()),
-                    "witness " + std::to_string(i)));
-            } catch (const std::exception& e) {
-                throw DaemonError(ErrorCode::InvalidArgument, e.what());
-            }
-            values = std::max(values, job.witnesses.back().values.size());
-        }
-        job.params_path = inside(cfg.params_dir, r.zkey(), "params");
-        const size_t zkey_bytes = params_bytes(job.params_path);
-        // a, b, c over the domain (about the zkey's H section) and the witness, per partition in flight
-        const size_t in_flight = std::min<size_t>(job.witnesses.size(), cfg.synthesis_workers + cfg.lookahead + 1);
-        admit(zkey_bytes, (values * 32 + zkey_bytes / 8) * in_flight);
-        if (r.priority() == v1::PRIORITY_UNSPECIFIED) r.set_priority(v1::NORMAL);
-        r.set_partitions((uint32_t)job.witnesses.size());
-        job.circom = true;
-        job.spec.name = "circom";
-        job.partitions = job.witnesses.size();
+                              "the job needs about " + std::to_string((plan.params_bytes + plan.in_flight_bytes) >> 20) +
+                                  " MiB (parameters " + std::to_string(plan.params_bytes >> 20) +
+                                  " MiB, partitions in flight " + std::to_string(plan.in_flight_bytes >> 20) +
+                                  " MiB); the memory budget is " + std::to_string(budget >> 20) + " MiB");
+        job.spec = std::move(plan.spec);
+        job.partitions = plan.partitions;
+        job.params_path = std::move(plan.params_path);
+        job.pce_path = std::move(plan.pce_path);
+        job.circom = plan.circom;
+        job.witnesses = std::move(plan.witnesses);
         job.req = r;
-        job.req.clear_witnesses();  // parsed above; the raw bytes go to the store only (issue 19 item 6)
+        job.req.clear_witnesses();  // parsed into the plan; the raw bytes go to the store only (issue 19 item 6)
     }
 
     uint64_t submit(const v1::ProofRequest& request) {
@@ -955,114 +802,16 @@ struct Daemon::Impl {
     }
 };
 
-// ---- the gRPC service -----------------------------------------------------------------------------------------
-
-namespace {
-
-grpc::Status to_status(const DaemonError& e) {
-    grpc::StatusCode c = grpc::StatusCode::INTERNAL;
-    switch (e.code()) {
-        case ErrorCode::InvalidArgument: c = grpc::StatusCode::INVALID_ARGUMENT; break;
-        case ErrorCode::NotFound: c = grpc::StatusCode::NOT_FOUND; break;
-        case ErrorCode::PermissionDenied: c = grpc::StatusCode::PERMISSION_DENIED; break;
-        case ErrorCode::ResourceExhausted: c = grpc::StatusCode::RESOURCE_EXHAUSTED; break;
-        case ErrorCode::FailedPrecondition: c = grpc::StatusCode::FAILED_PRECONDITION; break;
-        case ErrorCode::DeadlineExceeded: c = grpc::StatusCode::DEADLINE_EXCEEDED; break;
-        case ErrorCode::Unavailable: c = grpc::StatusCode::UNAVAILABLE; break;
-        case ErrorCode::Cancelled: c = grpc::StatusCode::CANCELLED; break;
-    }
-    return grpc::Status(c, e.what());
-}
-
-// Runs fn, mapping errors to statuses: a request never takes the daemon down.
-template <class F>
-grpc::Status guarded(F&& fn) {
-    try {
-        fn();
-        return grpc::Status::OK;
-    } catch (const DaemonError& e) {
-        return to_status(e);
-    } catch (const std::invalid_argument& e) {
-        return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, e.what());
-    } catch (const std::exception& e) {
-        return grpc::Status(grpc::StatusCode::INTERNAL, e.what());
-    }
-}
-
-uint64_t parse_id(const std::string& s) {
-    if (s.empty() || s.size() > 19 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
-        throw DaemonError(ErrorCode::InvalidArgument, "job id '" + s + "' is not a job id (a decimal number)");
-    return std::stoull(s);
-}
-
-class Service final : public v1::Prover::Service {
-public:
-    explicit Service(Daemon& d) : d_(d) {}
-    grpc::Status SubmitProof(grpc::ServerContext*, const v1::SubmitProofRequest* q, v1::SubmitProofResponse* r) override {
-        return guarded([&] { r->set_job_id(std::to_string(d_.submit(q->request()))); });
-    }
-    grpc::Status AwaitProof(grpc::ServerContext* ctx, const v1::AwaitProofRequest* q, v1::ProofResult* r) override {
-        return guarded([&] { *r = d_.await(parse_id(q->job_id()), q->timeout_seconds(), [ctx] { return ctx->IsCancelled(); }); });
-    }
-    grpc::Status Prove(grpc::ServerContext* ctx, const v1::SubmitProofRequest* q, v1::ProofResult* r) override {
-        return guarded([&] { *r = d_.await(d_.submit(q->request()), 0, [ctx] { return ctx->IsCancelled(); }); });
-    }
-    grpc::Status CancelProof(grpc::ServerContext*, const v1::CancelProofRequest* q, v1::CancelProofResponse* r) override {
-        return guarded([&] { r->set_cancelled(d_.cancel(parse_id(q->job_id()))); });
-    }
-    grpc::Status GetStatus(grpc::ServerContext*, const v1::GetStatusRequest* q, v1::GetStatusResponse* r) override {
-        return guarded([&] { *r = d_.status(q->job_id().empty() ? 0 : parse_id(q->job_id())); });
-    }
-    grpc::Status GetMetrics(grpc::ServerContext*, const v1::GetMetricsRequest*, v1::GetMetricsResponse* r) override {
-        return guarded([&] { r->set_text(d_.metrics_text()); });
-    }
-    grpc::Status PreloadParams(grpc::ServerContext*, const v1::ParamsRequest* q, v1::PreloadParamsResponse* r) override {
-        return guarded([&] { r->set_bytes(d_.preload(q->params())); });
-    }
-    grpc::Status EvictParams(grpc::ServerContext*, const v1::ParamsRequest* q, v1::EvictParamsResponse* r) override {
-        return guarded([&] { r->set_evicted(d_.evict(q->params())); });
-    }
-
-private:
-    Daemon& d_;
-};
-
-}  // namespace
-
 // ---- Daemon -----------------------------------------------------------------------------------------------------
 
-namespace {
-// Before anything starts (a second daemon on the same state must not resume its jobs too).
-const DaemonConfig& check_socket(const DaemonConfig& cfg) {
-    const fs::path sock = cfg.socket_path();
-    if (fs::absolute(sock).string().size() >= sizeof(sockaddr_un::sun_path))
-        throw std::runtime_error("daemon: the socket path " + sock.string() + " is too long for a unix socket");
-    std::error_code ec;
-    fs::create_directories(sock.parent_path(), ec);
-    if (socket_in_use(sock)) throw std::runtime_error("daemon: another daemon is listening on " + sock.string());
-    fs::remove(sock, ec);  // a stale socket of a daemon that did not shut down
-    return cfg;
-}
-}  // namespace
-
-Daemon::Daemon(const DaemonConfig& cfg) : impl_(std::make_unique<Impl>(check_socket(cfg))) {
-    const fs::path sock = cfg.socket_path();
-    impl_->service = std::make_unique<Service>(*this);
-    grpc::ServerBuilder b;
-    b.SetMaxReceiveMessageSize((int)std::min<size_t>(cfg.max_request_bytes, INT32_MAX));
-    b.AddListeningPort("unix:" + fs::absolute(sock).string(), grpc::InsecureServerCredentials());
-    if (!cfg.tcp.empty()) b.AddListeningPort(cfg.tcp, grpc::InsecureServerCredentials(), &impl_->tcp_port);
-    b.RegisterService(impl_->service.get());
-    // The socket is created by BuildAndStart; a restrictive umask keeps it private from its first moment.
-    const mode_t old = ::umask(0177);
-    impl_->server = b.BuildAndStart();
-    ::umask(old);
+Daemon::Daemon(const DaemonConfig& cfg) : impl_(std::make_unique<Impl>(claim_socket(cfg))) {
+    impl_->service = make_prover_service(*this);
+    impl_->server = listen(cfg, *impl_->service, &impl_->tcp_port);
     if (!impl_->server) {
         impl_->shutdown(true);
-        throw std::runtime_error("daemon: cannot listen on " + sock.string() +
+        throw std::runtime_error("daemon: cannot listen on " + cfg.socket_path().string() +
                                  (cfg.tcp.empty() ? "" : " and " + cfg.tcp));
     }
-    ::chmod(sock.c_str(), 0600);
     if (!cfg.metrics.empty())
         impl_->metrics_http = std::make_unique<MetricsHttpServer>(cfg.metrics, [this] { return metrics_text(); });
 }

@@ -1,0 +1,174 @@
+#include "cuzk/daemon/requests.hpp"
+
+#include <algorithm>
+#include <span>
+
+#include "cuzk/ff/fr.hpp"
+#include "cuzk/formats/iden3_circom.hpp"
+#include "cuzk/r1cs/keygen_assembly.hpp"
+#include "cuzk/util/random.hpp"
+
+namespace cuzk::daemon {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Host bytes of one partition's assignment per constraint: a, b, c and (at most) one witness value.
+constexpr size_t kAssignmentBytesPerConstraint = 4 * sizeof(Fr);
+// The PCE's matrices per constraint: ~6 terms and 3 row offsets (Filecoin's circuits; docs/perf.md).
+constexpr size_t kPceBytesPerConstraint = 6 * sizeof(r1cs::CompactTerm) + 3 * sizeof(uint64_t);
+// A zkey's bytes per byte of a partition's a, b, c, about (see plan_circom).
+constexpr size_t kZkeyBytesPerAbcByte = 8;
+
+// Partitions of one job in memory at once: one per synthesis worker, the lookahead, and the one being proven.
+size_t partitions_in_flight(const DaemonConfig& cfg) { return cfg.synthesis_workers + cfg.lookahead + 1; }
+
+void check_partitions_and_deadline(size_t n, const char* what, const v1::ProofRequest& r, const DaemonConfig& cfg) {
+    if (n > cfg.max_partitions)
+        throw DaemonError(ErrorCode::InvalidArgument, std::to_string(n) + " " + what + ": at most " +
+                                                          std::to_string(cfg.max_partitions) + " per job");
+    if (!(r.deadline_seconds() >= 0))
+        throw DaemonError(ErrorCode::InvalidArgument, "deadline_seconds must be >= 0");
+}
+
+size_t file_bytes(const fs::path& path) {
+    std::error_code ec;
+    const auto n = fs::file_size(path, ec);
+    return ec ? 0 : (size_t)n;
+}
+
+// A circom job: a .zkey in the parameter directory and one .wtns per partition, each parsed now (a malformed
+// witness is refused here; one of another circuit fails the job, saying so).
+JobPlan plan_circom(v1::ProofRequest& r, const DaemonConfig& cfg) {
+    JobPlan job;
+    if (r.circuit() != "circom")
+        throw DaemonError(ErrorCode::InvalidArgument, "zkey and witnesses are for circuit \"circom\"");
+    if (!r.params().empty() || !r.pce().empty() || !r.preset().empty() || r.log_size() || !r.x().empty())
+        throw DaemonError(ErrorCode::InvalidArgument,
+                          "a circom job names a zkey and witnesses only (no params, pce, preset, log_size or x)");
+    if (r.witnesses_size() == 0) throw DaemonError(ErrorCode::InvalidArgument, "circom: no witness");
+    if (r.partitions() && r.partitions() != (uint32_t)r.witnesses_size())
+        throw DaemonError(ErrorCode::InvalidArgument, "circom: " + std::to_string(r.partitions()) +
+                                                          " partitions but " + std::to_string(r.witnesses_size()) +
+                                                          " witnesses");
+    check_partitions_and_deadline((size_t)r.witnesses_size(), "witnesses", r, cfg);
+    size_t values = 0;
+    for (int i = 0; i < r.witnesses_size(); i++) {
+        const std::string& w = r.witnesses(i);
+        try {
+            job.witnesses.push_back(formats::iden3::read_wtns(
+                std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(w.data()), w.size()),
+                "witness " + std::to_string(i)));
+        } catch (const std::exception& e) {
+            throw DaemonError(ErrorCode::InvalidArgument, e.what());
+        }
+        values = std::max(values, job.witnesses.back().values.size());
+    }
+    job.params_path = inside(cfg.params_dir, r.zkey(), "params");
+    job.params_bytes = file_bytes(job.params_path);
+    // Per partition in flight: the witness, and a, b, c over the domain, estimated from the zkey's size (its H
+    // section alone is a G1 point, three scalars' worth, per domain element; A, B1, B2 and C add ~5 times that for
+    // a circuit with as many signals as constraints).
+    const size_t in_flight = std::min(job.witnesses.size(), partitions_in_flight(cfg));
+    job.in_flight_bytes = (values * sizeof(Fr) + job.params_bytes / kZkeyBytesPerAbcByte) * in_flight;
+    if (r.priority() == v1::PRIORITY_UNSPECIFIED) r.set_priority(v1::NORMAL);
+    r.set_partitions((uint32_t)job.witnesses.size());
+    job.circom = true;
+    job.spec.name = "circom";
+    job.partitions = job.witnesses.size();
+    return job;
+}
+
+}  // namespace
+
+JobPlan plan_request(v1::ProofRequest& r, const DaemonConfig& cfg) {
+    if (r.circuit() == "circom" || !r.zkey().empty() || r.witnesses_size()) return plan_circom(r, cfg);
+    JobPlan job;
+    std::string circuit = r.circuit();
+    size_t partitions = r.partitions();
+    v1::Priority prio = r.priority();
+    if (const circuits::JobKind* kind = circuits::find_job_kind(circuit)) {
+        const std::string preset = r.preset().empty() ? kind->default_preset : r.preset();
+        if (!circuits::is_porep_circuit(preset))
+            throw DaemonError(ErrorCode::InvalidArgument,
+                              "job kind " + circuit + ": preset '" + preset +
+                                  "' is not a PoRep circuit (porep-2k, porep-8m, porep-512m, porep-32g, porep-64g "
+                                  "or an interactive registered seal proof such as StackedDrg32GiBV1_1)");
+        if (!partitions)
+            partitions = kind->partitions ? kind->partitions : circuits::porep_circuit_partitions(preset);
+        if (prio == v1::PRIORITY_UNSPECIFIED) prio = (v1::Priority)(kind->priority + 1);
+        circuit = preset;
+    } else if (!circuits::is_circuit_name(circuit)) {
+        std::string names;
+        for (const auto& n : circuits::circuit_names()) names += (names.empty() ? "" : ", ") + n;
+        for (const auto& k : circuits::job_kinds()) names += std::string(", ") + k.name;
+        throw DaemonError(ErrorCode::InvalidArgument, "unknown circuit '" + circuit + "' (" + names + ")");
+    } else if (!r.preset().empty()) {
+        throw DaemonError(ErrorCode::InvalidArgument, "preset is for job kinds; circuit '" + circuit + "' is one");
+    }
+    if (!partitions) partitions = 1;
+    if (prio == v1::PRIORITY_UNSPECIFIED) prio = v1::NORMAL;
+    check_partitions_and_deadline(partitions, "partitions", r, cfg);
+    circuits::CircuitSpec spec;
+    spec.name = circuit;
+    if (circuit == "mulchain") {
+        spec.log_size = r.log_size() ? r.log_size() : 10;
+        if (spec.log_size < 2 || spec.log_size > 27)
+            throw DaemonError(ErrorCode::InvalidArgument, "mulchain: log_size must be in [2, 27]");
+    } else if (r.log_size()) {
+        throw DaemonError(ErrorCode::InvalidArgument, "log_size sizes mulchain only");
+    }
+    if (!r.x().empty()) {
+        if (circuit != "cubic") throw DaemonError(ErrorCode::InvalidArgument, "x is for the cubic circuit");
+        if (!Fr::from_decimal(r.x()))
+            throw DaemonError(ErrorCode::InvalidArgument, "x must be a decimal number below r");
+        spec.x = r.x();
+    }
+    // A seed for the witness generator, fixed now so that a resumed job proves the same witnesses.
+    if (r.witness_seed() == 0) r.set_witness_seed(OsRng()() | 1);
+    spec.witness_seed = r.witness_seed();
+    job.params_path = inside(cfg.params_dir, r.params(), "params");
+    if (!r.pce().empty()) job.pce_path = inside(cfg.circuits_dir, r.pce(), "circuits");
+    // What the job holds: the assignments of the partitions in flight (each being synthesized, waiting, or
+    // proven) and, through the PCE, the matrices, resident while in use.
+    const size_t constraints = circuits::circuit_constraints(spec);
+    const bool pce = !job.pce_path.empty() || cfg.pce == "auto";
+    job.params_bytes = file_bytes(job.params_path);
+    job.in_flight_bytes = constraints * kAssignmentBytesPerConstraint * std::min(partitions, partitions_in_flight(cfg)) +
+                          (pce ? constraints * kPceBytesPerConstraint : 0);
+    r.set_circuit(circuit);
+    r.set_partitions((uint32_t)partitions);
+    r.set_priority(prio);
+    job.spec = spec;
+    job.partitions = partitions;
+    return job;
+}
+
+
+fs::path inside(const fs::path& dir, const std::string& name, const char* what) {
+    if (name.empty()) throw DaemonError(ErrorCode::InvalidArgument, std::string(what) + ": no file named");
+    const fs::path p(name);
+    if (p.is_absolute())
+        throw DaemonError(ErrorCode::PermissionDenied,
+                          std::string(what) + " '" + name + "': absolute paths are refused; name a file inside the " +
+                              what + " directory");
+    for (const auto& part : p)
+        if (part == "..")
+            throw DaemonError(ErrorCode::PermissionDenied, std::string(what) + " '" + name + "': '..' is refused");
+    std::error_code ec;
+    const fs::path root = fs::canonical(dir, ec);
+    if (ec) throw DaemonError(ErrorCode::FailedPrecondition, std::string(what) + " directory " + dir.string() +
+                                                                 " is missing: " + ec.message());
+    const fs::path full = fs::weakly_canonical(root / p, ec);
+    if (ec) throw DaemonError(ErrorCode::NotFound, std::string(what) + " '" + name + "': " + ec.message());
+    auto [r, f] = std::mismatch(root.begin(), root.end(), full.begin(), full.end());
+    if (r != root.end())
+        throw DaemonError(ErrorCode::PermissionDenied,
+                          std::string(what) + " '" + name + "' resolves outside the " + what + " directory");
+    if (!fs::is_regular_file(full, ec))
+        throw DaemonError(ErrorCode::NotFound, std::string(what) + " '" + name + "' not found in " + root.string());
+    return full;
+}
+
+}  // namespace cuzk::daemon

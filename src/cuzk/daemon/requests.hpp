@@ -1,0 +1,37 @@
+// Request validation for the daemon: a v1::ProofRequest checked and completed into what its job needs (the circuit,
+// partitions, files inside the configured directories, parsed circom witnesses) and what it will hold in memory
+// (for admission against the budget, which the daemon decides). Throws DaemonError with the status to answer.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cuzk.pb.h"
+#include "cuzk/circuits/catalog.hpp"
+#include "cuzk/daemon/config.hpp"
+#include "cuzk/daemon/daemon.hpp"
+#include "cuzk/formats/iden3.hpp"
+
+namespace cuzk::daemon {
+
+struct JobPlan {
+    circuits::CircuitSpec spec;  // for circom jobs, name "circom" only
+    size_t partitions = 1;
+    std::filesystem::path params_path, pce_path;  // pce_path: empty unless the request names a .pce file
+    bool circom = false;
+    std::vector<formats::iden3::Witness> witnesses;  // circom jobs, one per partition
+    size_t params_bytes = 0;     // the parameter file
+    size_t in_flight_bytes = 0;  // assignments of the partitions in flight at once, plus compiled matrices
+};
+
+// Checks `r` and fills in what it left to defaults (partitions, priority, witness seed; a job kind's preset becomes
+// its circuit), so that a stored request proves the same thing after a restart.
+JobPlan plan_request(v1::ProofRequest& r, const DaemonConfig& cfg);
+
+// `name` (from a request) as a file inside `dir`: relative, no "..", and its real path (symlinks resolved) still
+// inside the directory's real path; it must be a regular file.
+std::filesystem::path inside(const std::filesystem::path& dir, const std::string& name, const char* what);
+
+}  // namespace cuzk::daemon

@@ -1,0 +1,135 @@
+#include "cuzk/daemon/service.hpp"
+
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include "cuzk.grpc.pb.h"
+
+namespace cuzk::daemon {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Whether something accepts connections on the unix socket `path` (a running daemon).
+bool socket_in_use(const fs::path& path) {
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return false;
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    const std::string s = path.string();
+    if (s.size() >= sizeof(a.sun_path)) {
+        ::close(fd);
+        return false;
+    }
+    std::copy(s.begin(), s.end(), a.sun_path);
+    const bool up = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
+    ::close(fd);
+    return up;
+}
+
+grpc::Status to_status(const DaemonError& e) {
+    grpc::StatusCode c = grpc::StatusCode::INTERNAL;
+    switch (e.code()) {
+        case ErrorCode::InvalidArgument: c = grpc::StatusCode::INVALID_ARGUMENT; break;
+        case ErrorCode::NotFound: c = grpc::StatusCode::NOT_FOUND; break;
+        case ErrorCode::PermissionDenied: c = grpc::StatusCode::PERMISSION_DENIED; break;
+        case ErrorCode::ResourceExhausted: c = grpc::StatusCode::RESOURCE_EXHAUSTED; break;
+        case ErrorCode::FailedPrecondition: c = grpc::StatusCode::FAILED_PRECONDITION; break;
+        case ErrorCode::DeadlineExceeded: c = grpc::StatusCode::DEADLINE_EXCEEDED; break;
+        case ErrorCode::Unavailable: c = grpc::StatusCode::UNAVAILABLE; break;
+        case ErrorCode::Cancelled: c = grpc::StatusCode::CANCELLED; break;
+    }
+    return grpc::Status(c, e.what());
+}
+
+// Runs fn, mapping errors to statuses: a request never takes the daemon down.
+template <class F>
+grpc::Status guarded(F&& fn) {
+    try {
+        fn();
+        return grpc::Status::OK;
+    } catch (const DaemonError& e) {
+        return to_status(e);
+    } catch (const std::invalid_argument& e) {
+        return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, e.what());
+    } catch (const std::exception& e) {
+        return grpc::Status(grpc::StatusCode::INTERNAL, e.what());
+    }
+}
+
+uint64_t parse_id(const std::string& s) {
+    if (s.empty() || s.size() > 19 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        throw DaemonError(ErrorCode::InvalidArgument, "job id '" + s + "' is not a job id (a decimal number)");
+    return std::stoull(s);
+}
+
+class Service final : public v1::Prover::Service {
+public:
+    explicit Service(Daemon& d) : d_(d) {}
+    grpc::Status SubmitProof(grpc::ServerContext*, const v1::SubmitProofRequest* q, v1::SubmitProofResponse* r) override {
+        return guarded([&] { r->set_job_id(std::to_string(d_.submit(q->request()))); });
+    }
+    grpc::Status AwaitProof(grpc::ServerContext* ctx, const v1::AwaitProofRequest* q, v1::ProofResult* r) override {
+        return guarded([&] { *r = d_.await(parse_id(q->job_id()), q->timeout_seconds(), [ctx] { return ctx->IsCancelled(); }); });
+    }
+    grpc::Status Prove(grpc::ServerContext* ctx, const v1::SubmitProofRequest* q, v1::ProofResult* r) override {
+        return guarded([&] { *r = d_.await(d_.submit(q->request()), 0, [ctx] { return ctx->IsCancelled(); }); });
+    }
+    grpc::Status CancelProof(grpc::ServerContext*, const v1::CancelProofRequest* q, v1::CancelProofResponse* r) override {
+        return guarded([&] { r->set_cancelled(d_.cancel(parse_id(q->job_id()))); });
+    }
+    grpc::Status GetStatus(grpc::ServerContext*, const v1::GetStatusRequest* q, v1::GetStatusResponse* r) override {
+        return guarded([&] { *r = d_.status(q->job_id().empty() ? 0 : parse_id(q->job_id())); });
+    }
+    grpc::Status GetMetrics(grpc::ServerContext*, const v1::GetMetricsRequest*, v1::GetMetricsResponse* r) override {
+        return guarded([&] { r->set_text(d_.metrics_text()); });
+    }
+    grpc::Status PreloadParams(grpc::ServerContext*, const v1::ParamsRequest* q, v1::PreloadParamsResponse* r) override {
+        return guarded([&] { r->set_bytes(d_.preload(q->params())); });
+    }
+    grpc::Status EvictParams(grpc::ServerContext*, const v1::ParamsRequest* q, v1::EvictParamsResponse* r) override {
+        return guarded([&] { r->set_evicted(d_.evict(q->params())); });
+    }
+
+private:
+    Daemon& d_;
+};
+
+}  // namespace
+
+std::unique_ptr<grpc::Service> make_prover_service(Daemon& daemon) { return std::make_unique<Service>(daemon); }
+
+const DaemonConfig& claim_socket(const DaemonConfig& cfg) {
+    const fs::path sock = cfg.socket_path();
+    if (fs::absolute(sock).string().size() >= sizeof(sockaddr_un::sun_path))
+        throw std::runtime_error("daemon: the socket path " + sock.string() + " is too long for a unix socket");
+    std::error_code ec;
+    fs::create_directories(sock.parent_path(), ec);
+    if (socket_in_use(sock)) throw std::runtime_error("daemon: another daemon is listening on " + sock.string());
+    fs::remove(sock, ec);  // a stale socket of a daemon that did not shut down
+    return cfg;
+}
+
+std::unique_ptr<grpc::Server> listen(const DaemonConfig& cfg, grpc::Service& service, int* tcp_port) {
+    const fs::path sock = cfg.socket_path();
+    grpc::ServerBuilder b;
+    b.SetMaxReceiveMessageSize((int)std::min<size_t>(cfg.max_request_bytes, INT32_MAX));
+    b.AddListeningPort("unix:" + fs::absolute(sock).string(), grpc::InsecureServerCredentials());
+    if (!cfg.tcp.empty()) b.AddListeningPort(cfg.tcp, grpc::InsecureServerCredentials(), tcp_port);
+    b.RegisterService(&service);
+    // The socket is created by BuildAndStart; a restrictive umask keeps it private from its first moment.
+    const mode_t old = ::umask(0177);
+    auto server = b.BuildAndStart();
+    ::umask(old);
+    if (server) ::chmod(sock.c_str(), 0600);
+    return server;
+}
+
+}  // namespace cuzk::daemon
