@@ -7,14 +7,14 @@
 #include <string_view>
 #include <vector>
 
+#include "commands.hpp"
+#include "cuzk/engine/filecoin_job.hpp"
 #include "cuzk/formats/bellman_params.hpp"
 #include "cuzk/formats/iden3.hpp"
 #include "cuzk/formats/iden3_circom.hpp"
 #include "cuzk/formats/iden3_zkey_writer.hpp"
 #include "cuzk/formats/snarkjs_json.hpp"
-#include "cuzk/groth16/prover.hpp"
 #include "cuzk/groth16/verifier.hpp"
-#include "cuzk/util/random.hpp"
 #include "cuzk/util/thread_pool.hpp"
 #include "cuzk/util/timing.hpp"
 
@@ -31,59 +31,35 @@ struct CircomProveOptions {
     std::string zkey, wtns, proof, pub;
     bool unchecked = false;
     bool json = false;
+    std::string backend = "auto";  // auto (the GPU prover when built and a GPU is present), cpu, gpu
 };
 
 int run_circom_prove(const CircomProveOptions& opt) {
     auto t0 = clock_type::now();
-    TimingSink sink;
-    formats::iden3::Zkey zkey;
-    {
-        ScopedTiming t(&sink, TimingLayer::Pipeline, "read.zkey");
-        zkey = formats::iden3::read_zkey(opt.zkey, {.check_subgroup = !opt.unchecked});
-    }
-    formats::iden3::Witness witness;
-    {
-        ScopedTiming t(&sink, TimingLayer::Pipeline, "read.wtns");
-        witness = formats::iden3::read_wtns(opt.wtns);
-    }
-    groth16::Parameters params;
-    std::vector<r1cs::ProvingAssignment> asg;
-    {
-        ScopedTiming t(&sink, TimingLayer::Pipeline, "assignment");
-        params = formats::iden3::zkey_to_parameters(std::move(zkey));
-        asg.push_back(formats::iden3::zkey_assignment(zkey, witness));
-    }
+    formats::iden3::Zkey zkey = formats::iden3::read_zkey(opt.zkey, {.check_subgroup = !opt.unchecked});
+    // The points move into the parameters; the zkey keeps its header and coefficients (what the assignment needs).
+    const groth16::Parameters params = formats::iden3::zkey_to_parameters(std::move(zkey));
+    const double read_zkey_s = seconds_since(t0);
+    const auto w0 = clock_type::now();
+    const formats::iden3::Witness witness = formats::iden3::read_wtns(opt.wtns);
+    const double read_wtns_s = seconds_since(w0);
+    // One engine job of one partition: r, s from the OS CSPRNG, the proof verified against the zkey's key.
+    engine::JobSpec spec;
+    spec.name = "circom";
+    spec.synthesize = [&](size_t) { return formats::iden3::zkey_assignment(zkey, witness); };
+    CliJob run = run_engine_job(std::move(spec), params, verified_job(opt.backend, params.vk));
+    if (run.result.error.ends_with("the proof did not verify"))
+        run.result.error += " (a witness of another circuit, or one that does not satisfy the constraints?)";
+    engine::require_proofs("proving", run.result, 1);  // nothing written unless the proof is there
     const std::vector<Fr> pub = formats::iden3::public_signals(witness, zkey.n_public);
-    zkey = {};
-    std::vector<Fr> r(1), s(1);
-    {
-        OsRng rng;
-        r[0] = Fr::random(rng);
-        s[0] = Fr::random(rng);
-    }
-    auto proofs = groth16::prove_from_assignments(params, asg, r, s, &sink);
-    secure_wipe(r.data(), sizeof(Fr));
-    secure_wipe(s.data(), sizeof(Fr));
-    bool ok;
-    {
-        // A proof is checked before it leaves: a wrong proof is an error, never an output.
-        ScopedTiming t(&sink, TimingLayer::Pipeline, "verify");
-        ok = groth16::verify_proof(groth16::prepare_verifying_key(params.vk), proofs[0], pub);
-    }
-    if (!ok) throw std::runtime_error("the proof did not verify against the zkey's verifying key (witness of another "
-                                      "circuit, or a witness that does not satisfy the constraints?)");
-    formats::snarkjs::write_text_file(opt.proof, formats::snarkjs::proof_to_json(proofs[0]));
+    formats::snarkjs::write_text_file(opt.proof, formats::snarkjs::proof_to_json(run.result.proofs[0]));
     formats::snarkjs::write_text_file(opt.pub, formats::snarkjs::public_signals_to_json(pub));
-    double total = seconds_since(t0);
+    const double total = seconds_since(t0);
     if (opt.json) {
-        nlohmann::json j;
-        j["command"] = "prove";
-        j["format"] = "circom";
-        j["total_s"] = total;
-        j["threads"] = num_threads();
-        j["constraints_domain"] = params.h.size();
-        j["timings"] = nlohmann::json::parse(sink.to_json());
-        std::printf("%s\n", j.dump().c_str());
+        print_timing_json("prove", *run.result.timeline, total,
+                          {{"format", "circom"}, {"constraints_domain", params.h.size()}, {"backend", run.backend},
+                           {"read_zkey_s", read_zkey_s}, {"read_wtns_s", read_wtns_s},
+                           {"fallbacks", run.result.fallbacks}});
     } else {
         std::printf("proof written to %s, %zu public signals to %s (%.3f s)\n", opt.proof.c_str(), pub.size(),
                     opt.pub.c_str(), total);
@@ -217,7 +193,11 @@ bool dispatch_circom(int argc, char** argv, int& exit_code) {
     if (i >= argc) return false;
     const std::string_view cmd(argv[i]);
     std::vector<std::string> positional, flags;
-    for (int k = i + 1; k < argc; k++) (std::string_view(argv[k]).starts_with("--") ? flags : positional).push_back(argv[k]);
+    for (int k = i + 1; k < argc; k++) {
+        const bool flag = std::string_view(argv[k]).starts_with("--");
+        (flag ? flags : positional).push_back(argv[k]);
+        if (flag && std::string_view(argv[k]) == "--backend" && k + 1 < argc) k++;  // its value is not a file
+    }
 
     // rapidsnark's order puts the zkey first; a bellman `prove --params x.zkey` stays with the bellman command.
     const bool bellman_style = std::any_of(flags.begin(), flags.end(), [](const std::string& f) {
@@ -241,6 +221,8 @@ bool dispatch_circom(int argc, char** argv, int& exit_code) {
         app.add_option("public", po.pub, "output public.json")->required();
         app.add_flag("--unchecked-zkey", po.unchecked,
                      "skip subgroup checks of the zkey's proving-key points (files you trust; faster load)");
+        app.add_option("--backend", po.backend, "auto (the GPU prover when a GPU is present), cpu, gpu")
+            ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
         app.add_flag("--json", po.json, "machine-readable output with timings");
     } else {
         app.add_option("verification_key", vk, "verification_key.json")->required()->check(CLI::ExistingFile);

@@ -1,6 +1,7 @@
 // circom / snarkjs commands of the `cuzk` program.
 //
 //   cuzk prove circuit.zkey witness.wtns proof.json public.json     (rapidsnark's argument order)
+//     [--backend auto|cpu|gpu] [--unchecked-zkey] [--json]          (one engine job, its proof verified)
 //   cuzk verify verification_key.json public.json proof.json        (snarkjs's argument order)
 //   cuzk zkey export-verificationkey circuit.zkey verification_key.json
 //   cuzk zkey export-vk circuit.zkey out.vk                          (bellman verifying-key file)

@@ -152,6 +152,9 @@ inline CliJobOptions verified_job(const std::string& backend, const groth16::Ver
     return o;
 }
 
+// A command's JSON line on stdout: `extra`, "command", "total_s", "threads" and the sink's spans as "timings".
+void print_timing_json(const char* command, const TimingSink& sink, double total_s, nlohmann::json extra);
+
 // How the CLI reads a parameter file: subgroup checks unless `checked` is false, on the GPU when the build has one,
 // a device is present and `backend` is not "cpu" (backends/cuda/subgroup_checks.hpp), else on the CPU.
 formats::ParamsReadOptions param_read_options(bool checked, const std::string& backend = "auto");

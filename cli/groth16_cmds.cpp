@@ -22,6 +22,7 @@
 #include "cuzk/circuits/builtin.hpp"
 #include "cuzk/circuits/catalog.hpp"
 #include "cuzk/engine/engine.hpp"
+#include "cuzk/engine/filecoin_job.hpp"
 #include "cuzk/filecoin/porep_circuit.hpp"
 #include "cuzk/formats/bellman_params.hpp"
 #include "cuzk/formats/proof_io.hpp"
@@ -32,7 +33,6 @@
 #include "cuzk/poly/domain.hpp"
 #include "cuzk/r1cs/circuit.hpp"
 #include "cuzk/r1cs/pce.hpp"
-#include "cuzk/util/random.hpp"
 #include "cuzk/util/thread_pool.hpp"
 #include "cuzk/util/timing.hpp"
 #ifdef CUZK_HAVE_CUDA
@@ -44,9 +44,9 @@
 namespace cuzk::cli {
 
 namespace {
-
 using clock_type = std::chrono::steady_clock;
 using circuits::make_circuit;
+}  // namespace
 
 void print_timing_json(const char* command, const TimingSink& sink, double total_s, nlohmann::json extra) {
     nlohmann::json j = std::move(extra);
@@ -56,6 +56,8 @@ void print_timing_json(const char* command, const TimingSink& sink, double total
     j["timings"] = nlohmann::json::parse(sink.to_json());
     std::printf("%s\n", j.dump().c_str());
 }
+
+namespace {
 
 void write_publics(const std::string& path, const std::vector<std::vector<Fr>>& publics) {
     if (formats::public_inputs_format_for(path) == formats::PublicInputsFormat::RawLe) {
@@ -200,80 +202,59 @@ formats::ParamsReadOptions param_read_options(bool checked, const std::string& b
     return read;
 }
 
+namespace {
+
+// Proof i's assignment for `cuzk prove`: circuit i built (its public inputs into publics[i], the only slot this call
+// writes: partitions are synthesized concurrently), then synthesized or evaluated through the PCE, and checked
+// against the parameters (a mismatch fails the job before any proving, with the fallback too).
+r1cs::ProvingAssignment prove_assignment(const ProveOptions& opt, const groth16::Parameters& params,
+                                         const r1cs::PrecompiledR1cs* pce, size_t i, std::vector<Fr>& publics_i) {
+    const auto circuit = make_circuit(opt.circuit, true, i, &publics_i);
+    r1cs::ProvingAssignment asg;
+    try {
+        asg = engine::partition_assignment(*circuit, pce);
+    } catch (const std::invalid_argument& e) {
+        if (!pce) throw;
+        throw std::invalid_argument(opt.pce_path + " does not fit this circuit (" + e.what() + ")");
+    }
+    try {
+        groth16::check_assignment(params, asg, i);
+    } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(opt.params_path + " was not made for this circuit (" + e.what() + ")");
+    }
+    return asg;
+}
+
+}  // namespace
+
 int run_prove(const ProveOptions& opt) {
     auto t0 = clock_type::now();
-    TimingSink sink;
     auto loaded = formats::read_parameters(opt.params_path, param_read_options(!opt.unchecked_params, opt.backend));
     if (loaded.trailing_bytes && !opt.json)
         std::fprintf(stderr, "note: %s has %zu bytes after the parameters (ignored)\n", opt.params_path.c_str(),
                      loaded.trailing_bytes);
     double load_s = seconds_since(t0);
-    std::vector<std::unique_ptr<r1cs::Circuit>> owned;
-    std::vector<const r1cs::Circuit*> circuits;
+    // The pre-compiled evaluator's file must have been recorded for this circuit (read_pce checks its name).
+    std::optional<r1cs::PrecompiledR1cs> pce;
+    if (!opt.pce_path.empty()) pce = r1cs::read_pce(opt.pce_path, circuits::circuit_shape_name(opt.circuit));
+    // One engine job of `batch` partitions: r, s from the OS CSPRNG, every proof verified before it is accepted.
     std::vector<std::vector<Fr>> publics(opt.batch);
-    for (size_t i = 0; i < opt.batch; i++) {
-        owned.push_back(make_circuit(opt.circuit, true, i, &publics[i]));
-        circuits.push_back(owned.back().get());
-    }
-    std::vector<groth16::Proof> proofs;
-    std::unique_ptr<groth16::ProverBackend> backend = make_backend(opt.backend, loaded.params);
-    if (!opt.pce_path.empty() || backend->name() != "cpu") {
-        // The assignments first: through the pre-compiled evaluator (the file must have been recorded for this
-        // circuit; read_pce checks its name), or by full synthesis for a backend other than the CPU's.
-        std::vector<r1cs::ProvingAssignment> assignments;
-        if (!opt.pce_path.empty()) {
-            const auto pce = r1cs::read_pce(opt.pce_path, circuits::circuit_shape_name(opt.circuit));
-            for (size_t i = 0; i < circuits.size(); i++) {
-                ScopedTiming t(&sink, TimingLayer::Prover, "witness+spmv", (int64_t)i);
-                try {
-                    assignments.push_back(r1cs::assignment_from_pce(pce, *circuits[i], ThreadPool::global()));
-                } catch (const std::invalid_argument& e) {
-                    throw std::invalid_argument(opt.pce_path + " does not fit this circuit (" + e.what() + ")");
-                }
-            }
-        } else {
-            for (size_t i = 0; i < circuits.size(); i++) {
-                ScopedTiming t(&sink, TimingLayer::Prover, "synthesis", (int64_t)i);
-                assignments.emplace_back();
-                r1cs::synthesize_groth16(assignments.back(), *circuits[i]);
-            }
-        }
-        // r and s are secrets: wiped however this scope ends.
-        struct Secrets {
-            std::vector<Fr> r, s;
-            ~Secrets() {
-                secure_wipe(r.data(), r.size() * sizeof(Fr));
-                secure_wipe(s.data(), s.size() * sizeof(Fr));
-            }
-        } rs;
-        OsRng rng;
-        for (size_t i = 0; i < circuits.size(); i++) rs.r.push_back(Fr::random(rng)), rs.s.push_back(Fr::random(rng));
-        try {
-            proofs = backend->prove(assignments, rs.r, rs.s, &sink);
-        } catch (const std::invalid_argument& e) {
-            throw std::invalid_argument(opt.params_path + " was not made for this circuit (" + e.what() + ")");
-        }
-    } else {
-        try {
-            proofs = groth16::prove(loaded.params, circuits, &sink);
-        } catch (const std::invalid_argument& e) {
-            throw std::invalid_argument(opt.params_path + " was not made for this circuit (" + e.what() + ")");
-        }
-    }
-    if (backend->name() != "cpu") {
-        // Proofs from a device are checked before they are written (GPU faults happen in the field).
-        const auto pvk = groth16::prepare_verifying_key(loaded.params.vk);
-        for (size_t i = 0; i < proofs.size(); i++)
-            if (!groth16::verify_proof(pvk, proofs[i], publics[i]))
-                throw std::runtime_error("the " + backend->name() + " backend's proof " + std::to_string(i) +
-                                         " did not verify; nothing written (rerun with --backend cpu)");
-    }
+    engine::JobSpec spec;
+    spec.name = "prove";
+    spec.partitions = opt.batch;
+    spec.synthesize = [&](size_t i) {
+        return prove_assignment(opt, loaded.params, pce ? &*pce : nullptr, i, publics[i]);
+    };
+    const CliJob run = run_engine_job(std::move(spec), loaded.params, verified_job(opt.backend, loaded.params.vk));
+    engine::require_proofs("proving", run.result, opt.batch);  // nothing written unless every proof is there
+    const std::vector<groth16::Proof>& proofs = run.result.proofs;
     formats::write_proofs(opt.proof_path, proofs);
     write_publics(opt.public_path, publics);
     double total = seconds_since(t0);
     if (opt.json) {
-        print_timing_json("prove", sink, total,
-                          {{"proofs", proofs.size()}, {"load_params_s", load_s}, {"backend", backend->name()}});
+        print_timing_json("prove", *run.result.timeline, total,
+                          {{"proofs", proofs.size()}, {"load_params_s", load_s}, {"backend", run.backend},
+                           {"fallbacks", run.result.fallbacks}});
     } else {
         std::printf("wrote %zu proof%s to %s and public inputs to %s in %.2f s (parameters loaded in %.2f s)\n",
                     proofs.size(), proofs.size() == 1 ? "" : "s", opt.proof_path.c_str(), opt.public_path.c_str(),

@@ -18,6 +18,19 @@ fail() { echo "FAIL: $*"; exit 1; }
 "$CUZK" verify --vk "$dir/p.vk" --proof "$dir/u.bin" --public "$dir/u.json" || fail "verify (unchecked-params proof)"
 "$CUZK" verify --params "$dir/p.params" --proof "$dir/proofs.bin" --public "$dir/public.json" --json \
   | grep -q '"valid":true' || fail "verify --json"
+# prove --json: the engine's job (its backend, the pipeline and prover layers of its timeline)
+"$CUZK" prove --circuit mulchain --log-size 8 --publics 2 --params "$dir/p.params" --batch 2 --json \
+  --proof "$dir/j.bin" --public "$dir/j.json" > "$dir/prove.json" || fail "prove --json"
+python3 - "$dir/prove.json" <<'PY' || fail "prove --json: $(cat "$dir/prove.json")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["command"] == "prove" and j["proofs"] == 2 and j["load_params_s"] >= 0, j
+assert isinstance(j["backend"], str) and j["backend"], j
+spans = {(s["layer"], s["name"]) for s in j["timings"]}
+assert ("pipeline", "synthesis") in spans and ("pipeline", "verify") in spans, spans
+assert any(layer == "prover" for layer, _ in spans), spans
+PY
+"$CUZK" verify --vk "$dir/p.vk" --proof "$dir/j.bin" --public "$dir/j.json" || fail "verify (prove --json proofs)"
 
 # --backend: cpu always works; gpu works where `cuzk info` finds a GPU (the proofs are verified before they are
 # written) and is an error elsewhere.
@@ -77,6 +90,7 @@ grep -qi "short.params" "$dir/err.txt" || fail "the error must name the file: $(
   --proof "$dir/x.bin" --public "$dir/x.json" 2> "$dir/err2.txt"
 [ $? -eq 2 ] || fail "parameters of another circuit must give exit 2"
 grep -q "not made for this circuit" "$dir/err2.txt" || fail "mismatch message: $(cat "$dir/err2.txt")"
+[ ! -e "$dir/x.bin" ] && [ ! -e "$dir/x.json" ] || fail "parameters of another circuit: nothing may be written"
 # a usage error (missing file) is exit 2 too
 "$CUZK" verify --vk "$dir/none.vk" --proof "$dir/proofs.bin" --public "$dir/public.json" 2>/dev/null
 [ $? -eq 2 ] || fail "a missing input file must give exit 2"
@@ -127,6 +141,7 @@ PY
   2> "$dir/err3.txt"
 [ $? -eq 2 ] || fail "porep-2k with another circuit's parameters must give exit 2"
 grep -q "not made for this circuit" "$dir/err3.txt" || fail "porep mismatch message: $(cat "$dir/err3.txt")"
+[ ! -e "$dir/x.bin" ] || fail "porep-2k with another circuit's parameters: no proof file"
 # an unknown circuit (the message lists the known ones); --log-constraints sizes mulchain only
 "$CUZK" setup --circuit porep-4k --params "$dir/r.params" 2> "$dir/err4.txt"
 [ $? -eq 2 ] && grep -q "porep-2k" "$dir/err4.txt" || fail "an unknown circuit must give exit 2: $(cat "$dir/err4.txt")"

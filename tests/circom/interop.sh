@@ -3,7 +3,8 @@
 #   cuzk prove (rapidsnark argument order) -> snarkjs groth16 verify accepts, cuzk verify accepts;
 #   snarkjs's own proof -> cuzk verify accepts; cuzk's public.json is byte-identical to snarkjs's;
 #   a tampered public.json -> both verifiers reject (cuzk exit 1); cuzk's verification_key.json export is
-#   byte-identical to snarkjs's; a witness of another circuit is refused (exit 2).
+#   byte-identical to snarkjs's; a witness of another circuit is refused (exit 2, nothing written);
+#   prove --backend cpu --json names its backend and its proof verifies.
 # Usage: interop.sh CUZK_BIN OUT_DIR   (OUT_DIR as given to make_fixtures.sh)
 set -euo pipefail
 cuzk=${1:?usage: interop.sh CUZK_BIN OUT_DIR}
@@ -25,6 +26,12 @@ while read -r name; do
   "$cuzk" prove "$fix/$name.zkey" "$fix/$name.wtns" "$tmp/$name.proof.json" "$tmp/$name.public.json" >/dev/null ||
     fail "$name: cuzk prove exited $?"
   cmp -s "$tmp/$name.public.json" "$fix/$name.public.json" || fail "$name: public.json differs from snarkjs's"
+  # --backend (before the files, as a flag with a value) and --json, which names the engine's backend
+  "$cuzk" prove --backend cpu --json "$fix/$name.zkey" "$fix/$name.wtns" "$tmp/c.proof.json" "$tmp/c.public.json" \
+    >"$tmp/c.log" || fail "$name: cuzk prove --backend cpu exited $?"
+  grep -q '"backend":"cpu"' "$tmp/c.log" || fail "$name: prove --json must name the backend: $(cat "$tmp/c.log")"
+  cmp -s "$tmp/c.public.json" "$fix/$name.public.json" || fail "$name: public.json (--backend cpu) differs"
+  [ "$(cuzk_verify "$vk" "$tmp/c.public.json" "$tmp/c.proof.json")" = 0 ] || fail "$name: cuzk rejects its --backend cpu proof"
   snarkjs_accepts "$vk" "$tmp/$name.public.json" "$tmp/$name.proof.json" ||
     { cat "$tmp/sj.log"; fail "$name: snarkjs rejects cuzk's proof"; }
   [ "$(cuzk_verify "$vk" "$tmp/$name.public.json" "$tmp/$name.proof.json")" = 0 ] || fail "$name: cuzk rejects its own proof"
@@ -48,6 +55,7 @@ while read -r name; do
     rc=$?
     set -e
     [ "$rc" = 2 ] || fail "$name: a witness of $prev gave exit $rc, not 2"
+    [ ! -e "$tmp/x.json" ] && [ ! -e "$tmp/y.json" ] || fail "$name: a witness of $prev: nothing may be written"
   fi
   # A zkey made by cuzk (test toxic waste): snarkjs proves with it, and each verifier accepts the other's proof.
   "$cuzk" zkey new "$fix/$name.r1cs" "$tmp/made.zkey" --seed 11
