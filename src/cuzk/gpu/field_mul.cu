@@ -106,21 +106,17 @@ double throughput(size_t threads, size_t chain) {
     for (auto& x : h) x = Cpu::random(rng);
     DeviceBuffer<Dev> d(threads);
     CUZK_CUDA_CHECK(cudaMemcpy(d.get(), h.data(), threads * sizeof(Dev), cudaMemcpyHostToDevice));
-    cudaEvent_t e0, e1;
-    CUZK_CUDA_CHECK(cudaEventCreate(&e0));
-    CUZK_CUDA_CHECK(cudaEventCreate(&e1));
+    const Event e0 = Event::create(), e1 = Event::create();
     unsigned block = 256;
     unsigned grid = (unsigned)(threads / block);
     mul_chain_kernel<Dev, kOp><<<grid, block>>>(d.get(), 16);  // warm-up
     CUZK_CUDA_CHECK(cudaGetLastError());
-    CUZK_CUDA_CHECK(cudaEventRecord(e0));
+    CUZK_CUDA_CHECK(cudaEventRecord(e0.get()));
     mul_chain_kernel<Dev, kOp><<<grid, block>>>(d.get(), chain);
-    CUZK_CUDA_CHECK(cudaEventRecord(e1));
-    CUZK_CUDA_CHECK(cudaEventSynchronize(e1));
+    CUZK_CUDA_CHECK(cudaEventRecord(e1.get()));
+    CUZK_CUDA_CHECK(cudaEventSynchronize(e1.get()));
     float ms = 0;
-    CUZK_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
+    CUZK_CUDA_CHECK(cudaEventElapsedTime(&ms, e0.get(), e1.get()));
     return (double)grid * block * chain / (ms * 1e-3) / 1e9;
 }
 

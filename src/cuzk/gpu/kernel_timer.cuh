@@ -22,16 +22,9 @@ class KernelTimer {
 public:
     KernelTimer(const KernelSpans& spans, cudaStream_t origin) : spans_(spans) {
         if (!spans_.sink) return;
-        origin_ = make_event();
+        origin_ = Event::create();
         host0_ = spans_.sink->seconds_since_epoch(std::chrono::steady_clock::now());
-        CUZK_CUDA_CHECK(cudaEventRecord(origin_, origin));
-    }
-    ~KernelTimer() {
-        if (origin_) cudaEventDestroy(origin_);
-        for (auto& m : marks_) {
-            cudaEventDestroy(m.start);
-            if (m.stop) cudaEventDestroy(m.stop);
-        }
+        CUZK_CUDA_CHECK(cudaEventRecord(origin_.get(), origin));
     }
     KernelTimer(const KernelTimer&) = delete;
     KernelTimer& operator=(const KernelTimer&) = delete;
@@ -40,24 +33,24 @@ public:
 
     int start(const char* stage, cudaStream_t stream) {
         if (!spans_.sink) return -1;
-        Mark m{stage, make_event(), nullptr};
-        CUZK_CUDA_CHECK(cudaEventRecord(m.start, stream));
-        marks_.push_back(m);
+        Mark m{stage, Event::create(), Event()};
+        CUZK_CUDA_CHECK(cudaEventRecord(m.start.get(), stream));
+        marks_.push_back(std::move(m));
         return (int)marks_.size() - 1;
     }
     void stop(int id, cudaStream_t stream) {
         if (!spans_.sink || id < 0) return;
         Mark& m = marks_[(size_t)id];
-        m.stop = make_event();
-        CUZK_CUDA_CHECK(cudaEventRecord(m.stop, stream));
+        m.stop = Event::create();
+        CUZK_CUDA_CHECK(cudaEventRecord(m.stop.get(), stream));
     }
     void report() {
         if (!spans_.sink) return;
         for (const auto& m : marks_) {
             if (!m.stop) continue;
             float from_origin = 0, length = 0;
-            CUZK_CUDA_CHECK(cudaEventElapsedTime(&from_origin, origin_, m.start));
-            CUZK_CUDA_CHECK(cudaEventElapsedTime(&length, m.start, m.stop));
+            CUZK_CUDA_CHECK(cudaEventElapsedTime(&from_origin, origin_.get(), m.start.get()));
+            CUZK_CUDA_CHECK(cudaEventElapsedTime(&length, m.start.get(), m.stop.get()));
             spans_.sink->record({TimingLayer::Kernel, spans_.name + "." + m.stage, spans_.item,
                                  host0_ + from_origin * 1e-3, length * 1e-3});
         }
@@ -66,15 +59,10 @@ public:
 private:
     struct Mark {
         const char* stage;
-        cudaEvent_t start, stop;
+        Event start, stop;  // stop: empty until stop()
     };
-    static cudaEvent_t make_event() {
-        cudaEvent_t e = nullptr;
-        CUZK_CUDA_CHECK(cudaEventCreate(&e));
-        return e;
-    }
     KernelSpans spans_;
-    cudaEvent_t origin_ = nullptr;
+    Event origin_;
     double host0_ = 0;
     std::vector<Mark> marks_;
 };

@@ -43,7 +43,7 @@ int MsmScratch::device() const {
 }
 size_t MsmScratch::bytes() const {
     std::lock_guard<std::mutex> lk(impl_->mu);
-    return impl_->size;
+    return impl_->size();
 }
 
 

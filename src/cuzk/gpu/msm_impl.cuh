@@ -518,8 +518,7 @@ Plan<F> make_plan(size_t m, size_t k, const GpuMsmConfig& cfg, unsigned sm_count
 struct MsmScratch::Impl {
     int device = 0;
     std::mutex mu;
-    std::byte* ptr = nullptr;
-    size_t size = 0;
+    DeviceBuffer<std::byte> mem;
     // Bumped whenever the bytes are reallocated or another context takes them: a context's cached tail indices
     // (MsmContext::Impl::cached_generation) are valid only while it stays the same.
     uint64_t generation = 0;
@@ -527,31 +526,27 @@ struct MsmScratch::Impl {
 
     explicit Impl(int d) : device(d) {}
     ~Impl() {
-        if (ptr) {
-            cudaSetDevice(device);
-            cudaFree(ptr);
-        }
+        if (mem) (void)cudaSetDevice(device);  // then `mem` frees its bytes
     }
+    std::byte* ptr() const { return mem.get(); }
+    size_t size() const { return mem.size(); }
     // Room for `bytes`, checked against free memory first so that an MSM too large for the card fails with a
     // message that says so. Caller holds mu.
     void reserve(size_t bytes) {
-        if (bytes <= size) return;
+        if (bytes <= size()) return;
         const size_t avail = available();
         if (bytes > avail)
             throw CudaError("gpu msm: a call needs " + std::to_string(bytes) + " bytes of device scratch, " +
                             std::to_string(avail) + " are available");
-        if (ptr) CUZK_CUDA_CHECK(cudaFree(ptr));
-        ptr = nullptr;
-        size = 0;
+        CUZK_CUDA_CHECK(mem.reset());  // the old bytes go first: both might not fit
         generation++;  // a tail uploaded into the old bytes is gone
-        CUZK_CUDA_CHECK(cudaMalloc(&ptr, bytes));
-        size = bytes;
+        mem = DeviceBuffer<std::byte>(bytes);
     }
     // The largest call that fits: the bytes held plus the device's free memory.
     size_t available() const {
         size_t free_b = 0, total_b = 0;
         CUZK_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-        return free_b + size;
+        return free_b + size();
     }
 };
 
@@ -566,12 +561,14 @@ struct MsmContext<Cfg>::Impl {
     unsigned sm_count = 0;
     unsigned pre_c = 0;  // window width of the precomputed table, 0 without one
     unsigned pre_windows = 1;  // bases entries per base held on the device (W with the table)
-    BaseDev<F>* d_bases = nullptr;  // n entries, or n * W: entry w * n + i = 2^(w pre_c) B_i
-    cudaStream_t stream = nullptr;
+    DeviceBuffer<BaseDev<F>> bases_mem;  // n entries, or n * W: entry w * n + i = 2^(w pre_c) B_i
     std::shared_ptr<MsmScratch> scratch;  // cfg.scratch, or this context's own
     // The tail (SplitTail::id, 0: none) whose indices the front of the scratch's index list holds, and in which
     // scratch generation it was uploaded.
     uint64_t cached_tail = 0, cached_generation = 0;
+    // Created on cfg.device by the constructor. Declared last: destroyed first, once its queued work is done, before
+    // the bases and the scratch that work reads.
+    Stream owned_stream;
 
     // The bases go up in slices through a device staging buffer and are packed on the device (BaseDev: no flag byte,
     // 16-byte aligned).
@@ -596,38 +593,32 @@ struct MsmContext<Cfg>::Impl {
                                             " windows of " + std::to_string(n) +
                                             " bases exceeds 2^31 entries; use wider windows or no table");
         }
-        CUZK_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-        Affine<Cfg>* staging = nullptr;
-        try {
-            if (n) {
-                size_t free_b = 0, total_b = 0;
-                CUZK_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-                const size_t slice = std::min<size_t>(n, size_t(1) << 20);
-                const size_t need = n * pre_windows * sizeof(BaseDev<F>) + table_tmp_bytes(slice);
-                if (need > free_b)
-                    throw CudaError("gpu msm: " + std::to_string(n) + " bases" +
-                                    (pre_c ? " with " + std::to_string(pre_windows) + " precomputed windows" : "") +
-                                    " need " + std::to_string(need) + " bytes of device memory, " +
-                                    std::to_string(free_b) + " are free");
-                CUZK_CUDA_CHECK(cudaMalloc(&d_bases, n * pre_windows * sizeof(BaseDev<F>)));
-                CUZK_CUDA_CHECK(cudaMalloc(&staging, slice * sizeof(Affine<Cfg>)));
-                for (size_t off = 0; off < n; off += slice) {
-                    const size_t cnt = std::min(slice, n - off);
-                    // Pageable parameters through the pinned double buffers (~6 GB/s through the driver's own
-                    // staging otherwise), pinned ones (GpuProverConfig::pin_host_params) by DMA directly.
-                    PinnedUploader::shared().upload(staging, bases.data() + off, cnt * sizeof(Affine<Cfg>), stream);
-                    pack_bases<Cfg, F><<<blocks_for(cnt), kThreads, 0, stream>>>(staging, cnt, d_bases + off);
-                    CUZK_CUDA_CHECK(cudaGetLastError());
-                }
-                CUZK_CUDA_CHECK(cudaStreamSynchronize(stream));
-                CUZK_CUDA_CHECK(cudaFree(staging));
-                staging = nullptr;
-                if (pre_c) build_table(slice);
+        owned_stream = Stream::create();
+        const cudaStream_t stream = owned_stream.get();
+        if (n) {
+            size_t free_b = 0, total_b = 0;
+            CUZK_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+            const size_t slice = std::min<size_t>(n, size_t(1) << 20);
+            const size_t need = n * pre_windows * sizeof(BaseDev<F>) + table_tmp_bytes(slice);
+            if (need > free_b)
+                throw CudaError("gpu msm: " + std::to_string(n) + " bases" +
+                                (pre_c ? " with " + std::to_string(pre_windows) + " precomputed windows" : "") +
+                                " need " + std::to_string(need) + " bytes of device memory, " +
+                                std::to_string(free_b) + " are free");
+            bases_mem = DeviceBuffer<BaseDev<F>>(n * pre_windows);
+            BaseDev<F>* const d_bases = bases_mem.get();
+            DeviceBuffer<Affine<Cfg>> staging(slice);
+            for (size_t off = 0; off < n; off += slice) {
+                const size_t cnt = std::min(slice, n - off);
+                // Pageable parameters through the pinned double buffers (~6 GB/s through the driver's own
+                // staging otherwise), pinned ones (GpuProverConfig::pin_host_params) by DMA directly.
+                PinnedUploader::shared().upload(staging.get(), bases.data() + off, cnt * sizeof(Affine<Cfg>), stream);
+                pack_bases<Cfg, F><<<blocks_for(cnt), kThreads, 0, stream>>>(staging.get(), cnt, d_bases + off);
+                CUZK_CUDA_CHECK(cudaGetLastError());
             }
-        } catch (...) {
-            if (staging) cudaFree(staging);
-            release();
-            throw;
+            CUZK_CUDA_CHECK(cudaStreamSynchronize(stream));
+            CUZK_CUDA_CHECK(staging.reset());  // before build_table allocates its own
+            if (pre_c) build_table(slice);
         }
     }
 
@@ -639,38 +630,28 @@ struct MsmContext<Cfg>::Impl {
     // Window w of the table from window w - 1, one slice of bases at a time.
     void build_table(size_t slice) {
         constexpr uint32_t kPerThread = 16;
-        std::byte* tmp = nullptr;
-        CUZK_CUDA_CHECK(cudaMalloc(&tmp, slice * (sizeof(Xyzz<F>) + sizeof(F))));
-        try {
-            auto* q = reinterpret_cast<Xyzz<F>*>(tmp);
-            auto* pre = reinterpret_cast<F*>(tmp + slice * sizeof(Xyzz<F>));
-            for (unsigned w = 1; w < pre_windows; w++) {
-                for (size_t off = 0; off < n; off += slice) {
-                    const uint32_t cnt = (uint32_t)std::min(slice, n - off);
-                    times_two_pow_c<F><<<blocks_for((cnt + kPerThread - 1) / kPerThread), kThreads, 0, stream>>>(
-                        d_bases + (w - 1) * n + off, d_bases + w * n + off, cnt, pre_c, kPerThread, q, pre);
-                    CUZK_CUDA_CHECK(cudaGetLastError());
-                }
+        const cudaStream_t stream = owned_stream.get();
+        BaseDev<F>* const d_bases = bases_mem.get();
+        DeviceBuffer<std::byte> tmp(slice * (sizeof(Xyzz<F>) + sizeof(F)));
+        auto* q = reinterpret_cast<Xyzz<F>*>(tmp.get());
+        auto* pre = reinterpret_cast<F*>(tmp.get() + slice * sizeof(Xyzz<F>));
+        for (unsigned w = 1; w < pre_windows; w++) {
+            for (size_t off = 0; off < n; off += slice) {
+                const uint32_t cnt = (uint32_t)std::min(slice, n - off);
+                times_two_pow_c<F><<<blocks_for((cnt + kPerThread - 1) / kPerThread), kThreads, 0, stream>>>(
+                    d_bases + (w - 1) * n + off, d_bases + w * n + off, cnt, pre_c, kPerThread, q, pre);
+                CUZK_CUDA_CHECK(cudaGetLastError());
             }
-            CUZK_CUDA_CHECK(cudaStreamSynchronize(stream));
-        } catch (...) {
-            cudaFree(tmp);
-            throw;
         }
-        CUZK_CUDA_CHECK(cudaFree(tmp));
-    }
-    ~Impl() { release(); }
-    void release() {
-        if (d_bases) cudaFree(d_bases);
-        if (stream) cudaStreamDestroy(stream);
-        d_bases = nullptr, stream = nullptr;
+        CUZK_CUDA_CHECK(cudaStreamSynchronize(stream));
+        CUZK_CUDA_CHECK(tmp.reset());
     }
 
     // The plan of a call with m Pippenger scalars and k ones, its window groups made smaller (halved, down to one
     // window) while it does not fit in what the scratch can hold. Caller holds the scratch.
     Plan<F> fitting_plan(size_t m, size_t k, size_t ones_words, MsmScratch::Impl& sc) const {
         Plan<F> pl = make_plan<F>(m, k, cfg, sm_count, pre_c, (uint32_t)n, ones_words);
-        if (pl.total <= sc.size || !m) return pl;
+        if (pl.total <= sc.size() || !m) return pl;
         const size_t avail = sc.available();
         while (pl.total > avail && pl.wg > 1)
             pl = make_plan<F>(m, k, cfg, sm_count, pre_c, (uint32_t)n, ones_words, m * (pl.wg / 2));
@@ -681,6 +662,8 @@ struct MsmContext<Cfg>::Impl {
     // 64-bit words, as an XYZZ point on the host.
     XYZZ<Cfg> sum_ones(const Plan<F>& pl, const typename Plan<F>::Ptrs& b, const void* h_ones, KernelTimer& kt) {
         const uint32_t k = pl.k;
+        const cudaStream_t stream = owned_stream.get();
+        const BaseDev<F>* const d_bases = bases_mem.get();
         const int span = kt.start("ones", stream);
         PinnedUploader::shared().upload(b.ones_idx, h_ones, pl.words ? (size_t)pl.words * 8 : (size_t)k * 4,
                                         stream);
@@ -715,6 +698,8 @@ struct MsmContext<Cfg>::Impl {
                             const uint32_t* h_index, KernelTimer& kt, bool on_device = false,
                             const SplitTail* tail = nullptr) {
         const uint32_t m = pl.m;
+        const cudaStream_t stream = owned_stream.get();
+        const BaseDev<F>* const d_bases = bases_mem.get();
         const Limbs4* d_scalars = on_device ? h_scalars : b.scalars;
         const int up = kt.start("upload", stream);
         // Pageable host arrays through pinned staging (pinned_upload.cuh).
@@ -815,8 +800,8 @@ struct MsmContext<Cfg>::Impl {
         }
         const Plan<F> pl = fitting_plan(m, k, ones_words, sc);
         sc.reserve(pl.total);
-        auto b = pl.carve(sc.ptr);
-        KernelTimer kt(spans, stream);
+        auto b = pl.carve(sc.ptr());
+        KernelTimer kt(spans, owned_stream.get());
         if (!m) cached_tail = 0;  // the ones' buffer now starts where the index list did
         Jacobian<Cfg> acc = Jacobian<Cfg>::identity();
         if (k) acc += sum_ones(pl, b, h_ones, kt).to_jacobian();

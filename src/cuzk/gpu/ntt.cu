@@ -27,15 +27,15 @@
 // coset unshift g^-a (coset_inverse) multiplies the output of the last pass. The inverse transform is the same
 // schedule with every root replaced by its inverse (separate tables), so its cost equals the forward one's.
 //
-// Tables (size-independent, built on the CPU from Fr::root_of_unity() once per device, 4.1 MiB resident):
+// Tables (size-independent, built on the CPU from Fr::root_of_unity(), 4.1 MiB per device, owned by NttTables):
 // omega_{2^28}^e = LO[e mod 2^14] * HI[e >> 14] (forward and inverse), the line roots omega_{2^10}^j (forward and
 // inverse), and g^a, g^-a in the same two-half form for a < 2^28. A four-step twiddle costs two cached loads and
 // one multiplication more than a butterfly's: n of them per pass boundary.
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
-#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -349,45 +349,69 @@ void fill_halves(Fr* lo, Fr* hi, const Fr& b) {
     fill_powers(hi, step, HALF);
 }
 
-struct DeviceTables {
-    nfr_t* d = nullptr;  // TABLE_ELEMS elements; kept for the life of the process (see tables_for)
+// One NttTables per device, built on first use: the one ntt_tables() hands out and calls without
+// NttConfig::tables use, held here until release_ntt_tables() (holders elsewhere keep theirs alive). The registry
+// itself is never destroyed: freeing device memory from a static destructor races the CUDA runtime's own
+// teardown, so tables still registered at exit go with the process.
+struct TableRegistry {
+    std::mutex mu;
+    std::map<int, std::shared_ptr<const NttTables>> per_device;
 };
 
-std::mutex g_tables_mu;
-std::map<int, DeviceTables> g_tables;
-
-bool tables_resident(int dev) {
-    std::lock_guard<std::mutex> lk(g_tables_mu);
-    return g_tables.count(dev) != 0;
+TableRegistry& registry() {
+    static TableRegistry* r = new TableRegistry;  // leaked on purpose, see above
+    return *r;
 }
 
-// The tables of the current device, built on first use. Never freed: they are 4.1 MiB, size-independent, and
-// freeing device memory from a static destructor races the CUDA runtime's own teardown.
-const DeviceTables& tables_for(int dev) {
-    std::lock_guard<std::mutex> lk(g_tables_mu);
-    auto it = g_tables.find(dev);
-    if (it != g_tables.end()) return it->second;
-    std::vector<Fr> h(TABLE_ELEMS);
-    const Fr w28 = root_of_order_pow2(EXP_LOG);
-    const Fr w28_inv = *w28.inverse();
-    const Fr g = Fr::generator();
-    const Fr g_inv = *g.inverse();
-    fill_halves(&h[OFF_W_LO], &h[OFF_W_HI], w28);
-    fill_halves(&h[OFF_WI_LO], &h[OFF_WI_HI], w28_inv);
-    fill_halves(&h[OFF_G_LO], &h[OFF_G_HI], g);
-    fill_halves(&h[OFF_GI_LO], &h[OFF_GI_HI], g_inv);
-    const Fr w11 = root_of_order_pow2(TILE_LOG);
-    fill_powers(&h[OFF_L], w11, LINE);
-    fill_powers(&h[OFF_LI], *w11.inverse(), LINE);
-    DeviceTables t;
-    CUZK_CUDA_CHECK(cudaMalloc(&t.d, TABLE_ELEMS * sizeof(nfr_t)));
-    if (auto e = cudaMemcpy(t.d, h.data(), TABLE_ELEMS * sizeof(nfr_t), cudaMemcpyHostToDevice); e != cudaSuccess) {
-        cudaFree(t.d);
-        CUZK_CUDA_CHECK(e);
+bool tables_resident(int dev) {
+    TableRegistry& reg = registry();
+    std::lock_guard<std::mutex> lk(reg.mu);
+    return reg.per_device.count(dev) != 0;
+}
+
+}  // namespace
+
+// The tables of one device: TABLE_ELEMS elements (4.1 MiB), size-independent, built on the CPU.
+class NttTables {
+public:
+    // Builds the tables on the current device, `dev`.
+    explicit NttTables(int dev) : device_(dev), d_(TABLE_ELEMS) {
+        std::vector<Fr> h(TABLE_ELEMS);
+        const Fr w28 = root_of_order_pow2(EXP_LOG);
+        const Fr w28_inv = *w28.inverse();
+        const Fr g = Fr::generator();
+        const Fr g_inv = *g.inverse();
+        fill_halves(&h[OFF_W_LO], &h[OFF_W_HI], w28);
+        fill_halves(&h[OFF_WI_LO], &h[OFF_WI_HI], w28_inv);
+        fill_halves(&h[OFF_G_LO], &h[OFF_G_HI], g);
+        fill_halves(&h[OFF_GI_LO], &h[OFF_GI_HI], g_inv);
+        const Fr w11 = root_of_order_pow2(TILE_LOG);
+        fill_powers(&h[OFF_L], w11, LINE);
+        fill_powers(&h[OFF_LI], *w11.inverse(), LINE);
+        CUZK_CUDA_CHECK(cudaMemcpy(d_.get(), h.data(), TABLE_ELEMS * sizeof(nfr_t), cudaMemcpyHostToDevice));
+        // 64 KiB of dynamic shared memory needs the opt-in (the default limit is 48 KiB).
+        CUZK_CUDA_CHECK(
+            cudaFuncSetAttribute(ntt_pass_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM_BYTES));
     }
-    // 64 KiB of dynamic shared memory needs the opt-in (the default limit is 48 KiB).
-    CUZK_CUDA_CHECK(cudaFuncSetAttribute(ntt_pass_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM_BYTES));
-    return g_tables.emplace(dev, t).first->second;
+    int device() const { return device_; }
+    const nfr_t* data() const { return reinterpret_cast<const nfr_t*>(d_.get()); }
+
+private:
+    int device_;
+    DeviceBuffer<Fr> d_;  // Fr: the same bytes as nfr_t, a type with linkage for this class's member
+};
+
+namespace {
+
+// The registry's tables of device dev (the current one), built on first use.
+std::shared_ptr<const NttTables> registry_tables(int dev) {
+    TableRegistry& reg = registry();
+    std::lock_guard<std::mutex> lk(reg.mu);
+    auto it = reg.per_device.find(dev);
+    if (it != reg.per_device.end()) return it->second;
+    auto t = std::make_shared<const NttTables>(dev);  // nothing is registered when this throws
+    reg.per_device.emplace(dev, t);
+    return t;
 }
 
 unsigned num_passes(unsigned k) { return k <= TILE_LOG ? 1 : (k + 8) / 9; }
@@ -419,9 +443,14 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
     int dev = 0;
     CUZK_CUDA_CHECK(cudaGetDevice(&dev));
 
+    if (cfg.tables && cfg.tables->device() != dev)
+        throw std::invalid_argument("gpu ntt: the tables of device " + std::to_string(cfg.tables->device()) +
+                                    " passed for a transform on device " + std::to_string(dev));
+
     // Memory first: refuse before touching anything rather than fail half-way.
     const bool own_scratch = ntt_scratch_elements(log_n) > 0 && cfg.d_scratch == nullptr;
-    size_t need = (own_scratch ? n * sizeof(nfr_t) : 0) + (tables_resident(dev) ? 0 : ntt_twiddle_bytes());
+    size_t need =
+        (own_scratch ? n * sizeof(nfr_t) : 0) + (cfg.tables || tables_resident(dev) ? 0 : ntt_twiddle_bytes());
     if (need) {
         size_t free_b = 0, total_b = 0;
         CUZK_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
@@ -430,17 +459,24 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
                             " bytes of device memory, " + std::to_string(free_b) + " free of " +
                             std::to_string(total_b));
     }
-    const DeviceTables& t = tables_for(dev);
-    std::optional<DeviceBuffer<nfr_t>> scratch;
-    if (own_scratch) scratch.emplace(n);  // throws CudaError on out-of-memory
+    // The caller's tables, or the registry's (held for this call).
+    std::shared_ptr<const NttTables> held;
+    const NttTables* t = cfg.tables;
+    if (!t) {
+        held = registry_tables(dev);
+        t = held.get();
+    }
+    DeviceBuffer<nfr_t> scratch;
+    if (own_scratch) scratch = DeviceBuffer<nfr_t>(n);  // throws CudaError on out-of-memory
 
     const bool inverse = cfg.kind == NttKind::inverse || cfg.kind == NttKind::coset_inverse;
+    const nfr_t* td = t->data();
     TableView tb{};
-    tb.w_lo = t.d + (inverse ? OFF_WI_LO : OFF_W_LO);
-    tb.w_hi = t.d + (inverse ? OFF_WI_HI : OFF_W_HI);
-    tb.line = t.d + (inverse ? OFF_LI : OFF_L);
-    tb.s_lo = t.d + (cfg.kind == NttKind::coset_forward ? OFF_G_LO : OFF_GI_LO);
-    tb.s_hi = t.d + (cfg.kind == NttKind::coset_forward ? OFF_G_HI : OFF_GI_HI);
+    tb.w_lo = td + (inverse ? OFF_WI_LO : OFF_W_LO);
+    tb.w_hi = td + (inverse ? OFF_WI_HI : OFF_W_HI);
+    tb.line = td + (inverse ? OFF_LI : OFF_L);
+    tb.s_lo = td + (cfg.kind == NttKind::coset_forward ? OFF_G_LO : OFF_GI_LO);
+    tb.s_hi = td + (cfg.kind == NttKind::coset_forward ? OFF_G_HI : OFF_GI_HI);
 
     PassParams base{};
     base.log_n = log_n;
@@ -463,7 +499,7 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
         const unsigned P = num_passes(log_n);
         unsigned radix[MAX_PASSES];
         for (unsigned i = 0; i < P; i++) radix[i] = log_n / P + (i < log_n % P ? 1 : 0);
-        nfr_t* tmp = own_scratch ? scratch->get() : reinterpret_cast<nfr_t*>(cfg.d_scratch);
+        nfr_t* tmp = own_scratch ? scratch.get() : reinterpret_cast<nfr_t*>(cfg.d_scratch);
         unsigned done = 0;  // log2 of B_p
         for (unsigned i = 0; i < P; i++) {
             PassParams p = base;
@@ -541,48 +577,55 @@ void ntt_host_batch(std::span<const std::span<Fr>> arrays, NttKind kind, unsigne
                         " in flight: needs " + std::to_string(need) + " bytes of device memory, " +
                         std::to_string(free_b) + " free (lower in_flight)");
 
+    // The tables, held for the whole batch.
+    const std::shared_ptr<const NttTables> tables = registry_tables(dev);
     // Per slot: a stream and device buffers; the host arrays are copied from and to directly (cudaMemcpyAsync).
     // From pinned memory those copies are DMA transfers that overlap the other slots' kernels; from pageable
     // memory the driver stages them and the host waits for each, so the pipeline degrades to one array at a time.
+    // The stream is declared last: on every exit (an exception included) it is drained and destroyed before the
+    // slot's buffers are freed.
     struct Slot {
-        cudaStream_t stream = nullptr;
-        nfr_t* d_values = nullptr;
-        nfr_t* d_scratch = nullptr;
+        DeviceBuffer<nfr_t> d_values;
+        DeviceBuffer<nfr_t> d_scratch;
+        Stream stream;
     };
     std::vector<Slot> slot(slots);
-    auto release = [&] {
-        for (auto& s : slot) {
-            if (s.stream) cudaStreamSynchronize(s.stream);
-            if (s.d_values) cudaFree(s.d_values);
-            if (s.d_scratch) cudaFree(s.d_scratch);
-            if (s.stream) cudaStreamDestroy(s.stream);
-            s = Slot{};
-        }
-    };
-    try {
-        for (auto& s : slot) {
-            CUZK_CUDA_CHECK(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
-            CUZK_CUDA_CHECK(cudaMalloc(&s.d_values, bytes));
-            if (scratch_elems) CUZK_CUDA_CHECK(cudaMalloc(&s.d_scratch, scratch_elems * sizeof(Fr)));
-        }
-        for (size_t i = 0; i < arrays.size(); i++) {
-            Slot& s = slot[i % slots];
-            CUZK_CUDA_CHECK(cudaStreamSynchronize(s.stream));  // the slot's previous array is back on the host
-            CUZK_CUDA_CHECK(cudaMemcpyAsync(s.d_values, arrays[i].data(), bytes, cudaMemcpyHostToDevice, s.stream));
-            NttConfig cfg;
-            cfg.kind = kind;
-            cfg.stream = s.stream;
-            cfg.d_scratch = reinterpret_cast<Fr*>(s.d_scratch);
-            cfg.synchronize = false;
-            ntt_device(reinterpret_cast<Fr*>(s.d_values), log_n, cfg);
-            CUZK_CUDA_CHECK(cudaMemcpyAsync(arrays[i].data(), s.d_values, bytes, cudaMemcpyDeviceToHost, s.stream));
-        }
-        for (auto& s : slot) CUZK_CUDA_CHECK(cudaStreamSynchronize(s.stream));
-    } catch (...) {
-        release();
-        throw;
+    for (auto& s : slot) {
+        s.stream = Stream::create();
+        s.d_values = DeviceBuffer<nfr_t>(n);
+        if (scratch_elems) s.d_scratch = DeviceBuffer<nfr_t>(scratch_elems);
     }
-    release();
+    for (size_t i = 0; i < arrays.size(); i++) {
+        Slot& s = slot[i % slots];
+        const cudaStream_t st = s.stream.get();
+        CUZK_CUDA_CHECK(cudaStreamSynchronize(st));  // the slot's previous array is back on the host
+        CUZK_CUDA_CHECK(cudaMemcpyAsync(s.d_values.get(), arrays[i].data(), bytes, cudaMemcpyHostToDevice, st));
+        NttConfig cfg;
+        cfg.kind = kind;
+        cfg.stream = st;
+        cfg.d_scratch = reinterpret_cast<Fr*>(s.d_scratch.get());
+        cfg.synchronize = false;
+        cfg.tables = tables.get();
+        ntt_device(reinterpret_cast<Fr*>(s.d_values.get()), log_n, cfg);
+        CUZK_CUDA_CHECK(cudaMemcpyAsync(arrays[i].data(), s.d_values.get(), bytes, cudaMemcpyDeviceToHost, st));
+    }
+    for (auto& s : slot) CUZK_CUDA_CHECK(cudaStreamSynchronize(s.stream.get()));
+}
+
+std::shared_ptr<const NttTables> ntt_tables() {
+    int dev = 0;
+    CUZK_CUDA_CHECK(cudaGetDevice(&dev));
+    return registry_tables(dev);
+}
+
+void release_ntt_tables() {
+    TableRegistry& reg = registry();
+    std::map<int, std::shared_ptr<const NttTables>> dropped;
+    {
+        std::lock_guard<std::mutex> lk(reg.mu);
+        dropped.swap(reg.per_device);
+    }
+    // Freed here, outside the lock, unless a holder still has them.
 }
 
 }  // namespace cuzk::gpu

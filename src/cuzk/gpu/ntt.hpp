@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <span>
 
 #include "cuzk/ff/fr.hpp"
@@ -24,6 +25,12 @@ enum class NttKind { forward, inverse, coset_forward, coset_inverse };
 // the bound; 2^28 Fr is 8 GiB, plus 8 GiB of scratch.
 inline constexpr unsigned NTT_MAX_LOG_SIZE = 28;
 
+// The size-independent twiddle / coset-power tables of one device (ntt_twiddle_bytes() of device memory), freed
+// with their last holder. Each device has one set in a registry: ntt_tables() hands it out (building it on first
+// use), transforms without NttConfig::tables use it, and it stays there until release_ntt_tables(). Objects that
+// run transforms repeatedly (the GPU H computer) hold a shared_ptr and pass it in NttConfig::tables.
+class NttTables;
+
 struct NttConfig {
     NttKind kind = NttKind::forward;
     // cudaStream_t as an opaque handle; nullptr is the legacy default stream. Work is enqueued on it.
@@ -34,16 +41,27 @@ struct NttConfig {
     Fr* d_scratch = nullptr;
     // Block the host until the transform is done (and report any asynchronous kernel error from it).
     bool synchronize = true;
+    // Tables of the current device (ntt_tables()), kept alive by the caller until the transform is done; null:
+    // the registry's. Tables of another device are std::invalid_argument.
+    const NttTables* tables = nullptr;
 };
 
 // Scratch elements a transform of size 2^log_n needs: 0 for log_n <= 11 (one thread block does everything
 // in shared memory), else n (the last pass writes its permuted output out of place).
 size_t ntt_scratch_elements(unsigned log_n);
-// Bytes of device memory a call allocates when no scratch is passed, counting the twiddle tables when they are
-// not yet resident on the current device. Checked against cudaMemGetInfo before anything is allocated.
+// Bytes of device memory a call allocates when neither scratch nor tables are passed, counting the twiddle tables
+// when the registry does not hold them for the current device. Checked against cudaMemGetInfo before anything is
+// allocated.
 size_t ntt_device_bytes_needed(unsigned log_n);
-// Bytes of the size-independent twiddle / coset-power tables kept resident per device after the first call.
+// Bytes of the size-independent twiddle / coset-power tables of one device (NttTables).
 size_t ntt_twiddle_bytes();
+
+// The current device's tables from the registry, built there on first use (gpu::CudaError when that fails).
+std::shared_ptr<const NttTables> ntt_tables();
+// Drops the registry's tables of every device: each set is freed now, or by its last other holder (a transform in
+// progress holds the set it uses); cudaFree waits for the device's queued work first. The next transform without
+// tables builds a new set. Not for the hot path: for a process that is done with the GPU NTT.
+void release_ntt_tables();
 
 // In-place transform of d_values[0 .. 2^log_n) on the current device. Throws std::invalid_argument when
 // log_n > NTT_MAX_LOG_SIZE, gpu::CudaError for any CUDA failure, including out of memory (checked before the

@@ -25,11 +25,6 @@ public:
     // partition: 1.08 s), so 8.
     static constexpr size_t kCopyThreads = 8;
 
-    ~PinnedUploader() {
-        for (auto& e : staged_)
-            if (e) cudaEventDestroy(e);
-    }
-
     // Queues dst (device) <- src (host) on `stream` and returns once every chunk has been handed to the DMA engine:
     // the source may then change; the copy completes in stream order. Pinned sources are copied directly. Callers
     // on several threads are served one at a time (they share the link anyway).
@@ -40,10 +35,10 @@ public:
             return;
         }
         std::lock_guard<std::mutex> lk(mu_);
-        if (!buf_[0]) {
+        if (!pool_) {  // set last: a failed setup is redone whole by the next call
             for (int i = 0; i < 2; i++) {
-                buf_[i] = std::make_unique<PinnedBuffer<unsigned char>>(kChunkBytes);
-                CUZK_CUDA_CHECK(cudaEventCreateWithFlags(&staged_[i], cudaEventDisableTiming));
+                buf_[i] = PinnedBuffer<unsigned char>(kChunkBytes);
+                staged_[i] = Event::create(cudaEventDisableTiming);
             }
             pool_ = std::make_unique<ThreadPool>(kCopyThreads - 1);  // plus the calling thread
         }
@@ -53,11 +48,11 @@ public:
             const size_t len = std::min(kChunkBytes, bytes - off);
             // The copy that last read this buffer (on whatever stream) must be done before it is refilled; an event
             // never recorded counts as done.
-            CUZK_CUDA_CHECK(cudaEventSynchronize(staged_[next_]));
-            unsigned char* to = buf_[next_]->get();
+            CUZK_CUDA_CHECK(cudaEventSynchronize(staged_[next_].get()));
+            unsigned char* to = buf_[next_].get();
             pool_->parallel_for(len, [&](size_t lo, size_t hi) { std::memcpy(to + lo, s + off + lo, hi - lo); });
             CUZK_CUDA_CHECK(cudaMemcpyAsync(d + off, to, len, cudaMemcpyHostToDevice, stream));
-            CUZK_CUDA_CHECK(cudaEventRecord(staged_[next_], stream));
+            CUZK_CUDA_CHECK(cudaEventRecord(staged_[next_].get(), stream));
             next_ ^= 1;
         }
     }
@@ -77,8 +72,8 @@ public:
 
 private:
     std::mutex mu_;
-    std::unique_ptr<PinnedBuffer<unsigned char>> buf_[2];
-    cudaEvent_t staged_[2] = {};
+    PinnedBuffer<unsigned char> buf_[2];
+    Event staged_[2];  // the last copy out of buf_[i]
     int next_ = 0;
     std::unique_ptr<ThreadPool> pool_;
 };

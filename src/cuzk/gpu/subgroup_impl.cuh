@@ -141,12 +141,9 @@ std::vector<std::vector<XYZZ<Cfg>>> subgroup_round_sums(std::span<const Affine<C
     DeviceBuffer<uint32_t> keys0(n), keys1(n), vals0(n), vals1(n), key_head(chunks), key_tail(chunks);
     DeviceBuffer<P> head(chunks), tail(chunks), buckets(kmax);
     DeviceBuffer<std::byte> cub(std::max<size_t>(cub_bytes, 1));
-    cudaStream_t stream = nullptr;
-    CUZK_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    struct StreamGuard {
-        cudaStream_t s;
-        ~StreamGuard() { cudaStreamDestroy(s); }
-    } guard{stream};
+    // After the buffers: on every exit the stream is drained and destroyed before they are freed.
+    const Stream owned_stream = Stream::create();
+    const cudaStream_t stream = owned_stream.get();
     {
         DeviceBuffer<Affine<Cfg>> staging(slice);
         for (size_t off = 0; off < n; off += slice) {

@@ -53,18 +53,6 @@ __global__ void scale_by_powers(dfr* __restrict__ x, size_t n, const dfr* __rest
     x[k] = x[k] * (lo[k & ((size_t{1} << h) - 1)] * hi[k >> h]);
 }
 
-class Stream {
-public:
-    Stream() { CUZK_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
-    ~Stream() { cudaStreamDestroy(s_); }
-    Stream(const Stream&) = delete;
-    Stream& operator=(const Stream&) = delete;
-    cudaStream_t get() const { return s_; }
-
-private:
-    cudaStream_t s_ = nullptr;
-};
-
 size_t powers_half(unsigned log_n) { return (log_n + 1) / 2; }
 
 // 2^log_n, or std::invalid_argument beyond what the GPU NTT supports.
@@ -105,15 +93,18 @@ struct HComputer::Impl {
     size_t n;
     groth16::HConvention convention;
     EvaluationDomain domain;
-    Stream stream, upload_stream;
     PinnedUploader uploader;  // its own staging: the MSMs' uploads use the shared one meanwhile
     std::unique_ptr<KernelTimer> prefetch_timer;
     bool prefetched = false;
-    cudaEvent_t ready[3] = {};
+    Event ready[3];
     DeviceBuffer<Fr> d_a, d_b, d_c, d_scratch, d_t, d_lo, d_hi;
+    std::shared_ptr<const NttTables> tables;  // the current device's, held while this computer lives
     unsigned hb = 0;  // the power tables' split (snarkjs)
     uint64_t e = 0;   // snarkjs's root as a power of cuzk's
     Fr z_inv;         // 1 / Z on the coset (bellman)
+    // Last: destroyed first, each after its queued work is done, so nothing above is freed under a running copy
+    // or kernel.
+    Stream stream = Stream::create(), upload_stream = Stream::create();
 
     static size_t checked(unsigned log_n, groth16::HConvention convention) {
         size_t free_b = 0, total_b = 0;
@@ -137,8 +128,9 @@ struct HComputer::Impl {
           d_scratch(ntt_scratch_elements(k)),
           d_t(snarkjs_only(conv, n)),
           d_lo(snarkjs_only(conv, size_t{1} << powers_half(k))),
-          d_hi(snarkjs_only(conv, size_t{1} << (k - powers_half(k)))) {
-        for (auto& ev : ready) CUZK_CUDA_CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+          d_hi(snarkjs_only(conv, size_t{1} << (k - powers_half(k)))),
+          tables(ntt_tables()) {
+        for (auto& ev : ready) ev = Event::create(cudaEventDisableTiming);
         if (conv == groth16::HConvention::Bellman) {
             z_inv = domain.z_on_coset().inverse().value();  // g^n != 1: g = 7 generates Fr^*
             return;
@@ -155,11 +147,6 @@ struct HComputer::Impl {
         CUZK_CUDA_CHECK(cudaMemcpy(d_lo.get(), lo.data(), lo.size() * sizeof(Fr), cudaMemcpyHostToDevice));
         CUZK_CUDA_CHECK(cudaMemcpy(d_hi.get(), hi.data(), hi.size() * sizeof(Fr), cudaMemcpyHostToDevice));
     }
-    ~Impl() {
-        for (auto& ev : ready)
-            if (ev) cudaEventDestroy(ev);
-    }
-
     static void check_sizes(size_t n, std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c) {
         if (a.size() != b.size() || a.size() != c.size() || a.size() > n)
             throw std::invalid_argument("gpu compute_h: a, b, c have " + std::to_string(a.size()) + ", " +
@@ -177,14 +164,14 @@ struct HComputer::Impl {
         const size_t m = host.size();
         if (m < n) CUZK_CUDA_CHECK(cudaMemsetAsync(arrays[k] + m, 0, (n - m) * sizeof(Fr), upload_stream.get()));
         kt.stop(up, upload_stream.get());
-        CUZK_CUDA_CHECK(cudaEventRecord(ready[k], upload_stream.get()));
+        CUZK_CUDA_CHECK(cudaEventRecord(ready[k].get(), upload_stream.get()));
     }
 
     // Array k's transforms on the compute stream, after its upload.
     void transforms(int k, KernelTimer& kt) {
         const cudaStream_t st = stream.get();
         Fr* const arrays[3] = {d_a.get(), d_b.get(), d_c.get()};
-        CUZK_CUDA_CHECK(cudaStreamWaitEvent(st, ready[k], 0));
+        CUZK_CUDA_CHECK(cudaStreamWaitEvent(st, ready[k].get(), 0));
         const int tr = kt.start("transforms", st);
         if (convention == groth16::HConvention::Bellman) {
             transform(arrays[k], NttKind::inverse);
@@ -212,6 +199,7 @@ struct HComputer::Impl {
         cfg.d_scratch = d_scratch.size() ? d_scratch.get() : nullptr;
         cfg.synchronize = false;
         cfg.kind = kind;
+        cfg.tables = tables.get();
         ntt_device(x, log_n, cfg);
     }
 
