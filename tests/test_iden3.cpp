@@ -112,6 +112,26 @@ TEST(Iden3Wtns, RejectsBadFiles) {
     EXPECT_EQ(error_kind([&] { read_wtns(bad, "test.wtns"); }), Iden3ErrorKind::BadValue);
 }
 
+namespace {
+
+// The assignment from the zkey's compiled rows equals the one that buckets its coefficients, to the bit.
+void expect_compiled_rows_agree(const Zkey& z, const Witness& w) {
+    const auto direct = zkey_assignment(z, w);
+    const auto rows = zkey_matrices(z);
+    const auto compiled = zkey_assignment(rows, z, w);
+    EXPECT_EQ(compiled.inputs(), direct.inputs());
+    EXPECT_EQ(compiled.aux(), direct.aux());
+    EXPECT_EQ(compiled.a(), direct.a());
+    EXPECT_EQ(compiled.b(), direct.b());
+    EXPECT_EQ(compiled.c(), direct.c());
+    EXPECT_TRUE(compiled.a_aux_density() == direct.a_aux_density());
+    EXPECT_TRUE(compiled.b_input_density() == direct.b_input_density());
+    EXPECT_TRUE(compiled.b_aux_density() == direct.b_aux_density());
+    EXPECT_TRUE(rows.c.terms.empty()) << "a zkey has no C";
+}
+
+}  // namespace
+
 // A zkey made by cuzk for x * x = y reads back, proves and verifies; a wrong public value does not.
 TEST(Iden3ZkeyWriter, MadeKeyProvesAndVerifies) {
     R1cs r = read_r1cs(square_r1cs(), "test.r1cs");
@@ -135,6 +155,11 @@ TEST(Iden3ZkeyWriter, MadeKeyProvesAndVerifies) {
     asg2.push_back(zkey_assignment(z, bad));
     auto bad_proofs = groth16::prove_from_assignments(p, asg2, rr, ss);
     EXPECT_FALSE(groth16::verify_proof(pvk, bad_proofs[0], std::vector<Fr>{Fr::from_u64(50)}));
+    expect_compiled_rows_agree(z, w);
+    expect_compiled_rows_agree(z, bad);
+    // A witness of another size is refused by both paths.
+    Witness short_w = read_wtns(wtns({Fr::one(), Fr::from_u64(49)}), "test.wtns");
+    EXPECT_THROW(zkey_assignment(zkey_matrices(z), z, short_w), std::invalid_argument);
 }
 
 // The zkey reader on a cuzk-made key with damage: every kind of error is typed, none crashes.
@@ -287,6 +312,7 @@ TEST(Iden3Fixture, ZkeyCoefficientsReproduceTheR1cs) {
             EXPECT_EQ(asg.a()[r1cs.n_constraints + s], w.values[s]);
             EXPECT_TRUE(asg.b()[r1cs.n_constraints + s].is_zero());
         }
+        expect_compiled_rows_agree(z, w);
     }
 }
 

@@ -413,6 +413,9 @@ struct Daemon::Impl {
                 pce = keys.matrices(*key, job->pce_path.string(), [&] { return r1cs::read_pce(job->pce_path, shape); });
             else if (cfg.pce == "auto")
                 pce = keys.matrices(*key, "shape:" + shape, [&] { return auto_pce(job->spec, shape); });
+        } else if (key->zkey) {
+            // The zkey's A/B rows, compiled once per key instead of bucketed again for every witness.
+            pce = keys.matrices(*key, "zkey rows", [&] { return formats::iden3::zkey_matrices(*key->zkey); });
         }
         job->publics.assign(job->partitions, {});
         engine::JobSpec spec;
@@ -435,7 +438,7 @@ struct Daemon::Impl {
                 auto j = weak.lock();
                 if (!j) throw std::runtime_error("job gone");
                 const auto& w = j->witnesses[i];
-                auto asg = formats::iden3::zkey_assignment(*j->key->zkey, w);
+                auto asg = formats::iden3::zkey_assignment(*j->pce, *j->key->zkey, w);
                 std::lock_guard<std::mutex> lk(j->pub_mu);
                 j->publics[i] = formats::iden3::public_signals(w, j->key->zkey->n_public);
                 return asg;

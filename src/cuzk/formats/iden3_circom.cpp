@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "cuzk/r1cs/keygen_assembly.hpp"
 #include "cuzk/util/thread_pool.hpp"
 
 namespace cuzk::formats::iden3 {
@@ -89,15 +90,22 @@ std::vector<Fr> public_signals(const Witness& w, uint32_t n_public) {
     return std::vector<Fr>(w.values.begin() + 1, w.values.begin() + 1 + n_public);
 }
 
-r1cs::ProvingAssignment zkey_assignment(const Zkey& z, const Witness& w) {
+namespace {
+
+void check_witness(const Zkey& z, const Witness& w) {
     if (w.values.size() != z.n_vars)
         throw std::invalid_argument("the witness has " + std::to_string(w.values.size()) + " values but the zkey has " +
                                     std::to_string(z.n_vars) + " signals (a witness of another circuit?)");
     if (w.values.empty() || w.values[0] != Fr::one())
         throw std::invalid_argument("witness value 0 (the constant one) is not 1");
-    r1cs::ProvingAssignment asg;
-    for (uint32_t i = 0; i <= z.n_public; i++) asg.alloc_input("", [&] { return w.values[i]; });
-    for (uint32_t i = z.n_public + 1; i < z.n_vars; i++) asg.alloc("", [&] { return w.values[i]; });
+}
+
+// The zkey's system into `cs`: wires 0..n_public as inputs, the rest as aux, and one constraint A_i * B_i = 0 per
+// row (the zkey has no C: for a satisfied circuit c = a * b, set by the callers). `value(wire)` gives the values.
+template <class CS, class Value>
+void record_system(CS& cs, const Zkey& z, Value&& value) {
+    for (uint32_t i = 0; i <= z.n_public; i++) cs.alloc_input("", [&, i] { return value(i); });
+    for (uint32_t i = z.n_public + 1; i < z.n_vars; i++) cs.alloc("", [&, i] { return value(i); });
 
     // Coefficients bucketed by constraint (counting sort; the file's order is not relied on).
     uint32_t rows = 0;
@@ -115,14 +123,45 @@ r1cs::ProvingAssignment zkey_assignment(const Zkey& z, const Witness& w) {
             const ZkeyCoefficient& c = z.coefficients[order[k]];
             (c.matrix == 0 ? a : b).add(c.value, variable(c.signal, z.n_public));
         }
-        asg.enforce("", a, b, zero);
+        cs.enforce("", a, b, zero);
     }
+}
+
+void set_c_to_a_times_b(r1cs::ProvingAssignment& asg) {
     auto& av = asg.a();
     auto& bv = asg.b();
     auto& cv = asg.c();
     parallel_for(cv.size(), [&](size_t begin, size_t end) {
         for (size_t i = begin; i < end; i++) cv[i] = av[i] * bv[i];
     });
+}
+
+}  // namespace
+
+r1cs::ProvingAssignment zkey_assignment(const Zkey& z, const Witness& w) {
+    check_witness(z, w);
+    r1cs::ProvingAssignment asg;
+    record_system(asg, z, [&](uint32_t i) { return w.values[i]; });
+    set_c_to_a_times_b(asg);
+    return asg;
+}
+
+r1cs::PrecompiledR1cs zkey_matrices(const Zkey& z) {
+    r1cs::KeygenAssembly ka(true);  // compact recording
+    record_system(ka, z, [](uint32_t) { return Fr::zero(); });
+    return r1cs::compile_recorded(ka);
+}
+
+r1cs::ProvingAssignment zkey_assignment(const r1cs::PrecompiledR1cs& rows, const Zkey& z, const Witness& w) {
+    check_witness(z, w);
+    std::vector<Fr> inputs(w.values.begin(), w.values.begin() + z.n_public + 1);
+    std::vector<Fr> aux(w.values.begin() + z.n_public + 1, w.values.end());
+    std::vector<Fr> a, b, c;
+    r1cs::evaluate(rows, inputs, aux, a, b, c, ThreadPool::global());  // checks the sizes against the compiled ones
+    auto asg = r1cs::ProvingAssignment::from_parts(std::move(inputs), std::move(aux), std::move(a), std::move(b),
+                                                   std::move(c), rows.a_aux_density, rows.b_input_density,
+                                                   rows.b_aux_density);
+    set_c_to_a_times_b(asg);
     return asg;
 }
 

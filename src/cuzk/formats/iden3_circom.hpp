@@ -13,6 +13,7 @@
 
 #include "cuzk/formats/iden3.hpp"
 #include "cuzk/groth16/types.hpp"
+#include "cuzk/r1cs/pce.hpp"
 #include "cuzk/r1cs/proving_assignment.hpp"
 
 namespace cuzk::formats::iden3 {
@@ -32,6 +33,10 @@ groth16::VerifyingKey zkey_verifying_key(const Zkey& zkey);
 // one row per constraint up to the last one the coefficients name. Throws std::invalid_argument when the witness
 // length is not n_vars or its value 0 is not one.
 r1cs::ProvingAssignment zkey_assignment(const Zkey& zkey, const Witness& witness);
+// The same from the zkey's rows compiled once (zkey_matrices: A and B as PCE matrices, C empty), instead of bucketing
+// its coefficients for every witness; the assignment is the same, to the bit.
+r1cs::PrecompiledR1cs zkey_matrices(const Zkey& zkey);
+r1cs::ProvingAssignment zkey_assignment(const r1cs::PrecompiledR1cs& rows, const Zkey& zkey, const Witness& witness);
 
 // The public signals of a witness (wires 1..n_public), as snarkjs writes them in public.json.
 std::vector<Fr> public_signals(const Witness& witness, uint32_t n_public);

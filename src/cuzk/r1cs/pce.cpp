@@ -82,6 +82,10 @@ void derive_densities(PrecompiledR1cs& pce) {
 PrecompiledR1cs compile_r1cs(const Circuit& circuit) {
     KeygenAssembly ka(true);  // compact recording
     synthesize_groth16(ka, circuit);
+    return compile_recorded(ka);
+}
+
+PrecompiledR1cs compile_recorded(KeygenAssembly& ka) {
     PrecompiledR1cs pce;
     pce.num_inputs = ka.num_inputs();
     pce.num_aux = ka.num_aux();

@@ -48,6 +48,9 @@ struct PrecompiledR1cs {
 // Throws SynthesisError if a constraint uses a variable that was never allocated (ProvingAssignment would throw on
 // that too; checking here lets evaluate() index without bounds checks).
 PrecompiledR1cs compile_r1cs(const Circuit& circuit);
+// The matrices a compact KeygenAssembly (KeygenAssembly(true)) recorded, checked as compile_r1cs checks them, with
+// their densities; for systems recorded without a Circuit (a zkey's rows). Takes the recording out of `ka`.
+PrecompiledR1cs compile_recorded(KeygenAssembly& ka);
 
 // Derives the three density trackers of `pce` from its matrices (used by compile_r1cs and to check read_pce).
 void derive_densities(PrecompiledR1cs& pce);
