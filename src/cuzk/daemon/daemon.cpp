@@ -341,8 +341,14 @@ struct Daemon::Impl {
     // The job's key, loaded now or shared; proving on a GPU when the daemon's backend asks for one.
     std::shared_ptr<const engine::ProvingKey> proving_key(const fs::path& path) {
         auto key = keys.get(path);
-        if (cfg.backend == "gpu" && key->devices.empty())
+        if (key->without_devices) {
+            const std::string why = path.filename().string() + " does not fit on the GPUs next to the parameter sets "
+                                    "that running jobs hold";
+            if (cfg.backend == "gpu") throw std::runtime_error("backend gpu: " + why);
+            log(why + ": proving on the CPU until it fits");
+        } else if (cfg.backend == "gpu" && key->devices.empty()) {
             throw std::runtime_error("backend gpu: no CUDA device (or built without CUDA)");
+        }
         return key;
     }
 

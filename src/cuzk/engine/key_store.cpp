@@ -83,6 +83,12 @@ bool ProvingKeyStore::fits(size_t host, const std::map<std::string, size_t>& dev
     return true;
 }
 
+void ProvingKeyStore::reserve_devices(Entry& e, const std::map<std::string, size_t>& bytes) {
+    for (const auto& [dev, b] : e.device_bytes) device_bytes_[dev] -= b;
+    e.device_bytes = bytes;
+    for (const auto& [dev, b] : e.device_bytes) device_bytes_[dev] += b;
+}
+
 void ProvingKeyStore::drop(const std::string& key) {
     auto it = entries_.find(key);
     bytes_ -= it->second->bytes;
@@ -131,6 +137,10 @@ std::shared_ptr<const ProvingKey> ProvingKeyStore::get(const std::filesystem::pa
             loaded_cv_.wait(lk);
             continue;  // loaded, or failed and removed: look again
         }
+        if (it->second->key->without_devices && it->second->idle()) {
+            drop(key);  // loaded for the CPU while the devices were full: try the devices again
+            break;
+        }
         counters_.hits++;
         it->second->last_use = ++clock_;
         return it->second->key;
@@ -155,14 +165,15 @@ std::shared_ptr<const ProvingKey> ProvingKeyStore::get(const std::filesystem::pa
     try {
         k = load(path, key);
         if (cfg_.make_device_copies) {
+            // Room on the devices, reserved at the estimate until the copies say what they hold; without it (the
+            // keys that jobs hold fill a device) the key proves on the CPU until it is idle and asked for again.
             const auto need = cfg_.device_bytes ? cfg_.device_bytes(*k->params) : std::map<std::string, size_t>{};
             lk.lock();
             const bool room = make_room(0, need, entry.get());
+            if (room) reserve_devices(*entry, need);
             lk.unlock();
-            if (!room)
-                throw std::runtime_error("key store: " + key + " does not fit in a device's budget next to the keys "
-                                         "that jobs hold");
-            k->devices = cfg_.make_device_copies(*k->params);
+            if (room) k->devices = cfg_.make_device_copies(*k->params);
+            else k->without_devices = true;
         }
         if (k->devices.empty() || cfg_.cpu_fallback) k->cpu = std::make_unique<groth16::CpuBackend>(*k->params);
     } catch (...) {
@@ -173,10 +184,9 @@ std::shared_ptr<const ProvingKey> ProvingKeyStore::get(const std::filesystem::pa
     bytes_ -= entry->bytes;
     entry->bytes = k->host_bytes;
     bytes_ += entry->bytes;
-    for (const auto& d : k->devices) {
-        entry->device_bytes[d.device] += d.bytes;
-        device_bytes_[d.device] += d.bytes;
-    }
+    std::map<std::string, size_t> held;
+    for (const auto& d : k->devices) held[d.device] += d.bytes;
+    reserve_devices(*entry, held);
     entry->key = k;
     entry->loading = false;
     entry->last_use = ++clock_;

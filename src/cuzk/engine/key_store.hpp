@@ -6,8 +6,10 @@
 //
 // Eviction: a key no job holds (the store's reference is the only one) is idle; when a new key or matrices need
 // room in host memory or on a device, idle keys go, least recently used first, with their device copies and
-// matrices. A key that a queued or running job holds is never evicted; a load that cannot fit even then is refused
-// with a message naming the budget instead of exceeding it.
+// matrices. A key that a queued or running job holds is never evicted. A load that cannot fit in host memory even
+// then is refused with a message naming the budget; one whose device copies cannot fit is loaded for the CPU
+// (ProvingKey::without_devices: slow, but the job is proven) and gets its copies once it is idle and asked for
+// again.
 //
 // Keys are canonical paths. Concurrent gets of the same file load it once (the others wait for that load); loads of
 // different files run in parallel. A failed load is not kept: its error goes to every waiter and the next get tries
@@ -68,6 +70,9 @@ struct ProvingKey {
     std::vector<DeviceCopy> devices;
     std::unique_ptr<groth16::ProverBackend> cpu;  // the fallback behind the devices, or the prover without them
     size_t host_bytes = 0;
+    // Device copies were wanted but the keys that jobs held left no room: this key proves on the CPU, and is loaded
+    // again (with its copies) the first time it is asked for while no job holds it.
+    bool without_devices = false;
 
     // The backend a job proves on (the first device's, else the CPU's), every device's (one proving lane each),
     // and the fallback (the CPU's behind devices; nullptr without devices or with cpu_fallback off).
@@ -110,6 +115,8 @@ private:
     // false if they cannot.
     bool make_room(size_t host, const std::map<std::string, size_t>& devices, const Entry* keep = nullptr);
     void drop(const std::string& key);
+    // Sets the entry's device bytes (an estimate, then what its copies hold) in the devices' totals.
+    void reserve_devices(Entry& e, const std::map<std::string, size_t>& bytes);
     std::shared_ptr<ProvingKey> load(const std::filesystem::path& path, const std::string& key) const;
 
     KeyStoreConfig cfg_;
