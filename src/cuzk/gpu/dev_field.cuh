@@ -18,6 +18,7 @@
 
 #include "cuzk/ff/fq.hpp"
 #include "cuzk/ff/fq2.hpp"
+#include "cuzk/ff/fr.hpp"
 #include "cuzk/gpu/mont32.cuh"
 
 namespace cuzk::gpu {
@@ -47,16 +48,6 @@ template <class Base>
 __device__ __noinline__ Two<Base> sqr2_out_of_line(Base a, Base b) {
     return {a.square(), b.square()};
 }
-
-// 1: field_ool::mul2 / sqr2 through the two-product functions above, 0: through two single calls.
-#ifndef CUZK_GPU_MUL2
-#define CUZK_GPU_MUL2 1
-#endif
-
-// 1: squarings through mont32_t's dedicated squaring (a second out-of-line function), 0: through the product.
-#ifndef CUZK_GPU_DEDICATED_SQR
-#define CUZK_GPU_DEDICATED_SQR 1
-#endif
 
 // A field type (mont32_t, or the CPU's MontField compiled for the device) with multiplication and squaring through
 // one non-inlined function; everything else inline.
@@ -88,34 +79,20 @@ struct field_ool {
     __device__ __forceinline__ friend field_ool operator*(const field_ool& a, const field_ool& b) {
         return {mul_out_of_line<Base>(a.v, b.v)};
     }
-    __device__ __forceinline__ field_ool square() const {
-        if constexpr (CUZK_GPU_DEDICATED_SQR) return {sqr_out_of_line<Base>(v)};
-        else return {mul_out_of_line<Base>(v, v)};
-    }
-    // r0 = a * b, r1 = c * d (independent: the two chains may interleave).
+    // Through mont32_t's dedicated squaring (a second out-of-line function).
+    __device__ __forceinline__ field_ool square() const { return {sqr_out_of_line<Base>(v)}; }
+    // r0 = a * b, r1 = c * d through one out-of-line function (independent: the two chains may interleave).
     __device__ __forceinline__ static void mul2(field_ool& r0, field_ool& r1, const field_ool& a, const field_ool& b,
                                                 const field_ool& c, const field_ool& d) {
-        if constexpr (CUZK_GPU_MUL2) {
-            const Two<Base> t = mul2_out_of_line<Base>(a.v, b.v, c.v, d.v);
-            r0.v = t.a;
-            r1.v = t.b;
-        } else {
-            const field_ool x = a * b, y = c * d;
-            r0 = x;
-            r1 = y;
-        }
+        const Two<Base> t = mul2_out_of_line<Base>(a.v, b.v, c.v, d.v);
+        r0.v = t.a;
+        r1.v = t.b;
     }
-    // r0 = a^2, r1 = b^2.
+    // r0 = a^2, r1 = b^2, the same way.
     __device__ __forceinline__ static void sqr2(field_ool& r0, field_ool& r1, const field_ool& a, const field_ool& b) {
-        if constexpr (CUZK_GPU_MUL2 && CUZK_GPU_DEDICATED_SQR) {
-            const Two<Base> t = sqr2_out_of_line<Base>(a.v, b.v);
-            r0.v = t.a;
-            r1.v = t.b;
-        } else {
-            const field_ool x = a.square(), y = b.square();
-            r0 = x;
-            r1 = y;
-        }
+        const Two<Base> t = sqr2_out_of_line<Base>(a.v, b.v);
+        r0.v = t.a;
+        r1.v = t.b;
     }
 };
 
@@ -175,9 +152,12 @@ struct fq2_dev {
 // MSM measured 5% slower for G1 and 15% slower for G2 (H200, 2026-11-29: G1 2^20 17.5 vs 16.7 ms, 2^24 189 vs
 // 179 ms, G2 2^20 65.4 vs 57.0 ms). mont32.cuh records how its multiplication schedule was chosen.
 using fq_dev = field_ool<mont32_t<FqConfig>>;
+// Fr on the device: the PTX field inline (the NTT and H kernels; docs/perf.md has the schedules measured).
+using fr_dev = mont32_t<FrConfig>;
 using fq2_dev_t = fq2_dev<fq_dev>;
 
-static_assert(sizeof(fq_dev) == sizeof(Fq) && sizeof(fq2_dev_t) == sizeof(Fq2), "layout shared with the CPU");
+static_assert(sizeof(fq_dev) == sizeof(Fq) && sizeof(fq2_dev_t) == sizeof(Fq2) && sizeof(fr_dev) == sizeof(Fr),
+              "layout shared with the CPU");
 
 // a^(-1) (0 for a = 0) by Fermat's little theorem, a^(p - 2): one squaring per bit of p and one product per set
 // bit, so ~381 squarings and ~190 products for Fq. For one-off work (the precomputed MSM tables invert once per

@@ -42,6 +42,7 @@
 
 #include "cuzk/gpu/cuda_check.cuh"
 #include "cuzk/gpu/field.cuh"
+#include "cuzk/gpu/dev_field.cuh"
 #include "cuzk/gpu/mont32.cuh"
 #include "cuzk/gpu/ntt.hpp"
 
@@ -49,19 +50,9 @@ namespace cuzk::gpu {
 
 namespace {
 
-// Device elements (same bytes as cuzk::Fr either way): the PTX field (mont32.cuh), or with CUZK_GPU_NTT_PTX=0
-// the CPU's MontField compiled for the device. H200, 2026-11-29, forward 2^24 / 2^26 / 2^27: 6.3 / 25.4 / 51.9 ms
-// with the PTX field's current multiplication; its previous schedule gave 11.2 / 42.6 / 79.8 ms and MontField
-// 11.8 / 40.3 / 79.1 ms.
-#ifndef CUZK_GPU_NTT_PTX
-#define CUZK_GPU_NTT_PTX 1
-#endif
-#if CUZK_GPU_NTT_PTX
-using nfr_t = mont32_t<FrConfig>;
-#else
-using nfr_t = fr_t;
-#endif
-static_assert(sizeof(nfr_t) == sizeof(Fr));
+// Device elements: fr_dev, the PTX field (H200, 2026-11-29, forward 2^24 / 2^26 / 2^27: 6.3 / 25.4 / 51.9 ms with
+// its current multiplication; its previous schedule gave 11.2 / 42.6 / 79.8 ms and the CPU's MontField compiled
+// for the device 11.8 / 40.3 / 79.1 ms).
 
 constexpr unsigned TILE_LOG = 11;                  // elements per thread block tile: 2^11 * 32 B = 64 KiB of shared
 constexpr unsigned ELEMS_PER_THREAD_LOG = 3;       // 8 elements in registers, up to 3 DIF levels between barriers
@@ -70,9 +61,9 @@ constexpr unsigned HALF_LOG = 14;                  // exponent tables: e = lo (1
 constexpr unsigned EXP_LOG = 2 * HALF_LOG;         // == NTT_MAX_LOG_SIZE: exponents of omega_{2^28}
 constexpr unsigned LINE_ROOT_LOG = TILE_LOG - 1;   // a line of <= 2^11 points needs roots of order <= 2^11, index < 2^10
 constexpr unsigned MAX_PASSES = 4;
-constexpr size_t SMEM_BYTES = (size_t{1} << TILE_LOG) * sizeof(nfr_t);
+constexpr size_t SMEM_BYTES = (size_t{1} << TILE_LOG) * sizeof(fr_dev);
 static_assert(EXP_LOG == NTT_MAX_LOG_SIZE, "the exponent tables bound the supported size");
-static_assert(sizeof(nfr_t) == 4 * sizeof(uint64_t), "shared memory holds an element as four 64-bit words");
+static_assert(sizeof(fr_dev) == 4 * sizeof(uint64_t), "shared memory holds an element as four 64-bit words");
 
 // ---- table layout (one allocation, offsets in elements) -------------------------------------------------------
 constexpr size_t HALF = size_t{1} << HALF_LOG;
@@ -92,11 +83,11 @@ enum : size_t {
 };
 
 struct TableView {
-    const nfr_t* w_lo;
-    const nfr_t* w_hi;
-    const nfr_t* line;
-    const nfr_t* s_lo;  // coset powers (g or 1/g), only read when pre == PRE_POWERS or post != 0
-    const nfr_t* s_hi;
+    const fr_dev* w_lo;
+    const fr_dev* w_hi;
+    const fr_dev* line;
+    const fr_dev* s_lo;  // coset powers (g or 1/g), only read when pre == PRE_POWERS or post != 0
+    const fr_dev* s_hi;
 };
 
 enum : uint32_t { PRE_NONE = 0, PRE_POWERS = 1, PRE_CONST = 2 };
@@ -111,7 +102,7 @@ struct PassParams {
     uint32_t dig[MAX_PASSES - 1];
     uint32_t pre;     // pass 0: PRE_POWERS multiplies x[a] by s^a, PRE_CONST by pre_c
     uint32_t post;    // last pass: 1 multiplies out[a] by s^a
-    nfr_t pre_c;
+    fr_dev pre_c;
 };
 
 // ---- device helpers ---------------------------------------------------------------------------------------
@@ -122,26 +113,26 @@ struct alignas(16) Raw32 {
     ulonglong2 a, b;
 };
 
-__device__ __forceinline__ nfr_t load_global(const nfr_t* p) {
+__device__ __forceinline__ fr_dev load_global(const fr_dev* p) {
     Raw32 raw;
     const ulonglong2* q = reinterpret_cast<const ulonglong2*>(p);
     raw.a = q[0];
     raw.b = q[1];
-    nfr_t v;
+    fr_dev v;
     memcpy(&v, &raw, sizeof(v));
     return v;
 }
 // Tables are never written by a kernel: the read-only (non-coherent) cache path is safe for them.
-__device__ __forceinline__ nfr_t load_table(const nfr_t* p) {
+__device__ __forceinline__ fr_dev load_table(const fr_dev* p) {
     Raw32 raw;
     const ulonglong2* q = reinterpret_cast<const ulonglong2*>(p);
     raw.a = __ldg(q);
     raw.b = __ldg(q + 1);
-    nfr_t v;
+    fr_dev v;
     memcpy(&v, &raw, sizeof(v));
     return v;
 }
-__device__ __forceinline__ void store_global(nfr_t* p, const nfr_t& v) {
+__device__ __forceinline__ void store_global(fr_dev* p, const fr_dev& v) {
     Raw32 raw;
     memcpy(&raw, &v, sizeof(v));
     ulonglong2* q = reinterpret_cast<ulonglong2*>(p);
@@ -154,15 +145,15 @@ __device__ __forceinline__ void store_global(nfr_t* p, const nfr_t& v) {
 __device__ __forceinline__ uint32_t swz(uint32_t e) { return e ^ (((e >> 4) ^ (e >> 8)) & 15u); }
 
 // Shared memory: word w of the element at (swizzled) position e lives at smem[w * tile + e].
-__device__ __forceinline__ nfr_t load_smem(const uint64_t* smem, uint32_t tile, uint32_t e) {
+__device__ __forceinline__ fr_dev load_smem(const uint64_t* smem, uint32_t tile, uint32_t e) {
     uint64_t w[4];
 #pragma unroll
     for (int i = 0; i < 4; i++) w[i] = smem[i * tile + e];
-    nfr_t v;
+    fr_dev v;
     memcpy(&v, w, sizeof(v));
     return v;
 }
-__device__ __forceinline__ void store_smem(uint64_t* smem, uint32_t tile, uint32_t e, const nfr_t& v) {
+__device__ __forceinline__ void store_smem(uint64_t* smem, uint32_t tile, uint32_t e, const fr_dev& v) {
     uint64_t w[4];
     memcpy(w, &v, sizeof(v));
 #pragma unroll
@@ -170,7 +161,7 @@ __device__ __forceinline__ void store_smem(uint64_t* smem, uint32_t tile, uint32
 }
 
 // base^e for e < 2^28 from the two half tables (lo[0] = hi[0] = 1).
-__device__ __forceinline__ nfr_t power_at(const nfr_t* lo, const nfr_t* hi, uint32_t e) {
+__device__ __forceinline__ fr_dev power_at(const fr_dev* lo, const fr_dev* hi, uint32_t e) {
     return load_table(lo + (e & ((1u << HALF_LOG) - 1))) * load_table(hi + (e >> HALF_LOG));
 }
 
@@ -201,7 +192,7 @@ __device__ __forceinline__ uint32_t line_of_output(uint32_t q, const PassParams&
 // w_{2h} = w_{2^11}^(2^(10-hl)). A set is the 2^G elements base + m * 2^a (a = log2 of the last level's h).
 template <int G>
 __device__ __forceinline__ void dif_levels(uint64_t* smem, uint32_t tile, uint32_t r, uint32_t t0, uint32_t nthr,
-                                           const nfr_t* line_roots) {
+                                           const fr_dev* line_roots) {
     const uint32_t a = r - t0 - G;
     const uint32_t sets_log = r - G;  // sets per line
 #pragma unroll
@@ -211,7 +202,7 @@ __device__ __forceinline__ void dif_levels(uint64_t* smem, uint32_t tile, uint32
         const uint32_t qq = q & ((1u << sets_log) - 1);
         const uint32_t in_line = (qq & ((1u << a) - 1)) | ((qq >> a) << (a + G));
         const uint32_t base = (line << r) | in_line;
-        nfr_t x[1 << G];
+        fr_dev x[1 << G];
 #pragma unroll
         for (int m = 0; m < (1 << G); m++) x[m] = load_smem(smem, tile, swz(base + ((uint32_t)m << a)));
 #pragma unroll
@@ -222,9 +213,9 @@ __device__ __forceinline__ void dif_levels(uint64_t* smem, uint32_t tile, uint32
             for (int m = 0; m < (1 << G); m++) {
                 if (m & dm) continue;
                 const uint32_t j = (in_line + ((uint32_t)m << a)) & ((1u << hl) - 1);
-                const nfr_t w = load_table(line_roots + (j << (LINE_ROOT_LOG - hl)));
-                const nfr_t s = x[m] + x[m + dm];
-                const nfr_t d = x[m] - x[m + dm];
+                const fr_dev w = load_table(line_roots + (j << (LINE_ROOT_LOG - hl)));
+                const fr_dev s = x[m] + x[m + dm];
+                const fr_dev d = x[m] - x[m + dm];
                 x[m] = s;
                 x[m + dm] = d * w;
             }
@@ -238,7 +229,7 @@ __device__ __forceinline__ void dif_levels(uint64_t* smem, uint32_t tile, uint32
 // buffer (middle passes): every element of a tile is read before the barrier and written after it, by the
 // block that owns the tile, and tiles are disjoint.
 __global__ void __launch_bounds__(MAX_THREADS, 2)
-    ntt_pass_kernel(const nfr_t* in, nfr_t* out, PassParams p, TableView tb) {
+    ntt_pass_kernel(const fr_dev* in, fr_dev* out, PassParams p, TableView tb) {
     extern __shared__ uint64_t smem[];
     const uint32_t r = p.r;
     const uint32_t log_c = p.log_c;
@@ -249,7 +240,7 @@ __global__ void __launch_bounds__(MAX_THREADS, 2)
     const uint32_t s_mask = (1u << p.log_s) - 1;
 
     // 1) Load: all 8 loads of a thread are issued before any use.
-    nfr_t v[8];
+    fr_dev v[8];
     uint32_t addr[8];
 #pragma unroll
     for (int i = 0; i < 8; i++) {
@@ -290,7 +281,7 @@ __global__ void __launch_bounds__(MAX_THREADS, 2)
     for (int i = 0; i < 8; i++) {
         const uint32_t idx = tid + i * nthr;
         const uint32_t line = idx & ((1u << log_c) - 1), k = idx >> log_c;
-        nfr_t x = load_smem(smem, tile, swz((line << r) + bitrev(k, r)));
+        fr_dev x = load_smem(smem, tile, swz((line << r) + bitrev(k, r)));
         uint32_t dst;
         if (!p.last) {
             const uint32_t L = line0 + line;
@@ -308,9 +299,9 @@ __global__ void __launch_bounds__(MAX_THREADS, 2)
 }
 
 // n = 2 or 4: one thread, the DFT by definition (pass kernels need at least 8 elements).
-__global__ void ntt_tiny_kernel(nfr_t* x, uint32_t log_n, PassParams p, TableView tb) {
+__global__ void ntt_tiny_kernel(fr_dev* x, uint32_t log_n, PassParams p, TableView tb) {
     const uint32_t n = 1u << log_n;
-    nfr_t in[4], out[4], w[4];
+    fr_dev in[4], out[4], w[4];
     // omega_n^i = omega28^(i * 2^(28 - log_n))
     for (uint32_t i = 0; i < n; i++) w[i] = power_at(tb.w_lo, tb.w_hi, i << (EXP_LOG - log_n));
     for (uint32_t i = 0; i < n; i++) {
@@ -319,7 +310,7 @@ __global__ void ntt_tiny_kernel(nfr_t* x, uint32_t log_n, PassParams p, TableVie
         else if (p.pre == PRE_CONST) in[i] = in[i] * p.pre_c;
     }
     for (uint32_t i = 0; i < n; i++) {
-        nfr_t acc = nfr_t::zero();
+        fr_dev acc = fr_dev::zero();
         for (uint32_t j = 0; j < n; j++) acc = acc + in[j] * w[(i * j) & (n - 1)];
         out[i] = p.post ? acc * power_at(tb.s_lo, tb.s_hi, i) : acc;
     }
@@ -388,17 +379,17 @@ public:
         const Fr w11 = root_of_order_pow2(TILE_LOG);
         fill_powers(&h[OFF_L], w11, LINE);
         fill_powers(&h[OFF_LI], *w11.inverse(), LINE);
-        CUZK_CUDA_CHECK(cudaMemcpy(d_.get(), h.data(), TABLE_ELEMS * sizeof(nfr_t), cudaMemcpyHostToDevice));
+        CUZK_CUDA_CHECK(cudaMemcpy(d_.get(), h.data(), TABLE_ELEMS * sizeof(fr_dev), cudaMemcpyHostToDevice));
         // 64 KiB of dynamic shared memory needs the opt-in (the default limit is 48 KiB).
         CUZK_CUDA_CHECK(
             cudaFuncSetAttribute(ntt_pass_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM_BYTES));
     }
     int device() const { return device_; }
-    const nfr_t* data() const { return reinterpret_cast<const nfr_t*>(d_.get()); }
+    const fr_dev* data() const { return reinterpret_cast<const fr_dev*>(d_.get()); }
 
 private:
     int device_;
-    DeviceBuffer<Fr> d_;  // Fr: the same bytes as nfr_t, a type with linkage for this class's member
+    DeviceBuffer<Fr> d_;  // Fr: the same bytes as fr_dev, a type with linkage for this class's member
 };
 
 namespace {
@@ -423,10 +414,10 @@ size_t ntt_scratch_elements(unsigned log_n) {
     return num_passes(log_n) > 1 ? size_t{1} << log_n : 0;
 }
 
-size_t ntt_twiddle_bytes() { return TABLE_ELEMS * sizeof(nfr_t); }
+size_t ntt_twiddle_bytes() { return TABLE_ELEMS * sizeof(fr_dev); }
 
 size_t ntt_device_bytes_needed(unsigned log_n) {
-    size_t bytes = ntt_scratch_elements(log_n) * sizeof(nfr_t);
+    size_t bytes = ntt_scratch_elements(log_n) * sizeof(fr_dev);
     int dev = 0;
     CUZK_CUDA_CHECK(cudaGetDevice(&dev));
     if (!tables_resident(dev)) bytes += ntt_twiddle_bytes();
@@ -450,7 +441,7 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
     // Memory first: refuse before touching anything rather than fail half-way.
     const bool own_scratch = ntt_scratch_elements(log_n) > 0 && cfg.d_scratch == nullptr;
     size_t need =
-        (own_scratch ? n * sizeof(nfr_t) : 0) + (cfg.tables || tables_resident(dev) ? 0 : ntt_twiddle_bytes());
+        (own_scratch ? n * sizeof(fr_dev) : 0) + (cfg.tables || tables_resident(dev) ? 0 : ntt_twiddle_bytes());
     if (need) {
         size_t free_b = 0, total_b = 0;
         CUZK_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
@@ -466,11 +457,11 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
         held = registry_tables(dev);
         t = held.get();
     }
-    DeviceBuffer<nfr_t> scratch;
-    if (own_scratch) scratch = DeviceBuffer<nfr_t>(n);  // throws CudaError on out-of-memory
+    DeviceBuffer<fr_dev> scratch;
+    if (own_scratch) scratch = DeviceBuffer<fr_dev>(n);  // throws CudaError on out-of-memory
 
     const bool inverse = cfg.kind == NttKind::inverse || cfg.kind == NttKind::coset_inverse;
-    const nfr_t* td = t->data();
+    const fr_dev* td = t->data();
     TableView tb{};
     tb.w_lo = td + (inverse ? OFF_WI_LO : OFF_W_LO);
     tb.w_hi = td + (inverse ? OFF_WI_HI : OFF_W_HI);
@@ -487,7 +478,7 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
         std::memcpy(&base.pre_c, &n_inv, sizeof(Fr));
     }
 
-    nfr_t* values = reinterpret_cast<nfr_t*>(d_values);
+    fr_dev* values = reinterpret_cast<fr_dev*>(d_values);
     if (log_n < 3) {
         PassParams p = base;
         p.pre = pre;
@@ -499,7 +490,7 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
         const unsigned P = num_passes(log_n);
         unsigned radix[MAX_PASSES];
         for (unsigned i = 0; i < P; i++) radix[i] = log_n / P + (i < log_n % P ? 1 : 0);
-        nfr_t* tmp = own_scratch ? scratch.get() : reinterpret_cast<nfr_t*>(cfg.d_scratch);
+        fr_dev* tmp = own_scratch ? scratch.get() : reinterpret_cast<fr_dev*>(cfg.d_scratch);
         unsigned done = 0;  // log2 of B_p
         for (unsigned i = 0; i < P; i++) {
             PassParams p = base;
@@ -515,11 +506,11 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
                 for (unsigned j = 0; j < i; j++) p.dig[j] = radix[j];
             }
             // pass 0 reads the caller's array; the last writes it; everything between stays in the scratch.
-            const nfr_t* src = i == 0 ? values : tmp;
-            nfr_t* dst = p.last ? values : tmp;
+            const fr_dev* src = i == 0 ? values : tmp;
+            fr_dev* dst = p.last ? values : tmp;
             const unsigned blocks = (unsigned)(n >> tile_log);
             const unsigned threads = 1u << (tile_log - ELEMS_PER_THREAD_LOG);
-            const size_t smem = (size_t{1} << tile_log) * sizeof(nfr_t);
+            const size_t smem = (size_t{1} << tile_log) * sizeof(fr_dev);
             ntt_pass_kernel<<<blocks, threads, smem, stream>>>(src, dst, p, tb);
             CUZK_CUDA_CHECK(cudaGetLastError());
             done += radix[i];
@@ -543,7 +534,7 @@ void ntt_host(std::span<Fr> values, NttKind kind) {
     if (need > free_b)
         throw CudaError("gpu ntt_host 2^" + std::to_string(log_n) + ": needs " + std::to_string(need) +
                         " bytes of device memory, " + std::to_string(free_b) + " free");
-    DeviceBuffer<nfr_t> d(n);
+    DeviceBuffer<fr_dev> d(n);
     // Pageable copies: the driver stages them through its own pinned buffers; pinning the caller's pages
     // (cudaHostRegister) costs about as much as the copy it would speed up for a single transform.
     CUZK_CUDA_CHECK(cudaMemcpy(d.get(), values.data(), n * sizeof(Fr), cudaMemcpyHostToDevice));
@@ -585,15 +576,15 @@ void ntt_host_batch(std::span<const std::span<Fr>> arrays, NttKind kind, unsigne
     // The stream is declared last: on every exit (an exception included) it is drained and destroyed before the
     // slot's buffers are freed.
     struct Slot {
-        DeviceBuffer<nfr_t> d_values;
-        DeviceBuffer<nfr_t> d_scratch;
+        DeviceBuffer<fr_dev> d_values;
+        DeviceBuffer<fr_dev> d_scratch;
         Stream stream;
     };
     std::vector<Slot> slot(slots);
     for (auto& s : slot) {
         s.stream = Stream::create();
-        s.d_values = DeviceBuffer<nfr_t>(n);
-        if (scratch_elems) s.d_scratch = DeviceBuffer<nfr_t>(scratch_elems);
+        s.d_values = DeviceBuffer<fr_dev>(n);
+        if (scratch_elems) s.d_scratch = DeviceBuffer<fr_dev>(scratch_elems);
     }
     for (size_t i = 0; i < arrays.size(); i++) {
         Slot& s = slot[i % slots];

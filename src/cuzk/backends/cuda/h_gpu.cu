@@ -11,6 +11,7 @@
 #include "cuzk/gpu/cuda_check.cuh"
 #include "cuzk/gpu/kernel_timer.cuh"
 #include "cuzk/gpu/pinned_upload.cuh"
+#include "cuzk/gpu/dev_field.cuh"
 #include "cuzk/gpu/mont32.cuh"
 #include "cuzk/gpu/ntt.hpp"
 #include "cuzk/groth16/prover.hpp"
@@ -20,23 +21,21 @@ namespace cuzk::gpu {
 
 namespace {
 
-using dfr = mont32_t<FrConfig>;
-static_assert(sizeof(dfr) == sizeof(Fr), "device Fr has the CPU layout");
 
 constexpr unsigned kThreads = 256;
 unsigned blocks_for(size_t n) { return (unsigned)((n + kThreads - 1) / kThreads); }
 
 // a[i] = (a[i] b[i] - c[i]) * z_inv, or without the factor when !scale.
-__global__ void ab_minus_c(dfr* __restrict__ a, const dfr* __restrict__ b, const dfr* __restrict__ c, size_t n,
-                           dfr z_inv, bool scale) {
+__global__ void ab_minus_c(fr_dev* __restrict__ a, const fr_dev* __restrict__ b, const fr_dev* __restrict__ c, size_t n,
+                           fr_dev z_inv, bool scale) {
     const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    const dfr t = a[i] * b[i] - c[i];
+    const fr_dev t = a[i] * b[i] - c[i];
     a[i] = scale ? t * z_inv : t;
 }
 
 // out[(e j) mod n] = in[j] (scatter) or out[j] = in[(e j) mod n] (gather); n a power of two, e odd.
-__global__ void permute_by_exponent(const dfr* __restrict__ in, dfr* __restrict__ out, size_t n, uint64_t e,
+__global__ void permute_by_exponent(const fr_dev* __restrict__ in, fr_dev* __restrict__ out, size_t n, uint64_t e,
                                     bool scatter) {
     const size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= n) return;
@@ -46,8 +45,8 @@ __global__ void permute_by_exponent(const dfr* __restrict__ in, dfr* __restrict_
 }
 
 // x[k] *= s^k, s^k = lo[k mod 2^h] * hi[k >> h].
-__global__ void scale_by_powers(dfr* __restrict__ x, size_t n, const dfr* __restrict__ lo,
-                                const dfr* __restrict__ hi, unsigned h) {
+__global__ void scale_by_powers(fr_dev* __restrict__ x, size_t n, const fr_dev* __restrict__ lo,
+                                const fr_dev* __restrict__ hi, unsigned h) {
     const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= n) return;
     x[k] = x[k] * (lo[k & ((size_t{1} << h) - 1)] * hi[k >> h]);
@@ -177,14 +176,14 @@ struct HComputer::Impl {
             transform(arrays[k], NttKind::inverse);
             transform(arrays[k], NttKind::coset_forward);
         } else {
-            auto* dx = reinterpret_cast<dfr*>(arrays[k]);
-            auto* dt = reinterpret_cast<dfr*>(d_t.get());
+            auto* dx = reinterpret_cast<fr_dev*>(arrays[k]);
+            auto* dt = reinterpret_cast<fr_dev*>(d_t.get());
             // value j sits at snarkjs's w^j = omega^(e j): put it where cuzk's NTT expects omega^(e j)
             permute_by_exponent<<<blocks_for(n), kThreads, 0, st>>>(dx, dt, n, e, true);
             CUZK_CUDA_CHECK(cudaGetLastError());
             transform(d_t.get(), NttKind::inverse);
-            scale_by_powers<<<blocks_for(n), kThreads, 0, st>>>(dt, n, reinterpret_cast<const dfr*>(d_lo.get()),
-                                                               reinterpret_cast<const dfr*>(d_hi.get()), hb);
+            scale_by_powers<<<blocks_for(n), kThreads, 0, st>>>(dt, n, reinterpret_cast<const fr_dev*>(d_lo.get()),
+                                                               reinterpret_cast<const fr_dev*>(d_hi.get()), hb);
             CUZK_CUDA_CHECK(cudaGetLastError());
             transform(d_t.get(), NttKind::forward);  // P(s omega^m)
             permute_by_exponent<<<blocks_for(n), kThreads, 0, st>>>(dt, dx, n, e, false);
@@ -206,19 +205,19 @@ struct HComputer::Impl {
     // a * b - c (and the final inverse transform, bellman), then waits for the compute stream.
     void finish(KernelTimer& kt) {
         const cudaStream_t st = stream.get();
-        auto* da = reinterpret_cast<dfr*>(d_a.get());
-        auto* db = reinterpret_cast<dfr*>(d_b.get());
-        auto* dc = reinterpret_cast<dfr*>(d_c.get());
+        auto* da = reinterpret_cast<fr_dev*>(d_a.get());
+        auto* db = reinterpret_cast<fr_dev*>(d_b.get());
+        auto* dc = reinterpret_cast<fr_dev*>(d_c.get());
         const int fin = kt.start("pointwise_final", st);
         if (convention == groth16::HConvention::Bellman) {
-            dfr zi;
+            fr_dev zi;
             static_assert(sizeof(zi) == sizeof(z_inv));
             std::memcpy(&zi, &z_inv, sizeof(zi));
             ab_minus_c<<<blocks_for(n), kThreads, 0, st>>>(da, db, dc, n, zi, true);
             CUZK_CUDA_CHECK(cudaGetLastError());
             transform(d_a.get(), NttKind::coset_inverse);  // deg H <= n - 2; bellman drops the top coefficient
         } else {
-            ab_minus_c<<<blocks_for(n), kThreads, 0, st>>>(da, db, dc, n, dfr{}, false);
+            ab_minus_c<<<blocks_for(n), kThreads, 0, st>>>(da, db, dc, n, fr_dev{}, false);
             CUZK_CUDA_CHECK(cudaGetLastError());
         }
         kt.stop(fin, st);
