@@ -2,13 +2,28 @@
 // test system's term for term.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstddef>
 
 #include "cuzk/r1cs/keygen_assembly.hpp"
+#include "cuzk/r1cs/proving_assignment.hpp"
 #include "cuzk/r1cs/test_cs.hpp"
 
 namespace cuzk::testing {
+
+// Two assignments equal to the bit: inputs, aux, a, b, c and the three density trackers.
+inline void expect_same_assignment(const r1cs::ProvingAssignment& x, const r1cs::ProvingAssignment& y) {
+    EXPECT_EQ(x.inputs(), y.inputs());
+    EXPECT_EQ(x.aux(), y.aux());
+    EXPECT_EQ(x.a(), y.a());
+    EXPECT_EQ(x.b(), y.b());
+    EXPECT_EQ(x.c(), y.c());
+    EXPECT_TRUE(x.a_aux_density() == y.a_aux_density());
+    EXPECT_TRUE(x.b_input_density() == y.b_input_density());
+    EXPECT_TRUE(x.b_aux_density() == y.b_aux_density());
+}
 
 // Rows j of an assignment (ProvingAssignment: a, b, c evaluated per row) with a_j * b_j != c_j.
 template <class Assignment>

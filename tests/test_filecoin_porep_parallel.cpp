@@ -25,6 +25,7 @@
 #include "cuzk/r1cs/pce.hpp"
 #include "cuzk/r1cs/test_cs.hpp"
 #include "cuzk/util/timing.hpp"
+#include "r1cs_checks.hpp"
 
 namespace cuzk::filecoin {
 namespace {
@@ -43,16 +44,7 @@ struct SynthesisThreads {
     ~SynthesisThreads() { r1cs::set_parallel_synthesis_threads(0); }
 };
 
-void expect_same(const ProvingAssignment& x, const ProvingAssignment& y) {
-    EXPECT_EQ(x.inputs(), y.inputs());
-    EXPECT_EQ(x.aux(), y.aux());
-    EXPECT_EQ(x.a(), y.a());
-    EXPECT_EQ(x.b(), y.b());
-    EXPECT_EQ(x.c(), y.c());
-    EXPECT_TRUE(x.a_aux_density() == y.a_aux_density());
-    EXPECT_TRUE(x.b_input_density() == y.b_input_density());
-    EXPECT_TRUE(x.b_aux_density() == y.b_aux_density());
-}
+using cuzk::testing::expect_same_assignment;
 
 ProvingAssignment prove_with(const r1cs::Circuit& c, size_t threads) {
     SynthesisThreads t(threads);
@@ -139,7 +131,7 @@ TEST(FilecoinPorepParallel, FragmentsAllocatingInputsGiveTheSequentialSystems) {
         ASSERT_EQ(seq.aux(), tcs.aux());
         EXPECT_GE(seq.inputs().size(), 3 + parts);
         const ProvingAssignment par = prove_with(c, 4);
-        expect_same(seq, par);
+        expect_same_assignment(seq, par);
         // ONE and the parts' "pub" inputs in B; the last part's "quiet" input (the last input) in none.
         EXPECT_GT(par.b_input_density().count(), 1u);
         EXPECT_FALSE(par.b_input_density().get(par.inputs().size() - 1));
@@ -168,7 +160,7 @@ TEST(FilecoinPorepParallel, FragmentsAllocatingInputsGiveTheSequentialSystems) {
         // The PCE assembled from the parallel halves is the full synthesis.
         ThreadPool pool(2);
         SynthesisThreads t(4);
-        expect_same(seq, r1cs::assignment_from_pce(r1cs::compile_r1cs(c), c, pool));
+        expect_same_assignment(seq, r1cs::assignment_from_pce(r1cs::compile_r1cs(c), c, pool));
     }
 }
 
@@ -267,7 +259,7 @@ TEST_F(TwoKiBPartition, ParallelProvingAndWitnessSystemsEqualSequential) {
     auto t0 = std::chrono::steady_clock::now();
     const ProvingAssignment par = prove_with(*circuit_, 4);
     std::printf("[ info ] full synthesis with 4 threads: %.1f s\n", seconds_since(t0));
-    expect_same(seq, par);
+    expect_same_assignment(seq, par);
     t0 = std::chrono::steady_clock::now();
     const WitnessAssignment wseq = witness_with(*circuit_, 1);
     const WitnessAssignment wpar = witness_with(*circuit_, 4);
@@ -295,7 +287,7 @@ TEST_F(TwoKiBPartition, ParallelCompiledMatricesEqualSequentialAndThePceIsFullSy
     SynthesisThreads t(4);
     const ProvingAssignment from_pce = r1cs::assignment_from_pce(par, *circuit_, pool);
     std::printf("[ info ] assignment from the PCE with 4 threads: %.1f s\n", seconds_since(t0));
-    expect_same(*sequential_, from_pce);
+    expect_same_assignment(*sequential_, from_pce);
 }
 
 TEST_F(TwoKiBPartition, CompiledPartitionSurvivesAPceFile) {
@@ -315,7 +307,7 @@ TEST_F(TwoKiBPartition, CompiledPartitionSurvivesAPceFile) {
     EXPECT_TRUE(back.b_input_density == pce.b_input_density);
     ThreadPool pool(2);
     SynthesisThreads t(4);
-    expect_same(*sequential_, r1cs::assignment_from_pce(back, *circuit_, pool));
+    expect_same_assignment(*sequential_, r1cs::assignment_from_pce(back, *circuit_, pool));
 }
 
 }  // namespace

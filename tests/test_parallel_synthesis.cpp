@@ -8,22 +8,14 @@
 
 #include "cuzk/r1cs/circuit.hpp"
 #include "cuzk/r1cs/pce.hpp"
+#include "r1cs_checks.hpp"
 
 using namespace cuzk;
 using namespace cuzk::r1cs;
 
 namespace {
 
-void expect_same(const ProvingAssignment& a, const ProvingAssignment& b) {
-    EXPECT_EQ(a.inputs(), b.inputs());
-    EXPECT_EQ(a.aux(), b.aux());
-    EXPECT_EQ(a.a(), b.a());
-    EXPECT_EQ(a.b(), b.b());
-    EXPECT_EQ(a.c(), b.c());
-    EXPECT_TRUE(a.a_aux_density() == b.a_aux_density());
-    EXPECT_TRUE(a.b_input_density() == b.b_input_density());
-    EXPECT_TRUE(a.b_aux_density() == b.b_aux_density());
-}
+using cuzk::testing::expect_same_assignment;
 
 // Inputs and a few parent aux values, then `parts` parts that each allocate a varying number of variables and use
 // parent inputs and aux in A, B and C (so densities come from both sides of the fork), then a suffix.
@@ -75,7 +67,7 @@ TEST(ParallelSynthesis, PartsGiveTheSequentialAssignment) {
         EXPECT_GT(seq.num_constraints(), parts);
         for (size_t threads : {2, 3, 8}) {
             SCOPED_TRACE("parts " + std::to_string(parts) + ", threads " + std::to_string(threads));
-            expect_same(seq, synth_with(c, threads));
+            expect_same_assignment(seq, synth_with(c, threads));
         }
     }
 }
@@ -115,7 +107,7 @@ TEST(ParallelSynthesis, WitnessAndCompiledMatricesInParallelAreTheSequentialOnes
         }
         ThreadPool pool(2);
         set_parallel_synthesis_threads(3);
-        expect_same(synth_with(*c, 1), assignment_from_pce(compile_r1cs(*c), *c, pool));
+        expect_same_assignment(synth_with(*c, 1), assignment_from_pce(compile_r1cs(*c), *c, pool));
         set_parallel_synthesis_threads(0);
     }
 }

@@ -19,7 +19,7 @@ size_t estimate(const std::filesystem::path& path) {
     return ec ? 0 : (size_t)size + (size_t)size / 8;
 }
 
-std::string gib(size_t bytes) { return std::to_string(bytes) + " bytes"; }
+std::string bytes_text(size_t bytes) { return std::to_string(bytes) + " bytes"; }
 }  // namespace
 
 struct ProvingKeyStore::Entry {
@@ -148,8 +148,8 @@ std::shared_ptr<const ProvingKey> ProvingKeyStore::get(const std::filesystem::pa
     counters_.misses++;
     const size_t guess = estimate(path);
     if (!make_room(guess, {}))
-        throw std::runtime_error("key store: " + key + " needs about " + gib(guess) + " of host memory; the budget is " +
-                                 gib(cfg_.budget_bytes) + " and " + gib(bytes_) + " are held by keys in use");
+        throw std::runtime_error("key store: " + key + " needs about " + bytes_text(guess) + " of host memory; the budget is " +
+                                 bytes_text(cfg_.budget_bytes) + " and " + bytes_text(bytes_) + " are held by keys in use");
     auto entry = std::make_shared<Entry>();
     entry->bytes = guess;
     entries_[key] = entry;
@@ -221,8 +221,8 @@ std::shared_ptr<const r1cs::PrecompiledR1cs> ProvingKeyStore::matrices(
             std::lock_guard<std::mutex> lk(mu_);
             if (!make_room(bytes, {}, entry.get()))
                 throw std::runtime_error("key store: the matrices " + name + " of " + key.path + " need " +
-                                         gib(bytes) + "; the budget is " + gib(cfg_.budget_bytes) + " and " +
-                                         gib(bytes_) + " are held by keys in use");
+                                         bytes_text(bytes) + "; the budget is " + bytes_text(cfg_.budget_bytes) + " and " +
+                                         bytes_text(bytes_) + " are held by keys in use");
             entry->bytes += bytes;
             bytes_ += bytes;
         }
