@@ -66,16 +66,17 @@ double time_job(engine::Engine& eng, engine::JobSpec spec) {
 // backend warm: the second of two runs) and then submitted as CRITICAL once K partitions of the C2 are proven.
 struct CriticalProbe {
     std::unique_ptr<WinningProbe> winning;
-    std::unique_ptr<groth16::ProverBackend> backend;
 
-    engine::JobSpec spec() const {
+    // The job on `eng`, its parameters one of the engine's keys (made the first time: uploaded to the GPUs).
+    engine::JobSpec spec(engine::Engine& eng) const {
         engine::JobSpec s = engine::post_spec(winning->job, &winning->pce);
         s.name = "critical winning post";
         s.priority = engine::Priority::Critical;
-        s.backend = backend.get();
+        s.key = cli_key(eng, s.name, winning->params);
         return s;
     }
     void beside(engine::Engine& eng, engine::JobId main, size_t after, nlohmann::json& j) const {
+        spec(eng);  // its key made while the C2's first partitions are synthesized, not inside the latency
         auto running = [&] {
             const auto st = eng.state(main);
             return st == engine::JobState::Queued || st == engine::JobState::Running;
@@ -83,7 +84,8 @@ struct CriticalProbe {
         while (running() && eng.proven(main) < after) std::this_thread::sleep_for(std::chrono::milliseconds(5));
         if (!running()) return;  // nothing to preempt
         j["critical_submitted_after_partitions"] = eng.proven(main);
-        j["critical_latency_s"] = time_job(eng, spec());
+        engine::JobSpec critical = spec(eng);
+        j["critical_latency_s"] = time_job(eng, std::move(critical));
         j["critical_c2_partitions_proven_by_then"] = eng.proven(main);
     }
 };
@@ -94,11 +96,10 @@ CriticalProbe critical_probe(const BenchOptions& opt, filecoin::RegisteredSealPr
         "StackedDrgWinning" + filecoin::sector_size_name(filecoin::sector_size(seal)) + "V1");
     CriticalProbe p;
     p.winning = winning_probe(opt, proof);
-    p.backend = make_backend(opt.backend, p.winning->params, opt.pin_params);
     j["critical_proof_type"] = std::string(filecoin::proof_name(proof));
-    engine::Engine alone;
-    time_job(alone, p.spec());
-    j["critical_alone_s"] = time_job(alone, p.spec());
+    engine::Engine alone({.keys = cli_key_store(opt.backend, opt.pin_params)});
+    time_job(alone, p.spec(alone));
+    j["critical_alone_s"] = time_job(alone, p.spec(alone));
     bench_progress("porep-c2", "critical %s ready in %.2f s (alone: %.3f s from submission to proof)",
                    j["critical_proof_type"].get<std::string>().c_str(), seconds_since(t0),
                    j["critical_alone_s"].get<double>());

@@ -37,7 +37,9 @@ struct BenchOptions {
     // full synthesis
     bool pce = false;
     bool pin_params = false;  // groth16, pipeline: page-lock the parameters in host memory (GpuProverConfig)
-    // groth16: circuits per prover call (the GPU prover overlaps one circuit's upload with the previous one's MSMs)
+    // groth16, pipeline: device bytes for precomputed MSM window tables (GpuProverConfig::msm_table_bytes; 0: none)
+    size_t msm_table_bytes = 0;
+    // groth16: circuits per engine job (the GPU backend uploads one circuit's a, b, c during the previous one's MSMs)
     size_t batch = 1;
     // groth16 with --random-params: every circuit proves a copy of proof 0's assignment (no synthesis per circuit;
     // for prover measurements at sizes where synthesis takes a minute a circuit)
@@ -116,16 +118,21 @@ int run_selfcheck();
 // Machine, thread and GPU summary.
 int run_info();
 
-// The prover backend for `choice` (auto, cpu, gpu): the GPU prover when it is built and a device is present (auto),
-// else the CPU prover; gpu without one is an error.
-std::unique_ptr<groth16::ProverBackend> make_backend(const std::string& choice, const groth16::Parameters& params,
-                                                     bool pin_params = false);
+// The key store of the CLI's engines for `choice` (auto, cpu, gpu): one copy of a key's parameters per GPU when the
+// build has CUDA and a device is present (not for cpu), the CPU backend behind them or alone; gpu without a device
+// is an error.
+// msm_table_bytes: GpuProverConfig::msm_table_bytes of every GPU copy.
+engine::KeyStoreConfig cli_key_store(const std::string& choice, bool pin_params = false, size_t msm_table_bytes = 0);
+// Parameters the caller keeps alive longer than `eng` as one of its keys (borrowed, not copied).
+std::shared_ptr<const engine::ProvingKey> cli_key(engine::Engine& eng, const std::string& name,
+                                                  const groth16::Parameters& params);
 
 // A partition proven again on the fallback backend is said on stderr as it happens ("note: ...").
 void note_fallbacks(engine::JobSpec& spec);
 
-// One engine job as the CLI runs it: the prover for `backend` (make_backend), the CPU behind a GPU as fallback (its
-// retries said on stderr), every proof verified against verify_key when one is given.
+// One engine job as the CLI runs it: the parameters as the engine's key for `backend` (cli_key_store: a copy per
+// GPU, the CPU behind them as fallback, its retries said on stderr), every proof verified against verify_key when
+// one is given.
 struct CliJobOptions {
     std::string backend = "auto";
     bool pin_params = false;

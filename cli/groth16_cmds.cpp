@@ -141,26 +141,43 @@ int run_setup(const SetupOptions& opt) {
 }
 
 
-// The prover backend for `choice` (auto, cpu, gpu): the GPU prover when it is built and a device is present (auto),
-// else the CPU prover; gpu without one is an error.
 #ifdef CUZK_HAVE_CUDA
-static gpu::GpuProverConfig gpu_config(bool pin_params) {
+static gpu::GpuProverConfig gpu_config(bool pin_params, size_t msm_table_bytes) {
     gpu::GpuProverConfig gc;
     gc.pin_host_params = pin_params;
+    gc.msm_table_bytes = msm_table_bytes;
     return gc;
 }
 #endif
 
-std::unique_ptr<groth16::ProverBackend> make_backend(const std::string& choice, const groth16::Parameters& params,
-                                                     bool pin_params) {
+engine::KeyStoreConfig cli_key_store(const std::string& choice, bool pin_params, size_t msm_table_bytes) {
+    engine::KeyStoreConfig kc;
 #ifdef CUZK_HAVE_CUDA
-    if (choice != "cpu" && !gpu::devices().empty())
-        return std::make_unique<gpu::GpuBackend>(params, gpu_config(pin_params));
+    if (choice != "cpu" && !gpu::devices().empty()) {
+        // One copy per GPU, each with its backend (one proving lane each); the CPU backend behind them.
+        kc.make_device_copies = [pin_params, msm_table_bytes](const groth16::Parameters& p) {
+            std::vector<engine::DeviceCopy> v;
+            for (auto& b : gpu::gpu_backends(p, 0, gpu_config(pin_params, msm_table_bytes))) {
+                engine::DeviceCopy d{b->lane(), b->resident_bytes(), nullptr};
+                d.backend = std::move(b);
+                v.push_back(std::move(d));
+            }
+            return v;
+        };
+    }
 #else
     (void)pin_params;
+    (void)msm_table_bytes;
 #endif
-    if (choice == "gpu") throw std::runtime_error("--backend gpu: no CUDA device (or built without CUDA)");
-    return std::make_unique<groth16::CpuBackend>(params);
+    if (choice == "gpu" && !kc.make_device_copies)
+        throw std::runtime_error("--backend gpu: no CUDA device (or built without CUDA)");
+    return kc;
+}
+
+std::shared_ptr<const engine::ProvingKey> cli_key(engine::Engine& eng, const std::string& name,
+                                                  const groth16::Parameters& params) {
+    // The caller's parameters, borrowed: they outlive the engine the CLI makes for its job (no 44 GiB copy).
+    return eng.keys().adopt(name, std::shared_ptr<const groth16::Parameters>(std::shared_ptr<void>(), &params));
 }
 
 void note_fallbacks(engine::JobSpec& spec) {
@@ -168,14 +185,12 @@ void note_fallbacks(engine::JobSpec& spec) {
 }
 
 CliJob run_engine_job(engine::JobSpec spec, const groth16::Parameters& params, const CliJobOptions& opt) {
-    auto backend = make_backend(opt.backend, params, opt.pin_params);
-    std::unique_ptr<groth16::ProverBackend> cpu_fallback;
-    if (backend->name() != "cpu") cpu_fallback = std::make_unique<groth16::CpuBackend>(params);
     engine::EngineConfig ec = opt.engine;
     if (!ec.memory_budget_bytes) ec.memory_budget_bytes = engine::auto_memory_budget();
+    ec.keys = cli_key_store(opt.backend, opt.pin_params);
     engine::Engine eng(ec);
-    spec.backend = backend.get();
-    spec.fallback = cpu_fallback.get();
+    const auto key = cli_key(eng, spec.name, params);
+    spec.key = key;
     note_fallbacks(spec);
     spec.verify_key = opt.verify_key;
     if (opt.job_peak_rss) engine::reset_peak_rss();
@@ -186,7 +201,7 @@ CliJob run_engine_job(engine::JobSpec spec, const groth16::Parameters& params, c
     job.result = eng.await(id);
     if (beside.joinable()) beside.join();
     if (opt.job_peak_rss) job.peak_rss_bytes = engine::peak_rss_bytes();
-    job.backend = backend->name();
+    job.backend = key->backend()->name();
     job.stats = eng.stats();
     return job;
 }
@@ -328,20 +343,24 @@ int run_bench_groth16(const CircuitOptions& circuit, const BenchOptions& opt, in
         params = groth16::generate_parameters(*make_circuit(c, false, 0, nullptr), groth16::ToxicWaste::from_seed(1));
     }
     const double setup_s = seconds_since(t0) - first_synthesis_s;
+    // One engine for every rep: the parameters become its key (the GPU backend uploads the queries here).
+    engine::EngineConfig ec;
+    ec.synthesis_workers = 1;  // the batches are synthesized before they are submitted
+    ec.lookahead = std::max<size_t>(1, opt.batch);
+    ec.keys = cli_key_store(opt.backend, opt.pin_params, opt.msm_table_bytes);
+    engine::Engine eng(ec);
     auto b0 = clock_type::now();
-    std::unique_ptr<groth16::ProverBackend> backend = make_backend(opt.backend, params, opt.pin_params);
-    const double backend_s = seconds_since(b0);  // the GPU backend uploads the queries here
-    auto pvk = groth16::prepare_verifying_key(params.vk);
+    const auto key = cli_key(eng, c.name, params);
+    const double backend_s = seconds_since(b0);
     std::map<std::string, std::vector<double>> stages;
     std::vector<double> prove_s, verify_s, synthesis_s;
-    std::mt19937_64 rng(42);
     const size_t batch = std::max<size_t>(1, opt.batch);
     std::optional<r1cs::ProvingAssignment> first_copy;  // --same-witness: proof 0's assignment, kept
     std::vector<Fr> first_copy_pub;
     std::string last_timeline;
     for (int rep = 0; rep < reps; rep++) {
-        // A batch of circuits (proof numbers rep * batch + j) in one prover call: the GPU prover overlaps
-        // circuit j + 1's upload with circuit j's MSMs.
+        // A batch of circuits (proof numbers rep * batch + j), synthesized first, then one engine job of `batch`
+        // partitions: the GPU backend uploads partition j + 1's a, b, c while partition j's MSMs run.
         std::vector<std::vector<Fr>> pub(batch);
         std::vector<r1cs::ProvingAssignment> asg;
         asg.reserve(batch);
@@ -365,24 +384,29 @@ int run_bench_groth16(const CircuitOptions& circuit, const BenchOptions& opt, in
             }
         }
         synthesis_s.push_back(synth + seconds_since(s0));
-        std::vector<Fr> r(batch), sv(batch);
-        for (size_t j = 0; j < batch; j++) r[j] = Fr::random(rng), sv[j] = Fr::random(rng);
-        TimingSink sink;
-        auto p0 = clock_type::now();
-        auto proofs = backend->prove(asg, r, sv, &sink);
-        prove_s.push_back(seconds_since(p0));
-        if (!opt.random_params) {
-            auto v0 = clock_type::now();
-            for (size_t j = 0; j < batch; j++)
-                if (!groth16::verify_proof(pvk, proofs[j], pub[j]))
-                    throw std::runtime_error("bench groth16: a " + c.name + " proof did not verify");
-            verify_s.push_back(seconds_since(v0) / (double)batch);
-        }
-            // Per circuit: a stage may run several times per proof (three intts); averaged over the batch.
+        engine::JobSpec spec;
+        spec.name = c.name;
+        spec.partitions = batch;
+        spec.key = key;
+        spec.synthesize = [&asg](size_t i) { return std::move(asg[i]); };
+        // Every proof verified by the engine against its circuit's public inputs (not with random parameters).
+        spec.verify_key = opt.random_params ? nullptr : &params.vk;
+        note_fallbacks(spec);
+        const engine::JobResult res = eng.await(eng.submit(std::move(spec)));
+        if (res.state != engine::JobState::Done)
+            throw std::runtime_error("bench groth16: the " + c.name + " job ended " +
+                                     engine::job_state_name(res.state) + (res.error.empty() ? "" : ": " + res.error));
+        // Per circuit: a stage may run several times per proof (three intts); averaged over the batch. The job's
+        // wall time less its verification is the prover's time for the batch.
         std::map<std::string, double> per_proof;
-        for (const auto& span : sink.spans())
-            if (span.item >= 0) per_proof[span.name] += span.duration_s / (double)batch;
-        if (!opt.timeline_path.empty()) last_timeline = sink.to_json();
+        double verify = 0;
+        for (const auto& span : res.timeline->spans()) {
+            if (span.layer == TimingLayer::Prover && span.item >= 0) per_proof[span.name] += span.duration_s / (double)batch;
+            if (span.layer == TimingLayer::Pipeline && span.name == "verify") verify += span.duration_s;
+        }
+        prove_s.push_back(res.wall_seconds - verify);
+        if (!opt.random_params) verify_s.push_back(verify / (double)batch);
+        if (!opt.timeline_path.empty()) last_timeline = res.timeline->to_json();
         for (auto& [name, t] : per_proof) stages[name].push_back(t);
     }
     auto median = [](std::vector<double> v) {
@@ -393,11 +417,15 @@ int run_bench_groth16(const CircuitOptions& circuit, const BenchOptions& opt, in
     nlohmann::json j;
     j["bench"] = "groth16";
     describe_circuit(j, c);
-    j["backend"] = backend->name();
+    j["backend"] = key->backend()->name();
     j["random_params"] = opt.random_params;
     j["threads"] = num_threads();
     j["setup_s"] = setup_s;
     j["backend_init_s"] = backend_s;
+    j["msm_table_bytes"] = opt.msm_table_bytes;
+    size_t device_bytes = 0;
+    for (const auto& d : key->devices) device_bytes += d.bytes;
+    j["device_resident_bytes"] = device_bytes;
     j["median_synthesis_s"] = median(synthesis_s);
     j["batch"] = batch;
     j["median_prove_s"] = median(prove_s);  // one prover call: the whole batch
@@ -490,32 +518,20 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
         params = groth16::generate_parameters(*make_circuit(c, false, 0, nullptr), groth16::ToxicWaste::from_seed(1));
     }
     const double setup_s = seconds_since(t0);
-    std::unique_ptr<groth16::ProverBackend> backend = make_backend(opt.backend, params, opt.pin_params);
-    // A GPU fault falls back to the CPU for that partition; every proof is verified inside the engine.
-    std::unique_ptr<groth16::ProverBackend> cpu_fallback;
-    if (backend->name() != "cpu") cpu_fallback = std::make_unique<groth16::CpuBackend>(params);
-
+    // The parameters as the engine's key: one copy per GPU (each GPU proves partitions), the CPU behind them as the
+    // fallback for a partition whose GPU faults; every proof is verified inside the engine.
     std::vector<std::vector<Fr>> publics(opt.partitions);
     engine::EngineConfig ecfg;
     ecfg.synthesis_workers = opt.workers;
     ecfg.memory_budget_bytes = engine::auto_memory_budget();
     ecfg.lookahead = opt.lookahead;
+    ecfg.keys = cli_key_store(opt.backend, opt.pin_params, opt.msm_table_bytes);
     engine::Engine eng(ecfg);
+    const auto key = cli_key(eng, c.name, params);
     engine::JobSpec spec;
     spec.name = c.name;
     spec.partitions = opt.partitions;
-    spec.backend = backend.get();
-    // Every further GPU proves partitions too (its own copy of the parameters on its device).
-    std::vector<std::unique_ptr<groth16::ProverBackend>> more;
-#ifdef CUZK_HAVE_CUDA
-    if (backend->name() == "gpu")
-        for (auto& b : gpu::gpu_backends(params, 1, gpu_config(opt.pin_params))) more.push_back(std::move(b));
-#endif
-    if (!more.empty()) {
-        spec.backends.push_back(backend.get());
-        for (auto& b : more) spec.backends.push_back(b.get());
-    }
-    spec.fallback = cpu_fallback.get();
+    spec.key = key;
     note_fallbacks(spec);
     spec.verify_key = opt.random_params ? nullptr : &params.vk;
     spec.synthesize = [&](size_t i) {
@@ -543,8 +559,8 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
     j["partitions"] = opt.partitions;
     j["workers"] = opt.workers ? opt.workers : engine::auto_synthesis_workers();
     j["lookahead"] = opt.lookahead;
-    j["backend"] = backend->name();
-    j["proving_workers"] = std::max<size_t>(1, spec.backends.size());
+    j["backend"] = key->backend()->name();
+    j["proving_workers"] = key->backends().size();
     j["random_params"] = opt.random_params;
     j["pce"] = opt.pce;
     if (opt.pce) j["pce_compile_s"] = pce_compile_s;

@@ -131,7 +131,9 @@ int main(int argc, char** argv) {
                     "groth16, pipeline: page-lock the parameters in host memory before the GPU upload");
     bench->add_flag("--pce", bench_opt.pce,
                     "pipeline: partitions by the pre-compiled constraint evaluator (witness + sparse product)");
-    bench->add_option("--batch", bench_opt.batch, "groth16: circuits per prover call (median per call and per circuit)")
+    bench->add_option("--msm-table-bytes", bench_opt.msm_table_bytes,
+                      "groth16, pipeline: device bytes for precomputed G1 MSM window tables (H, L, A, B_G1 in order; default 0: none)");
+    bench->add_option("--batch", bench_opt.batch, "groth16: circuits per engine job (median per job and per circuit)")
         ->check(CLI::Range(1, 64));
     bench->add_flag("--same-witness", bench_opt.same_witness,
                     "groth16 with --random-params: every circuit proves a copy of the first one's assignment (no synthesis per circuit)");

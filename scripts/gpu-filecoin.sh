@@ -15,6 +15,10 @@
 #   c2              a 32 GiB PoRep C2 (10 partitions, generated C1, random parameters), default engine settings,
 #                   $RUNS runs (default 3) on fresh engines after one parameter generation; $C2_ARGS adds flags
 #   pipeline        bench pipeline --preset porep-32g --pce --partitions 10, default settings (issue 19 item 4)
+#   msm-tables      bench groth16 (mul chain, random parameters, one witness) at 2^20, 2^22 and 2^24 without and with
+#                   precomputed G1 MSM window tables (--msm-table-bytes: all four queries at 2^20 and 2^22, 60 GB at
+#                   2^24), runs alternating, $REPS proofs each (default 5)
+#   roundtrip       tests/cli_roundtrip.sh on the GPU build (setup, prove through the engine's key, verify, errors)
 # Usage: scripts/gpu-filecoin.sh STEP...      (env: OUT, default ./out; BUILD_DIR, default /tmp/b; P32, /tmp/p32)
 # Each step writes STEP.json (the bench's JSON line), STEP.err (progress, notes) and, where it applies, STEP.timeline
 # under $OUT, and prints the JSON line's main fields.
@@ -87,8 +91,22 @@ for step in "$@"; do
       bench c2 porep-c2 --proof-type StackedDrg32GiBV1_1 --random-params --runs "${RUNS:-3}" ${C2_ARGS:-} ;;
     pipeline)
       bench pipeline pipeline --preset porep-32g --random-params --pce --partitions 10 ;;
+    msm-tables)
+      for k in 20 22 24; do
+        table=1000000000000
+        [ "$k" = 24 ] && table=60000000000
+        for run in 1 2; do for t in 0 "$table"; do
+          bench "msm-tables-$k-$t-$run" groth16 --backend gpu --random-params --same-witness --log-constraints "$k" \
+            --reps "${REPS:-5}" --msm-table-bytes "$t"
+          python3 -c "import json,sys; j=json.loads(open(sys.argv[1]).read().splitlines()[-1]); print('  prove', j['median_prove_s'], 'stages', {k: round(v * 1e3, 1) for k, v in j['median_stage_s'].items() if k.startswith('msm')}, 'device bytes', j['device_resident_bytes'])" "$OUT/msm-tables-$k-$t-$run.json" || true
+        done; done
+      done ;;
+    roundtrip)
+      echo "== roundtrip"
+      bash tests/cli_roundtrip.sh "$cuzk" >"$OUT/roundtrip.log" 2>&1 || status=1
+      tail -3 "$OUT/roundtrip.log" ;;
     *)
-      echo "unknown step '$step' (build, gpu-tests, params-load, winning, window, snap, snap-poseidon, c2, pipeline)"; exit 2 ;;
+      echo "unknown step '$step' (build, gpu-tests, params-load, winning, window, snap, snap-poseidon, c2, pipeline, msm-tables, roundtrip)"; exit 2 ;;
   esac
 done
 exit $status

@@ -112,6 +112,19 @@ TEST(Engine, PartitionsProveInOrderLikeTheSeam) {
     EXPECT_NE(find(spans, "queued", -1), nullptr);
     EXPECT_NE(find(spans, "job", -1), nullptr);
     EXPECT_GT(res.timeline->total(TimingLayer::Prover, "msm.a"), 0.0);
+    // ... labelled with their partition, inside that partition's proving span.
+    for (int64_t i = 0; i < 5; i++) {
+        const TimingSpan* proving = find(spans, "proving", i);
+        ASSERT_NE(proving, nullptr);
+        size_t msm_a = 0;
+        for (const auto& sp : spans) {
+            if (sp.layer != TimingLayer::Prover || sp.name != "msm.a" || sp.item != i) continue;
+            msm_a++;
+            EXPECT_GE(sp.start_s, proving->start_s - 1e-6) << i;
+            EXPECT_LE(sp.start_s + sp.duration_s, proving->start_s + proving->duration_s + 1e-6) << i;
+        }
+        EXPECT_EQ(msm_a, 1u) << "partition " << i << "'s msm.a";
+    }
     EXPECT_GT(res.wall_seconds, 0.0);
 }
 
@@ -701,6 +714,42 @@ TEST(KeyStore, DeviceCopiesCountAgainstTheDeviceBudget) {
     ASSERT_EQ(again->devices.size(), 1u);
     EXPECT_EQ(store.stats().device_bytes.at("dev:0"), f.bytes[1] + f.bytes[2]);
     EXPECT_LE(store.stats().device_bytes.at("dev:0"), f.bytes[1] + f.bytes[2] + f.bytes[0] / 2);
+}
+
+TEST(Engine, AJobProvesOnItsKeyAndHoldsItUntilItEnds) {
+    // Parameters adopted by the engine's key store; a job that names the key (no backend of its own) proves on the
+    // key's CPU backend, and the store cannot evict the key while the job is queued or running, only after.
+    Engine eng;
+    auto key = eng.keys().adopt("chain", std::make_shared<const groth16::Parameters>(params()));
+    EXPECT_EQ(key->path, "memory:chain");
+    EXPECT_EQ(eng.keys().adopt("chain", std::make_shared<const groth16::Parameters>(params())).get(), key.get())
+        << "a second adopt of the name shares the key";
+    Gate gate;
+    JobSpec spec;
+    spec.name = "keyed";
+    spec.partitions = 2;
+    spec.key = key;
+    spec.verify_key = &params().vk;
+    spec.synthesize = [&gate](size_t i) {
+        gate.wait();
+        return synth(700 + i);
+    };
+    const JobId id = eng.submit(std::move(spec));
+    key.reset();  // only the job and the store hold it now
+    EXPECT_FALSE(eng.keys().evict("memory:chain")) << "a running job holds its key";
+    gate.open();
+    const JobResult res = eng.await(id);
+    ASSERT_EQ(res.state, JobState::Done) << res.error;
+    ASSERT_EQ(res.proofs.size(), 2u);
+    const auto pvk = groth16::prepare_verifying_key(params().vk);
+    for (size_t i = 0; i < 2; i++)
+        EXPECT_TRUE(groth16::verify_proof(pvk, res.proofs[i], circuits::MulChainCircuit(kLog, 2, 700 + i).public_values()));
+    EXPECT_TRUE(eng.keys().evict("memory:chain")) << "the ended job let its key go";
+    EXPECT_EQ(eng.keys().stats().entries, 0u);
+    // A job with neither a key nor a backend is refused.
+    JobSpec bare;
+    bare.synthesize = [](size_t) { return synth(1); };
+    EXPECT_THROW(eng.submit(std::move(bare)), std::invalid_argument);
 }
 
 TEST(KeyStore, MatricesAreMadeOnceCountedAndHeldWithTheirKey) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -101,6 +102,7 @@ struct Engine::Impl {
     };
 
     EngineConfig cfg;
+    ProvingKeyStore keys;
     mutable std::mutex mu;
     std::condition_variable work_cv, done_cv;
     std::map<JobId, std::shared_ptr<Job>> jobs;
@@ -115,7 +117,7 @@ struct Engine::Impl {
     std::vector<std::thread> workers;
     std::map<std::string, std::unique_ptr<Lane>> lanes;
 
-    explicit Impl(const EngineConfig& c) : cfg(c) {
+    explicit Impl(const EngineConfig& c) : cfg(c), keys(c.keys) {
         if (cfg.synthesis_workers == 0) cfg.synthesis_workers = auto_synthesis_workers();
         if (cfg.lookahead == 0) cfg.lookahead = 1;
         for (size_t w = 0; w < cfg.synthesis_workers; w++) workers.emplace_back([this] { synthesis_loop(false); });
@@ -132,6 +134,7 @@ struct Engine::Impl {
                     j->result.state = JobState::Cancelled;
                     j->reported = true;
                     wipe(*j);
+                    release_key(*j);
                 }
                 j->cancel = true;
             }
@@ -149,6 +152,7 @@ struct Engine::Impl {
             j->result.state = j->state = JobState::Cancelled;
             j->reported = true;
             wipe(*j);
+            release_key(*j);
         }
         done_cv.notify_all();
     }
@@ -418,10 +422,13 @@ struct Engine::Impl {
                 } else {
                     if (!t.prepare_error.empty() && &backend == t.backend)
                         throw std::runtime_error("prepare: " + t.prepare_error);
+                    // A one-circuit call numbers its spans' circuit 0: relabelled as partition i.
+                    TimingSink call;
                     proof = backend
                                 .prove(std::span<r1cs::ProvingAssignment>(&asg, 1), std::span<const Fr>(&job.r[i], 1),
-                                       std::span<const Fr>(&job.s[i], 1), &sink)
+                                       std::span<const Fr>(&job.s[i], 1), &call)
                                 .at(0);
+                    sink.absorb(call, (int64_t)i);
                 }
             }
             if (job.pvk) {
@@ -549,11 +556,23 @@ struct Engine::Impl {
         if (job.spec.on_end) {
             try {
                 job.spec.on_end(job.id, job.result);
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "engine: job %llu: its end callback failed: %s\n", (unsigned long long)job.id,
+                             e.what());
             } catch (...) {
+                std::fprintf(stderr, "engine: job %llu: its end callback failed\n", (unsigned long long)job.id);
             }
         }
         std::lock_guard<std::mutex> lk(mu);
         job.reported = true;
+        release_key(job);
+    }
+    // An ended job lets its key go (the store may evict it now). Under mu.
+    static void release_key(Job& job) {
+        job.spec.backend = job.spec.fallback = nullptr;
+        job.spec.backends.clear();
+        job.provers.clear();
+        job.spec.key.reset();
     }
     static bool ended(const Job& job) {
         return job.reported &&
@@ -583,10 +602,16 @@ struct Engine::Impl {
 Engine::Engine(const EngineConfig& cfg) : impl_(std::make_unique<Impl>(cfg)) {}
 Engine::~Engine() = default;
 
+ProvingKeyStore& Engine::keys() { return impl_->keys; }
+
 JobId Engine::submit(JobSpec spec) {
     if (spec.partitions == 0) throw std::invalid_argument("engine: a job needs at least one partition");
     if (!spec.synthesize) throw std::invalid_argument("engine: a job needs a synthesize function");
-    if (!spec.backend && spec.backends.empty()) throw std::invalid_argument("engine: a job needs a backend");
+    if (spec.key && !spec.backend && spec.backends.empty()) {
+        spec.backends = spec.key->backends();
+        if (!spec.fallback) spec.fallback = spec.key->fallback();
+    }
+    if (!spec.backend && spec.backends.empty()) throw std::invalid_argument("engine: a job needs a key or a backend");
     for (Backend* b : spec.backends)
         if (!b) throw std::invalid_argument("engine: a null backend in JobSpec::backends");
     if (!spec.backend) spec.backend = spec.backends.front();

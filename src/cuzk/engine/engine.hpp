@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "cuzk/engine/key_store.hpp"
 #include "cuzk/ff/fr.hpp"
 #include "cuzk/groth16/backend.hpp"
 #include "cuzk/groth16/types.hpp"
@@ -57,7 +58,11 @@ struct JobSpec {
     size_t partitions = 1;
     // Synthesizes partition i (called on a synthesis worker, possibly concurrently for different i).
     std::function<r1cs::ProvingAssignment(size_t i)> synthesize;
-    // Proves the partitions; must outlive the job.
+    // The proving key (Engine::keys()): the job proves on its backends (one lane per device copy, else its CPU
+    // backend) with its CPU backend as the fallback, unless backend, backends or fallback below name others, and
+    // holds it until the job ends, so the store never evicts a key a queued or running job uses.
+    std::shared_ptr<const ProvingKey> key;
+    // Proves the partitions (default: the key's); must outlive the job.
     Backend* backend = nullptr;
     // Optional: several backends (one per GPU), each with its own proving worker taking partitions as they are
     // synthesized; proofs still come back in partition order. Empty: `backend` alone. Must outlive the job.
@@ -116,6 +121,8 @@ struct EngineConfig {
     // when the process's resident set plus the partitions being synthesized plus its own JobSpec::partition_bytes
     // fit, unless nothing at all is in flight (then one starts whatever the budget says: a job always progresses).
     size_t memory_budget_bytes = 0;
+    // The proving-key store the engine owns (Engine::keys()).
+    KeyStoreConfig keys;
 };
 
 // Synthesis workers for this host when none are configured: one per 8 hardware threads, 1 to 8 (measured on the
@@ -135,7 +142,11 @@ public:
     Engine(const Engine&) = delete;
     Engine& operator=(const Engine&) = delete;
 
-    // std::invalid_argument for a spec without partitions, synthesize or backend.
+    // The proving keys: parameter sets with their device copies, backends and compiled matrices, loaded once under
+    // the host and device budgets (KeyStoreConfig); jobs name theirs in JobSpec::key.
+    ProvingKeyStore& keys();
+
+    // std::invalid_argument for a spec without partitions, synthesize, or a key or backend.
     JobId submit(JobSpec spec);
     // Blocks until the job has ended (Done, Failed or Cancelled) and returns its result; std::out_of_range for an
     // unknown id.

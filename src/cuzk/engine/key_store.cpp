@@ -2,6 +2,7 @@
 
 #include <future>
 #include <stdexcept>
+#include <string_view>
 
 #include "cuzk/engine/engine.hpp"
 #include "cuzk/formats/iden3_circom.hpp"
@@ -9,7 +10,13 @@
 namespace cuzk::engine {
 
 namespace {
-std::string key_of(const std::filesystem::path& path) { return std::filesystem::weakly_canonical(path).string(); }
+// Parameters in memory are named "memory:<name>" (adopt); a file by its canonical path.
+constexpr std::string_view kMemoryPrefix = "memory:";
+std::string key_of(const std::filesystem::path& path) {
+    const std::string s = path.string();
+    if (s.rfind(kMemoryPrefix, 0) == 0) return s;
+    return std::filesystem::weakly_canonical(path).string();
+}
 
 // A file's in-memory size before it is read: affine points take a little more than their encodings (G1 96 -> 104
 // bytes, G2 192 -> 200), so a margin of 1/8 covers it.
@@ -129,6 +136,24 @@ std::shared_ptr<ProvingKey> ProvingKeyStore::load(const std::filesystem::path& p
 
 std::shared_ptr<const ProvingKey> ProvingKeyStore::get(const std::filesystem::path& path) {
     const std::string key = key_of(path);
+    return obtain(key, estimate(path), [&] { return load(path, key); });
+}
+
+std::shared_ptr<const ProvingKey> ProvingKeyStore::adopt(const std::string& name,
+                                                         std::shared_ptr<const groth16::Parameters> params) {
+    if (!params) throw std::invalid_argument("key store: adopt " + name + " without parameters");
+    const std::string key = std::string(kMemoryPrefix) + name;
+    return obtain(key, resident_bytes(*params), [&] {
+        auto k = std::make_shared<ProvingKey>();
+        k->path = key;
+        k->params = params;
+        k->host_bytes = resident_bytes(*params);
+        return k;
+    });
+}
+
+std::shared_ptr<const ProvingKey> ProvingKeyStore::obtain(const std::string& key, size_t guess,
+                                                          const std::function<std::shared_ptr<ProvingKey>()>& read) {
     std::unique_lock<std::mutex> lk(mu_);
     for (;;) {
         auto it = entries_.find(key);
@@ -146,7 +171,6 @@ std::shared_ptr<const ProvingKey> ProvingKeyStore::get(const std::filesystem::pa
         return it->second->key;
     }
     counters_.misses++;
-    const size_t guess = estimate(path);
     if (!make_room(guess, {}))
         throw std::runtime_error("key store: " + key + " needs about " + bytes_text(guess) + " of host memory; the budget is " +
                                  bytes_text(cfg_.budget_bytes) + " and " + bytes_text(bytes_) + " are held by keys in use");
@@ -156,28 +180,14 @@ std::shared_ptr<const ProvingKey> ProvingKeyStore::get(const std::filesystem::pa
     bytes_ += guess;
     lk.unlock();
 
-    auto fail = [&] {
+    std::shared_ptr<ProvingKey> k;
+    try {
+        k = read();
+        attach_backends(*k, *entry);
+    } catch (...) {
         lk.lock();
         drop(key);
         loaded_cv_.notify_all();
-    };
-    std::shared_ptr<ProvingKey> k;
-    try {
-        k = load(path, key);
-        if (cfg_.make_device_copies) {
-            // Room on the devices, reserved at the estimate until the copies say what they hold; without it (the
-            // keys that jobs hold fill a device) the key proves on the CPU until it is idle and asked for again.
-            const auto need = cfg_.device_bytes ? cfg_.device_bytes(*k->params) : std::map<std::string, size_t>{};
-            lk.lock();
-            const bool room = make_room(0, need, entry.get());
-            if (room) reserve_devices(*entry, need);
-            lk.unlock();
-            if (room) k->devices = cfg_.make_device_copies(*k->params);
-            else k->without_devices = true;
-        }
-        if (k->devices.empty() || cfg_.cpu_fallback) k->cpu = std::make_unique<groth16::CpuBackend>(*k->params);
-    } catch (...) {
-        fail();
         throw;
     }
     lk.lock();
@@ -193,6 +203,21 @@ std::shared_ptr<const ProvingKey> ProvingKeyStore::get(const std::filesystem::pa
     make_room(0, {});  // the exact sizes may exceed the estimates: drop idle keys if that went over a budget
     loaded_cv_.notify_all();
     return k;
+}
+
+void ProvingKeyStore::attach_backends(ProvingKey& k, Entry& entry) {
+    if (cfg_.make_device_copies) {
+        // Room on the devices, reserved at the estimate until the copies say what they hold; without it (the keys
+        // that jobs hold fill a device) the key proves on the CPU until it is idle and asked for again.
+        const auto need = cfg_.device_bytes ? cfg_.device_bytes(*k.params) : std::map<std::string, size_t>{};
+        std::unique_lock<std::mutex> lk(mu_);
+        const bool room = make_room(0, need, &entry);
+        if (room) reserve_devices(entry, need);
+        lk.unlock();
+        if (room) k.devices = cfg_.make_device_copies(*k.params);
+        else k.without_devices = true;
+    }
+    if (k.devices.empty() || cfg_.cpu_fallback) k.cpu = std::make_unique<groth16::CpuBackend>(*k.params);
 }
 
 std::shared_ptr<const r1cs::PrecompiledR1cs> ProvingKeyStore::matrices(

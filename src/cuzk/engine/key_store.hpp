@@ -88,11 +88,17 @@ public:
     // The key in `path` (a bellman parameter file, or a .zkey), loaded now or shared. Throws formats::FormatError
     // for a bad file and std::runtime_error when it cannot fit in a budget even after evicting every idle key.
     std::shared_ptr<const ProvingKey> get(const std::filesystem::path& path);
+    // Parameters already in memory (generated, or read and checked by the caller: a Filecoin file found by name and
+    // its header checked against the circuit) as the key "memory:<name>", with their device copies and CPU backend
+    // as for a file; a second adopt of the same name shares the first key while it is loaded (the parameters given
+    // are then unused). Counted and evicted like a file's key; the store keeps `params` alive while it holds it.
+    std::shared_ptr<const ProvingKey> adopt(const std::string& name, std::shared_ptr<const groth16::Parameters> params);
     // The matrices named `name` (a circuit's shape, a .pce file) of `key`, made by `make` the first time (others
     // wait), counted in the host budget and kept while the key is; a failure is not kept.
     std::shared_ptr<const r1cs::PrecompiledR1cs> matrices(const ProvingKey& key, const std::string& name,
                                                           const std::function<r1cs::PrecompiledR1cs()>& make);
-    // Drops the key unless a job holds it; false when it is not loaded or in use.
+    // Drops the key (a path, or "memory:<name>" for an adopted one) unless a job holds it; false when it is not
+    // loaded or in use.
     bool evict(const std::filesystem::path& path);
 
     struct Stats {
@@ -118,6 +124,11 @@ private:
     // Sets the entry's device bytes (an estimate, then what its copies hold) in the devices' totals.
     void reserve_devices(Entry& e, const std::map<std::string, size_t>& bytes);
     std::shared_ptr<ProvingKey> load(const std::filesystem::path& path, const std::string& key) const;
+    // The key `key`, loaded now by `read` (about `guess` host bytes) or shared.
+    std::shared_ptr<const ProvingKey> obtain(const std::string& key, size_t guess,
+                                             const std::function<std::shared_ptr<ProvingKey>()>& read);
+    // The device copies (room permitting) and the CPU backend of a key just read.
+    void attach_backends(ProvingKey& k, Entry& entry);
 
     KeyStoreConfig cfg_;
     mutable std::mutex mu_;

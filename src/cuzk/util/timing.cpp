@@ -23,6 +23,17 @@ void TimingSink::record(TimingSpan span) {
     spans_.push_back(std::move(span));
 }
 
+void TimingSink::absorb(const TimingSink& from, int64_t item) {
+    const double shift = seconds_since_epoch(from.epoch_);
+    auto spans = from.spans();
+    std::lock_guard<std::mutex> lk(mu_);
+    for (auto& s : spans) {
+        s.start_s += shift;
+        if (s.item >= 0) s.item = item;
+        spans_.push_back(std::move(s));
+    }
+}
+
 std::vector<TimingSpan> TimingSink::spans() const {
     std::lock_guard<std::mutex> lk(mu_);
     return spans_;

@@ -32,6 +32,9 @@ class TimingSink {
 public:
     TimingSink() : epoch_(std::chrono::steady_clock::now()) {}
     void record(TimingSpan span);
+    // Every span of `from` (a call's own sink), its start moved onto this sink's epoch and, when it has an item,
+    // labelled `item` instead (a one-circuit prover call numbers its circuit 0; the engine's partition is `item`).
+    void absorb(const TimingSink& from, int64_t item);
     std::vector<TimingSpan> spans() const;
     double seconds_since_epoch(std::chrono::steady_clock::time_point t) const {
         return std::chrono::duration<double>(t - epoch_).count();

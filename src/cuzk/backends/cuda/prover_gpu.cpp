@@ -2,6 +2,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
 #include <future>
@@ -23,11 +24,39 @@ namespace cuzk::gpu {
 namespace {
 constexpr TimingLayer kLayer = TimingLayer::Prover;
 
-GpuMsmConfig on(int device, std::shared_ptr<MsmScratch> scratch = nullptr) {
+GpuMsmConfig on(int device, std::shared_ptr<MsmScratch> scratch = nullptr, bool table = false) {
     GpuMsmConfig c;
     c.device = device;
     c.scratch = std::move(scratch);
+    c.precompute_windows = table;
     return c;
+}
+
+// Which G1 queries get a precomputed window table under GpuProverConfig::msm_table_bytes: H, L, A, B_G1 in that
+// order (the largest dense MSMs first), each while its table's extra bytes fit in what is left.
+struct TablePlan {
+    bool h = false, l = false, a = false, b1 = false;
+};
+TablePlan table_plan(const groth16::Parameters& p, const GpuProverConfig& c) {
+    TablePlan plan;
+    if (c.msm_table_bytes == 0) return plan;
+    const unsigned sms = (unsigned)std::max(1, devices().at((size_t)c.device).sm_count);
+    size_t left = c.msm_table_bytes;
+    auto take = [&](size_t n) {
+        if (n == 0) return false;
+        const unsigned w = gpu_msm_window_bits(n, sms, true);
+        const size_t windows = (256 + w - 1) / w;
+        if ((uint64_t)n * windows >= (uint64_t(1) << 31)) return false;  // the table's index limit
+        const size_t extra = G1MsmContext::precomputed_table_bytes(n, w) / windows * (windows - 1);
+        if (extra > left) return false;
+        left -= extra;
+        return true;
+    };
+    plan.h = take(p.h.size());
+    plan.l = take(p.l.size());
+    plan.a = take(p.a.size());
+    plan.b1 = take(p.b_g1.size());
+    return plan;
 }
 }  // namespace
 
@@ -76,6 +105,7 @@ struct GpuProver::Impl {
     const groth16::Parameters& p;
     GpuProverConfig cfg;
     HostPins pins;  // before the contexts: their uploads read the pinned arrays
+    TablePlan tables;
     // The G1 MSMs run one after another (prove_one), so their contexts share one scratch; B_G2's, which runs beside
     // them, has its own.
     std::shared_ptr<MsmScratch> g1_scratch;
@@ -98,11 +128,12 @@ struct GpuProver::Impl {
         : p(params),
           cfg(c),
           pins(pins_for(params, c)),
+          tables(table_plan(params, c)),
           g1_scratch(std::make_shared<MsmScratch>(c.device)),
-          a(params.a, on(c.device, g1_scratch)),
-          b1(params.b_g1, on(c.device, g1_scratch)),
-          l(params.l, on(c.device, g1_scratch)),
-          h(params.h, on(c.device, g1_scratch)),
+          a(params.a, on(c.device, g1_scratch, tables.a)),
+          b1(params.b_g1, on(c.device, g1_scratch, tables.b1)),
+          l(params.l, on(c.device, g1_scratch, tables.l)),
+          h(params.h, on(c.device, g1_scratch, tables.h)),
           b2(params.b_g2, on(c.device)) {}
 
     // The H arrays of slot k for this domain (made or remade when the size or convention changed). An optional

@@ -49,6 +49,11 @@ struct GpuProverConfig {
     // upload to the device is then a direct DMA, and the host copy can never be paged out. Costs the time to lock
     // them (the figures are in docs/perf.md); an array already registered (another device's prover) is left as it is.
     bool pin_host_params = false;
+    // Device bytes the G1 queries' precomputed window tables may take beyond the queries themselves
+    // (GpuMsmConfig::precompute_windows: W = ceil(256 / c) multiples of every base, one bucket set for all windows).
+    // H, L, A and B_G1 get a table in that order while the next one fits; 0: none. Counted in resident_bytes(), so a
+    // key store budgets it with the key. The gain per proof is in docs/perf.md.
+    size_t msm_table_bytes = 0;
 };
 
 class GpuProver {
