@@ -173,6 +173,7 @@ void run_filecoin_bench_once(nlohmann::json j, const BenchOptions& opt, const st
     o.pin_params = opt.pin_params;
     o.engine.synthesis_workers = opt.workers;
     o.engine.lookahead = opt.lookahead;
+    o.engine.memory_budget_bytes = opt.memory_budget;  // 0: run_engine_job's auto_memory_budget()
     o.verify_key = opt.random_params ? nullptr : &params.vk;
     o.job_peak_rss = true;
     CliJob run = run_engine_job(std::move(spec), params, o);
@@ -183,6 +184,7 @@ void run_filecoin_bench_once(nlohmann::json j, const BenchOptions& opt, const st
     j["random_params"] = opt.random_params;
     j["workers"] = opt.workers ? opt.workers : engine::auto_synthesis_workers();
     j["lookahead"] = opt.lookahead;
+    j["memory_budget_bytes"] = opt.memory_budget ? opt.memory_budget : engine::auto_memory_budget();
     j["backend"] = run.backend;
     if (!opt.timeline_path.empty()) {
         std::ofstream out(opt.timeline_path);

@@ -523,7 +523,7 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
     std::vector<std::vector<Fr>> publics(opt.partitions);
     engine::EngineConfig ecfg;
     ecfg.synthesis_workers = opt.workers;
-    ecfg.memory_budget_bytes = engine::auto_memory_budget();
+    ecfg.memory_budget_bytes = opt.memory_budget ? opt.memory_budget : engine::auto_memory_budget();
     ecfg.lookahead = opt.lookahead;
     ecfg.keys = cli_key_store(opt.backend, opt.pin_params, opt.msm_table_bytes);
     engine::Engine eng(ecfg);
@@ -559,6 +559,7 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
     j["partitions"] = opt.partitions;
     j["workers"] = opt.workers ? opt.workers : engine::auto_synthesis_workers();
     j["lookahead"] = opt.lookahead;
+    j["memory_budget_bytes"] = ecfg.memory_budget_bytes;
     j["backend"] = key->backend()->name();
     j["proving_workers"] = key->backends().size();
     j["random_params"] = opt.random_params;

@@ -118,6 +118,9 @@ int main(int argc, char** argv) {
                       "inputs and parameters made once)")
         ->check(CLI::Range(1, 100));
     bench->add_option("--partitions", bench_opt.partitions, "pipeline: partitions of the job")->check(CLI::Range(1, 1000));
+    bench->add_option("--memory-budget", bench_opt.memory_budget,
+                      "pipeline, porep-c2, post, snap: host bytes the engine keeps the process within when it starts a "
+                      "partition (default: physical memory less max(4 GiB, 1/8))");
     bench->add_option("--lookahead", bench_opt.lookahead, "pipeline: synthesized partitions that may wait for the prover")
         ->check(CLI::Range(1, 64));
     bench->add_option("--workers", bench_opt.workers,

@@ -611,6 +611,7 @@ JobId Engine::submit(JobSpec spec) {
         spec.backends = spec.key->backends();
         if (!spec.fallback) spec.fallback = spec.key->fallback();
     }
+    if (spec.key && spec.partition_bytes == 0) spec.partition_bytes = spec.key->partition_bytes();
     if (!spec.backend && spec.backends.empty()) throw std::invalid_argument("engine: a job needs a key or a backend");
     for (Backend* b : spec.backends)
         if (!b) throw std::invalid_argument("engine: a null backend in JobSpec::backends");

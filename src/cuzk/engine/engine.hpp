@@ -87,8 +87,8 @@ struct JobSpec {
     // thread that ended it, without the engine's lock held, before await() returns; not for jobs the engine's
     // destruction stops (a daemon that shuts down keeps those for its next start). Exceptions from it are swallowed.
     std::function<void(uint64_t id, const JobResult& result)> on_end;
-    // Host memory one synthesized partition holds until it is proven (a, b, c and the witness; 0: unknown), for
-    // EngineConfig::memory_budget_bytes.
+    // Host memory one synthesized partition holds until it is proven (a, b, c and the witness), for
+    // EngineConfig::memory_budget_bytes; 0: the key's ProvingKey::partition_bytes(), or unknown without a key.
     size_t partition_bytes = 0;
     // Optional: called with each JobResult::fallbacks line as it happens (a partition proven again on `fallback`
     // can take minutes where the GPU takes a second: the CLI says so on stderr). Exceptions from it are swallowed.

@@ -63,6 +63,11 @@ std::vector<groth16::ProverBackend*> ProvingKey::backends() const {
 
 groth16::ProverBackend* ProvingKey::fallback() const { return devices.empty() ? nullptr : cpu.get(); }
 
+size_t ProvingKey::partition_bytes() const {
+    const size_t domain = params->h.size() + 1, inputs = params->vk.ic.size(), aux = params->l.size();
+    return (3 * domain + inputs + aux) * sizeof(Fr);
+}
+
 ProvingKeyStore::ProvingKeyStore(const KeyStoreConfig& cfg) : cfg_(cfg) {
     if (cfg_.budget_bytes == 0) cfg_.budget_bytes = auto_memory_budget();
 }

@@ -79,6 +79,9 @@ struct ProvingKey {
     groth16::ProverBackend* backend() const;
     std::vector<groth16::ProverBackend*> backends() const;
     groth16::ProverBackend* fallback() const;
+    // Host bytes one synthesized partition of this key's circuit holds until it is proven: a, b, c over the domain
+    // (H's points + 1) and the witness (one Fr per input and aux variable; the L query has one point per aux).
+    size_t partition_bytes() const;
 };
 
 class ProvingKeyStore {
