@@ -9,6 +9,18 @@
 
 namespace cuzk::daemon {
 
+namespace {
+
+// The deadline of a call the daemon answers at once (submit, cancel, status, metrics, evict).
+constexpr double kCallDeadlineSeconds = 60;
+// With a progress callback, await() asks for the job's status this often.
+constexpr double kProgressPeriodSeconds = 1;
+// An AwaitProof's own deadline is its timeout plus this: the daemon's DEADLINE_EXCEEDED (the job has not ended)
+// arrives first, not the channel's.
+constexpr double kAwaitDeadlineMarginSeconds = 30;
+
+}  // namespace
+
 struct Client::Impl {
     std::shared_ptr<grpc::Channel> channel;
     std::unique_ptr<v1::Prover::Stub> stub;
@@ -18,7 +30,8 @@ struct Client::Impl {
         auto ctx = std::make_unique<grpc::ClientContext>();
         if (seconds > 0)
             ctx->set_deadline(std::chrono::system_clock::now() +
-                              std::chrono::microseconds((int64_t)(seconds * 1e6)));
+                              std::chrono::duration_cast<std::chrono::microseconds>(
+                                  std::chrono::duration<double>(seconds)));
         return ctx;
     }
     static void check(const grpc::Status& st) {
@@ -38,7 +51,7 @@ std::string Client::submit(const v1::ProofRequest& request) {
     v1::SubmitProofRequest q;
     *q.mutable_request() = request;
     v1::SubmitProofResponse r;
-    auto ctx = Impl::context(60);
+    auto ctx = Impl::context(kCallDeadlineSeconds);
     Impl::check(impl_->stub->SubmitProof(ctx.get(), q, &r));
     return r.job_id();
 }
@@ -52,13 +65,13 @@ v1::ProofResult Client::await(const std::string& job_id, double timeout_s,
             timeout_s > 0 ? timeout_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() : 0;
         if (timeout_s > 0 && left <= 0)
             throw ClientError((int)grpc::StatusCode::DEADLINE_EXCEEDED, "job " + job_id + " has not ended in time");
-        if (progress) slice = 1.0;
+        if (progress) slice = kProgressPeriodSeconds;
         if (timeout_s > 0) slice = slice > 0 ? std::min(slice, left) : left;
         v1::AwaitProofRequest q;
         q.set_job_id(job_id);
         q.set_timeout_seconds(slice);
         v1::ProofResult r;
-        auto ctx = Impl::context(slice > 0 ? slice + 30 : 0);
+        auto ctx = Impl::context(slice > 0 ? slice + kAwaitDeadlineMarginSeconds : 0);
         const grpc::Status st = impl_->stub->AwaitProof(ctx.get(), q, &r);
         if (st.ok()) return r;
         if (st.error_code() != grpc::StatusCode::DEADLINE_EXCEEDED) Impl::check(st);
@@ -73,7 +86,7 @@ bool Client::cancel(const std::string& job_id) {
     v1::CancelProofRequest q;
     q.set_job_id(job_id);
     v1::CancelProofResponse r;
-    auto ctx = Impl::context(60);
+    auto ctx = Impl::context(kCallDeadlineSeconds);
     Impl::check(impl_->stub->CancelProof(ctx.get(), q, &r));
     return r.cancelled();
 }
@@ -82,14 +95,14 @@ v1::GetStatusResponse Client::status(const std::string& job_id) {
     v1::GetStatusRequest q;
     q.set_job_id(job_id);
     v1::GetStatusResponse r;
-    auto ctx = Impl::context(60);
+    auto ctx = Impl::context(kCallDeadlineSeconds);
     Impl::check(impl_->stub->GetStatus(ctx.get(), q, &r));
     return r;
 }
 
 std::string Client::metrics() {
     v1::GetMetricsResponse r;
-    auto ctx = Impl::context(60);
+    auto ctx = Impl::context(kCallDeadlineSeconds);
     Impl::check(impl_->stub->GetMetrics(ctx.get(), v1::GetMetricsRequest(), &r));
     return r.text();
 }
@@ -107,7 +120,7 @@ bool Client::evict(const std::string& params) {
     v1::ParamsRequest q;
     q.set_params(params);
     v1::EvictParamsResponse r;
-    auto ctx = Impl::context(60);
+    auto ctx = Impl::context(kCallDeadlineSeconds);
     Impl::check(impl_->stub->EvictParams(ctx.get(), q, &r));
     return r.evicted();
 }

@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -76,6 +77,19 @@ double get_seconds(const toml::table& root, const char* table, const char* key, 
     return v;
 }
 
+// [engine] total_budget: "auto" (0), a size such as "64GiB", or bytes.
+size_t get_budget(const toml::table& root, size_t def) {
+    const auto node = root["engine"]["total_budget"];
+    if (!node) return def;
+    try {
+        if (node.is_integer()) return (size_t)std::max<int64_t>(0, *node.value<int64_t>());
+        if (node.is_string()) return parse_bytes(*node.value<std::string>());
+    } catch (const std::invalid_argument& e) {
+        bad("engine.total_budget", e.what());
+    }
+    bad("engine.total_budget", "\"auto\", a size such as \"64GiB\", or bytes");
+}
+
 std::filesystem::path resolve(const std::filesystem::path& base, const std::string& p) {
     std::filesystem::path path(p);
     return path.is_absolute() ? path : base / path;
@@ -87,7 +101,8 @@ void check_address(const std::string& key, const std::string& hp, bool allow_rem
     if (colon == std::string::npos || colon + 1 == hp.size()) bad(key, "must be host:port, got '" + hp + "'");
     for (size_t i = colon + 1; i < hp.size(); i++)
         if (!std::isdigit((unsigned char)hp[i])) bad(key, "the port must be a number, got '" + hp + "'");
-    if (std::stoul(hp.substr(colon + 1)) > 65535) bad(key, "port out of range in '" + hp + "'");
+    if (std::stoul(hp.substr(colon + 1)) > std::numeric_limits<uint16_t>::max())
+        bad(key, "port out of range in '" + hp + "'");
     if (!allow_remote && !is_loopback_address(hp))
         bad(key, "'" + hp + "' is not a loopback address; set server.allow_remote = true to listen on it");
 }
@@ -114,7 +129,8 @@ bool is_loopback_address(const std::string& hp) {
     if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
     if (host == "localhost") return true;
     in_addr a4{};
-    if (inet_pton(AF_INET, host.c_str(), &a4) == 1) return (ntohl(a4.s_addr) >> 24) == 127;
+    constexpr uint32_t kLoopbackNet = 127;  // 127.0.0.0/8: the address's top 8 of 32 bits
+    if (inet_pton(AF_INET, host.c_str(), &a4) == 1) return (ntohl(a4.s_addr) >> (32 - 8)) == kLoopbackNet;
     in6_addr a6{};
     if (inet_pton(AF_INET6, host.c_str(), &a6) == 1) return IN6_IS_ADDR_LOOPBACK(&a6);
     return false;
@@ -155,19 +171,7 @@ DaemonConfig parse_config(const std::string& toml_text, const std::filesystem::p
         c.synthesis_workers = get_count(root, "engine", "synthesis_workers", c.synthesis_workers, 1, 256);
     }
     c.lookahead = get_count(root, "engine", "lookahead", c.lookahead, 1, 64);
-    {
-        const auto node = root["engine"]["total_budget"];
-        if (node) {
-            try {
-                if (node.is_integer()) c.total_budget = (size_t)std::max<int64_t>(0, *node.value<int64_t>());
-                else if (node.is_string()) c.total_budget = parse_bytes(*node.value<std::string>());
-                else bad("engine.total_budget", "\"auto\", a size such as \"64GiB\", or bytes");
-            } catch (const std::invalid_argument& e) {
-                if (std::string(e.what()).rfind("config:", 0) == 0) throw;
-                bad("engine.total_budget", e.what());
-            }
-        }
-    }
+    c.total_budget = get_budget(root, c.total_budget);
     c.check_params = get_bool(root, "engine", "check_params", c.check_params);
     c.verify_proofs = get_bool(root, "engine", "verify_proofs", c.verify_proofs);
     c.cpu_fallback = get_bool(root, "engine", "cpu_fallback", c.cpu_fallback);

@@ -20,7 +20,7 @@ struct DaemonConfig {
     std::string tcp;                  // "host:port" to also listen on TCP; empty: none
     bool allow_remote = false;        // tcp and metrics must be loopback addresses unless this is set
     std::string metrics;              // "host:port" for HTTP GET /metrics (Prometheus); empty: none
-    size_t max_request_bytes = 1 << 20;
+    size_t max_request_bytes = size_t{1} << 20;  // 1 MiB
     // [paths]
     std::filesystem::path params_dir = "params";      // parameter files; requests name files inside it
     std::filesystem::path circuits_dir = "circuits";  // circuit files (R1CS, PCE); requests name files inside it
@@ -44,7 +44,7 @@ struct DaemonConfig {
     // [jobs]
     size_t max_partitions = 64;
     size_t max_queued = 1000;         // jobs waiting or running; more are refused (RESOURCE_EXHAUSTED)
-    double result_ttl_seconds = 86400;  // finished results are kept this long unless fetched earlier
+    double result_ttl_seconds = 24 * 3600;  // a day: finished results are kept this long unless fetched earlier
     std::string shutdown = "drain";   // drain: finish every accepted job first; interrupt: stop at the next
                                       // partition, keep the jobs for the next start
     // [server] log: one line per job event on stderr

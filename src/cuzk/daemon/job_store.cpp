@@ -59,6 +59,10 @@ private:
     sqlite3_stmt* st_ = nullptr;
 };
 
+// How long a statement waits for another connection's lock on the database (a second process reading it) before
+// it fails.
+constexpr int kBusyTimeoutMs = 5000;
+
 constexpr const char* kColumns = "id, request, state, priority, submitted_at, finished_at, fetched_at, result";
 
 StoredJob row(const Stmt& s) {
@@ -85,7 +89,7 @@ JobStore::JobStore(const std::filesystem::path& path) : path_(path) {
         db_ = nullptr;
         throw StoreError("job store: cannot open " + path.string() + ": " + msg);
     }
-    sqlite3_busy_timeout(db_, 5000);
+    sqlite3_busy_timeout(db_, kBusyTimeoutMs);
     try {
         exec("PRAGMA journal_mode=WAL");
         exec("PRAGMA synchronous=FULL");

@@ -16,6 +16,15 @@ namespace cuzk::daemon {
 
 namespace {
 
+// Connections the kernel queues while one is served (a Prometheus server scrapes one at a time; a few spare).
+constexpr int kListenBacklog = 16;
+// How soon the serving thread sees a stop between connections.
+constexpr int kStopPollMs = 100;
+// A client gets this long for each read of its request: a stuck one cannot hold the endpoint.
+constexpr time_t kReadTimeoutSeconds = 2;
+// A scrape's request line and headers fit in this; the rest of a larger request is not read.
+constexpr size_t kMaxRequestHeadBytes = 8192;
+
 void send_all(int fd, const std::string& s) {
     size_t off = 0;
     while (off < s.size()) {
@@ -52,7 +61,7 @@ MetricsHttpServer::MetricsHttpServer(const std::string& host_port, std::function
         if (fd < 0) continue;
         const int one = 1;
         ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-        if (::bind(fd, a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd, 16) == 0) {
+        if (::bind(fd, a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd, kListenBacklog) == 0) {
             listen_fd_ = fd;
             sockaddr_storage ss{};
             socklen_t len = sizeof(ss);
@@ -78,7 +87,7 @@ MetricsHttpServer::~MetricsHttpServer() {
 void MetricsHttpServer::loop() {
     while (!stop_) {
         pollfd p{listen_fd_, POLLIN, 0};
-        if (::poll(&p, 1, 100) <= 0) continue;  // wakes up to see stop_
+        if (::poll(&p, 1, kStopPollMs) <= 0) continue;  // wakes up to see stop_
         const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
         if (fd < 0) continue;
         serve(fd);
@@ -87,11 +96,12 @@ void MetricsHttpServer::loop() {
 }
 
 void MetricsHttpServer::serve(int fd) {
-    timeval tv{2, 0};
+    timeval tv{kReadTimeoutSeconds, 0};
     ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
     std::string req;
-    char buf[1024];
-    while (req.find("\r\n\r\n") == std::string::npos && req.find("\n\n") == std::string::npos && req.size() < 8192) {
+    char buf[1024];  // one read's worth; the loop gathers up to kMaxRequestHeadBytes
+    while (req.find("\r\n\r\n") == std::string::npos && req.find("\n\n") == std::string::npos &&
+           req.size() < kMaxRequestHeadBytes) {
         const ssize_t n = ::recv(fd, buf, sizeof(buf), 0);
         if (n <= 0) break;
         req.append(buf, (size_t)n);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <span>
 
+#include "cuzk/daemon/event_log.hpp"
 #include "cuzk/ff/fr.hpp"
 #include "cuzk/formats/iden3_circom.hpp"
 #include "cuzk/r1cs/keygen_assembly.hpp"
@@ -20,6 +21,10 @@ constexpr size_t kAssignmentBytesPerConstraint = 4 * sizeof(Fr);
 constexpr size_t kPceBytesPerConstraint = 6 * sizeof(r1cs::CompactTerm) + 3 * sizeof(uint64_t);
 // A zkey's bytes per byte of a partition's a, b, c, about (see plan_circom).
 constexpr size_t kZkeyBytesPerAbcByte = 8;
+
+// mulchain sizes a request may ask for: the circuit's smallest domain (2^2, room for its input constraints) up to
+// 2^27, the domain of Filecoin's largest circuit (a 32 GiB PoRep partition), as `cuzk prove --log-size` allows.
+constexpr unsigned kMulchainMinLogSize = 2, kMulchainMaxLogSize = 27;
 
 // Partitions of one job in memory at once: one per synthesis worker, the lookahead, and the one being proven.
 size_t partitions_in_flight(const DaemonConfig& cfg) { return cfg.synthesis_workers + cfg.lookahead + 1; }
@@ -80,42 +85,52 @@ JobPlan plan_circom(v1::ProofRequest& r, const DaemonConfig& cfg) {
     return job;
 }
 
-}  // namespace
+// The request's circuit resolved: a job kind (porep-c2, window-post, ...) becomes its preset's PoRep circuit, with
+// the kind's partitions and priority where the request left them out.
+struct ResolvedCircuit {
+    std::string circuit;
+    size_t partitions = 0;
+    v1::Priority priority = v1::PRIORITY_UNSPECIFIED;
+};
 
-JobPlan plan_request(v1::ProofRequest& r, const DaemonConfig& cfg) {
-    if (r.circuit() == "circom" || !r.zkey().empty() || r.witnesses_size()) return plan_circom(r, cfg);
-    JobPlan job;
-    std::string circuit = r.circuit();
-    size_t partitions = r.partitions();
-    v1::Priority prio = r.priority();
-    if (const circuits::JobKind* kind = circuits::find_job_kind(circuit)) {
+ResolvedCircuit resolve_circuit(const v1::ProofRequest& r) {
+    ResolvedCircuit c{r.circuit(), r.partitions(), r.priority()};
+    if (const circuits::JobKind* kind = circuits::find_job_kind(c.circuit)) {
         const std::string preset = r.preset().empty() ? kind->default_preset : r.preset();
         if (!circuits::is_porep_circuit(preset))
             throw DaemonError(ErrorCode::InvalidArgument,
-                              "job kind " + circuit + ": preset '" + preset +
+                              "job kind " + c.circuit + ": preset '" + preset +
                                   "' is not a PoRep circuit (porep-2k, porep-8m, porep-512m, porep-32g, porep-64g "
                                   "or an interactive registered seal proof such as StackedDrg32GiBV1_1)");
-        if (!partitions)
-            partitions = kind->partitions ? kind->partitions : circuits::porep_circuit_partitions(preset);
-        if (prio == v1::PRIORITY_UNSPECIFIED) prio = (v1::Priority)(kind->priority + 1);
-        circuit = preset;
-    } else if (!circuits::is_circuit_name(circuit)) {
+        if (!c.partitions)
+            c.partitions = kind->partitions ? kind->partitions : circuits::porep_circuit_partitions(preset);
+        // The kind's priority is the engine's (Low = 0 up); the protocol's starts at LOW after PRIORITY_UNSPECIFIED.
+        if (c.priority == v1::PRIORITY_UNSPECIFIED) c.priority = (v1::Priority)(v1::LOW + kind->priority);
+        c.circuit = preset;
+    } else if (!circuits::is_circuit_name(c.circuit)) {
         std::string names;
         for (const auto& n : circuits::circuit_names()) names += (names.empty() ? "" : ", ") + n;
         for (const auto& k : circuits::job_kinds()) names += std::string(", ") + k.name;
-        throw DaemonError(ErrorCode::InvalidArgument, "unknown circuit '" + circuit + "' (" + names + ")");
+        throw DaemonError(ErrorCode::InvalidArgument, "unknown circuit '" + c.circuit + "' (" + names + ")");
     } else if (!r.preset().empty()) {
-        throw DaemonError(ErrorCode::InvalidArgument, "preset is for job kinds; circuit '" + circuit + "' is one");
+        throw DaemonError(ErrorCode::InvalidArgument, "preset is for job kinds; circuit '" + c.circuit + "' is one");
     }
-    if (!partitions) partitions = 1;
-    if (prio == v1::PRIORITY_UNSPECIFIED) prio = v1::NORMAL;
-    check_partitions_and_deadline(partitions, "partitions", r, cfg);
+    if (!c.partitions) c.partitions = 1;
+    if (c.priority == v1::PRIORITY_UNSPECIFIED) c.priority = v1::NORMAL;
+    return c;
+}
+
+// The built-in circuit's spec from the request's sizes and inputs; the witness seed is fixed now (set in `r`) so
+// that a resumed job proves the same witnesses.
+circuits::CircuitSpec builtin_spec(const std::string& circuit, v1::ProofRequest& r) {
     circuits::CircuitSpec spec;
     spec.name = circuit;
     if (circuit == "mulchain") {
-        spec.log_size = r.log_size() ? r.log_size() : 10;
-        if (spec.log_size < 2 || spec.log_size > 27)
-            throw DaemonError(ErrorCode::InvalidArgument, "mulchain: log_size must be in [2, 27]");
+        if (r.log_size()) spec.log_size = r.log_size();  // else CircuitSpec's default
+        if (spec.log_size < kMulchainMinLogSize || spec.log_size > kMulchainMaxLogSize)
+            throw DaemonError(ErrorCode::InvalidArgument, "mulchain: log_size must be in [" +
+                                                              std::to_string(kMulchainMinLogSize) + ", " +
+                                                              std::to_string(kMulchainMaxLogSize) + "]");
     } else if (r.log_size()) {
         throw DaemonError(ErrorCode::InvalidArgument, "log_size sizes mulchain only");
     }
@@ -125,26 +140,45 @@ JobPlan plan_request(v1::ProofRequest& r, const DaemonConfig& cfg) {
             throw DaemonError(ErrorCode::InvalidArgument, "x must be a decimal number below r");
         spec.x = r.x();
     }
-    // A seed for the witness generator, fixed now so that a resumed job proves the same witnesses.
-    if (r.witness_seed() == 0) r.set_witness_seed(OsRng()() | 1);
+    if (r.witness_seed() == 0) r.set_witness_seed(OsRng()() | 1);  // | 1: never 0, which reads as "not set"
     spec.witness_seed = r.witness_seed();
+    return spec;
+}
+
+}  // namespace
+
+JobPlan plan_request(v1::ProofRequest& r, const DaemonConfig& cfg) {
+    if (r.circuit() == "circom" || !r.zkey().empty() || r.witnesses_size()) return plan_circom(r, cfg);
+    const ResolvedCircuit c = resolve_circuit(r);
+    check_partitions_and_deadline(c.partitions, "partitions", r, cfg);
+    JobPlan job;
+    job.spec = builtin_spec(c.circuit, r);
+    job.partitions = c.partitions;
     job.params_path = inside(cfg.params_dir, r.params(), "params");
     if (!r.pce().empty()) job.pce_path = inside(cfg.circuits_dir, r.pce(), "circuits");
     // What the job holds: the assignments of the partitions in flight (each being synthesized, waiting, or
     // proven) and, through the PCE, the matrices, resident while in use.
-    const size_t constraints = circuits::circuit_constraints(spec);
+    const size_t constraints = circuits::circuit_constraints(job.spec);
     const bool pce = !job.pce_path.empty() || cfg.pce == "auto";
     job.params_bytes = file_bytes(job.params_path);
-    job.in_flight_bytes = constraints * kAssignmentBytesPerConstraint * std::min(partitions, partitions_in_flight(cfg)) +
-                          (pce ? constraints * kPceBytesPerConstraint : 0);
-    r.set_circuit(circuit);
-    r.set_partitions((uint32_t)partitions);
-    r.set_priority(prio);
-    job.spec = spec;
-    job.partitions = partitions;
+    job.in_flight_bytes =
+        constraints * kAssignmentBytesPerConstraint * std::min(c.partitions, partitions_in_flight(cfg)) +
+        (pce ? constraints * kPceBytesPerConstraint : 0);
+    r.set_circuit(c.circuit);
+    r.set_partitions((uint32_t)c.partitions);
+    r.set_priority(c.priority);
     return job;
 }
 
+void check_memory_budget(const JobPlan& plan, size_t budget_bytes) {
+    const size_t need = plan.params_bytes + plan.in_flight_bytes;
+    if (need > budget_bytes)
+        throw DaemonError(ErrorCode::ResourceExhausted,
+                          "the job needs about " + std::to_string(mib(need)) + " MiB (parameters " +
+                              std::to_string(mib(plan.params_bytes)) + " MiB, partitions in flight " +
+                              std::to_string(mib(plan.in_flight_bytes)) + " MiB); the memory budget is " +
+                              std::to_string(mib(budget_bytes)) + " MiB");
+}
 
 fs::path inside(const fs::path& dir, const std::string& name, const char* what) {
     if (name.empty()) throw DaemonError(ErrorCode::InvalidArgument, std::string(what) + ": no file named");

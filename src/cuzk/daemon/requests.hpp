@@ -1,6 +1,7 @@
 // Request validation for the daemon: a v1::ProofRequest checked and completed into what its job needs (the circuit,
 // partitions, files inside the configured directories, parsed circom witnesses) and what it will hold in memory
-// (for admission against the budget, which the daemon decides). Throws DaemonError with the status to answer.
+// (for admission against the daemon's memory budget: check_memory_budget). Throws DaemonError with the status to
+// answer.
 #pragma once
 
 #include <cstddef>
@@ -29,6 +30,10 @@ struct JobPlan {
 // Checks `r` and fills in what it left to defaults (partitions, priority, witness seed; a job kind's preset becomes
 // its circuit), so that a stored request proves the same thing after a restart.
 JobPlan plan_request(v1::ProofRequest& r, const DaemonConfig& cfg);
+
+// Admission: the job's parameter file plus what it keeps in flight must fit `budget_bytes` (ResourceExhausted,
+// saying how much it needs).
+void check_memory_budget(const JobPlan& plan, size_t budget_bytes);
 
 // `name` (from a request) as a file inside `dir`: relative, no "..", and its real path (symlinks resolved) still
 // inside the directory's real path; it must be a regular file.

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <string>
 
 #include "cuzk.grpc.pb.h"
@@ -16,6 +17,12 @@ namespace cuzk::daemon {
 namespace fs = std::filesystem;
 
 namespace {
+
+// The socket's mode: its owner (the daemon's user) only.
+constexpr mode_t kSocketMode = S_IRUSR | S_IWUSR;  // 0600
+// Job ids as the protocol writes them: decimal, at most as many digits as any uint64_t can hold (19; a 20-digit
+// number may not fit).
+constexpr size_t kMaxIdDigits = std::numeric_limits<uint64_t>::digits10;
 
 // Whether something accepts connections on the unix socket `path` (a running daemon).
 bool socket_in_use(const fs::path& path) {
@@ -65,7 +72,7 @@ grpc::Status guarded(F&& fn) {
 }
 
 uint64_t parse_id(const std::string& s) {
-    if (s.empty() || s.size() > 19 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    if (s.empty() || s.size() > kMaxIdDigits || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
         throw DaemonError(ErrorCode::InvalidArgument, "job id '" + s + "' is not a job id (a decimal number)");
     return std::stoull(s);
 }
@@ -124,11 +131,12 @@ std::unique_ptr<grpc::Server> listen(const DaemonConfig& cfg, grpc::Service& ser
     b.AddListeningPort("unix:" + fs::absolute(sock).string(), grpc::InsecureServerCredentials());
     if (!cfg.tcp.empty()) b.AddListeningPort(cfg.tcp, grpc::InsecureServerCredentials(), tcp_port);
     b.RegisterService(&service);
-    // The socket is created by BuildAndStart; a restrictive umask keeps it private from its first moment.
-    const mode_t old = ::umask(0177);
+    // The socket is created by BuildAndStart; a umask that clears every other bit keeps it private from its first
+    // moment.
+    const mode_t old = ::umask((S_IRWXU | S_IRWXG | S_IRWXO) & ~kSocketMode);
     auto server = b.BuildAndStart();
     ::umask(old);
-    if (server) ::chmod(sock.c_str(), 0600);
+    if (server) ::chmod(sock.c_str(), kSocketMode);
     return server;
 }
 

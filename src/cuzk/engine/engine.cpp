@@ -102,7 +102,7 @@ struct Engine::Impl {
     };
 
     EngineConfig cfg;
-    ProvingKeyStore keys;
+    std::shared_ptr<ProvingKeyStore> keys;
     mutable std::mutex mu;
     std::condition_variable work_cv, done_cv;
     std::map<JobId, std::shared_ptr<Job>> jobs;
@@ -117,7 +117,8 @@ struct Engine::Impl {
     std::vector<std::thread> workers;
     std::map<std::string, std::unique_ptr<Lane>> lanes;
 
-    explicit Impl(const EngineConfig& c) : cfg(c), keys(c.keys) {
+    explicit Impl(const EngineConfig& c)
+        : cfg(c), keys(c.key_store ? c.key_store : std::make_shared<ProvingKeyStore>(c.keys)) {
         if (cfg.synthesis_workers == 0) cfg.synthesis_workers = auto_synthesis_workers();
         if (cfg.lookahead == 0) cfg.lookahead = 1;
         for (size_t w = 0; w < cfg.synthesis_workers; w++) workers.emplace_back([this] { synthesis_loop(false); });
@@ -602,7 +603,7 @@ struct Engine::Impl {
 Engine::Engine(const EngineConfig& cfg) : impl_(std::make_unique<Impl>(cfg)) {}
 Engine::~Engine() = default;
 
-ProvingKeyStore& Engine::keys() { return impl_->keys; }
+ProvingKeyStore& Engine::keys() { return *impl_->keys; }
 
 JobId Engine::submit(JobSpec spec) {
     if (spec.partitions == 0) throw std::invalid_argument("engine: a job needs at least one partition");

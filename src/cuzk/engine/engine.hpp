@@ -121,8 +121,10 @@ struct EngineConfig {
     // when the process's resident set plus the partitions being synthesized plus its own JobSpec::partition_bytes
     // fit, unless nothing at all is in flight (then one starts whatever the budget says: a job always progresses).
     size_t memory_budget_bytes = 0;
-    // The proving-key store the engine owns (Engine::keys()).
+    // The proving-key store (Engine::keys()): `key_store` when given (shared with whoever else uses it: a daemon's
+    // status and preload), else one the engine makes from `keys`.
     KeyStoreConfig keys;
+    std::shared_ptr<ProvingKeyStore> key_store;
 };
 
 // Synthesis workers for this host when none are configured: one per 8 hardware threads, 1 to 8 (measured on the

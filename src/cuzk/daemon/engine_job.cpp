@@ -1,0 +1,102 @@
+#include "cuzk/daemon/engine_job.hpp"
+
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cuzk/circuits/catalog.hpp"
+#include "cuzk/formats/iden3_circom.hpp"
+#include "cuzk/formats/proof_io.hpp"
+#include "cuzk/formats/snarkjs_json.hpp"
+#include "cuzk/r1cs/circuit.hpp"
+#include "cuzk/util/thread_pool.hpp"
+
+namespace cuzk::daemon {
+
+namespace {
+
+engine::Priority to_engine(v1::Priority p) {
+    switch (p) {
+        case v1::LOW: return engine::Priority::Low;
+        case v1::HIGH: return engine::Priority::High;
+        case v1::CRITICAL: return engine::Priority::Critical;
+        default: return engine::Priority::Normal;
+    }
+}
+
+// Partition i of a circom job: its witness's assignment through the zkey's rows, and its public signals.
+r1cs::ProvingAssignment circom_partition(Job& j, size_t i) {
+    const auto& w = j.plan.witnesses[i];
+    auto asg = formats::iden3::zkey_assignment(*j.pce, *j.key->zkey, w);
+    std::lock_guard<std::mutex> lk(j.pub_mu);
+    j.publics[i] = formats::iden3::public_signals(w, j.key->zkey->n_public);
+    return asg;
+}
+
+// Partition i of a built-in circuit: its witness, through the PCE when the job has one, else full synthesis.
+r1cs::ProvingAssignment builtin_partition(Job& j, size_t i) {
+    std::vector<Fr> pub;
+    auto circuit = circuits::make_circuit(j.plan.spec, true, i, &pub);
+    r1cs::ProvingAssignment asg;
+    if (j.pce) asg = r1cs::assignment_from_pce(*j.pce, *circuit, ThreadPool::global());
+    else r1cs::synthesize_groth16(asg, *circuit);
+    std::lock_guard<std::mutex> lk(j.pub_mu);
+    j.publics[i] = std::move(pub);
+    return asg;
+}
+
+}  // namespace
+
+engine::JobSpec engine_spec(const std::shared_ptr<Job>& job, std::shared_ptr<const engine::ProvingKey> key,
+                            bool verify_proofs, EventLog log,
+                            std::function<void(Job&, const engine::JobResult&)> on_end) {
+    job->publics.assign(job->plan.partitions, {});
+    engine::JobSpec spec;
+    spec.name = job->plan.spec.name;
+    spec.priority = to_engine(job->req.priority());
+    spec.partitions = job->plan.partitions;
+    spec.verify_key = verify_proofs ? &key->params->vk : nullptr;
+    spec.key = std::move(key);  // its backends (one lane per GPU copy), its CPU backend as the fallback
+    spec.on_fallback = [log, name = spec.name](const std::string& line) { log("job " + name + ": " + line); };
+    if (job->req.deadline_seconds() > 0) spec.deadline_seconds = job->req.deadline_seconds();
+    std::weak_ptr<Job> weak = job;
+    const auto partition = job->plan.circom ? &circom_partition : &builtin_partition;
+    spec.synthesize = [weak, partition](size_t i) {
+        auto j = weak.lock();
+        if (!j) throw std::runtime_error("job gone");
+        return partition(*j, i);
+    };
+    spec.on_end = [weak, on_end = std::move(on_end)](uint64_t, const engine::JobResult& res) {
+        if (auto j = weak.lock()) on_end(*j, res);
+    };
+    return spec;
+}
+
+v1::ProofResult proof_result(Job& job, const engine::JobResult& res, bool verified) {
+    v1::ProofResult out;
+    out.set_job_id(std::to_string(job.id));
+    out.set_state(from_engine(res.state));
+    out.set_error(res.error);
+    out.set_wall_seconds(res.wall_seconds);
+    out.set_peak_rss_bytes(res.peak_rss_bytes);
+    for (const auto& f : res.fallbacks) out.add_fallbacks(f);
+    if (res.timeline) out.set_timeline_json(res.timeline->to_json());
+    if (res.state != engine::JobState::Done) return out;
+    for (const auto& p : res.proofs) {
+        const auto bytes = formats::encode_proof(p);
+        out.add_proofs(std::string(bytes.begin(), bytes.end()));
+        if (job.plan.circom) out.add_proofs_json(formats::snarkjs::proof_to_json(p));
+    }
+    std::string pubs = "[";
+    {
+        std::lock_guard<std::mutex> lk(job.pub_mu);
+        for (size_t i = 0; i < job.publics.size(); i++)
+            pubs += (i ? "," : "") + formats::public_inputs_to_json(job.publics[i]);
+    }
+    out.set_public_inputs_json(pubs + "]");
+    out.set_verified(verified);
+    return out;
+}
+
+}  // namespace cuzk::daemon

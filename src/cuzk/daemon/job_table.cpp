@@ -1,0 +1,443 @@
+#include "cuzk/daemon/job_table.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "cuzk/daemon/daemon.hpp"
+
+namespace cuzk::daemon {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// How often the janitor runs.
+constexpr auto kJanitorPeriod = std::chrono::seconds(2);
+// An ended job stays in memory this long after its end (then the store answers for it).
+constexpr double kEndedInMemorySeconds = 60;
+// A fetched result stays in the store this long after its first fetch (a client that retries gets it again).
+constexpr double kFetchedResultGraceSeconds = 60;
+// How often await() looks whether its client went away (gRPC says so only when asked).
+constexpr auto kAwaitPollPeriod = std::chrono::milliseconds(100);
+
+// Seconds on the steady clock (for ages of ended jobs in memory).
+double steady_seconds() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
+
+double unix_now() {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// The store's text for a state.
+const char* state_text(v1::JobState s) {
+    switch (s) {
+        case v1::QUEUED: return "queued";
+        case v1::RUNNING: return "running";
+        case v1::DONE: return "done";
+        case v1::FAILED: return "failed";
+        case v1::CANCELLED: return "cancelled";
+        default: return "unknown";
+    }
+}
+
+// The store's state text (state_text) back to the protocol's state; unfinished jobs read as QUEUED.
+v1::JobState state_from_text(const std::string& s) {
+    if (s == "done") return v1::DONE;
+    if (s == "failed") return v1::FAILED;
+    if (s == "cancelled") return v1::CANCELLED;
+    return v1::QUEUED;
+}
+
+// The state directory exists before the store opens its database there.
+fs::path prepare_state_dir(const DaemonConfig& c) {
+    std::error_code ec;
+    fs::create_directories(c.state_dir, ec);
+    if (ec)
+        throw std::runtime_error("daemon: cannot create the state directory " + c.state_dir.string() + ": " +
+                                 ec.message());
+    return c.database();
+}
+
+std::string unknown_job(uint64_t id) { return "job " + std::to_string(id) + " is unknown"; }
+
+}  // namespace
+
+v1::JobState from_engine(engine::JobState s) {
+    switch (s) {
+        case engine::JobState::Queued: return v1::QUEUED;
+        case engine::JobState::Running: return v1::RUNNING;
+        case engine::JobState::Done: return v1::DONE;
+        case engine::JobState::Failed: return v1::FAILED;
+        default: return v1::CANCELLED;
+    }
+}
+
+JobTable::JobTable(const DaemonConfig& cfg, std::unique_ptr<engine::Engine> engine, EventLog log)
+    : max_queued_(cfg.max_queued),
+      result_ttl_seconds_(cfg.result_ttl_seconds),
+      log_(log),
+      store_(prepare_state_dir(cfg)),
+      engine_(std::move(engine)) {}
+
+JobTable::~JobTable() { stop(); }
+
+// ---- admission --------------------------------------------------------------------------------------------------
+
+void JobTable::resume(const Plan& plan) {
+    for (const StoredJob& sj : store_.unfinished()) {
+        auto job = std::make_shared<Job>();
+        job->id = sj.id;
+        v1::ProofRequest r;
+        std::string why;
+        if (!r.ParseFromString(sj.request)) {
+            why = "its stored request cannot be read";
+        } else {
+            try {
+                plan(r, *job);  // the files may have gone since
+            } catch (const std::exception& e) {
+                why = e.what();
+            }
+        }
+        jobs_[job->id] = job;
+        if (!why.empty()) {
+            finish_failed(*job, "resumed after a restart, but " + why);
+            continue;
+        }
+        store_.set_state(job->id, "queued");
+        pending_.push_back(job->id);
+    }
+}
+
+uint64_t JobTable::submit(const v1::ProofRequest& request, const Plan& plan) {
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        if (!accepting_) throw DaemonError(ErrorCode::Unavailable, "the daemon is shutting down");
+    }
+    auto job = std::make_shared<Job>();
+    v1::ProofRequest r = request;
+    try {
+        plan(r, *job);
+    } catch (const std::exception& e) {
+        log_(std::string("request refused: ") + e.what());
+        std::lock_guard<std::mutex> lk(mu_);
+        counted_.rejected++;
+        throw;
+    }
+    std::lock_guard<std::mutex> lk(mu_);
+    if (!accepting_) throw DaemonError(ErrorCode::Unavailable, "the daemon is shutting down");
+    const size_t open = (size_t)std::count_if(jobs_.begin(), jobs_.end(), [](const auto& e) {
+        return e.second->state == v1::QUEUED || e.second->state == v1::RUNNING;
+    });
+    if (open >= max_queued_) {
+        counted_.rejected++;
+        throw DaemonError(ErrorCode::ResourceExhausted,
+                          std::to_string(open) + " jobs are waiting or running (jobs.max_queued)");
+    }
+    std::string bytes;
+    r.SerializeToString(&bytes);  // with the witnesses: a restart parses them again
+    job->id = store_.insert(bytes, (int)r.priority(), unix_now());  // durable before the id is returned
+    jobs_[job->id] = job;
+    pending_.push_back(job->id);
+    counted_.submitted++;
+    cv_.notify_all();
+    log_("job " + std::to_string(job->id) + " accepted: " + r.circuit() + ", " + std::to_string(r.partitions()) +
+         " partition(s), priority " + v1::Priority_Name(r.priority()) + ", params " + r.params());
+    return job->id;
+}
+
+// ---- starting ---------------------------------------------------------------------------------------------------
+
+void JobTable::run(Start start) {
+    starter_ = std::thread([this, start = std::move(start)] { start_loop(start); });
+    janitor_ = std::thread([this] { janitor_loop(); });
+}
+
+std::shared_ptr<Job> JobTable::take_next() {
+    auto first = [&](uint64_t a, uint64_t b) {  // higher priority first, then the older (smaller id)
+        const auto pa = jobs_[a]->req.priority(), pb = jobs_[b]->req.priority();
+        return pa > pb || (pa == pb && a < b);
+    };
+    const auto best = std::min_element(pending_.begin(), pending_.end(), first);
+    auto job = jobs_[*best];
+    pending_.erase(best);
+    return job;
+}
+
+void JobTable::start_loop(const Start& start) {
+    for (;;) {
+        std::shared_ptr<Job> job;
+        {
+            std::unique_lock<std::mutex> lk(mu_);
+            cv_.wait(lk, [&] { return stopping_ || !pending_.empty(); });
+            if (stopping_) return;
+            job = take_next();
+        }
+        try {
+            start(job);  // outside the lock: a parameter set may take minutes to load
+        } catch (const std::exception& e) {
+            std::lock_guard<std::mutex> lk(mu_);
+            finish_failed(*job, e.what());
+            cv_.notify_all();
+        }
+    }
+}
+
+void JobTable::launch(const std::shared_ptr<Job>& job, std::shared_ptr<const engine::ProvingKey> key,
+                      std::shared_ptr<const r1cs::PrecompiledR1cs> pce, engine::JobSpec spec) {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (stopping_) return;                    // interrupted before it started: it stays queued for the next start
+    if (job->state == v1::CANCELLED) return;  // cancelled while its parameters loaded
+    job->key = std::move(key);
+    job->pce = std::move(pce);
+    job->eid = engine_->submit(std::move(spec));
+    job->state = v1::RUNNING;  // in the engine (its own queue included)
+    store_.set_state(job->id, "running");
+    log_("job " + std::to_string(job->id) + " started on the " + job->key->backend()->name() + " backend");
+}
+
+// ---- ends -------------------------------------------------------------------------------------------------------
+
+void JobTable::ended(Job& job, const engine::JobResult& res, v1::ProofResult out) {
+    double proving_s = 0, synthesis_s = 0;
+    if (res.timeline) {
+        proving_s = res.timeline->total(TimingLayer::Pipeline, "proving");
+        synthesis_s = res.timeline->total(TimingLayer::Pipeline, "synthesis");
+    }
+    persist(job.id, out);
+    {
+        std::ostringstream line;
+        line << "job " << job.id << " " << state_text(out.state()) << ": wall " << res.wall_seconds << " s, proving "
+             << proving_s << " s, synthesis " << synthesis_s << " s, " << res.proofs.size() << " proof(s), peak RSS "
+             << mib(res.peak_rss_bytes) << " MiB";
+        if (!res.error.empty()) line << "; " << res.error;
+        for (const auto& f : res.fallbacks) line << "; fallback: " << f;
+        log_(line.str());
+    }
+    std::lock_guard<std::mutex> lk(mu_);
+    const bool done = res.state == engine::JobState::Done;
+    // The engine still knows the job here (it forgets a job only after its on_end returned).
+    job.proven_at_end = done ? job.plan.partitions : engine_ && job.eid ? engine_->proven(*job.eid) : 0;
+    settle(job, std::move(out));
+    if (job.eid) to_forget_.push_back(*job.eid);
+    counted_.partitions_proven += done ? res.proofs.size() : 0;
+    counted_.fallbacks += res.fallbacks.size();
+    counted_.proving_s += proving_s;
+    counted_.synthesis_s += synthesis_s;
+    counted_.wall_s += res.wall_seconds;
+    cv_.notify_all();
+}
+
+// A failed write only means a restart would prove the job again (the result is still handed to waiters).
+void JobTable::persist(uint64_t id, const v1::ProofResult& out) {
+    std::string bytes;
+    out.SerializeToString(&bytes);
+    try {
+        store_.finish(id, state_text(out.state()), bytes, unix_now());
+    } catch (const std::exception& e) {
+        log_("job " + std::to_string(id) + ": its result was not written to the store (" + e.what() +
+             "); a restart would prove it again");
+    }
+}
+
+void JobTable::settle(Job& job, v1::ProofResult out) {
+    job.state = out.state();
+    job.result = std::move(out);
+    job.ended_at = steady_seconds();
+    job.key.reset();
+    job.pce.reset();
+    job.plan.witnesses.clear();
+    if (job.state == v1::DONE) counted_.ended_done++;
+    else if (job.state == v1::FAILED) counted_.ended_failed++;
+    else counted_.ended_cancelled++;
+}
+
+void JobTable::finish_failed(Job& job, const std::string& why, v1::JobState state) {
+    v1::ProofResult out;
+    out.set_job_id(std::to_string(job.id));
+    out.set_state(state);
+    out.set_error(why);
+    persist(job.id, out);
+    settle(job, std::move(out));
+}
+
+void JobTable::janitor_loop() {
+    std::unique_lock<std::mutex> lk(mu_);
+    while (!stopping_) {
+        cv_.wait_for(lk, kJanitorPeriod);
+        if (stopping_) return;
+        for (auto it = to_forget_.begin(); it != to_forget_.end();)
+            it = engine_->forget(*it) ? to_forget_.erase(it) : it + 1;
+        const double now = steady_seconds();
+        std::erase_if(jobs_, [&](const auto& e) {
+            return e.second->result && now - e.second->ended_at > kEndedInMemorySeconds;
+        });
+        const double t = unix_now();
+        lk.unlock();
+        try {
+            store_.purge(t - kFetchedResultGraceSeconds, t - result_ttl_seconds_);
+        } catch (const std::exception& e) {
+            log_(std::string("old results were not purged from the store: ") + e.what());
+        }
+        lk.lock();
+    }
+}
+
+// ---- waiting, cancelling, status --------------------------------------------------------------------------------
+
+v1::ProofResult JobTable::stored_result(uint64_t id) {
+    auto sj = store_.get(id);
+    if (!sj) throw DaemonError(ErrorCode::NotFound, unknown_job(id) + " (or its result expired)");
+    v1::ProofResult r;
+    if (sj->result.empty() || !r.ParseFromString(sj->result))
+        throw DaemonError(ErrorCode::FailedPrecondition, "job " + std::to_string(id) + " has no result yet");
+    store_.mark_fetched(id, unix_now());
+    return r;
+}
+
+v1::ProofResult JobTable::await(uint64_t id, double timeout_s, const std::function<bool()>& cancelled) {
+    const auto t0 = Clock::now();
+    std::unique_lock<std::mutex> lk(mu_);
+    auto it = jobs_.find(id);
+    if (it == jobs_.end()) {
+        lk.unlock();
+        return stored_result(id);
+    }
+    auto job = it->second;
+    while (!job->result) {
+        if (cancelled && cancelled()) throw DaemonError(ErrorCode::Cancelled, "the client went away");
+        if (stopping_) throw DaemonError(ErrorCode::Unavailable, "the daemon is shutting down");
+        if (timeout_s > 0 && std::chrono::duration<double>(Clock::now() - t0).count() >= timeout_s)
+            throw DaemonError(ErrorCode::DeadlineExceeded, "job " + std::to_string(id) + " has not ended after " +
+                                                               std::to_string(timeout_s) + " s");
+        cv_.wait_for(lk, kAwaitPollPeriod);
+    }
+    v1::ProofResult r = *job->result;
+    lk.unlock();
+    try {
+        store_.mark_fetched(id, unix_now());
+    } catch (const std::exception& e) {
+        log_("job " + std::to_string(id) + ": not marked fetched in the store (" + e.what() +
+             "); its result is kept until result_ttl_seconds");
+    }
+    return r;
+}
+
+bool JobTable::cancel(uint64_t id) {
+    std::unique_lock<std::mutex> lk(mu_);
+    auto it = jobs_.find(id);
+    if (it == jobs_.end()) {
+        lk.unlock();
+        if (!store_.get(id)) throw DaemonError(ErrorCode::NotFound, unknown_job(id));
+        return false;  // ended earlier
+    }
+    auto job = it->second;
+    if (job->result) return false;
+    // Still queued here, or being started (start() sees the state and does not submit it).
+    if (const auto p = std::find(pending_.begin(), pending_.end(), id); p != pending_.end() || !job->eid) {
+        if (p != pending_.end()) pending_.erase(p);
+        finish_failed(*job, "cancelled by a client", v1::CANCELLED);
+        cv_.notify_all();
+        return true;
+    }
+    engine::Engine* engine = engine_.get();
+    const engine::JobId eid = *job->eid;
+    lk.unlock();
+    return engine && engine->cancel(eid);  // outside the lock: on_end (ended) records it, maybe on this thread
+}
+
+v1::JobStatus JobTable::job_status(const Job& j) const {
+    v1::JobStatus s;
+    s.set_job_id(std::to_string(j.id));
+    s.set_state(j.state);
+    s.set_partitions((uint32_t)j.plan.partitions);
+    s.set_priority(j.req.priority());
+    s.set_circuit(j.req.circuit());
+    size_t proven = 0;
+    if (j.result) {
+        proven = j.proven_at_end;
+    } else if (j.eid && engine_) {  // in the engine, which forgets a job only after it ended here
+        proven = engine_->proven(*j.eid);
+        s.set_state(from_engine(engine_->state(*j.eid)));
+    }
+    s.set_partitions_proven((uint32_t)proven);
+    return s;
+}
+
+void JobTable::report(v1::GetStatusResponse& r, uint64_t id) const {
+    std::lock_guard<std::mutex> lk(mu_);
+    uint32_t queued = 0, running = 0;
+    for (const auto& [jid, j] : jobs_) {
+        if (j->result) continue;
+        auto s = job_status(*j);
+        if (s.state() == v1::RUNNING) running++;
+        else queued++;
+        *r.add_jobs() = s;
+    }
+    r.set_queued(queued);
+    r.set_running(running);
+    if (!id) return;
+    if (auto it = jobs_.find(id); it != jobs_.end()) {
+        *r.mutable_job() = job_status(*it->second);
+        return;
+    }
+    auto sj = store_.get(id);
+    if (!sj) throw DaemonError(ErrorCode::NotFound, unknown_job(id));
+    v1::ProofRequest req;
+    if (!req.ParseFromString(sj->request)) log_("job " + std::to_string(id) + ": its stored request cannot be read");
+    auto* s = r.mutable_job();
+    s->set_job_id(std::to_string(id));
+    s->set_state(state_from_text(sj->state));
+    s->set_partitions(req.partitions());
+    s->set_partitions_proven(sj->state == "done" ? req.partitions() : 0);
+    s->set_priority(req.priority());
+    s->set_circuit(req.circuit());
+}
+
+JobCounters JobTable::counters() const {
+    std::lock_guard<std::mutex> lk(mu_);
+    JobCounters c = counted_;
+    c.waiting = pending_.size();
+    c.in_engine = (size_t)std::count_if(jobs_.begin(), jobs_.end(),
+                                        [](const auto& e) { return !e.second->result && e.second->eid; });
+    return c;
+}
+
+engine::Engine::Stats JobTable::engine_stats() const {
+    std::lock_guard<std::mutex> lk(mu_);
+    return engine_ ? engine_->stats() : engine::Engine::Stats{};
+}
+
+// ---- shutdown ---------------------------------------------------------------------------------------------------
+
+bool JobTable::stop_accepting() {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (stopping_) return false;
+    accepting_ = false;
+    return true;
+}
+
+void JobTable::wait_until_all_ended() {
+    std::unique_lock<std::mutex> lk(mu_);
+    cv_.wait(lk, [&] {
+        return std::all_of(jobs_.begin(), jobs_.end(), [](const auto& e) { return e.second->result.has_value(); });
+    });
+}
+
+void JobTable::stop() {
+    std::unique_ptr<engine::Engine> engine;
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        accepting_ = false;
+        stopping_ = true;
+    }
+    cv_.notify_all();
+    if (starter_.joinable()) starter_.join();
+    if (janitor_.joinable()) janitor_.join();
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        engine = std::move(engine_);
+    }
+    engine.reset();  // outside the lock: a job ending meanwhile calls ended()
+}
+
+}  // namespace cuzk::daemon

@@ -1,0 +1,179 @@
+#include "cuzk/daemon/keys.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <map>
+#include <stdexcept>
+#include <vector>
+
+#include "cuzk/circuits/catalog.hpp"
+#include "cuzk/daemon/daemon.hpp"
+#include "cuzk/formats/iden3_circom.hpp"
+#include "cuzk/r1cs/pce.hpp"
+
+#ifdef CUZK_HAVE_CUDA
+#include "cuzk/backends/cuda/prover_gpu.hpp"
+#include "cuzk/backends/cuda/subgroup_checks.hpp"
+#include "cuzk/gpu/device.hpp"
+#endif
+
+namespace cuzk::daemon {
+
+namespace fs = std::filesystem;
+
+#ifdef CUZK_HAVE_CUDA
+namespace {
+
+// What one proof needs on a GPU beside the resident keys (its H arrays and MSM scratch; a 2^27-constraint
+// partition's MSM scratch alone is ~20 GB): max(16 GiB, a quarter of the device).
+constexpr size_t kProofWorkspaceMinBytes = size_t{16} << 30;
+constexpr size_t kProofWorkspaceDeviceShare = 4;  // 1 / 4 of the device's memory
+
+// A GPU's budget name: its proving lane ("cuda:0").
+std::string device_name(size_t i) { return "cuda:" + std::to_string(i); }
+
+// Each GPU's budget for resident keys: its memory less one proof's workspace.
+std::map<std::string, size_t> device_key_budgets() {
+    std::map<std::string, size_t> b;
+    const auto devs = gpu::devices();
+    for (size_t i = 0; i < devs.size(); i++) {
+        const size_t total = devs[i].total_memory;
+        const size_t reserve = std::max(kProofWorkspaceMinBytes, total / kProofWorkspaceDeviceShare);
+        b[device_name(i)] = total > reserve ? total - reserve : 0;
+    }
+    return b;
+}
+
+// What a key's copy will take on every GPU before it is made: its host size (the device keeps the same affine
+// points).
+std::map<std::string, size_t> device_key_bytes(size_t host_bytes) {
+    std::map<std::string, size_t> b;
+    for (size_t i = 0; i < gpu::devices().size(); i++) b[device_name(i)] = host_bytes;
+    return b;
+}
+
+// One copy of the parameters per GPU, each with its backend.
+std::vector<engine::DeviceCopy> device_copies(const groth16::Parameters& p, const gpu::GpuProverConfig& gc) {
+    std::vector<engine::DeviceCopy> v;
+    for (auto& b : gpu::gpu_backends(p, 0, gc)) {
+        engine::DeviceCopy d{b->lane(), b->resident_bytes(), nullptr};
+        d.backend = std::move(b);
+        v.push_back(std::move(d));
+    }
+    return v;
+}
+
+}  // namespace
+#endif
+
+engine::KeyStoreConfig key_store_config(const DaemonConfig& c, size_t budget_bytes) {
+    engine::KeyStoreConfig kc;
+    kc.budget_bytes = budget_bytes;
+    kc.check_subgroup = c.check_params;
+    kc.cpu_fallback = c.cpu_fallback;
+#ifdef CUZK_HAVE_CUDA
+    if (c.backend != "cpu") {
+        if (c.check_params) kc.device_checks = backends::gpu_subgroup_checks();
+        kc.device_budget_bytes = device_key_budgets();
+        kc.device_bytes = [](const groth16::Parameters& p) {
+            return device_key_bytes(engine::ProvingKeyStore::resident_bytes(p));
+        };
+        kc.make_device_copies = [pin = c.pin_params](const groth16::Parameters& p) {
+            gpu::GpuProverConfig gc;
+            gc.pin_host_params = pin;  // locked while the key is loaded (the backends live with it)
+            return device_copies(p, gc);
+        };
+    }
+#endif
+    if (c.backend == "gpu" && !kc.make_device_copies) throw std::runtime_error("backend gpu: built without CUDA");
+    return kc;
+}
+
+ProvingKeys::ProvingKeys(const DaemonConfig& cfg, size_t budget_bytes, EventLog log)
+    : cfg_(cfg), log_(log), store_(std::make_shared<engine::ProvingKeyStore>(key_store_config(cfg, budget_bytes))) {}
+
+std::shared_ptr<const engine::ProvingKey> ProvingKeys::key(const fs::path& params_path) {
+    auto key = store_->get(params_path);
+    if (key->without_devices) {
+        const std::string why = params_path.filename().string() +
+                                " does not fit on the GPUs next to the parameter sets that running jobs hold";
+        if (cfg_.backend == "gpu") throw std::runtime_error("backend gpu: " + why);
+        log_(why + ": proving on the CPU until it fits");
+    } else if (cfg_.backend == "gpu" && key->devices.empty()) {
+        throw std::runtime_error("backend gpu: no CUDA device (or built without CUDA)");
+    }
+    return key;
+}
+
+std::shared_ptr<const r1cs::PrecompiledR1cs> ProvingKeys::matrices(const engine::ProvingKey& key, const JobPlan& plan) {
+    if (plan.circom) {
+        if (!key.zkey) return nullptr;
+        // The zkey's A/B rows, compiled once per key instead of bucketed again for every witness.
+        return store_->matrices(key, "zkey rows", [&] { return formats::iden3::zkey_matrices(*key.zkey); });
+    }
+    const std::string shape = circuits::circuit_shape_name(plan.spec);
+    if (!plan.pce_path.empty())
+        return store_->matrices(key, plan.pce_path.string(), [&] { return r1cs::read_pce(plan.pce_path, shape); });
+    if (cfg_.pce == "auto")
+        return store_->matrices(key, "shape:" + shape, [&] { return auto_pce(plan.spec, shape); });
+    return nullptr;
+}
+
+r1cs::PrecompiledR1cs ProvingKeys::auto_pce(const circuits::CircuitSpec& spec, const std::string& shape) {
+    std::string file;
+    for (char ch : shape) file += std::isalnum((unsigned char)ch) || ch == '-' || ch == '.' ? ch : '_';
+    const fs::path path = cfg_.circuits_dir / (file + ".pce");
+    std::error_code ec;
+    if (fs::exists(path, ec)) {
+        try {
+            return r1cs::read_pce(path, shape);
+        } catch (const std::exception& e) {
+            log_("pce " + path.string() + " not used (" + e.what() + "); compiling it again");
+        }
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    r1cs::PrecompiledR1cs pce = r1cs::compile_r1cs(*circuits::make_circuit(spec, false, 0, nullptr));
+    pce.circuit = shape;
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    try {
+        fs::create_directories(cfg_.circuits_dir, ec);
+        r1cs::write_pce(path, pce);
+        log_("pce for " + shape + " compiled in " + std::to_string(secs) + " s, kept in " + path.string());
+    } catch (const std::exception& e) {
+        log_("pce for " + shape + " compiled in " + std::to_string(secs) + " s, not written: " + e.what());
+    }
+    return pce;
+}
+
+uint64_t ProvingKeys::preload(const std::string& name) {
+    const fs::path path = inside(cfg_.params_dir, name, "params");
+    try {
+        return key(path)->host_bytes;
+    } catch (const DaemonError&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw DaemonError(ErrorCode::FailedPrecondition, "params '" + name + "': " + e.what());
+    }
+}
+
+bool ProvingKeys::evict(const std::string& name) { return store_->evict(inside(cfg_.params_dir, name, "params")); }
+
+void ProvingKeys::report(v1::GetStatusResponse& r) const {
+    r.set_backend("cpu");
+#ifdef CUZK_HAVE_CUDA
+    if (cfg_.backend != "cpu") {
+        for (const auto& d : gpu::devices()) {
+            auto* g = r.add_gpus();
+            g->set_name(d.name);
+            g->set_memory_total_bytes(d.total_memory);
+        }
+        if (r.gpus_size()) r.set_backend("gpu");
+    }
+#endif
+    const auto ks = store_->stats();
+    r.set_params_cached_bytes(ks.bytes);
+    r.set_params_cached_sets((uint32_t)ks.entries);
+}
+
+}  // namespace cuzk::daemon

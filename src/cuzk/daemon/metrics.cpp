@@ -1,0 +1,51 @@
+#include "cuzk/daemon/metrics.hpp"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace cuzk::daemon {
+
+size_t current_rss_bytes() {
+    std::ifstream f("/proc/self/statm");
+    size_t pages_total = 0, pages_resident = 0;
+    if (!(f >> pages_total >> pages_resident)) return 0;
+    return pages_resident * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+std::string prometheus_text(const JobCounters& jobs, const engine::ProvingKeyStore::Stats& keys,
+                            const engine::Engine::Stats& engine, size_t memory_budget_bytes) {
+    std::ostringstream o;
+    auto metric = [&](const char* name, const char* type, const char* help, auto value) {
+        o << "# HELP " << name << " " << help << "\n# TYPE " << name << " " << type << "\n" << name << " " << value
+          << "\n";
+    };
+    metric("cuzk_jobs_submitted_total", "counter", "Jobs accepted.", jobs.submitted);
+    metric("cuzk_jobs_rejected_total", "counter", "Requests refused (bad request, budget, queue full).", jobs.rejected);
+    o << "# HELP cuzk_jobs_ended_total Jobs ended, by state.\n# TYPE cuzk_jobs_ended_total counter\n"
+      << "cuzk_jobs_ended_total{state=\"done\"} " << jobs.ended_done << "\n"
+      << "cuzk_jobs_ended_total{state=\"failed\"} " << jobs.ended_failed << "\n"
+      << "cuzk_jobs_ended_total{state=\"cancelled\"} " << jobs.ended_cancelled << "\n";
+    metric("cuzk_jobs_waiting", "gauge", "Accepted jobs not yet handed to the engine.", jobs.waiting);
+    metric("cuzk_jobs_in_engine", "gauge", "Jobs in the engine (queued there or running).", jobs.in_engine);
+    metric("cuzk_partitions_proven_total", "counter", "Partitions proven in jobs that completed.",
+           jobs.partitions_proven);
+    metric("cuzk_fallbacks_total", "counter", "Partitions proven again on the CPU backend.", jobs.fallbacks);
+    metric("cuzk_proving_seconds_total", "counter", "Pipeline-layer proving time of ended jobs.", jobs.proving_s);
+    metric("cuzk_synthesis_seconds_total", "counter", "Pipeline-layer synthesis time of ended jobs.", jobs.synthesis_s);
+    metric("cuzk_job_wall_seconds_total", "counter", "Wall time of ended jobs (start to end).", jobs.wall_s);
+    metric("cuzk_params_cached_bytes", "gauge", "Host bytes of cached parameter sets.", keys.bytes);
+    metric("cuzk_params_cached_sets", "gauge", "Cached parameter sets.", keys.entries);
+    metric("cuzk_params_cache_hits_total", "counter", "Parameter cache hits.", keys.hits);
+    metric("cuzk_params_cache_misses_total", "counter", "Parameter cache misses (loads).", keys.misses);
+    metric("cuzk_memory_budget_bytes", "gauge", "The memory budget (total_budget).", memory_budget_bytes);
+    metric("cuzk_resident_memory_bytes", "gauge", "Resident set of the daemon.", current_rss_bytes());
+    metric("cuzk_freed_bytes_total", "counter", "Bytes freed off the hot path by the deallocator.",
+           engine.freed_bytes);
+    metric("cuzk_free_seconds_total", "counter", "Time the deallocator spent freeing, off the hot path.",
+           engine.free_seconds);
+    return o.str();
+}
+
+}  // namespace cuzk::daemon
