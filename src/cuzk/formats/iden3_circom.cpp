@@ -45,10 +45,24 @@ groth16::VerifyingKey zkey_verifying_key(const Zkey& z) {
 
 namespace {
 
-// h and c are the zkey's H and C sections, passed separately so they can be moved in.
-groth16::Parameters build_parameters(const Zkey& z, std::vector<G1Affine> h, std::vector<G1Affine> c) {
-    if (z.a.size() != z.n_vars || z.b1.size() != z.n_vars || z.b2.size() != z.n_vars ||
-        c.size() != z.n_vars - z.n_public - 1 || h.size() != z.domain_size)
+// Keeps the points whose wire `keep` selects, in order, in place (no second array; the memory is given back when
+// less than half is kept).
+template <class P, class Keep>
+void compact(std::vector<P>& v, Keep&& keep) {
+    size_t out = 0;
+    for (size_t w = 0; w < v.size(); w++)
+        if (keep(w)) v[out++] = v[w];
+    const bool shrink = 2 * out < v.size();
+    v.resize(out);
+    if (shrink) v.shrink_to_fit();
+}
+
+// The zkey's point sections, passed by value so that a zkey given up (the && overload) lends its arrays: A, B1
+// and B2 are compacted in place to the wires in their density, H and C are taken as they are.
+groth16::Parameters build_parameters(const Zkey& z, std::vector<G1Affine> a, std::vector<G1Affine> b1,
+                                     std::vector<G2Affine> b2, std::vector<G1Affine> h, std::vector<G1Affine> c) {
+    if (a.size() != z.n_vars || b1.size() != z.n_vars || b2.size() != z.n_vars || h.size() != z.domain_size ||
+        c.size() + z.n_public + 1 != z.n_vars)
         throw std::invalid_argument("zkey_to_parameters: the zkey was read without its proving key");
     groth16::Parameters p;
     p.vk = zkey_verifying_key(z);
@@ -58,28 +72,23 @@ groth16::Parameters build_parameters(const Zkey& z, std::vector<G1Affine> h, std
     const WireDensity d = wire_density(z);
     const uint32_t n_in = z.n_public + 1;
     // A: every input (the seam does not track input density for A), then the aux in A's density.
-    for (uint32_t w = 0; w < z.n_vars; w++)
-        if (w < n_in || d.in_a[w]) p.a.push_back(z.a[w]);
-    for (uint32_t w = 0; w < z.n_vars; w++)
-        if (d.in_b[w]) {
-            p.b_g1.push_back(z.b1[w]);
-            p.b_g2.push_back(z.b2[w]);
-        }
+    compact(a, [&](size_t w) { return w < n_in || d.in_a[w]; });
+    compact(b1, [&](size_t w) { return d.in_b[w] != 0; });
+    compact(b2, [&](size_t w) { return d.in_b[w] != 0; });
+    p.a = std::move(a);
+    p.b_g1 = std::move(b1);
+    p.b_g2 = std::move(b2);
     return p;
 }
 
 }  // namespace
 
-groth16::Parameters zkey_to_parameters(const Zkey& z) { return build_parameters(z, z.h, z.c); }
+groth16::Parameters zkey_to_parameters(const Zkey& z) { return build_parameters(z, z.a, z.b1, z.b2, z.h, z.c); }
 
 groth16::Parameters zkey_to_parameters(Zkey&& z) {
-    std::vector<G1Affine> h = std::move(z.h), c = std::move(z.c);
-    z.h.clear();
-    z.c.clear();
-    groth16::Parameters p = build_parameters(z, std::move(h), std::move(c));
-    std::vector<G1Affine>().swap(z.a);
-    std::vector<G1Affine>().swap(z.b1);
-    std::vector<G2Affine>().swap(z.b2);
+    groth16::Parameters p =
+        build_parameters(z, std::move(z.a), std::move(z.b1), std::move(z.b2), std::move(z.h), std::move(z.c));
+    z.a.clear(), z.b1.clear(), z.b2.clear(), z.h.clear(), z.c.clear();  // moved from: empty, said explicitly
     return p;
 }
 
