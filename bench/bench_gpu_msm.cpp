@@ -16,6 +16,7 @@
 #include <memory>
 #include <vector>
 
+#include "cuzk/backends/cuda/device_split.hpp"
 #include "cuzk/ec/random_points.hpp"
 #include "cuzk/gpu/device.hpp"
 #include "cuzk/gpu/msm.hpp"
@@ -184,10 +185,10 @@ void BM_GpuMsmG1FromHost(benchmark::State& state) {
 }
 BENCHMARK(BM_GpuMsmG1FromHost)->Arg(26)->Iterations(kReps)->UseManualTime()->Unit(benchmark::kMillisecond);
 
-// The split layouts (msm/msm.hpp choose_split_layout) on the same scalars: 0 indexed with listed ones, 1 ones as a
-// bitmap, 2 dense (no split). Witness 0: Filecoin-like (50% zeros, 48% ones, 2% random), 1: dense random. The
-// counter model_ms is what SplitCosts' defaults predict for that layout; chosen says whether the splitter would
-// pick it. The measured medians are what the defaults come from (docs/perf.md, "split layouts").
+// The split layouts (backends/cuda/device_split.hpp choose_split_layout) on the same scalars: 0 indexed with listed
+// ones, 1 ones as a bitmap, 2 dense (no split). Witness 0: Filecoin-like (50% zeros, 48% ones, 2% random), 1: dense
+// random. The counter model_ms is what SplitCosts' defaults predict for that layout; chosen says whether the
+// splitter would pick it. The measured medians are what the defaults come from (docs/perf.md, "split layouts").
 void BM_GpuMsmG1Layout(benchmark::State& state) {
     if (gpu::devices().empty()) return state.SkipWithError("no CUDA device");
     const int log_n = (int)state.range(0);
@@ -220,10 +221,10 @@ void BM_GpuMsmG1Layout(benchmark::State& state) {
         sp = std::move(d);
     }
     timed(state, false, log_n, [&] { benchmark::DoNotOptimize(ctx.msm_split(sp)); }, 0);
-    const SplitLayout lay{layout == 2, layout == 1};
-    const SplitCosts costs;
-    state.counters["model_ms"] = split_layout_ns(n, ones, others, lay, costs) * 1e-6;
-    const SplitLayout pick = choose_split_layout(n, ones, others, costs);
+    const gpu::SplitLayout lay{layout == 2, layout == 1};
+    const gpu::SplitCosts costs;
+    state.counters["model_ms"] = gpu::split_layout_ns(n, ones, others, lay, costs) * 1e-6;
+    const gpu::SplitLayout pick = gpu::choose_split_layout(n, ones, others, costs);
     state.counters["chosen"] = pick.dense == lay.dense && (lay.dense || pick.ones_bitmap == lay.ones_bitmap);
     state.counters["ones"] = (double)ones;
     state.counters["others"] = (double)others;

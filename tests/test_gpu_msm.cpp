@@ -12,6 +12,7 @@
 #ifdef CUZK_HAVE_CUDA
 #include <cuda_runtime.h>
 
+#include "cuzk/backends/cuda/device_split.hpp"
 #include "cuzk/gpu/device.hpp"
 #include "cuzk/gpu/msm.hpp"
 #endif
@@ -96,9 +97,9 @@ void check(size_t n, Kind kind, uint64_t seed, const gpu::GpuMsmConfig& cfg = {}
     const std::span<const Fr> values[] = {scalars};
     const uint64_t* const sel[] = {kAllValues};
     for (double upload : {0.0, 0.04, 10.0}) {
-        SplitOptions o;
+        gpu::SplitOptions o;
         o.costs.upload_per_byte = upload;
-        auto sp = split_scalars_for_device(values, 1, sel, o);
+        auto sp = gpu::split_scalars_for_device(values, 1, sel, o);
         EXPECT_EQ(ctx.msm_split(sp[0]), want) << "device split, upload cost " << upload << (sp[0].dense ? ", dense" : "")
                                               << (sp[0].one_bits.empty() ? "" : ", bitmap ones");
     }
@@ -339,9 +340,9 @@ ScalarSplit split_with_tail(const std::vector<Fr>& v, const std::shared_ptr<cons
     const std::span<const Fr> values[] = {v};
     const uint64_t* const sel[] = {kAllValues};
     const std::shared_ptr<const SplitTail> tails[] = {tail};
-    SplitOptions o;
+    gpu::SplitOptions o;
     o.tails = tails;
-    return std::move(split_scalars_for_device(values, 1, sel, o, &pool)[0]);
+    return std::move(gpu::split_scalars_for_device(values, 1, sel, o, &pool)[0]);
 }
 }  // namespace
 

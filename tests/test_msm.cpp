@@ -1,12 +1,17 @@
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <random>
+#include <span>
 #include <stdexcept>
 #include <vector>
 
 #include "cuzk/msm/msm.hpp"
+#include "split_checks.hpp"
 
 using namespace cuzk;
+using cuzk::testing::mixed;
+using cuzk::testing::rebuild;
 
 namespace {
 
@@ -450,181 +455,98 @@ TEST(SplitScalars, MultiEqualsOneSplitPerList) {
     EXPECT_THROW(split_scalars_multi(values, 3, sel, &pool), std::invalid_argument) << "selection count";
 }
 
-// ---- device layouts (split_scalars_for_device): bitmap ones, dense, shared tails ----------------------------------
+// ---- the layout hook (SplitHook): each list laid out as the caller chooses from its counts ----------------------
 
 namespace {
 
-// The scalar at every position, rebuilt from a device split (Montgomery limbs), whatever its layout.
-std::vector<Fr> rebuild(const ScalarSplit& s) {
-    EXPECT_TRUE(s.montgomery);
-    std::vector<Fr> v(s.size, Fr::zero());
-    if (s.dense) {
-        EXPECT_EQ(s.other_scalars.size(), s.size);
-        for (size_t i = 0; i < s.size; i++) v[i] = Fr::from_mont_limbs(s.other_scalars[i]);
-        return v;
-    }
-    std::vector<bool> seen(s.size, false);
-    auto put = [&](size_t i, const Fr& x) {
-        EXPECT_LT(i, s.size);
-        EXPECT_FALSE(seen[i]) << "position " << i << " twice";
-        seen[i] = true;
-        v[i] = x;
-    };
-    for (uint32_t i : s.one_indices) put(i, Fr::one());
-    for (size_t w = 0; w < s.one_bits.size(); w++)
-        for (unsigned b = 0; b < 64; b++)
-            if ((s.one_bits[w] >> b) & 1) put(w * 64 + b, Fr::one());
-    for (size_t k = 0; k < s.other_indices.size(); k++) put(s.other_indices[k], Fr::from_mont_limbs(s.other_scalars[k]));
-    return v;
+// A tail at the positions i with i % period == 0 of a list of n.
+std::shared_ptr<const SplitTail> periodic_tail(size_t n, size_t period) {
+    auto t = std::make_shared<SplitTail>();
+    t->id = 1;
+    t->size = n;
+    t->indices.resize((n + period - 1) / period);
+    for (size_t k = 0; k < t->indices.size(); k++) t->indices[k] = (uint32_t)(k * period);
+    t->member.assign((n + 63) / 64, 0);
+    for (uint32_t i : t->indices) t->member[i / 64] |= uint64_t(1) << (i % 64);
+    return t;
 }
 
-// Values that are 0 with probability z, 1 with probability o, random otherwise (in percent).
-std::vector<Fr> mixed(size_t n, unsigned z, unsigned o, Rng& rng) {
-    std::vector<Fr> v(n);
-    for (auto& x : v) {
-        const unsigned k = (unsigned)(rng() % 100);
-        x = k < z ? Fr::zero() : k < z + o ? Fr::one() : Fr::random(rng);
+// The counts split_scalars_multi's first pass should report for v (against `tail` when set).
+SplitCounts expected_counts(const std::vector<Fr>& v, const SplitTail* tail) {
+    SplitCounts c;
+    c.size = v.size();
+    c.tail = tail;
+    for (size_t i = 0; i < v.size(); i++) {
+        if (v[i].is_zero()) continue;
+        const bool one = v[i].is_one(), out = !tail || !tail->contains(i);
+        (one ? c.ones : c.others)++;
+        if (out) (one ? c.ones_outside_tail : c.others_outside_tail)++;
     }
-    return v;
-}
-
-std::vector<ScalarSplit> device_split(const std::vector<Fr>& v, std::span<const std::shared_ptr<const SplitTail>> tails,
-                                      ThreadPool& pool) {
-    const std::span<const Fr> values[] = {v};
-    const uint64_t* const sel[] = {kAllValues};
-    SplitOptions o;
-    o.tails = tails;
-    return split_scalars_for_device(values, 1, sel, o, &pool);
+    return c;
 }
 
 }  // namespace
 
-TEST(SplitLayout, CheaperLayoutByTheCosts) {
-    const SplitCosts c;
-    const size_t n = 1 << 20;
-    // Filecoin's witnesses: half zeros, half ones, a few others: the ones as a bitmap, split.
-    auto lay = choose_split_layout(n, n / 2, n / 200, c);
-    EXPECT_TRUE(lay.ones_bitmap);
-    EXPECT_FALSE(lay.dense);
-    // A handful of ones: listed.
-    lay = choose_split_layout(n, 100, n / 2, c);
-    EXPECT_FALSE(lay.ones_bitmap);
-    EXPECT_FALSE(lay.dense);
-    // A dense random witness: no split.
-    EXPECT_TRUE(choose_split_layout(n, 3, n - 10, c).dense);
-    // A third of zeros: the split skips them.
-    EXPECT_FALSE(choose_split_layout(n, 0, 2 * n / 3, c).dense);
-    // The crossing follows the costs: with free uploads the indices cost nothing, so the split always wins.
-    SplitCosts free_upload = c;
-    free_upload.upload_per_byte = 0;
-    EXPECT_FALSE(choose_split_layout(n, 3, n - 10, free_upload).dense);
-    EXPECT_FALSE(choose_split_layout(0, 0, 0, c).dense);
-}
-
-TEST(SplitLayout, DeviceSplitsRebuildTheScalars) {
-    Rng rng(31);
+TEST(SplitScalars, HookLaysOutEachList) {
+    Rng rng(43);
     ThreadPool pool(3);
-    for (auto [z, o] : {std::pair{50u, 49u}, {0u, 0u}, {10u, 1u}, {97u, 0u}, {0u, 100u}}) {
-        for (size_t n : {1u, 63u, 64u, 65u, 5000u}) {
-            auto v = mixed(n, z, o, rng);
-            auto s = device_split(v, {}, pool);
-            ASSERT_EQ(s.size(), 1u);
-            EXPECT_EQ(rebuild(s[0]), v) << "z=" << z << " o=" << o << " n=" << n;
-            EXPECT_NO_THROW(check_split_indices(s[0], "test"));
-            if (n == 5000) {
-                EXPECT_EQ(s[0].dense, z == 0 && o == 0) << z << " " << o;
-                EXPECT_EQ(!s[0].one_bits.empty(), o >= 49) << z << " " << o;
-                if (!s[0].one_bits.empty()) {
-                    EXPECT_EQ(s[0].one_bit_count, s[0].one_count());
-                }
-            }
-        }
+    const size_t n = 3000;
+    auto v = mixed(n, 45, 45, rng);
+    const std::span<const Fr> values[] = {v};
+    const uint64_t* const sel[] = {kAllValues, kAllValues, kAllValues, kAllValues};
+    const auto tail = periodic_tail(n, 7), other_size = periodic_tail(n + 1, 7);
+    // List 0: bitmap ones; 1: dense (its candidate has another size: not offered); 2: the tail; 3: the default.
+    const std::shared_ptr<const SplitTail> tails[] = {nullptr, other_size, tail, tail};
+    const SplitChoice choices[] = {{false, true, false}, {true, false, false}, {false, false, true}, {}};
+    std::vector<SplitCounts> seen(4);
+    SplitHook hook{tails, [&](size_t q, const SplitCounts& c) {
+                       seen[q] = c;
+                       return choices[q];
+                   }};
+    auto s = split_scalars_multi(values, 4, sel, &pool, true, hook);
+    ASSERT_EQ(s.size(), 4u);
+    for (size_t q = 0; q < 4; q++) {
+        const SplitCounts want = expected_counts(v, q >= 2 ? tail.get() : nullptr);
+        EXPECT_EQ(seen[q].size, want.size) << q;
+        EXPECT_EQ(seen[q].tail, want.tail) << q;
+        EXPECT_EQ(seen[q].ones, want.ones) << q;
+        EXPECT_EQ(seen[q].others, want.others) << q;
+        EXPECT_EQ(seen[q].ones_outside_tail, want.ones_outside_tail) << q;
+        EXPECT_EQ(seen[q].others_outside_tail, want.others_outside_tail) << q;
+        EXPECT_EQ(rebuild(s[q]), v) << q;
+        EXPECT_NO_THROW(check_split_indices(s[q], "test")) << q;
     }
-    // Gathered lists (Groth16's shape) rebuild the selected values in order.
-    std::vector<Fr> v0 = mixed(70, 40, 40, rng), v1 = mixed(3000, 50, 45, rng);
-    std::vector<uint64_t> d1(47);
-    for (auto& w : d1) w = rng();
-    const std::span<const Fr> values[] = {v0, v1};
-    const uint64_t* const sel[] = {kAllValues, d1.data(), kNoValues, kAllValues};
-    auto multi = split_scalars_for_device(values, 2, sel, SplitOptions{}, &pool);
-    std::vector<Fr> want0(v0);
-    for (size_t i = 0; i < v1.size(); i++)
-        if ((d1[i / 64] >> (i % 64)) & 1) want0.push_back(v1[i]);
-    EXPECT_EQ(rebuild(multi[0]), want0);
-    EXPECT_EQ(rebuild(multi[1]), v1);
+    EXPECT_EQ(s[0].one_bit_count, seen[0].ones);
+    EXPECT_TRUE(s[0].one_indices.empty());
+    EXPECT_TRUE(s[1].dense);
+    EXPECT_EQ(s[2].tail, tail);
+    EXPECT_EQ(s[2].tail_size, tail->indices.size());
+    EXPECT_EQ(s[2].other_indices.size(), tail->indices.size() + seen[2].others_outside_tail);
+    EXPECT_EQ(s[2].one_indices.size(), seen[2].ones_outside_tail);
+    // The default is the hook-less split.
+    auto plain = split_scalars_multi(values, 1, std::span<const uint64_t* const>(sel, 1), &pool, true);
+    EXPECT_FALSE(s[3].tail);
+    EXPECT_EQ(s[3].one_indices, plain[0].one_indices);
+    EXPECT_EQ(s[3].other_indices, plain[0].other_indices);
+    EXPECT_EQ(s[3].other_scalars, plain[0].other_scalars);
 }
 
-TEST(SplitLayout, TailsAreSharedByLaterSplits) {
-    Rng rng(37);
+TEST(SplitScalars, HookContradictionsAreRefused) {
+    Rng rng(47);
     ThreadPool pool(2);
-    const size_t n = 6000;
-    // Circuit 0: others at every 7th position, zeros and ones elsewhere.
-    auto shaped = [&](size_t extra_others) {
-        std::vector<Fr> v(n);
-        for (size_t i = 0; i < n; i++) v[i] = i % 7 == 0 ? Fr::random(rng) : rng() % 2 ? Fr::one() : Fr::zero();
-        for (size_t e = 0; e < extra_others; e++) v[(e * 7 + 3) % n] = Fr::random(rng);
-        return v;
-    };
-    auto v0 = shaped(0);
-    auto s0 = device_split(v0, {}, pool);
-    ASSERT_TRUE(s0[0].tail) << "few others: a tail of its own";
-    const auto tail = s0[0].tail;
-    EXPECT_EQ(s0[0].tail_size, s0[0].other_indices.size());
-    EXPECT_EQ(tail->size, n);
-    EXPECT_EQ(rebuild(s0[0]), v0);
-    // Circuit 1: same positions, and some of them now 0 or 1 (they stay in the tail), plus a few others outside.
-    auto v1 = shaped(5);
-    v1[0] = Fr::one();
-    v1[7] = Fr::zero();
-    const std::shared_ptr<const SplitTail> tails[] = {tail};
-    auto s1 = device_split(v1, tails, pool);
-    EXPECT_EQ(s1[0].tail, tail);
-    EXPECT_EQ(s1[0].tail_size, tail->indices.size());
-    EXPECT_EQ(s1[0].other_indices.size(), tail->indices.size() + 5);
-    EXPECT_EQ(rebuild(s1[0]), v1);
-    EXPECT_NO_THROW(check_split_indices(s1[0], "test"));
-    // A tail of another size is ignored; one that no longer covers the values is replaced.
-    auto v2 = mixed(n + 1, 50, 45, rng);
-    auto s2 = device_split(v2, tails, pool);
-    EXPECT_NE(s2[0].tail, tail);
-    EXPECT_EQ(rebuild(s2[0]), v2);
-    auto v3 = mixed(n, 40, 40, rng);  // others everywhere: 20% of positions, ~1000 outside the tail's 858
-    v3.resize(n);
-    for (size_t i = 0; i < 2000; i++) v3[(i * 3 + 1) % n] = Fr::random(rng);
-    auto s3 = device_split(v3, tails, pool);
-    EXPECT_NE(s3[0].tail, tail);
-    EXPECT_EQ(rebuild(s3[0]), v3);
-}
-
-TEST(SplitLayout, MalformedDeviceSplitsAreRefused) {
-    Rng rng(41);
-    ThreadPool pool(2);
-    auto v = mixed(1000, 50, 48, rng);
-    auto good = device_split(v, {}, pool)[0];
-    ASSERT_FALSE(good.one_bits.empty());
-    ASSERT_TRUE(good.tail);
-    auto bits_past_end = device_split(v, {}, pool)[0];
-    bits_past_end.one_bits.back() |= uint64_t(1) << 63;  // 1000 % 64 = 40: bit 63 lies past the end
-    bits_past_end.one_bit_count++;
-    EXPECT_THROW(check_split_indices(bits_past_end, "test"), std::invalid_argument);
-    auto bad_count = device_split(v, {}, pool)[0];
-    bad_count.one_bit_count++;
-    EXPECT_THROW(check_split_indices(bad_count, "test"), std::invalid_argument);
-    auto bad_tail = device_split(v, {}, pool)[0];
-    bad_tail.other_indices[0] ^= 1;
-    EXPECT_THROW(check_split_indices(bad_tail, "test"), std::invalid_argument);
-    auto dense = device_split(mixed(1000, 0, 0, rng), {}, pool)[0];
-    ASSERT_TRUE(dense.dense);
-    dense.other_scalars.resize(999);
-    EXPECT_THROW(check_split_indices(dense, "test"), std::invalid_argument);
-    // The CPU MSM takes the indexed layout with listed ones only.
-    auto bases = random_bases<G1Config>(1000, rng);
-    good.montgomery = false;
-    EXPECT_THROW(msm_g1_split(bases, good), std::invalid_argument);
-    const std::shared_ptr<const SplitTail> wrong_count[] = {nullptr, nullptr};
+    auto v = mixed(500, 40, 40, rng);
     const std::span<const Fr> values[] = {v};
     const uint64_t* const sel[] = {kAllValues};
-    SplitOptions o;
-    o.tails = wrong_count;
-    EXPECT_THROW(split_scalars_for_device(values, 1, sel, o, &pool), std::invalid_argument);
+    const auto tail = periodic_tail(v.size(), 5);
+    const std::shared_ptr<const SplitTail> one_tail[] = {tail}, two_tails[] = {tail, tail}, no_tail[] = {nullptr};
+    auto split_with = [&](std::span<const std::shared_ptr<const SplitTail>> tails, SplitChoice ch) {
+        const SplitHook hook{tails, [ch](size_t, const SplitCounts&) { return ch; }};
+        return split_scalars_multi(values, 1, sel, &pool, true, hook);
+    };
+    EXPECT_THROW(split_with(one_tail, {true, true, false}), std::invalid_argument) << "dense with a bitmap";
+    EXPECT_THROW(split_with(one_tail, {true, false, true}), std::invalid_argument) << "dense with a tail";
+    EXPECT_THROW(split_with(no_tail, {false, false, true}), std::invalid_argument) << "a tail without a candidate";
+    EXPECT_THROW(split_with({}, {false, false, true}), std::invalid_argument) << "a tail without tails";
+    EXPECT_THROW(split_with(two_tails, {}), std::invalid_argument) << "tail count";
+    EXPECT_EQ(rebuild(split_with(one_tail, {false, true, true})[0]), v);
 }

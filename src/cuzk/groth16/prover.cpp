@@ -92,37 +92,22 @@ EvaluationDomain check_assignment(const Parameters& p, const r1cs::ProvingAssign
     return domain;
 }
 
-namespace {
 // A (all inputs, then aux in a_aux_density), B (inputs in b_input_density, then aux in b_aux_density; shared by
 // B_G1 and B_G2), L (all aux). The gathered order is the order of the query points setup kept; the three lists
 // are split in one pass over the values, read in place.
-template <class Split>
-QuerySplits split_three(const r1cs::ProvingAssignment& asg, Split&& split) {
+QuerySplits split_queries(const r1cs::ProvingAssignment& asg, bool montgomery, const SplitHook& hook) {
     const std::span<const Fr> values[] = {asg.inputs(), asg.aux()};
     const uint64_t* const selection[] = {
         kAllValues,                       asg.a_aux_density().words(),  // A
         asg.b_input_density().words(),    asg.b_aux_density().words(),  // B
         kNoValues,                        kAllValues,                   // L
     };
-    auto splits = split(std::span<const std::span<const Fr>>(values), std::span<const uint64_t* const>(selection));
+    auto splits = split_scalars_multi(values, 3, selection, nullptr, montgomery, hook);
     QuerySplits q;
     q.a = std::move(splits[0]);
     q.b = std::move(splits[1]);
     q.l = std::move(splits[2]);
     return q;
-}
-}  // namespace
-
-QuerySplits split_queries(const r1cs::ProvingAssignment& asg, bool montgomery) {
-    return split_three(asg, [&](auto values, auto selection) {
-        return split_scalars_multi(values, 3, selection, nullptr, montgomery);
-    });
-}
-
-QuerySplits split_queries_for_device(const r1cs::ProvingAssignment& asg, const SplitOptions& options) {
-    return split_three(asg, [&](auto values, auto selection) {
-        return split_scalars_for_device(values, 3, selection, options);
-    });
 }
 
 Proof assemble_proof(const VerifyingKey& vk, const G1Jacobian& a_sum, const G1Jacobian& b1_sum,

@@ -70,8 +70,8 @@ Fr snarkjs_coset_shift(const EvaluationDomain& domain);
 // omega^(e j mod n) on every domain, so a gather by e j mod n converts between the two orders.
 uint64_t snarkjs_root_exponent();
 
-// ---- building blocks every backend shares (this CPU prover and backends/cuda), so that the parts that are not
-// H or an MSM are the same code, and proofs agree byte for byte ----
+// ---- building blocks every backend shares (this CPU prover and those under backends/), so that the parts that are
+// not H or an MSM are the same code, and proofs agree byte for byte ----
 
 // Checks assignment `index` against the parameters (everything a proof computation indexes; the messages
 // prove_from_assignments documents) and returns its evaluation domain (snarkjs: the H query's length).
@@ -84,11 +84,10 @@ void check_randomness(size_t circuits, std::span<const Fr> r, std::span<const Fr
 struct QuerySplits {
     ScalarSplit a, b, l;
 };
-// montgomery: the other scalars stay in Montgomery form (for the GPU's MSMs, which convert them on the device).
-QuerySplits split_queries(const r1cs::ProvingAssignment& asg, bool montgomery = false);
-// The same for a device (split_scalars_for_device): Montgomery scalars, each query's layout chosen by
-// options.costs, and options.tails (A, B, L; or empty) reused where they still cover the query.
-QuerySplits split_queries_for_device(const r1cs::ProvingAssignment& asg, const SplitOptions& options);
+// montgomery: the other scalars stay in Montgomery form (for a backend whose MSMs convert them). hook: lays out the
+// A, B and L lists, in that order (msm/msm.hpp SplitHook; its tails: A, B, L, or empty); without one, every query is
+// indexed with listed ones.
+QuerySplits split_queries(const r1cs::ProvingAssignment& asg, bool montgomery = false, const SplitHook& hook = {});
 
 // A = alpha_1 + a_sum + r delta_1, B = beta_2 + b2_sum + s delta_2, B_1 = beta_1 + b1_sum + s delta_1,
 // C = h_sum + l_sum + s A + r B_1 - r s delta_1, in affine form; the scalars derived from r, s are wiped.

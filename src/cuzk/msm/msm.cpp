@@ -387,8 +387,6 @@ const uint64_t* const kNoValues = &kNoValuesTag;
 
 namespace {
 
-std::atomic<uint64_t> g_next_tail_id{1};
-
 // Values selected by `d` (kAllValues, kNoValues or a bitmap) among positions [lo, hi).
 size_t selected_in(const uint64_t* d, size_t lo, size_t hi) {
     if (d == kAllValues) return hi - lo;
@@ -406,258 +404,257 @@ size_t selected_in(const uint64_t* d, size_t lo, size_t hi) {
     return count;
 }
 
-std::shared_ptr<const SplitTail> make_tail(const ScalarSplit& s) {
-    auto t = std::make_shared<SplitTail>();
-    t->id = g_next_tail_id.fetch_add(1);
-    t->size = s.size;
-    t->indices.resize(s.other_indices.size());
-    std::copy(s.other_indices.begin(), s.other_indices.end(), t->indices.begin());
-    t->member.assign((s.size + 63) / 64, 0);
-    for (uint32_t i : t->indices) t->member[i / 64] |= uint64_t(1) << (i % 64);
-    return t;
-}
+// 0: zero, 1: one, 2: anything else (an "other").
+int value_class(const Fr& x) { return x.is_zero() ? 0 : x.is_one() ? 1 : 2; }
 
-// The splitter behind split_scalars_multi (opt == nullptr: indexed layout, one_indices, no tails) and
-// split_scalars_for_device.
-std::vector<ScalarSplit> split_impl(std::span<const std::span<const Fr>> values, size_t lists,
-                                    std::span<const uint64_t* const> selection, ThreadPool* pool_arg,
-                                    bool keep_montgomery, const SplitOptions* opt) {
-    const size_t ns = values.size();
-    if (selection.size() != lists * ns)
-        throw std::invalid_argument("split_scalars_multi: " + std::to_string(selection.size()) + " selections for " +
-                                    std::to_string(lists) + " lists of " + std::to_string(ns) + " arrays");
-    if (opt && !opt->tails.empty() && opt->tails.size() != lists)
-        throw std::invalid_argument("split_scalars_for_device: " + std::to_string(opt->tails.size()) +
-                                    " tails for " + std::to_string(lists) + " lists");
-    size_t n_in = 0;
-    for (const auto& v : values) n_in += v.size();
-    if (n_in >= kMaxPoints) throw std::invalid_argument("split_scalars: at most 2^31 - 1 scalars");
-    ThreadPool& pool = pool_arg ? *pool_arg : ThreadPool::global();
-    std::vector<ScalarSplit> out(lists);
-    for (auto& o : out) o.montgomery = keep_montgomery;
-    if (n_in == 0 || lists == 0) return out;
-    // Pieces: ranges of one array each, about 4 per thread over all arrays. Three parallel passes: count each
-    // list's selected values per piece (popcounts of the densities), so every piece knows the list positions of its
-    // values; classify and count them (ones and others, in all and outside the list's tail); then, after the
-    // layouts are chosen and prefix sums taken, write each piece's entries straight into its own range of every
-    // output, so indices increase and nothing is copied twice.
+// The splitter behind split_scalars_multi. Pieces: ranges of one array each, about 4 per thread over all arrays.
+// Three parallel passes: count each list's selected values per piece (popcounts of the densities), so every piece
+// knows the list positions of its values; classify and count them (ones and others, in all and outside the list's
+// candidate tail); then, after the hook has chosen the layouts and prefix sums are taken, write each piece's
+// entries straight into its own range of every output, so indices increase and nothing is copied twice.
+class MultiSplitter {
+public:
+    MultiSplitter(std::span<const std::span<const Fr>> values, size_t lists, std::span<const uint64_t* const> selection,
+                  ThreadPool& pool, bool keep_montgomery, const SplitHook& hook)
+        : values_(values), lists_(lists), selection_(selection), pool_(pool), montgomery_(keep_montgomery),
+          hook_(hook), out_(lists) {}
+
+    std::vector<ScalarSplit> run(size_t n_in) {
+        for (auto& o : out_) o.montgomery = montgomery_;
+        if (n_in == 0 || lists_ == 0) return std::move(out_);
+        make_pieces(n_in);
+        count_selected();
+        pool_.run_tasks(np_, [this](size_t p) { count_classes(p); });
+        for (size_t q = 0; q < lists_; q++) lay_out(q, choose(q));
+        pool_.run_tasks(np_, [this](size_t p) { write_piece(p); });
+        return std::move(out_);
+    }
+
+private:
     struct Piece {
         size_t src, lo, hi;
     };
-    std::vector<Piece> pieces;
-    const size_t target = std::max<size_t>(1, (n_in + 4 * pool.size() - 1) / (4 * pool.size()));
-    for (size_t k = 0; k < ns; k++) {
-        const size_t n = values[k].size();
-        const size_t cnt = (n + target - 1) / target;
-        for (size_t p = 0; p < cnt; p++) pieces.push_back({k, n * p / cnt, n * (p + 1) / cnt});
-    }
-    const size_t np = pieces.size();
-    // counts[(q * (np + 1) + p + 1) * K + what]; the row p = 0 stays zero (prefix sums start there).
+    // Per list and piece: selected values, ones, others, the same outside the candidate tail, and the ones and
+    // others the chosen layout lists (both prefix sums).
     enum { kSel, kOnes, kOthers, kOnesOut, kOthersOut, kOnesUsed, kOthersUsed, K };
-    std::vector<size_t> counts(lists * (np + 1) * K, 0);
-    auto count_at = [&](size_t q, size_t p, int what) -> size_t& { return counts[(q * (np + 1) + p) * K + what]; };
-    auto sel_of = [&](size_t q, size_t k) { return selection[q * ns + k]; };
-    auto selected = [&](size_t q, size_t k, size_t i) {
+    // Per list, where a piece writes: position, ones, others (after the tail), and the bitmap word it fills.
+    struct Cursor {
+        size_t at, ones, others;
+        size_t word = SIZE_MAX;
+        uint64_t bits = 0;
+    };
+
+    // counts_[(q * (np + 1) + p + 1) * K + what]; the row p = 0 stays zero (prefix sums start there).
+    size_t& count_at(size_t q, size_t p, int what) { return counts_[(q * (np_ + 1) + p) * K + what]; }
+    const uint64_t* sel_of(size_t q, size_t k) const { return selection_[q * values_.size() + k]; }
+    bool selected(size_t q, size_t k, size_t i) const {
         const uint64_t* d = sel_of(q, k);
         if (d == kAllValues) return true;
         if (d == kNoValues) return false;
         return ((d[i / 64] >> (i % 64)) & 1) != 0;
-    };
-    pool.run_tasks(np, [&](size_t p) {
-        const Piece pc = pieces[p];
-        for (size_t q = 0; q < lists; q++) count_at(q, p + 1, kSel) = selected_in(sel_of(q, pc.src), pc.lo, pc.hi);
-    });
-    for (size_t q = 0; q < lists; q++)
-        for (size_t p = 0; p < np; p++) count_at(q, p + 1, kSel) += count_at(q, p, kSel);
-    // A tail applies only to a list of its size.
-    std::vector<const SplitTail*> tail(lists, nullptr);
-    for (size_t q = 0; q < lists; q++) {
-        out[q].size = count_at(q, np, kSel);
-        if (opt && !opt->tails.empty() && opt->tails[q] && opt->tails[q]->size == out[q].size)
-            tail[q] = opt->tails[q].get();
     }
-    pool.run_tasks(np, [&](size_t p) {
-        // One read of each value: classify it, then count it in every list that selects it.
-        const Piece pc = pieces[p];
-        std::vector<size_t> at(lists);
-        std::vector<size_t> c(lists * K, 0);
-        for (size_t q = 0; q < lists; q++) at[q] = count_at(q, p, kSel);
+
+    void make_pieces(size_t n_in) {
+        const size_t target = std::max<size_t>(1, (n_in + 4 * pool_.size() - 1) / (4 * pool_.size()));
+        for (size_t k = 0; k < values_.size(); k++) {
+            const size_t n = values_[k].size();
+            const size_t cnt = (n + target - 1) / target;
+            for (size_t p = 0; p < cnt; p++) pieces_.push_back({k, n * p / cnt, n * (p + 1) / cnt});
+        }
+        np_ = pieces_.size();
+        counts_.assign(lists_ * (np_ + 1) * K, 0);
+    }
+
+    // Pass 1: each list's selected values per piece, their prefix sums, the lists' sizes and candidate tails (a
+    // tail applies only to a list of its size).
+    void count_selected() {
+        pool_.run_tasks(np_, [this](size_t p) {
+            const Piece pc = pieces_[p];
+            for (size_t q = 0; q < lists_; q++)
+                count_at(q, p + 1, kSel) = selected_in(sel_of(q, pc.src), pc.lo, pc.hi);
+        });
+        tail_.assign(lists_, nullptr);
+        bitmap_.assign(lists_, false);
+        for (size_t q = 0; q < lists_; q++) {
+            for (size_t p = 0; p < np_; p++) count_at(q, p + 1, kSel) += count_at(q, p, kSel);
+            out_[q].size = count_at(q, np_, kSel);
+            const SplitTail* t = hook_.tails.empty() ? nullptr : hook_.tails[q].get();
+            if (t && t->size == out_[q].size) tail_[q] = t;
+        }
+    }
+
+    // Pass 2 over piece p: one read of each value, classified, then counted in every list that selects it.
+    void count_classes(size_t p) {
+        const Piece pc = pieces_[p];
+        std::vector<size_t> at(lists_);
+        std::vector<size_t> c(lists_ * K, 0);
+        for (size_t q = 0; q < lists_; q++) at[q] = count_at(q, p, kSel);
         for (size_t i = pc.lo; i < pc.hi; i++) {
-            const Fr& x = values[pc.src][i];
-            const int cls = x.is_zero() ? 0 : x.is_one() ? 1 : 2;
-            for (size_t q = 0; q < lists; q++) {
+            const int cls = value_class(values_[pc.src][i]);
+            for (size_t q = 0; q < lists_; q++) {
                 if (!selected(q, pc.src, i)) continue;
                 const size_t pos = at[q]++;
                 if (cls == 0) continue;
-                const bool out_of_tail = !tail[q] || !tail[q]->contains(pos);
                 c[K * q + (cls == 1 ? kOnes : kOthers)]++;
-                if (out_of_tail) c[K * q + (cls == 1 ? kOnesOut : kOthersOut)]++;
+                if (!tail_[q] || !tail_[q]->contains(pos)) c[K * q + (cls == 1 ? kOnesOut : kOthersOut)]++;
             }
         }
-        for (size_t q = 0; q < lists; q++)
+        for (size_t q = 0; q < lists_; q++)
             for (int w : {kOnes, kOthers, kOnesOut, kOthersOut}) count_at(q, p + 1, w) = c[K * q + (size_t)w];
-    });
-    // Per list: the tail (when it still covers the list), the layout, then the prefix sums of what is written.
-    std::vector<bool> bitmap(lists, false);
-    for (size_t q = 0; q < lists; q++) {
-        ScalarSplit& o = out[q];
-        size_t ones = 0, others = 0, ones_out = 0, others_out = 0;
-        for (size_t p = 1; p <= np; p++) {
-            ones += count_at(q, p, kOnes);
-            others += count_at(q, p, kOthers);
-            ones_out += count_at(q, p, kOnesOut);
-            others_out += count_at(q, p, kOthersOut);
+    }
+
+    // List q's layout: the hook's choice from the list's totals (without a hook: indexed, listed ones, no tail).
+    SplitChoice choose(size_t q) {
+        SplitCounts counts;
+        counts.size = out_[q].size;
+        counts.tail = tail_[q];
+        for (size_t p = 1; p <= np_; p++) {
+            counts.ones += count_at(q, p, kOnes);
+            counts.others += count_at(q, p, kOthers);
+            counts.ones_outside_tail += count_at(q, p, kOnesOut);
+            counts.others_outside_tail += count_at(q, p, kOthersOut);
         }
-        if (tail[q] && others_out > std::max<size_t>(1024, tail[q]->indices.size() / 8)) tail[q] = nullptr;
-        const bool use_tail = tail[q] != nullptr;
-        if (opt) {
-            const SplitLayout lay = choose_split_layout(o.size, use_tail ? ones_out : ones,
-                                                        use_tail ? tail[q]->indices.size() + others_out : others,
-                                                        opt->costs);
-            o.dense = lay.dense && !use_tail;
-            bitmap[q] = lay.ones_bitmap && !o.dense;
+        const SplitChoice ch = hook_.choose ? hook_.choose(q, counts) : SplitChoice{};
+        auto refuse = [q](const char* why) {
+            throw std::invalid_argument("split_scalars_multi: list " + std::to_string(q) + ": " + why);
+        };
+        if (ch.dense && (ch.ones_bitmap || ch.use_tail)) refuse("a dense layout has no ones bitmap and no tail");
+        if (ch.use_tail && !counts.tail) refuse("no candidate tail to use");
+        return ch;
+    }
+
+    // List q laid out as chosen: the prefix sums of what each piece writes, the outputs sized, the tail's part of
+    // other_indices written (its scalars start zeroed: a 0 or 1 in the tail is not written again).
+    void lay_out(size_t q, const SplitChoice& ch) {
+        ScalarSplit& o = out_[q];
+        if (!ch.use_tail) tail_[q] = nullptr;
+        const int ones = ch.use_tail ? kOnesOut : kOnes, others = ch.use_tail ? kOthersOut : kOthers;
+        for (size_t p = 1; p <= np_; p++) {
+            count_at(q, p, kOnesUsed) = count_at(q, p - 1, kOnesUsed) + count_at(q, p, ones);
+            count_at(q, p, kOthersUsed) = count_at(q, p - 1, kOthersUsed) + count_at(q, p, others);
         }
-        for (size_t p = 1; p <= np; p++) {
-            count_at(q, p, kOnesUsed) = count_at(q, p - 1, kOnesUsed) + count_at(q, p, use_tail ? kOnesOut : kOnes);
-            count_at(q, p, kOthersUsed) =
-                count_at(q, p - 1, kOthersUsed) + count_at(q, p, use_tail ? kOthersOut : kOthers);
-        }
-        const size_t n_ones = count_at(q, np, kOnesUsed), n_others = count_at(q, np, kOthersUsed);
+        o.dense = ch.dense;
+        bitmap_[q] = ch.ones_bitmap;
         if (o.dense) {
             o.other_scalars.resize(o.size);
-            continue;
+            return;
         }
-        if (bitmap[q]) {
+        const size_t n_ones = count_at(q, np_, kOnesUsed), n_others = count_at(q, np_, kOthersUsed);
+        if (ch.ones_bitmap) {
             o.one_bits.resize((o.size + 63) / 64);
             uint64_t* w = o.one_bits.data();
-            pool.parallel_for(o.one_bits.size(), [w](size_t lo, size_t hi) { std::fill(w + lo, w + hi, 0); });
+            pool_.parallel_for(o.one_bits.size(), [w](size_t lo, size_t hi) { std::fill(w + lo, w + hi, 0); });
             o.one_bit_count = n_ones;
         } else {
             o.one_indices.resize(n_ones);
         }
-        if (use_tail) {
-            o.tail = opt->tails[q];
-            o.tail_size = tail[q]->indices.size();
+        if (ch.use_tail) {
+            o.tail = hook_.tails[q];
+            o.tail_size = tail_[q]->indices.size();
         }
         o.other_indices.resize(o.tail_size + n_others);
         o.other_scalars.resize(o.tail_size + n_others);
-        if (use_tail) {
-            std::copy(tail[q]->indices.begin(), tail[q]->indices.end(), o.other_indices.begin());
+        if (ch.use_tail) {
+            std::copy(tail_[q]->indices.begin(), tail_[q]->indices.end(), o.other_indices.begin());
             std::fill(o.other_scalars.begin(), o.other_scalars.begin() + (ptrdiff_t)o.tail_size, limbs_t<4>{});
         }
     }
-    pool.run_tasks(np, [&](size_t p) {
-        const Piece pc = pieces[p];
-        // Per list, where this piece writes: position, ones, others (after the tail).
-        struct Cursor {
-            size_t at, ones, others;
-            size_t word = SIZE_MAX;
-            uint64_t bits = 0;
-        };
-        std::vector<Cursor> cur(lists);
-        for (size_t q = 0; q < lists; q++) {
-            Cursor& c = cur[q];
-            c.at = count_at(q, p, kSel);
-            c.ones = count_at(q, p, kOnesUsed);
-            c.others = out[q].tail_size + count_at(q, p, kOthersUsed);
-        }
-        auto flush = [&](size_t q) {
-            Cursor& c = cur[q];
-            if (c.word == SIZE_MAX || !c.bits) return;
-            std::atomic_ref<uint64_t>(out[q].one_bits[c.word]).fetch_or(c.bits, std::memory_order_relaxed);
-            c.bits = 0;
-        };
+
+    // Pass 3 over piece p: every value converted once (when some list stores it), then written into every list
+    // that selects it.
+    void write_piece(size_t p) {
+        const Piece pc = pieces_[p];
+        std::vector<Cursor> cur(lists_);
+        for (size_t q = 0; q < lists_; q++)
+            cur[q] = {count_at(q, p, kSel), count_at(q, p, kOnesUsed), out_[q].tail_size + count_at(q, p, kOthersUsed)};
         for (size_t i = pc.lo; i < pc.hi; i++) {
-            const Fr& x = values[pc.src][i];
-            const int cls = x.is_zero() ? 0 : x.is_one() ? 1 : 2;
+            const Fr& x = values_[pc.src][i];
+            const int cls = value_class(x);
             limbs_t<4> limbs{};
             bool converted = false;
             auto value = [&]() -> const limbs_t<4>& {
-                if (!converted) limbs = keep_montgomery ? x.mont_limbs() : x.to_canonical(), converted = true;
+                if (!converted) limbs = montgomery_ ? x.mont_limbs() : x.to_canonical(), converted = true;
                 return limbs;
             };
-            for (size_t q = 0; q < lists; q++) {
-                if (!selected(q, pc.src, i)) continue;
-                Cursor& c = cur[q];
-                ScalarSplit& o = out[q];
-                const size_t at = c.at++;
-                if (o.dense) {
-                    o.other_scalars[at] = value();
-                    continue;
-                }
-                if (cls == 0) continue;  // (the tail's scalars start zeroed)
-                if (tail[q] && tail[q]->contains(at)) {
-                    const auto& ti = tail[q]->indices;
-                    o.other_scalars[(size_t)(std::lower_bound(ti.begin(), ti.end(), (uint32_t)at) - ti.begin())] =
-                        value();
-                    continue;
-                }
-                if (cls == 1) {
-                    if (!bitmap[q]) {
-                        o.one_indices[c.ones++] = (uint32_t)at;
-                        continue;
-                    }
-                    if (at / 64 != c.word) {
-                        flush(q);
-                        c.word = at / 64;
-                    }
-                    c.bits |= uint64_t(1) << (at % 64);
-                    continue;
-                }
-                o.other_indices[c.others] = (uint32_t)at;
-                o.other_scalars[c.others++] = value();
-            }
+            for (size_t q = 0; q < lists_; q++)
+                if (selected(q, pc.src, i)) write_value(q, cur[q], cls, value);
         }
-        for (size_t q = 0; q < lists; q++)
-            if (bitmap[q]) flush(q);
-    });
-    // Lists with few others and no tail get one of their own, for the next split to reuse.
-    if (opt)
-        for (size_t q = 0; q < lists; q++) {
-            ScalarSplit& o = out[q];
-            if (o.dense || o.tail || o.other_indices.empty() || o.other_indices.size() > o.size / 4) continue;
-            o.tail = make_tail(o);
-            o.tail_size = o.other_indices.size();
+        for (size_t q = 0; q < lists_; q++)
+            if (bitmap_[q]) flush(q, cur[q]);
+    }
+
+    template <class Value>
+    void write_value(size_t q, Cursor& c, int cls, Value& value) {
+        ScalarSplit& o = out_[q];
+        const size_t at = c.at++;
+        if (o.dense) {
+            o.other_scalars[at] = value();
+            return;
         }
-    return out;
-}
+        if (cls == 0) return;  // (the tail's scalars start zeroed)
+        if (const SplitTail* t = tail_[q]; t && t->contains(at)) {
+            const auto& ti = t->indices;
+            o.other_scalars[(size_t)(std::lower_bound(ti.begin(), ti.end(), (uint32_t)at) - ti.begin())] = value();
+            return;
+        }
+        if (cls == 1) {
+            add_one(q, c, at);
+            return;
+        }
+        o.other_indices[c.others] = (uint32_t)at;
+        o.other_scalars[c.others++] = value();
+    }
+
+    void add_one(size_t q, Cursor& c, size_t at) {
+        if (!bitmap_[q]) {
+            out_[q].one_indices[c.ones++] = (uint32_t)at;
+            return;
+        }
+        if (at / 64 != c.word) {
+            flush(q, c);
+            c.word = at / 64;
+        }
+        c.bits |= uint64_t(1) << (at % 64);
+    }
+
+    // A piece's bits of one bitmap word; the pieces on either side may share the word.
+    void flush(size_t q, Cursor& c) {
+        if (c.word == SIZE_MAX || !c.bits) return;
+        std::atomic_ref<uint64_t>(out_[q].one_bits[c.word]).fetch_or(c.bits, std::memory_order_relaxed);
+        c.bits = 0;
+    }
+
+    std::span<const std::span<const Fr>> values_;
+    size_t lists_;
+    std::span<const uint64_t* const> selection_;
+    ThreadPool& pool_;
+    bool montgomery_;
+    const SplitHook& hook_;
+    std::vector<ScalarSplit> out_;
+    std::vector<Piece> pieces_;
+    size_t np_ = 0;
+    std::vector<size_t> counts_;
+    std::vector<const SplitTail*> tail_;  // per list: the candidate tail, then the tail used (nullptr: none)
+    std::vector<bool> bitmap_;            // per list: ones as one_bits
+};
 
 }  // namespace
 
-double split_layout_ns(size_t n, size_t ones, size_t others, const SplitLayout& lay, const SplitCosts& c) {
-    if (lay.dense)
-        return (double)n * 32 * c.upload_per_byte + (double)others * c.pippenger_per_scalar +
-               (double)(n - std::min(n, others)) * c.trivial_per_scalar;
-    const double pip = (double)others * (36 * c.upload_per_byte + c.pippenger_per_scalar);
-    if (!ones) return pip;
-    if (lay.ones_bitmap)
-        return pip + (double)((n + 63) / 64) * 8 * c.upload_per_byte + (double)n * c.bitmap_per_position +
-               (double)ones * c.one_per_scalar;
-    return pip + (double)ones * (4 * c.upload_per_byte + c.one_per_scalar);
-}
-
-SplitLayout choose_split_layout(size_t n, size_t ones, size_t others, const SplitCosts& c) {
-    SplitLayout best;  // indexed, listed ones
-    double best_ns = split_layout_ns(n, ones, others, best, c);
-    for (SplitLayout lay : {SplitLayout{false, true}, SplitLayout{true, false}}) {
-        if (lay.ones_bitmap && !ones) continue;
-        if (lay.dense && !n) continue;
-        const double ns = split_layout_ns(n, ones, others, lay, c);
-        if (ns < best_ns) best = lay, best_ns = ns;
-    }
-    return best;
-}
-
 std::vector<ScalarSplit> split_scalars_multi(std::span<const std::span<const Fr>> values, size_t lists,
                                              std::span<const uint64_t* const> selection, ThreadPool* pool,
-                                             bool keep_montgomery) {
-    return split_impl(values, lists, selection, pool, keep_montgomery, nullptr);
-}
-
-std::vector<ScalarSplit> split_scalars_for_device(std::span<const std::span<const Fr>> values, size_t lists,
-                                                  std::span<const uint64_t* const> selection,
-                                                  const SplitOptions& options, ThreadPool* pool) {
-    return split_impl(values, lists, selection, pool, true, &options);
+                                             bool keep_montgomery, const SplitHook& hook) {
+    const size_t ns = values.size();
+    if (selection.size() != lists * ns)
+        throw std::invalid_argument("split_scalars_multi: " + std::to_string(selection.size()) + " selections for " +
+                                    std::to_string(lists) + " lists of " + std::to_string(ns) + " arrays");
+    if (!hook.tails.empty() && hook.tails.size() != lists)
+        throw std::invalid_argument("split_scalars_multi: " + std::to_string(hook.tails.size()) + " tails for " +
+                                    std::to_string(lists) + " lists");
+    size_t n_in = 0;
+    for (const auto& v : values) n_in += v.size();
+    if (n_in >= kMaxPoints) throw std::invalid_argument("split_scalars: at most 2^31 - 1 scalars");
+    return MultiSplitter(values, lists, selection, pool ? *pool : ThreadPool::global(), keep_montgomery, hook)
+        .run(n_in);
 }
 
 void check_split_indices(const ScalarSplit& split, const char* who, ThreadPool* pool_arg) {

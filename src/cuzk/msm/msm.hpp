@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
@@ -26,11 +27,12 @@
 namespace cuzk {
 
 // The positions of an earlier split's others (its "tail"), kept for the next split of the same shape: Filecoin's
-// partitions have their non-0/1 values at (nearly) the same positions, so a GPU prover that shares one tail across
-// the circuits it proves uploads the tail's indices once (the device context remembers `id`) and per circuit only
-// the tail's scalars. Immutable once made; shared by every split that uses it.
+// partitions have their non-0/1 values at (nearly) the same positions, so a consumer that keeps a tail's indices
+// (the GPU MSM context remembers `id`) moves them once and per split only the tail's scalars. Immutable once made;
+// shared by every split that uses it. Which list gets or reuses a tail is the caller's choice (SplitHook below;
+// the GPU prover's rule is in backends/cuda/device_split.hpp).
 struct SplitTail {
-    uint64_t id = 0;                   // unique per tail (a process-wide counter)
+    uint64_t id = 0;                   // unique per tail (device_split.cpp numbers its tails process-wide)
     size_t size = 0;                   // number of positions of the splits it serves
     uninit_vector<uint32_t> indices;   // increasing
     std::vector<uint64_t> member;      // bit i set: position i is in the tail
@@ -40,12 +42,11 @@ struct SplitTail {
 // The scalars of one MSM sorted by how they are handled. It depends on the scalars only, so one split serves every
 // MSM over the same assignment (in Groth16 the aux assignment feeds the A, B_G1 and B_G2 queries).
 //
-// Two layouts; split_scalars_multi with SplitOptions::costs picks, per list, the one that costs less on the
-// device (choose_split_layout):
-//   - indexed (the default): zeros skipped, ones listed in one_indices or as the bitmap one_bits (whichever moves
-//     fewer bytes), others as (other_indices, other_scalars). With a tail, other_indices starts with the tail's
-//     indices (tail_size of them, whatever the values there, 0 and 1 included) and goes on with the "extras": others
-//     outside the tail; the ones in the tail are not in the ones.
+// Two layouts; split_scalars_multi's SplitHook picks one per list (without a hook: indexed, listed ones, no tail):
+//   - indexed (the default): zeros skipped, ones listed in one_indices or as the bitmap one_bits, others as
+//     (other_indices, other_scalars). With a tail, other_indices starts with the tail's indices (tail_size of them,
+//     whatever the values there, 0 and 1 included) and goes on with the "extras": others outside the tail; the ones
+//     in the tail are not in the ones.
 //   - dense: no split at all, other_scalars holds every scalar in order (other_indices empty, no ones): a witness
 //     with almost no 0/1 values saves the indices.
 struct ScalarSplit {
@@ -67,24 +68,6 @@ struct ScalarSplit {
     // Zeros skipped (0 for a dense split, which skips nothing).
     size_t zero_count() const { return dense ? 0 : size - one_count() - other_indices.size(); }
 };
-
-// What one scalar costs the device in each layout, in nanoseconds. Defaults: fitted to `BM_GpuMsmG1Layout` on the
-// H200 (docs/perf.md, "split layouts": 2^24 scalars, scalars from pageable memory through pinned staging).
-struct SplitCosts {
-    double upload_per_byte = 0.06;        // host-to-device through pinned staging (~17 GB/s)
-    double pippenger_per_scalar = 6.5;    // a random scalar through Pippenger (digits, sort, bucket additions)
-    double trivial_per_scalar = 0.6;      // a 0 or 1 scalar through Pippenger (dense layout: its digits are ~all 0)
-    double one_per_scalar = 0.45;         // one base added by the ones' sum
-    double bitmap_per_position = 0.01;    // reading the ones' bitmap, per position
-};
-struct SplitLayout {
-    bool dense = false;        // the dense layout
-    bool ones_bitmap = false;  // indexed layout: ones as one_bits
-};
-// The modelled device time (ns) of an MSM over n scalars with `ones` ones and `others` others (zeros: the rest) in
-// a layout, and the cheaper layout.
-double split_layout_ns(size_t n, size_t ones, size_t others, const SplitLayout& layout, const SplitCosts& costs);
-SplitLayout choose_split_layout(size_t n, size_t ones, size_t others, const SplitCosts& costs);
 
 // Tuning of one MSM; every default is what the measurements in msm.cpp chose.
 struct MsmConfig {
@@ -127,29 +110,41 @@ struct ScalarSource {
 ScalarSplit split_scalars_gathered(std::span<const ScalarSource> sources, ThreadPool* pool = nullptr,
                                    bool keep_montgomery = false);
 
+// What split_scalars_multi's first pass counted in one list, for a SplitHook to choose the list's layout from.
+struct SplitCounts {
+    size_t size = 0;    // positions (selected values)
+    size_t ones = 0;    // values 1
+    size_t others = 0;  // values not in {0, 1}
+    // The list's candidate tail (SplitHook::tails) when it has the list's size (else nullptr), and the ones and
+    // others at positions outside it (the same as ones and others without a tail).
+    const SplitTail* tail = nullptr;
+    size_t ones_outside_tail = 0, others_outside_tail = 0;
+};
+// The layout of one list (see ScalarSplit).
+struct SplitChoice {
+    bool dense = false;        // the dense layout (neither of the others then)
+    bool ones_bitmap = false;  // indexed layout: the ones as one_bits
+    bool use_tail = false;     // indexed layout: other_indices start with SplitCounts::tail (which must be set)
+};
+// Lets a caller of split_scalars_multi lay out each list from the counts of its values, between the pass that
+// counts and the pass that writes. tails: one candidate per list, or empty (an entry may be nullptr; one of
+// another size than its list is not offered). choose: the layout of list q; null: indexed, listed ones, no tail.
+struct SplitHook {
+    std::span<const std::shared_ptr<const SplitTail>> tails;
+    std::function<SplitChoice(size_t list, const SplitCounts& counts)> choose;
+};
+
 // Several gathered lists over the same value arrays, split in one pass: every value is read, classified and
 // converted once however many lists select it (Groth16's A, B and L lists all draw on the aux values; at 2^27
 // that is 4 GB read once instead of three times). selection[q * values.size() + k] selects the values of array k
-// for list q: a density bitmap as in ScalarSource, kAllValues, or kNoValues. Returns one split per list.
+// for list q: a density bitmap as in ScalarSource, kAllValues, or kNoValues. Returns one split per list, laid out
+// as `hook` chooses. Throws std::invalid_argument when the selections or tails do not match the lists, or a choice
+// contradicts itself (dense with a bitmap or a tail; a tail without a candidate).
 inline constexpr const uint64_t* kAllValues = nullptr;
 extern const uint64_t* const kNoValues;
 std::vector<ScalarSplit> split_scalars_multi(std::span<const std::span<const Fr>> values, size_t lists,
                                              std::span<const uint64_t* const> selection, ThreadPool* pool = nullptr,
-                                             bool keep_montgomery = false);
-
-// split_scalars_multi for a device, in Montgomery form (the GPU converts), with:
-//   - costs: per list, the layout choose_split_layout picks;
-//   - tails (one per list, or empty; an entry may be nullptr): the tail of an earlier split to reuse. It is used
-//     when it covers the list (same size, at most max(1024, tail / 8) others outside it); otherwise, and for lists
-//     without one, a list with others on at most a quarter of its positions gets a tail of its own (so the next
-//     split can reuse it). A dense list never has a tail.
-struct SplitOptions {
-    SplitCosts costs;
-    std::span<const std::shared_ptr<const SplitTail>> tails;
-};
-std::vector<ScalarSplit> split_scalars_for_device(std::span<const std::span<const Fr>> values, size_t lists,
-                                                  std::span<const uint64_t* const> selection,
-                                                  const SplitOptions& options, ThreadPool* pool = nullptr);
+                                             bool keep_montgomery = false, const SplitHook& hook = {});
 
 // Throws std::invalid_argument ("<who>: split index I out of range", or what else is wrong) when an index of the
 // split is >= split.size, or its layout is inconsistent (other lists of different lengths, a bitmap of the wrong

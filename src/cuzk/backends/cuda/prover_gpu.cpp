@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "cuzk/backends/cuda/device_split.hpp"
 #include "cuzk/backends/cuda/h_gpu.hpp"
 #include "cuzk/gpu/cuda_check.cuh"
 #include "cuzk/gpu/device.hpp"
@@ -279,7 +280,7 @@ struct GpuProver::Impl {
             SplitOptions o;
             o.costs = cfg.split_costs;
             o.tails = cur;
-            groth16::QuerySplits q = groth16::split_queries_for_device(asg, o);
+            groth16::QuerySplits q = split_queries_for_device(asg, o);
             std::lock_guard<std::mutex> lk(tails_mu);
             int i = 0;
             for (const ScalarSplit* sp : {&q.a, &q.b, &q.l}) {

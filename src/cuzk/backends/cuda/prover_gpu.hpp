@@ -7,9 +7,9 @@
 // Per circuit: H (HComputer, both conventions) and the MSM over the H query read straight from device memory;
 // meanwhile the CPU splits the A, B, L scalars in one pass (zeros skipped, ones summed by a tree on the device, the
 // rest through Pippenger, Montgomery scalars converted on the device). Each query's split takes the layout its
-// measured device costs make cheaper (GpuProverConfig::split_costs, msm/msm.hpp choose_split_layout): the ones as
-// indices or as a bitmap (Filecoin's witnesses, ~half ones: 1 bit instead of 32 per position), or no split at all
-// for a dense witness; and the positions of the non-0/1 values (the "tail") are shared by the circuits that follow
+// measured device costs make cheaper (GpuProverConfig::split_costs, device_split.hpp): the ones as indices or as a
+// bitmap (Filecoin's witnesses, ~half ones: 1 bit instead of 32 per position), or no split at all for a dense
+// witness; and the positions of the non-0/1 values (the "tail") are shared by the circuits that follow
 // while they still cover them (partitions of one circuit shape do), so each MSM context uploads a tail's indices
 // once and per circuit only its scalars. Then A, B_G1, L on the GPU with B_G2 beside
 // them (another host thread and stream). In a batch the next circuit's split runs while this one's A, B, L MSMs
@@ -33,6 +33,7 @@
 #include <span>
 #include <vector>
 
+#include "cuzk/backends/cuda/device_split.hpp"
 #include "cuzk/groth16/backend.hpp"
 #include "cuzk/groth16/types.hpp"
 #include "cuzk/msm/msm.hpp"
@@ -43,7 +44,7 @@ namespace cuzk::gpu {
 
 struct GpuProverConfig {
     int device = 0;
-    // The device costs behind each query's split layout (msm/msm.hpp choose_split_layout).
+    // The device costs behind each query's split layout (device_split.hpp choose_split_layout).
     SplitCosts split_costs;
     // Page-lock the parameter set's query arrays in host memory (cudaHostRegister) for the prover's lifetime: the
     // upload to the device is then a direct DMA, and the host copy can never be paged out. Costs the time to lock
