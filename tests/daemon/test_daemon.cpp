@@ -426,6 +426,83 @@ TEST(Daemon, ASecondDaemonOnTheSameSocketIsRefused) {
     expect_verified(cl.await(cl.submit(chain_request(6, 1, 1)), 60), 6, 1);  // the first one is untouched
 }
 
+namespace {
+mode_t mode_of(const fs::path& p) {
+    struct stat st{};
+    EXPECT_EQ(::lstat(p.c_str(), &st), 0) << p;
+    return st.st_mode & 07777;
+}
+}  // namespace
+
+// Issue 20 items 2 and 3: a state directory the daemon makes is 0700 and the job database 0600 (a circom job's
+// witness is stored there), also where an older daemon left files readable in a directory that exists; a second
+// daemon on the same state directory is refused (with another socket too) while the first keeps serving, and can
+// start once the first is gone.
+TEST(Daemon, TheStateDirectoryIsPrivateAndOneDaemonsAlone) {
+    TempDir dir;
+    DaemonConfig fresh = make_config(dir.path);
+    fresh.state_dir = dir.path / "new" / "state";
+    {
+        Daemon d(fresh);
+        EXPECT_EQ(mode_of(fresh.state_dir), 0700u);
+        EXPECT_EQ(mode_of(fresh.database()), 0600u);
+    }
+    DaemonConfig cfg = make_config(dir.path);
+    fs::create_directories(cfg.state_dir);
+    ::chmod(cfg.state_dir.c_str(), 0755);
+    write_bytes(cfg.database().string() + "-wal", {});  // an older daemon's leftover, world-readable
+    ::chmod((cfg.database().string() + "-wal").c_str(), 0644);
+    {
+        Daemon d(cfg);
+        EXPECT_EQ(mode_of(cfg.state_dir), 0755u) << "a directory that exists keeps its mode";
+        EXPECT_EQ(mode_of(cfg.database()), 0600u);
+        EXPECT_EQ(mode_of(cfg.database().string() + "-wal"), 0600u);
+        DaemonConfig other = cfg;
+        other.socket = dir.path / "other.sock";
+        try {
+            Daemon second(other);
+            ADD_FAILURE() << "a second daemon started on the same state directory";
+        } catch (const std::runtime_error& e) {
+            EXPECT_NE(std::string(e.what()).find("another daemon is using it"), std::string::npos) << e.what();
+        }
+        EXPECT_FALSE(fs::exists(other.socket)) << "the refused daemon made no socket";
+        Client cl(d.socket_path());
+        expect_verified(cl.await(cl.submit(chain_request(6, 1, 1)), 60), 6, 1);
+    }
+    Daemon again(cfg);  // the lock went with the first daemon
+    Client cl(again.socket_path());
+    expect_verified(cl.await(cl.submit(chain_request(6, 1, 2)), 60), 6, 1);
+}
+
+// Issue 20 item 1: a socket path that names a file which is not a socket (the job database, by a config typo) is
+// refused and the file kept; at shutdown a daemon removes only the socket it created, not what replaced it.
+TEST(Daemon, NeverRemovesWhatIsNotItsOwnSocket) {
+    TempDir dir;
+    DaemonConfig cfg = make_config(dir.path);
+    { Daemon d(cfg); }  // makes the job database
+    ASSERT_TRUE(fs::exists(cfg.database()));
+    const auto db_size = fs::file_size(cfg.database());
+    DaemonConfig typo = cfg;
+    typo.socket = cfg.database();
+    EXPECT_THROW({ Daemon d(typo); }, std::runtime_error);
+    ASSERT_TRUE(fs::exists(cfg.database())) << "the job database was removed";
+    EXPECT_EQ(fs::file_size(cfg.database()), db_size);
+    typo.socket = dir.path / "a-directory";
+    fs::create_directories(typo.socket);
+    EXPECT_THROW({ Daemon d(typo); }, std::runtime_error);
+    EXPECT_TRUE(fs::is_directory(typo.socket));
+
+    const fs::path sock = cfg.socket_path();
+    {
+        Daemon d(cfg);
+        ASSERT_EQ(fs::status(sock).type(), fs::file_type::socket);
+        fs::remove(sock);
+        write_bytes(sock, {1, 2, 3});  // someone else's file there now
+    }
+    ASSERT_TRUE(fs::exists(sock)) << "the daemon removed a file it did not create";
+    EXPECT_EQ(fs::file_size(sock), 3u);
+}
+
 TEST(Daemon, ListensOnLoopbackTcpAndServesMetricsOverHttp) {
     TempDir dir;
     DaemonConfig cfg = make_config(dir.path);

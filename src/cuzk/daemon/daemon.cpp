@@ -16,6 +16,7 @@
 #include "cuzk/daemon/event_log.hpp"
 #include "cuzk/daemon/job_table.hpp"
 #include "cuzk/daemon/keys.hpp"
+#include "cuzk/daemon/state_dir.hpp"
 #include "cuzk/daemon/metrics.hpp"
 #include "cuzk/daemon/metrics_http.hpp"
 #include "cuzk/daemon/requests.hpp"
@@ -63,6 +64,7 @@ std::string grpc_target(const std::string& s) {
 }
 
 struct Daemon::Impl {
+    StateDir state;  // first: private, and this daemon's alone, before the socket is claimed or a job resumed
     const DaemonConfig cfg;
     const size_t budget;  // bytes for parameter sets and jobs
     EventLog log;
@@ -73,13 +75,15 @@ struct Daemon::Impl {
     std::unique_ptr<grpc::Service> service;
     std::unique_ptr<MetricsHttpServer> metrics_http;
     int tcp_port = 0;
+    std::optional<SocketId> socket;  // the socket this daemon created (removed at shutdown only if still there)
 
     std::mutex shutdown_mu;
     std::condition_variable shutdown_cv;
     bool shutdown_requested = false;
 
     explicit Impl(const DaemonConfig& c)
-        : cfg(resolved(c)),
+        : state(c),
+          cfg(resolved(claim_socket(c))),
           budget(c.total_budget ? c.total_budget : engine::auto_memory_budget()),
           log(c.log),
           keys(cfg, budget, log),
@@ -139,16 +143,16 @@ struct Daemon::Impl {
         if (cfg.shutdown == "drain" && !force_interrupt) table.wait_until_all_ended();
         table.stop();  // interrupt: the running job stops at its next partition and stays queued in the store
         if (server) server->Wait();
-        std::error_code ec;
-        fs::remove(cfg.socket_path(), ec);
+        remove_own_socket(cfg.socket_path(), socket);
     }
 };
 
 // ---- Daemon -----------------------------------------------------------------------------------------------------
 
-Daemon::Daemon(const DaemonConfig& cfg) : impl_(std::make_unique<Impl>(claim_socket(cfg))) {
+Daemon::Daemon(const DaemonConfig& cfg) : impl_(std::make_unique<Impl>(cfg)) {
     impl_->service = make_prover_service(*this);
     impl_->server = listen(cfg, *impl_->service, &impl_->tcp_port);
+    impl_->socket = socket_id(cfg.socket_path());
     if (!impl_->server) {
         impl_->shutdown(true);
         throw std::runtime_error("daemon: cannot listen on " + cfg.socket_path().string() +

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "cuzk.grpc.pb.h"
@@ -119,9 +120,29 @@ const DaemonConfig& claim_socket(const DaemonConfig& cfg) {
         throw std::runtime_error("daemon: the socket path " + sock.string() + " is too long for a unix socket");
     std::error_code ec;
     fs::create_directories(sock.parent_path(), ec);
+    struct stat st{};
+    if (::lstat(sock.c_str(), &st) != 0) return cfg;  // nothing there
+    // Never remove what is not a socket: a config that names the job database (or any file) as the socket must
+    // not cost it.
+    if (!S_ISSOCK(st.st_mode))
+        throw std::runtime_error("daemon: " + sock.string() +
+                                 " exists and is not a socket; refusing to replace it (is server.socket right?)");
     if (socket_in_use(sock)) throw std::runtime_error("daemon: another daemon is listening on " + sock.string());
     fs::remove(sock, ec);  // a stale socket of a daemon that did not shut down
     return cfg;
+}
+
+std::optional<SocketId> socket_id(const fs::path& path) {
+    struct stat st{};
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode)) return std::nullopt;
+    return SocketId{st.st_dev, st.st_ino};
+}
+
+void remove_own_socket(const fs::path& path, const std::optional<SocketId>& mine) {
+    const auto now = socket_id(path);
+    if (!mine || !now || now->dev != mine->dev || now->ino != mine->ino) return;
+    std::error_code ec;
+    fs::remove(path, ec);
 }
 
 std::unique_ptr<grpc::Server> listen(const DaemonConfig& cfg, grpc::Service& service, int* tcp_port) {
