@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <unistd.h>
@@ -440,6 +441,20 @@ TEST(Engine, DeadlineCancelsAJob) {
     EXPECT_EQ(r.state, JobState::Cancelled);
     EXPECT_NE(r.error.find("deadline"), std::string::npos) << r.error;
     EXPECT_LT(r.proofs.size(), 3u);
+}
+
+// Issue 20 item 9: a deadline too far for the clock (1e10 s overflowed into the past) is no deadline: the job is
+// proven; one that is not a finite number >= 0 is refused.
+TEST(Engine, AFarDeadlineIsNoneAndABadOneIsRefused) {
+    CpuBackend backend(params());
+    Engine engine;
+    JobSpec spec = chain_job(backend, 1, 52);
+    spec.deadline_seconds = 1e10;
+    EXPECT_EQ(engine.await(engine.submit(spec)).state, JobState::Done);
+    for (double bad : {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN(), -1.0}) {
+        spec.deadline_seconds = bad;
+        EXPECT_THROW(engine.submit(spec), std::invalid_argument) << bad;
+    }
 }
 
 TEST(Engine, BuffersAreFreedInTheBackground) {

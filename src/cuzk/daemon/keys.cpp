@@ -73,6 +73,8 @@ engine::KeyStoreConfig key_store_config(const DaemonConfig& c, size_t budget_byt
     kc.check_subgroup = c.check_params;
     kc.cpu_fallback = c.cpu_fallback;
 #ifdef CUZK_HAVE_CUDA
+    if (c.backend == "gpu" && gpu::devices().empty())
+        throw std::runtime_error("backend gpu: no CUDA device found (backend \"auto\" proves on the CPU then)");
     if (c.backend != "cpu") {
         if (c.check_params) kc.device_checks = backends::gpu_subgroup_checks();
         kc.device_budget_bytes = device_key_budgets();

@@ -1,5 +1,7 @@
 #include "cuzk/daemon/requests.hpp"
 
+#include <cmath>
+
 #include <algorithm>
 #include <span>
 
@@ -33,8 +35,8 @@ void check_partitions_and_deadline(size_t n, const char* what, const v1::ProofRe
     if (n > cfg.max_partitions)
         throw DaemonError(ErrorCode::InvalidArgument, std::to_string(n) + " " + what + ": at most " +
                                                           std::to_string(cfg.max_partitions) + " per job");
-    if (!(r.deadline_seconds() >= 0))
-        throw DaemonError(ErrorCode::InvalidArgument, "deadline_seconds must be >= 0");
+    if (!(r.deadline_seconds() >= 0) || !std::isfinite(r.deadline_seconds()))
+        throw DaemonError(ErrorCode::InvalidArgument, "deadline_seconds must be a finite number >= 0 (0: none)");
 }
 
 size_t file_bytes(const fs::path& path) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <deque>
 #include <fstream>
@@ -605,8 +606,16 @@ Engine::~Engine() = default;
 
 ProvingKeyStore& Engine::keys() { return *impl_->keys; }
 
+namespace {
+// Deadlines beyond a century are the same as none, and stay far from the clock's range (~292 years of nanoseconds
+// from its epoch; a larger one overflowed into the past and cancelled the job at once).
+constexpr double kMaxDeadline = 100.0 * 365 * 24 * 3600;
+}  // namespace
+
 JobId Engine::submit(JobSpec spec) {
     if (spec.partitions == 0) throw std::invalid_argument("engine: a job needs at least one partition");
+    if (spec.deadline_seconds && !(std::isfinite(*spec.deadline_seconds) && *spec.deadline_seconds >= 0))
+        throw std::invalid_argument("engine: a deadline must be a finite number of seconds >= 0");
     if (!spec.synthesize) throw std::invalid_argument("engine: a job needs a synthesize function");
     if (spec.key && !spec.backend && spec.backends.empty()) {
         spec.backends = spec.key->backends();
@@ -625,7 +634,7 @@ JobId Engine::submit(JobSpec spec) {
     const size_t P = j.spec.partitions;
     if (j.spec.deadline_seconds)
         j.deadline = j.submitted + std::chrono::duration_cast<Clock::duration>(
-                                       std::chrono::duration<double>(*j.spec.deadline_seconds));
+                                       std::chrono::duration<double>(std::min(*j.spec.deadline_seconds, kMaxDeadline)));
     // r, s per partition, drawn now (in partition order from the seed, when one is given).
     j.r.resize(P);
     j.s.resize(P);
