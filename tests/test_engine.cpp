@@ -110,7 +110,8 @@ TEST(Engine, PartitionsProveInOrderLikeTheSeam) {
         EXPECT_NE(find(spans, "handover", i), nullptr) << i;
         EXPECT_NE(find(spans, "proving", i), nullptr) << i;
     }
-    EXPECT_NE(find(spans, "queued", -1), nullptr);
+    ASSERT_NE(find(spans, "queued", -1), nullptr);
+    for (const auto& sp : spans) EXPECT_GE(sp.start_s, 0.0) << sp.name << " starts before the job's timeline";
     EXPECT_NE(find(spans, "job", -1), nullptr);
     EXPECT_GT(res.timeline->total(TimingLayer::Prover, "msm.a"), 0.0);
     // ... labelled with their partition, inside that partition's proving span.

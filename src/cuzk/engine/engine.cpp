@@ -628,8 +628,8 @@ JobId Engine::submit(JobSpec spec) {
     if (!spec.backend) spec.backend = spec.backends.front();
     auto job = std::make_shared<Impl::Job>();
     job->spec = std::move(spec);
-    job->submitted = Clock::now();
     job->result.timeline = std::make_shared<TimingSink>();
+    job->submitted = Clock::now();  // after the sink's epoch: the "queued" span never starts before it
     Impl::Job& j = *job;
     const size_t P = j.spec.partitions;
     if (j.spec.deadline_seconds)
