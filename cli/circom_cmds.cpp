@@ -1,6 +1,9 @@
 #include "circom_cmds.hpp"
 
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -59,6 +62,7 @@ int run_circom_prove(const CircomProveOptions& opt) {
         print_timing_json("prove", *run.result.timeline, total,
                           {{"format", "circom"}, {"constraints_domain", params.h.size()}, {"backend", run.backend},
                            {"read_zkey_s", read_zkey_s}, {"read_wtns_s", read_wtns_s},
+                           {"glibc_tunables", std::getenv("GLIBC_TUNABLES") ? std::getenv("GLIBC_TUNABLES") : ""},
                            {"fallbacks", run.result.fallbacks}});
     } else {
         std::printf("proof written to %s, %zu public signals to %s (%.3f s)\n", opt.proof.c_str(), pub.size(),
@@ -166,6 +170,25 @@ void add_circom_commands(CLI::App& app) {
     });
 }
 
+namespace {
+// glibc's allocator for a one-shot prove: blocks up to 32 MiB (the largest mmap threshold glibc accepts) from its
+// heap, which is kept rather than trimmed, on transparent huge pages.
+constexpr const char* kProveTunables =
+    "glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=1073741824";
+
+// A one-shot circom prove allocates, touches and frees ~100 MB in bursts (the zkey's points, the transforms' and
+// the MSMs' scratch); on the 2-vCPU VM its page faults cost ~15-20 % of the wall time at 2^16 (docs/perf.md,
+// circom/snarkjs). glibc reads its allocator settings from the environment at start only, so the process starts
+// itself once more with kProveTunables, unless GLIBC_TUNABLES is set already (the user's, or this restart's) or
+// CUZK_NO_MALLOC_TUNING is. A failed exec changes nothing.
+void restart_with_prove_tunables(char** argv) {
+    if (std::getenv("GLIBC_TUNABLES") || std::getenv("CUZK_NO_MALLOC_TUNING")) return;
+    if (::setenv("GLIBC_TUNABLES", kProveTunables, 0) != 0) return;
+    ::execv("/proc/self/exe", argv);
+    ::unsetenv("GLIBC_TUNABLES");
+}
+}  // namespace
+
 bool dispatch_circom(int argc, char** argv, int& exit_code) {
     // Global options before the command: --threads N / --threads=N.
     int i = 1;
@@ -208,6 +231,7 @@ bool dispatch_circom(int argc, char** argv, int& exit_code) {
                      std::all_of(positional.begin(), positional.end(),
                                  [](const std::string& s) { return ends_with(s, ".json"); });
     if (!is_prove && !is_verify) return false;
+    if (is_prove) restart_with_prove_tunables(argv);
 
     if (has_threads) ThreadPool::set_global_threads(threads);
     CLI::App app{is_prove ? "cuzk prove: a Groth16 proof from a snarkjs zkey and a circom witness"

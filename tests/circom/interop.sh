@@ -30,6 +30,10 @@ while read -r name; do
   "$cuzk" prove --backend cpu --json "$fix/$name.zkey" "$fix/$name.wtns" "$tmp/c.proof.json" "$tmp/c.public.json" \
     >"$tmp/c.log" || fail "$name: cuzk prove --backend cpu exited $?"
   grep -q '"backend":"cpu"' "$tmp/c.log" || fail "$name: prove --json must name the backend: $(cat "$tmp/c.log")"
+  # It restarted itself with the allocator settings of a one-shot prove, unless told not to.
+  grep -q '"glibc_tunables":"[^"]*hugetlb=1' "$tmp/c.log" || fail "$name: prove ran without its allocator settings"
+  CUZK_NO_MALLOC_TUNING=1 "$cuzk" prove --backend cpu --json "$fix/$name.zkey" "$fix/$name.wtns" "$tmp/c.proof.json" \
+    "$tmp/c.public.json" | grep -q '"glibc_tunables":""' || fail "$name: CUZK_NO_MALLOC_TUNING=1 must keep glibc's defaults"
   cmp -s "$tmp/c.public.json" "$fix/$name.public.json" || fail "$name: public.json (--backend cpu) differs"
   [ "$(cuzk_verify "$vk" "$tmp/c.public.json" "$tmp/c.proof.json")" = 0 ] || fail "$name: cuzk rejects its --backend cpu proof"
   snarkjs_accepts "$vk" "$tmp/$name.public.json" "$tmp/$name.proof.json" ||
