@@ -6,19 +6,32 @@
 
 namespace cuzk {
 
+namespace {
+// Stops the workers of a pool and joins them (its destructor, and its constructor when a thread fails).
+void stop_and_join(std::mutex& mu, bool& stop, std::condition_variable& cv, std::vector<std::thread>& workers) {
+    {
+        std::lock_guard<std::mutex> lk(mu);
+        stop = true;
+    }
+    cv.notify_all();
+    for (auto& t : workers) t.join();
+    workers.clear();
+}
+}  // namespace
+
+// Throws std::system_error when a thread cannot be created, after stopping and joining the ones started: no
+// destructor runs for a constructor that throws, and joinable threads left in workers_ would end the process.
 ThreadPool::ThreadPool(size_t threads) {
     if (threads == 0) threads = 1;
-    for (size_t i = 0; i + 1 < threads; i++) workers_.emplace_back([this] { worker_loop(); });
+    try {
+        for (size_t i = 0; i + 1 < threads; i++) workers_.emplace_back([this] { worker_loop(); });
+    } catch (...) {
+        stop_and_join(mu_, stop_, cv_, workers_);
+        throw;
+    }
 }
 
-ThreadPool::~ThreadPool() {
-    {
-        std::lock_guard<std::mutex> lk(mu_);
-        stop_ = true;
-    }
-    cv_.notify_all();
-    for (auto& t : workers_) t.join();
-}
+ThreadPool::~ThreadPool() { stop_and_join(mu_, stop_, cv_, workers_); }
 
 void ThreadPool::worker_loop() {
     for (;;) {
