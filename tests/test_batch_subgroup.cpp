@@ -236,6 +236,33 @@ TEST(BatchSubgroup, SubgroupPointsPass) {
     }
 }
 
+// Spans that are mostly the identity (a circom zkey's B1 and B2) are checked without their identities; the reported
+// index is still the position in the span given, and a bad point among the few others is caught.
+TEST(BatchSubgroup, MostlyIdentitiesKeepTheirPositions) {
+    auto rng = seeded_rng("BatchSubgroup.MostlyIdentities");
+    Jacobian<G1Config> t3 = point_of_order<G1Jacobian>(3, 1, g1_order(), [&] { return random_e1(rng); });
+    for (size_t n : {100, 9000, 70000}) {
+        std::vector<G1Affine> pts(n, G1Affine::identity());
+        auto others = random_points<G1Config>(n / 10 + 1, rng());
+        for (const auto& p : others) pts[rng() % n] = p;
+        EXPECT_TRUE(g1_batch_in_subgroup(pts)) << n;
+        EXPECT_EQ(g1_batch_first_not_in_subgroup(pts), std::nullopt) << n;
+        // A bad point at a random position, and a later one.
+        const size_t idx = rng() % (n / 2);
+        pts[idx] = (others[0].to_jacobian() + t3).to_affine();
+        pts[n / 2 + rng() % (n / 2)] = t3.to_affine();
+        EXPECT_FALSE(g1_batch_in_subgroup(pts)) << n;
+        EXPECT_EQ(g1_batch_first_not_in_subgroup(pts), idx) << n;
+    }
+    std::vector<G2Affine> pts2(5000, G2Affine::identity());
+    auto others2 = random_points<G2Config>(40, rng());
+    for (const auto& p : others2) pts2[rng() % pts2.size()] = p;
+    EXPECT_TRUE(g2_batch_in_subgroup(pts2));
+    const size_t idx2 = rng() % pts2.size();
+    pts2[idx2] = random_e2(rng);  // a random curve point is outside G2 but for a negligible chance
+    EXPECT_EQ(g2_batch_first_not_in_subgroup(pts2), idx2);
+}
+
 // ---- read_parameters with the batched check ---------------------------------------------------------------------
 
 groth16::Parameters params_of_size(size_t n, std::mt19937_64& rng) {

@@ -753,6 +753,61 @@ std::optional<size_t> batch_first_bad(std::span<const Affine<Cfg>> pts, const Ba
     return first_bad_scan(pts, 0, pool);
 }
 
+// The points that are not the identity, copied together with their positions, when enough of the span is the
+// identity to pay for the copy (the identity is in every subgroup, yet costs a round's addition like any point, and
+// a span of mostly identities still pays every round's fold: a circom zkey's B1 and B2 are almost all identities).
+// A copy costs well under one round's addition per point; one point in eight is where it starts to pay.
+template <class Cfg>
+struct WithoutIdentities {
+    std::vector<Affine<Cfg>> points;
+    std::vector<size_t> position;  // position[k]: the index of points[k] in the original span
+};
+
+template <class Cfg>
+std::optional<WithoutIdentities<Cfg>> without_identities(std::span<const Affine<Cfg>> pts, ThreadPool& pool) {
+    const size_t n = pts.size();
+    if (n == 0) return std::nullopt;
+    const size_t chunks = std::max<size_t>(1, std::min(4 * pool.size(), n / 4096));
+    std::vector<size_t> kept(chunks + 1, 0);
+    auto range = [&](size_t c) { return std::pair<size_t, size_t>{n * c / chunks, n * (c + 1) / chunks}; };
+    pool.run_tasks(chunks, [&](size_t c) {
+        auto [begin, end] = range(c);
+        size_t k = 0;
+        for (size_t i = begin; i < end; i++) k += !pts[i].is_identity();
+        kept[c + 1] = k;
+    });
+    for (size_t c = 0; c < chunks; c++) kept[c + 1] += kept[c];
+    if ((n - kept[chunks]) * 8 < n) return std::nullopt;
+    WithoutIdentities<Cfg> out;
+    out.points.resize(kept[chunks]);
+    out.position.resize(kept[chunks]);
+    pool.run_tasks(chunks, [&](size_t c) {
+        auto [begin, end] = range(c);
+        size_t k = kept[c];
+        for (size_t i = begin; i < end; i++)
+            if (!pts[i].is_identity()) out.points[k] = pts[i], out.position[k++] = i;
+    });
+    return out;
+}
+
+template <class Cfg>
+bool check_all(std::span<const Affine<Cfg>> pts, const BatchSubgroupOptions& opt, BatchRoundSource<Cfg>* source) {
+    if (auto w = without_identities(pts, opt.pool ? *opt.pool : ThreadPool::global()))
+        return batch_all<Cfg>(w->points, opt, source);
+    return batch_all<Cfg>(pts, opt, source);
+}
+
+template <class Cfg>
+std::optional<size_t> check_first_bad(std::span<const Affine<Cfg>> pts, const BatchSubgroupOptions& opt,
+                                      BatchRoundSource<Cfg>* source) {
+    if (auto w = without_identities(pts, opt.pool ? *opt.pool : ThreadPool::global())) {
+        auto bad = batch_first_bad<Cfg>(w->points, opt, source);
+        if (bad) return w->position[*bad];
+        return std::nullopt;
+    }
+    return batch_first_bad<Cfg>(pts, opt, source);
+}
+
 }  // namespace
 
 unsigned batch_subgroup_trits(unsigned security_bits) {
@@ -798,28 +853,28 @@ std::vector<G2Jacobian> g2_batch_round(std::span<const G2Affine> points, unsigne
 }
 
 bool g1_batch_in_subgroup(std::span<const G1Affine> points, const BatchSubgroupOptions& options) {
-    return batch_all<G1Config>(points, options, nullptr);
+    return check_all<G1Config>(points, options, nullptr);
 }
 bool g2_batch_in_subgroup(std::span<const G2Affine> points, const BatchSubgroupOptions& options) {
-    return batch_all<G2Config>(points, options, nullptr);
+    return check_all<G2Config>(points, options, nullptr);
 }
 bool g1_batch_in_subgroup(std::span<const G1Affine> points, const BatchSubgroupOptions& options,
                           BatchRoundSource<G1Config>& source) {
-    return batch_all<G1Config>(points, options, &source);
+    return check_all<G1Config>(points, options, &source);
 }
 bool g2_batch_in_subgroup(std::span<const G2Affine> points, const BatchSubgroupOptions& options,
                           BatchRoundSource<G2Config>& source) {
-    return batch_all<G2Config>(points, options, &source);
+    return check_all<G2Config>(points, options, &source);
 }
 std::optional<size_t> g1_batch_first_not_in_subgroup(std::span<const G1Affine> points,
                                                      const BatchSubgroupOptions& options,
                                                      BatchRoundSource<G1Config>& source) {
-    return batch_first_bad<G1Config>(points, options, &source);
+    return check_first_bad<G1Config>(points, options, &source);
 }
 std::optional<size_t> g2_batch_first_not_in_subgroup(std::span<const G2Affine> points,
                                                      const BatchSubgroupOptions& options,
                                                      BatchRoundSource<G2Config>& source) {
-    return batch_first_bad<G2Config>(points, options, &source);
+    return check_first_bad<G2Config>(points, options, &source);
 }
 std::vector<G1Jacobian> g1_batch_fold(std::span<G1Affine> sums, unsigned m, ThreadPool* pool) {
     return fold_round<G1Config>(sums, m, pool ? *pool : ThreadPool::global());
@@ -829,11 +884,11 @@ std::vector<G2Jacobian> g2_batch_fold(std::span<G2Affine> sums, unsigned m, Thre
 }
 std::optional<size_t> g1_batch_first_not_in_subgroup(std::span<const G1Affine> points,
                                                      const BatchSubgroupOptions& options) {
-    return batch_first_bad<G1Config>(points, options);
+    return check_first_bad<G1Config>(points, options, nullptr);
 }
 std::optional<size_t> g2_batch_first_not_in_subgroup(std::span<const G2Affine> points,
                                                      const BatchSubgroupOptions& options) {
-    return batch_first_bad<G2Config>(points, options);
+    return check_first_bad<G2Config>(points, options, nullptr);
 }
 
 }  // namespace cuzk
