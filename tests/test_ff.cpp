@@ -6,6 +6,7 @@
 #include "cuzk/ff/fq.hpp"
 #include "cuzk/ff/fq2.hpp"
 #include "cuzk/ff/fr.hpp"
+#include "seeded_rng.hpp"
 
 using namespace cuzk;
 
@@ -97,4 +98,47 @@ TEST(Field, HexAndLexicographicOrder) {
     EXPECT_TRUE((-Fq::one()).lexicographically_largest());
     EXPECT_THROW(bigint::from_hex<1>("0x1ffffffffffffffff"), std::invalid_argument);
     EXPECT_THROW(bigint::from_hex<1>("0xz"), std::invalid_argument);
+}
+
+// The variable-time inverse (inverse_vartime.hpp) against Fermat's on edge values (the smallest and largest
+// integers, powers of two, the raw limbs 1 and p - 1, which are the Montgomery forms of R^-1 and -R^-1) and on
+// random elements of Fq, Fr and Fq2.
+template <class F, class Rng>
+void expect_vartime_inverse_agrees(Rng& rng, int random_count) {
+    typename F::limbs p_minus_1 = F::P;
+    p_minus_1[0] -= 1;  // p is odd
+    std::vector<F> xs = {F::one(), F::from_u64(2), F::from_u64(3), -F::one(), -F::from_u64(2),
+                         F::from_mont_limbs(typename F::limbs{1}), F::from_mont_limbs(p_minus_1)};
+    for (size_t k = 1; k < F::BITS; k += 7) {
+        typename F::limbs l{};
+        l[k / 64] = uint64_t(1) << (k % 64);
+        xs.push_back(F::from_mont_limbs(l));
+        xs.push_back(-F::from_mont_limbs(l));
+    }
+    for (int i = 0; i < random_count; i++) xs.push_back(F::random(rng));
+    for (const F& x : xs) {
+        auto v = x.inverse_vartime();
+        ASSERT_TRUE(v.has_value());
+        ASSERT_EQ(*v, x.inverse().value()) << x.to_hex();
+    }
+    EXPECT_FALSE(F::zero().inverse_vartime().has_value());
+}
+
+TEST(Field, VartimeInverseMatchesFermat) {
+    auto rng = cuzk::testing::seeded_rng("Field.VartimeInverseMatchesFermat");
+    expect_vartime_inverse_agrees<Fq>(rng, 3000);
+    expect_vartime_inverse_agrees<Fr>(rng, 3000);
+    for (int i = 0; i < 300; i++) {
+        Fq2 a = Fq2::random(rng);
+        ASSERT_EQ(a.inverse_vartime().value(), a.inverse().value());
+    }
+    EXPECT_FALSE(Fq2::zero().inverse_vartime().has_value());
+    std::vector<Fq> v(100), w;
+    for (auto& x : v) x = Fq::random(rng);
+    v[17] = Fq::zero();
+    w = v;
+    batch_inverse_in_place<Fq, true>(std::span<Fq>(v));
+    batch_inverse_in_place<Fq>(std::span<Fq>(w));
+    EXPECT_EQ(v, w);
+    EXPECT_TRUE(v[17].is_zero());
 }

@@ -7,7 +7,8 @@
 
 namespace cuzk {
 
-template <class F>
+// kVartime: the one inversion in variable time (F::inverse_vartime), for values whose timing may leak.
+template <class F, bool kVartime = false>
 void batch_inverse_in_place(std::span<F> v) {
     std::vector<F> prefix(v.size());
     F acc = F::one();
@@ -15,7 +16,10 @@ void batch_inverse_in_place(std::span<F> v) {
         prefix[i] = acc;
         if (!v[i].is_zero()) acc *= v[i];
     }
-    F inv = acc.inverse().value();  // acc is a product of nonzero elements, so it is nonzero
+    // acc is a product of nonzero elements, so it is nonzero.
+    F inv;
+    if constexpr (kVartime) inv = acc.inverse_vartime().value();
+    else inv = acc.inverse().value();
     for (size_t i = v.size(); i-- > 0;) {
         if (v[i].is_zero()) continue;
         F t = inv * prefix[i];

@@ -47,6 +47,12 @@ struct Fq2 {
         return Fq2{c0 * *t, -(c1 * *t)};
     }
 
+    std::optional<Fq2> inverse_vartime() const {  // see MontField::inverse_vartime
+        auto t = norm().inverse_vartime();
+        if (!t) return std::nullopt;
+        return Fq2{c0 * *t, -(c1 * *t)};
+    }
+
     static void batch_inverse(std::span<Fq2> v) { batch_inverse_in_place(v); }
 
     template <size_t M>

@@ -15,6 +15,7 @@
 
 #include "cuzk/ff/batch_inverse.hpp"
 #include "cuzk/ff/bigint.hpp"
+#include "cuzk/ff/inverse_vartime.hpp"
 #include "cuzk/ff/pow.hpp"
 
 // The hand-scheduled x86-64 multiplication needs BMI2 (mulx) and ADX (adcx/adox); device code and other
@@ -53,6 +54,8 @@ struct MontField {
     static constexpr limbs R = bigint::pow2_mod<N>(64 * N, P);
     // R2 = 2^(128N) mod p  (multiplying by it converts into Montgomery form)
     static constexpr limbs R2 = bigint::pow2_mod<N>(128 * N, P);
+    // R3 = 2^(192N) mod p  (inverse_vartime's correction)
+    static constexpr limbs R3 = bigint::pow2_mod<N>(192 * N, P);
     // Bit length of p.
     static constexpr size_t BITS = bigint::num_bits(P);
     static constexpr size_t BYTES = 8 * N;
@@ -320,6 +323,14 @@ struct MontField {
     constexpr std::optional<MontField> inverse() const {
         if (is_zero()) return std::nullopt;
         return pow(P_MINUS_2);
+    }
+    // The same in variable time (inverse_vartime.hpp, ~10x faster): only for values whose timing may leak (public
+    // or randomised ones: the MSM's and the subgroup check's batched additions). Host only.
+    std::optional<MontField> inverse_vartime() const {
+        if (is_zero()) return std::nullopt;
+        // l = x R, so the integer inverse of l is x^-1 R^-1; one Montgomery product with R^3 makes it x^-1 R.
+        if (auto raw = inverse_detail::inverse_vartime<N>(l, P)) return from_mont_limbs(*raw) * from_mont_limbs(R3);
+        return inverse();
     }
     // Inverse that maps 0 to 0 (for batch code that has already excluded zero).
     constexpr MontField inverse_or_zero() const { return is_zero() ? zero() : pow(P_MINUS_2); }

@@ -97,7 +97,7 @@ void invert_lanes(uint64_t* io) {
         if constexpr (D == 1) v[l] = read_lane(io, l);
         else v[l] = Fq2{read_lane(io, l), read_lane(io + 64, l)};
     }
-    batch_inverse_in_place(std::span<F>(v));
+    batch_inverse_in_place<F, true>(std::span<F>(v));  // public values: variable time is fine
     for (int l = 0; l < 8; l++) {
         if constexpr (D == 1) {
             write_lane(io, l, v[l]);

@@ -81,7 +81,8 @@ public:
                                               ifma_);
         }
         // acc is a product of nonzero denominators, so it is invertible.
-        F inv = any_inverse ? acc.inverse().value() : F::one();
+        // (Variable time: the sums of public points an MSM or subgroup check forms.)
+        F inv = any_inverse ? acc.inverse_vartime().value() : F::one();
         // Backward: inv = 1 / (product of the denominators up to pair i).
         for (size_t i = n_; i-- > 0;) {
             const Aff& a = a_[i];
