@@ -172,9 +172,12 @@ void add_circom_commands(CLI::App& app) {
 
 namespace {
 // glibc's allocator for a one-shot prove: blocks up to 32 MiB (the largest mmap threshold glibc accepts) from its
-// heap, which is kept rather than trimmed, on transparent huge pages.
+// heap, which is kept rather than trimmed, on transparent huge pages, and one heap for every thread (the engine's
+// worker threads otherwise get heaps of their own that are neither on huge pages nor warm: at 2^16 on the 2-vCPU
+// VM that was 9 k of the 11 k page faults and ~10 % of the wall time).
 constexpr const char* kProveTunables =
-    "glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=1073741824";
+    "glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=1073741824:"
+    "glibc.malloc.arena_max=1";
 
 // A one-shot circom prove allocates, touches and frees ~100 MB in bursts (the zkey's points, the transforms' and
 // the MSMs' scratch); on the 2-vCPU VM its page faults cost ~15-20 % of the wall time at 2^16 (docs/perf.md,

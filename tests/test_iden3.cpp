@@ -20,6 +20,7 @@
 #include "cuzk/poly/domain.hpp"
 #include "r1cs_checks.hpp"
 #include "iden3_bytes.hpp"
+#include "seeded_rng.hpp"
 
 using namespace cuzk;
 using namespace cuzk::formats::iden3;
@@ -153,6 +154,35 @@ TEST(Iden3ZkeyWriter, MadeKeyProvesAndVerifies) {
     // A witness of another size is refused by both paths.
     Witness short_w = read_wtns(wtns({Fr::one(), Fr::from_u64(49)}), "test.wtns");
     EXPECT_THROW(zkey_assignment(zkey_matrices(z), z, short_w), std::invalid_argument);
+}
+
+// Both routes to the assignment on coefficients as a file may hold them: rows in no order, A and B interleaved,
+// zero and one values, a variable twice in one row, rows with only A or only B, and rows with no coefficient at all.
+TEST(Iden3Zkey, AssignmentFromShuffledCoefficientsMatchesTheCompiledRows) {
+    auto rng = cuzk::testing::seeded_rng("Iden3Zkey.AssignmentFromShuffledCoefficients");
+    for (int trial = 0; trial < 4; trial++) {
+        Zkey z;
+        z.n_public = 1 + (uint32_t)(rng() % 4);
+        z.n_vars = z.n_public + 1 + 20 + (uint32_t)(rng() % 200);
+        z.domain_size = 512;
+        const uint32_t rows = 10 + (uint32_t)(rng() % 300);
+        for (uint32_t k = 0; k < 3 * rows; k++) {
+            ZkeyCoefficient c;
+            c.matrix = (uint32_t)(rng() % 2);
+            c.constraint = (uint32_t)(rng() % rows);
+            c.signal = (uint32_t)(rng() % z.n_vars);
+            const unsigned kind = (unsigned)(rng() % 6);
+            c.value = kind == 0 ? Fr::zero() : kind == 1 ? Fr::one() : Fr::random(rng);
+            z.coefficients.push_back(c);
+            if (rng() % 5 == 0) z.coefficients.push_back(c);  // the same term again
+        }
+        Witness w;
+        w.values.push_back(Fr::one());
+        for (uint32_t i = 1; i < z.n_vars; i++) w.values.push_back(rng() % 3 ? Fr::random(rng) : Fr::from_u64(rng() % 2));
+        expect_compiled_rows_agree(z, w);
+        const auto asg = zkey_assignment(z, w);
+        for (size_t i = 0; i < asg.num_constraints(); i++) ASSERT_EQ(asg.c()[i], asg.a()[i] * asg.b()[i]) << i;
+    }
 }
 
 // The zkey reader on a cuzk-made key with damage: every kind of error is typed, none crashes.

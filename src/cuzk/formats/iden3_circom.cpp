@@ -1,5 +1,6 @@
 #include "cuzk/formats/iden3_circom.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -147,12 +148,48 @@ void set_c_to_a_times_b(r1cs::ProvingAssignment& asg) {
 
 }  // namespace
 
+// The assignment straight from the coefficients, as ProvingAssignment would record record_system's rows (same a,
+// b, c and densities; tests compare it with the compiled route): the coefficients are bucketed by row once, then
+// the rows are summed in parallel (a row's sum does not depend on the order of its terms).
 r1cs::ProvingAssignment zkey_assignment(const Zkey& z, const Witness& w) {
     check_witness(z, w);
-    r1cs::ProvingAssignment asg;
-    record_system(asg, z, [&](uint32_t i) { return w.values[i]; });
-    set_c_to_a_times_b(asg);
-    return asg;
+    const auto& coef = z.coefficients;
+    uint32_t rows = 0;
+    for (const auto& c : coef) rows = std::max(rows, c.constraint + 1);
+    std::vector<uint32_t> start(rows + 1, 0);
+    for (const auto& c : coef) start[c.constraint + 1]++;
+    for (uint32_t i = 0; i < rows; i++) start[i + 1] += start[i];
+    std::vector<uint32_t> order(coef.size()), fill(start.begin(), start.end() - 1);
+    for (uint32_t k = 0; k < coef.size(); k++) order[fill[coef[k].constraint]++] = k;
+
+    const uint32_t n_in = z.n_public + 1;
+    std::vector<Fr> a(rows), b(rows), c(rows);
+    parallel_for(rows, [&](size_t begin, size_t end) {
+        for (size_t row = begin; row < end; row++) {
+            Fr sa = Fr::zero(), sb = Fr::zero();
+            for (uint32_t k = start[row]; k < start[row + 1]; k++) {
+                const ZkeyCoefficient& e = coef[order[k]];
+                (e.matrix == 0 ? sa : sb) += e.value * w.values[e.signal];
+            }
+            a[row] = sa, b[row] = sb, c[row] = sa * sb;
+        }
+    });
+    // Densities as ProvingAssignment marks them: a variable with a nonzero coefficient in some A (aux only) or B row.
+    const WireDensity d = wire_density(z);
+    r1cs::DensityTracker a_aux, b_in, b_aux;
+    for (uint32_t i = 0; i < z.n_vars; i++) {
+        if (i < n_in) {
+            b_in.add_element();
+            if (d.in_b[i]) b_in.mark(i);
+        } else {
+            a_aux.add_element(), b_aux.add_element();
+            if (d.in_a[i]) a_aux.mark(i - n_in);
+            if (d.in_b[i]) b_aux.mark(i - n_in);
+        }
+    }
+    std::vector<Fr> inputs(w.values.begin(), w.values.begin() + n_in), aux(w.values.begin() + n_in, w.values.end());
+    return r1cs::ProvingAssignment::from_parts(std::move(inputs), std::move(aux), std::move(a), std::move(b),
+                                               std::move(c), std::move(a_aux), std::move(b_in), std::move(b_aux));
 }
 
 r1cs::PrecompiledR1cs zkey_matrices(const Zkey& z) {
