@@ -33,6 +33,7 @@
 #include "cuzk/poly/domain.hpp"
 #include "cuzk/r1cs/circuit.hpp"
 #include "cuzk/r1cs/pce.hpp"
+#include "cuzk/util/output_file.hpp"
 #include "cuzk/util/thread_pool.hpp"
 #include "cuzk/util/timing.hpp"
 #ifdef CUZK_HAVE_CUDA
@@ -76,8 +77,8 @@ void write_publics(const std::string& path, const std::vector<std::vector<Fr>>& 
         }
         text += "]";
     }
-    std::ofstream f(path);
-    if (!(f << text << "\n")) throw std::runtime_error("cannot write " + path);
+    text += "\n";
+    write_file_atomically(path, std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
 }
 
 std::vector<std::vector<Fr>> read_publics(const std::string& path, size_t proofs) {

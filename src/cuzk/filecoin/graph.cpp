@@ -4,12 +4,14 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <system_error>
 #include <type_traits>
 #include <utility>
 
 #include "cuzk/filecoin/hashers.hpp"
+#include "cuzk/util/output_file.hpp"
 #include "cuzk/util/thread_pool.hpp"
 
 namespace cuzk::filecoin {
@@ -536,40 +538,28 @@ Bytes32 parent_cache_sha256(const StackedGraph& graph, const ParentCacheOptions&
     const uint64_t chunk = std::max<uint64_t>(1, std::min(options.chunk_nodes, nodes));
     std::vector<uint32_t> buffer(chunk * DEGREE);
 
-    std::ofstream file;
-    std::filesystem::path tmp;
-    if (!options.output.empty()) {
-        tmp = options.output;
-        tmp += ".tmp";
-        file.open(tmp, std::ios::binary | std::ios::trunc);
-        if (!file) fail(FilecoinErrorKind::Io, "cannot create parent cache file " + tmp.string());
-    }
-
-    Sha256 sha;
-    for (uint64_t first = 0; first < nodes; first += chunk) {
-        const uint64_t n = std::min(chunk, nodes - first);
-        const auto item = int64_t(first / chunk);
-        std::span<uint32_t> part(buffer.data(), n * DEGREE);
-        {
-            ScopedTiming span(options.timing, TimingLayer::Pipeline, "parent_cache.generate", item);
-            generate_parallel(graph, first, part);
+    // The file appears whole or not at all (util/output_file.hpp).
+    std::optional<OutputFile> file;
+    try {
+        if (!options.output.empty()) file.emplace(options.output);
+        Sha256 sha;
+        for (uint64_t first = 0; first < nodes; first += chunk) {
+            const uint64_t n = std::min(chunk, nodes - first);
+            const auto item = int64_t(first / chunk);
+            std::span<uint32_t> part(buffer.data(), n * DEGREE);
+            {
+                ScopedTiming span(options.timing, TimingLayer::Pipeline, "parent_cache.generate", item);
+                generate_parallel(graph, first, part);
+            }
+            ScopedTiming span(options.timing, TimingLayer::Pipeline, "parent_cache.sha256", item);
+            sha.update({reinterpret_cast<const uint8_t*>(part.data()), part.size_bytes()});
+            if (file) file->write(part.data(), part.size_bytes());
         }
-        ScopedTiming span(options.timing, TimingLayer::Pipeline, "parent_cache.sha256", item);
-        sha.update({reinterpret_cast<const uint8_t*>(part.data()), part.size_bytes()});
-        if (file.is_open() &&
-            !file.write(reinterpret_cast<const char*>(part.data()), std::streamsize(part.size_bytes())))
-            fail(FilecoinErrorKind::Io, "cannot write parent cache file " + tmp.string());
+        if (file) file->commit();
+        return sha.finalize();
+    } catch (const OutputFileError& e) {
+        fail(FilecoinErrorKind::Io, std::string("parent cache file: ") + e.what());
     }
-    if (file.is_open()) {
-        file.close();
-        if (!file) fail(FilecoinErrorKind::Io, "cannot write parent cache file " + tmp.string());
-        std::error_code ec;
-        std::filesystem::rename(tmp, options.output, ec);
-        if (ec)
-            fail(FilecoinErrorKind::Io,
-                 "cannot rename " + tmp.string() + " to " + options.output.string() + ": " + ec.message());
-    }
-    return sha.finalize();
 }
 
 std::vector<uint32_t> parent_cache(const StackedGraph& graph) {

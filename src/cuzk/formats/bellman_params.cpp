@@ -19,6 +19,7 @@
 
 #include "cuzk/formats/point_decode.hpp"
 #include "cuzk/msm/batch_subgroup.hpp"
+#include "cuzk/util/output_file.hpp"
 #include "cuzk/util/thread_pool.hpp"
 #include "cuzk/util/timing.hpp"
 
@@ -584,27 +585,12 @@ Sink ostream_sink(std::ostream& out, std::string what) {
     };
 }
 
-// Writes through `fill` into a temporary file beside `path`, then renames it into place.
-void write_via_temp(const std::filesystem::path& path, const std::function<void(std::ostream&)>& fill) {
-    std::filesystem::path tmp = path;
-    tmp += ".tmp-" + std::to_string(::getpid());
+// Through `fill` into the file at `path`, whole or not at all (util/output_file.hpp); its errors as FormatError(Io).
+void write_via_temp(const std::filesystem::path& path, const std::function<void(const Sink&)>& fill) {
     try {
-        {
-            std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-            if (!out) throw_io(tmp, "cannot create", errno);
-            fill(out);
-            out.flush();
-            if (!out) throw_io(tmp, "write failed", errno);
-            out.close();
-            if (out.fail()) throw_io(tmp, "close failed", errno);
-        }
-        std::error_code ec;
-        std::filesystem::rename(tmp, path, ec);
-        if (ec) throw FormatError(FormatErrorKind::Io, path.string() + ": cannot rename into place: " + ec.message());
-    } catch (...) {
-        std::error_code ignored;
-        std::filesystem::remove(tmp, ignored);
-        throw;
+        write_file_atomically(path, [&](OutputFile& out) { fill([&out](std::span<const uint8_t> b) { out.write(b); }); });
+    } catch (const OutputFileError& e) {
+        throw FormatError(FormatErrorKind::Io, e.what());
     }
 }
 
@@ -652,17 +638,17 @@ void write_verifying_key(std::ostream& out, const groth16::VerifyingKey& vk) {
 
 void write_parameters(const std::filesystem::path& path, const groth16::Parameters& params) {
     parameters_size(params);
-    write_via_temp(path, [&](std::ostream& out) { emit_parameters(params, ostream_sink(out, path.string())); });
+    write_via_temp(path, [&](const Sink& sink) { emit_parameters(params, sink); });
 }
 
 void write_verifying_key(const std::filesystem::path& path, const groth16::VerifyingKey& vk) {
     verifying_key_size(vk);
-    write_via_temp(path, [&](std::ostream& out) { emit_verifying_key(vk, ostream_sink(out, path.string())); });
+    write_via_temp(path, [&](const Sink& sink) { emit_verifying_key(vk, sink); });
 }
 
 namespace detail {
 void write_file_atomically(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
-    write_via_temp(path, [&](std::ostream& out) { ostream_sink(out, path.string())(bytes); });
+    write_via_temp(path, [&](const Sink& sink) { sink(bytes); });
 }
 }  // namespace detail
 

@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "cuzk/formats/bellman_params.hpp"
+#include "cuzk/util/output_file.hpp"
 
 namespace cuzk::r1cs {
 
@@ -197,15 +198,13 @@ private:
     EVP_MD_CTX* ctx_;
 };
 
-// Writes and hashes in one pass.
+// Writes and hashes in one pass, into a file that appears whole or not at all (util/output_file.hpp).
 class HashingWriter {
 public:
-    HashingWriter(const std::filesystem::path& path) : path_(path), out_(path, std::ios::binary | std::ios::trunc) {
-        if (!out_) fail(path, "cannot open for writing");
-    }
+    explicit HashingWriter(const std::filesystem::path& path) : out_(path) {}
     void put(const void* p, size_t n) {
         hash_.update(p, n);
-        out_.write(static_cast<const char*>(p), (std::streamsize)n);
+        out_.write(p, n);
     }
     template <class T>
     void put_value(const T& v) {
@@ -213,15 +212,12 @@ public:
     }
     void finish() {
         auto d = hash_.finish();
-        out_.write(reinterpret_cast<const char*>(d.data()), (std::streamsize)d.size());
-        out_.flush();
-        if (!out_) fail(path_, "write failed");
-        out_.close();
+        out_.write(d.data(), d.size());
+        out_.commit();
     }
 
 private:
-    std::filesystem::path path_;
-    std::ofstream out_;
+    OutputFile out_;
     Sha256 hash_;
 };
 
@@ -254,11 +250,8 @@ void write_pce(const std::filesystem::path& path, const PrecompiledR1cs& pce) {
         pce.b_aux_density.size() != pce.num_aux)
         throw std::invalid_argument("write_pce: density sizes do not match the variable counts");
     if (pce.circuit.size() > kPceMaxCircuitName) throw std::invalid_argument("write_pce: circuit name too long");
-    // Written beside the target and renamed, so a crash never leaves a half-written file under the real name.
-    std::filesystem::path tmp = path;
-    tmp += ".tmp";
-    {
-        HashingWriter w(tmp);
+    try {
+        HashingWriter w(path);
         w.put(kPceMagic, sizeof kPceMagic);
         w.put_value(kPceVersion);
         w.put_value((uint32_t)pce.circuit.size());
@@ -278,10 +271,9 @@ void write_pce(const std::filesystem::path& path, const PrecompiledR1cs& pce) {
         put_density(words, pce.b_aux_density);
         w.put(words.data(), words.size() * sizeof(uint64_t));
         w.finish();
+    } catch (const OutputFileError& e) {
+        fail(path, e.what());
     }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) fail(path, "cannot rename " + tmp.string() + ": " + ec.message());
 }
 
 PrecompiledR1cs read_pce(const std::filesystem::path& path, std::string_view expected_circuit) {
