@@ -2,6 +2,10 @@
 // be wrong: each must end in a FormatError naming where, never in a crash or another exception.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +17,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cuzk/ec/encoding.hpp"
@@ -515,6 +520,54 @@ TEST(FormatsParams, MappedFileMovesAndOwnsItsMapping) {
     EXPECT_TRUE(a.bytes().empty());
     EXPECT_EQ(b.bytes()[0], 1);
     EXPECT_EQ(b.path(), f.path);
+}
+
+// A file truncated by another process while mapped (issue 20 item 4): no SIGBUS, an error naming the file; a file
+// modified in place is an error too; a SIGBUS outside cuzk's mappings still ends the process as it would have.
+TEST(FormatsParams, AFileThatShrinksOrChangesWhileReadIsAnErrorNotACrash) {
+    TempPath f("shrinking.bin");
+    write_bytes(f.path, std::vector<uint8_t>(8 << 20, 0x5a));
+    formats::MappedFile m(f.path);
+    try {
+        m.read([&](std::span<const uint8_t> b) {
+            EXPECT_EQ(::truncate(f.path.c_str(), 4096), 0);
+            uint64_t sum = 0;
+            // Every page, the ones past the new end included (SIGBUS unguarded); volatile, so the loads stay.
+            const volatile uint8_t* v = b.data();
+            for (size_t i = 0; i < b.size(); i += 4096) sum += v[i];
+            return sum;
+        });
+        ADD_FAILURE() << "a truncated file was read without an error";
+    } catch (const FormatError& e) {
+        EXPECT_EQ(e.kind(), FormatErrorKind::Io);
+        EXPECT_NE(std::string(e.what()).find("shrank while it was read"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("shrinking.bin"), std::string::npos) << e.what();
+    }
+    // The same size, other bytes (and a new modification time).
+    write_bytes(f.path, std::vector<uint8_t>(4096, 1));
+    formats::MappedFile n(f.path);
+    EXPECT_NO_THROW(n.verify_unchanged());
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    {
+        std::fstream out(f.path, std::ios::in | std::ios::out | std::ios::binary);
+        out.put(2);
+    }
+    EXPECT_THROW(n.verify_unchanged(), FormatError);
+    // Unguarded memory: the default action (the child dies of SIGBUS, the guard installed before).
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        formats::MappedFile installs_the_guard(f.path);
+        const int fd = ::open(f.path.c_str(), O_RDONLY);
+        void* p = ::mmap(nullptr, 8192, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (::truncate(f.path.c_str(), 0) != 0) ::_exit(3);
+        volatile uint8_t x = static_cast<const uint8_t*>(p)[0];
+        (void)x;
+        ::_exit(0);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS) << "status " << status;
 }
 
 // ---- garbage ------------------------------------------------------------------------------------------------------

@@ -96,8 +96,10 @@ LoadedParameters load_parameters(const fs::path& dir, const ParameterFileNames& 
     out.path = find_parameter_file(dir, names.params, proof_name);
     const formats::MappedFile file(out.path);
     const std::string source = out.path.string();
-    check_parameter_layout(formats::parse_parameters_layout(file.bytes(), source), shape, source);
-    auto read = formats::read_parameters(file.bytes(), source, options);
+    auto read = file.read([&](std::span<const uint8_t> bytes) {
+        check_parameter_layout(formats::parse_parameters_layout(bytes, source), shape, source);
+        return formats::read_parameters(bytes, source, options);
+    });
     out.params = std::move(read.params);
     out.file_bytes = file.bytes().size();
     out.decode_seconds = read.decode_seconds;
@@ -111,17 +113,21 @@ groth16::VerifyingKey load_verifying_key(const fs::path& dir, const ParameterFil
                                          const ParameterShape& shape, std::string_view proof_name) {
     const fs::path path = find_parameter_file(dir, names.vk, proof_name);
     const formats::MappedFile file(path);
-    check_parameter_layout(formats::parse_verifying_key_layout(file.bytes(), path.string()), shape, path.string());
-    return formats::read_verifying_key(file.bytes(), path.string()).vk;
+    return file.read([&](std::span<const uint8_t> bytes) {
+        check_parameter_layout(formats::parse_verifying_key_layout(bytes, path.string()), shape, path.string());
+        return formats::read_verifying_key(bytes, path.string()).vk;
+    });
 }
 
 std::string parameter_file_digest(const fs::path& path) {
     const formats::MappedFile file(path);
-    Blake2b hash(64);
-    constexpr size_t kPiece = size_t(64) << 20;  // one piece at a time: the page cache, not RSS, holds the file
-    for (size_t off = 0; off < file.bytes().size(); off += kPiece)
-        hash.update(file.bytes().subspan(off, std::min(kPiece, file.bytes().size() - off)));
-    return to_hex(hash.finish()).substr(0, 32);
+    return file.read([&](std::span<const uint8_t> bytes) {
+        Blake2b hash(64);
+        constexpr size_t kPiece = size_t(64) << 20;  // one piece at a time: the page cache, not RSS, holds the file
+        for (size_t off = 0; off < bytes.size(); off += kPiece)
+            hash.update(bytes.subspan(off, std::min(kPiece, bytes.size() - off)));
+        return to_hex(hash.finish()).substr(0, 32);
+    });
 }
 
 void check_parameter_digest(const fs::path& file, const fs::path& manifest) {

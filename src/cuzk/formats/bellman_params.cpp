@@ -1,6 +1,7 @@
 #include "cuzk/formats/bellman_params.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include <functional>
 #include <future>
 #include <limits>
+#include <mutex>
 #include <ostream>
 #include <system_error>
 
@@ -73,6 +75,75 @@ std::string os_reason(int err) { return std::generic_category().message(err); }
 
 // ---- MappedFile ---------------------------------------------------------------------------------------------------
 
+namespace {
+
+// The SIGBUS guard: slots naming the mappings in use (lock-free, read by the signal handler). A fault inside one
+// maps zeros over the rest of that mapping and marks the slot; any other SIGBUS goes where it would have gone.
+constexpr int kGuardSlots = 512;
+struct GuardSlot {
+    std::atomic<bool> used{false};
+    std::atomic<uintptr_t> begin{0}, end{0};
+    std::atomic<bool> faulted{false};
+};
+GuardSlot g_guard[kGuardSlots];
+struct sigaction g_previous_sigbus {};
+uintptr_t g_page_size = 4096;
+
+void on_sigbus(int sig, siginfo_t* info, void* context) {
+    const uintptr_t at = (uintptr_t)info->si_addr;
+    for (GuardSlot& s : g_guard) {
+        const uintptr_t begin = s.begin.load(std::memory_order_acquire), end = s.end.load(std::memory_order_acquire);
+        if (begin <= at && at < end) {
+            const uintptr_t page = at & ~(g_page_size - 1);
+            if (::mmap((void*)page, end - page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED) {
+                s.faulted.store(true, std::memory_order_release);
+                return;  // the access is retried and reads zeros
+            }
+            break;
+        }
+    }
+    const struct sigaction& prev = g_previous_sigbus;
+    if ((prev.sa_flags & SA_SIGINFO) != 0 && prev.sa_sigaction != nullptr) return prev.sa_sigaction(sig, info, context);
+    if (prev.sa_handler == SIG_IGN) return;
+    if (prev.sa_handler != SIG_DFL && prev.sa_handler != nullptr) return prev.sa_handler(sig);
+    // The default action: the faulting access is retried with it in place.
+    ::signal(SIGBUS, SIG_DFL);
+}
+
+int claim_guard(const uint8_t* data, size_t size) {
+    static std::once_flag installed;
+    std::call_once(installed, [] {
+        g_page_size = (uintptr_t)::sysconf(_SC_PAGESIZE);
+        struct sigaction sa {};
+        sa.sa_sigaction = on_sigbus;
+        sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+        sigemptyset(&sa.sa_mask);
+        ::sigaction(SIGBUS, &sa, &g_previous_sigbus);
+    });
+    for (int i = 0; i < kGuardSlots; i++) {
+        bool expected = false;
+        if (g_guard[i].used.compare_exchange_strong(expected, true)) {
+            g_guard[i].faulted.store(false);
+            // begin before end, so the range is never [0, end) in between (and the reverse on release)
+            g_guard[i].begin.store((uintptr_t)data, std::memory_order_release);
+            g_guard[i].end.store((uintptr_t)data + size, std::memory_order_release);
+            return i;
+        }
+    }
+    return -1;  // more than kGuardSlots files mapped at once: this one is unguarded
+}
+
+void release_guard(int slot) {
+    if (slot < 0) return;
+    g_guard[slot].end.store(0, std::memory_order_release);
+    g_guard[slot].begin.store(0, std::memory_order_release);
+    g_guard[slot].used.store(false, std::memory_order_release);
+}
+
+int64_t mtime_ns(const struct stat& st) { return (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec; }
+
+}  // namespace
+
 MappedFile::MappedFile(const std::filesystem::path& path) : path_(path) {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw_io(path, "cannot open", errno);
@@ -88,6 +159,7 @@ MappedFile::MappedFile(const std::filesystem::path& path) : path_(path) {
         throw_io(path, "not a regular file", 0);
     }
     size_ = (size_t)st.st_size;
+    mtime_ns_ = mtime_ns(st);
     if (size_ > 0) {  // mmap rejects a zero length; an empty file is an empty span
         void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
         if (p == MAP_FAILED) {
@@ -99,22 +171,40 @@ MappedFile::MappedFile(const std::filesystem::path& path) : path_(path) {
         // The decoder touches every page once, from a few threads each walking a contiguous range.
         ::madvise(p, size_, MADV_WILLNEED);
         data_ = static_cast<const uint8_t*>(p);
+        guard_ = claim_guard(data_, size_);
     }
-    ::close(fd);  // the mapping keeps the file referenced
+    fd_ = fd;
+}
+
+void MappedFile::verify_unchanged() const {
+    const bool shrank = guard_ >= 0 && g_guard[guard_].faulted.load(std::memory_order_acquire);
+    struct stat st {};
+    const bool changed = fd_ >= 0 && ::fstat(fd_, &st) == 0 && ((size_t)st.st_size != size_ || mtime_ns(st) != mtime_ns_);
+    if (shrank || changed)
+        throw_io(path_, std::string(shrank ? "the file shrank" : "the file was modified") +
+                            " while it was read (replaced in place by another process?); nothing read from it is used",
+                 0);
 }
 
 void MappedFile::release() noexcept {
+    release_guard(guard_);
+    guard_ = -1;
     if (data_ != nullptr) ::munmap(const_cast<uint8_t*>(data_), size_);
+    if (fd_ >= 0) ::close(fd_);
     data_ = nullptr;
     size_ = 0;
+    fd_ = -1;
 }
 
 MappedFile::~MappedFile() { release(); }
 
 MappedFile::MappedFile(MappedFile&& other) noexcept
-    : path_(std::move(other.path_)), data_(other.data_), size_(other.size_) {
+    : path_(std::move(other.path_)), data_(other.data_), size_(other.size_), fd_(other.fd_), guard_(other.guard_),
+      mtime_ns_(other.mtime_ns_) {
     other.data_ = nullptr;
     other.size_ = 0;
+    other.fd_ = -1;
+    other.guard_ = -1;
 }
 
 MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
@@ -123,8 +213,13 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
         path_ = std::move(other.path_);
         data_ = other.data_;
         size_ = other.size_;
+        fd_ = other.fd_;
+        guard_ = other.guard_;
+        mtime_ns_ = other.mtime_ns_;
         other.data_ = nullptr;
         other.size_ = 0;
+        other.fd_ = -1;
+        other.guard_ = -1;
     }
     return *this;
 }
@@ -464,7 +559,7 @@ VerifyingKeyReadResult read_verifying_key(std::span<const uint8_t> data, std::st
 
 VerifyingKeyReadResult read_verifying_key(const std::filesystem::path& path, const ParamsReadOptions& options) {
     MappedFile file(path);
-    return read_verifying_key(file.bytes(), path.string(), options);
+    return file.read([&](std::span<const uint8_t> b) { return read_verifying_key(b, path.string(), options); });
 }
 
 ParamsReadResult read_parameters(std::span<const uint8_t> data, std::string_view source,
@@ -507,7 +602,7 @@ ParamsReadResult read_parameters(std::span<const uint8_t> data, std::string_view
 
 ParamsReadResult read_parameters(const std::filesystem::path& path, const ParamsReadOptions& options) {
     MappedFile file(path);
-    return read_parameters(file.bytes(), path.string(), options);
+    return file.read([&](std::span<const uint8_t> b) { return read_parameters(b, path.string(), options); });
 }
 
 // ---- writing ------------------------------------------------------------------------------------------------------

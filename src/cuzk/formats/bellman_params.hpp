@@ -89,8 +89,13 @@ class FormatError : public std::runtime_error {
 
 // Owns the mapping; bytes() stays valid for the object's lifetime. Throws FormatError(Io) naming the file and the
 // OS reason when the file is missing, unreadable, or not a regular file. An empty file maps to an empty span.
-// (As with any mapping, a file truncated by another process while mapped raises SIGBUS on access; parameter files
-// are written once and then only read.)
+//
+// A file that another process truncates while it is mapped (an operator copying a new parameter set over the old
+// one) would raise SIGBUS on the next access and end the process. Here it does not: a process-wide SIGBUS handler
+// maps zeros over the rest of such a mapping and marks it, and verify_unchanged() then throws FormatError(Io)
+// ("changed while it was read"); it also compares the file's size and modification time with those at open. Read
+// through read(), which decodes and then verifies (even when the decoder threw on the zeros), so nothing decoded
+// from a changing file is ever used.
 class MappedFile {
   public:
     explicit MappedFile(const std::filesystem::path& path);
@@ -103,11 +108,29 @@ class MappedFile {
     std::span<const uint8_t> bytes() const { return {data_, size_}; }
     const std::filesystem::path& path() const { return path_; }
 
+    // Throws FormatError(Io) when the file shrank under the mapping or was modified since it was opened.
+    void verify_unchanged() const;
+    // f(bytes()), then verify_unchanged(); if f throws, verify_unchanged() first (its error wins).
+    template <class F>
+    decltype(auto) read(F&& f) const {
+        try {
+            decltype(auto) r = f(bytes());
+            verify_unchanged();
+            return r;
+        } catch (...) {
+            verify_unchanged();
+            throw;
+        }
+    }
+
   private:
     void release() noexcept;
     std::filesystem::path path_;
     const uint8_t* data_ = nullptr;
     size_t size_ = 0;
+    int fd_ = -1;         // kept open to compare the file with what was mapped
+    int guard_ = -1;      // the SIGBUS guard slot of the mapping (-1: none)
+    int64_t mtime_ns_ = 0;
 };
 
 // ---- the layout view ----------------------------------------------------------------------------------------------

@@ -299,10 +299,10 @@ auto with_file(const std::filesystem::path& path, F&& f) {
     std::optional<MappedFile> file;
     try {
         file.emplace(path);
+        return file->read([&](std::span<const uint8_t> bytes) { return f(bytes, path.string()); });
     } catch (const FormatError& e) {
         throw Iden3Error(Iden3ErrorKind::Io, e.what());
     }
-    return f(file->bytes(), path.string());
 }
 
 // Overflow-safe a * b for sizes checked against a file (returns SIZE_MAX on overflow, which never fits).

@@ -120,7 +120,7 @@ std::vector<groth16::Proof> decode_proofs(std::span<const uint8_t> bytes, std::s
 
 std::vector<groth16::Proof> read_proofs(const std::filesystem::path& path) {
     MappedFile file(path);
-    return decode_proofs(file.bytes(), path.string());
+    return file.read([&](std::span<const uint8_t> b) { return decode_proofs(b, path.string()); });
 }
 
 void write_proofs(const std::filesystem::path& path, std::span<const groth16::Proof> proofs) {
@@ -298,11 +298,12 @@ std::vector<uint8_t> encode_public_inputs_raw(std::span<const Fr> inputs) {
 
 std::vector<Fr> read_public_inputs(const std::filesystem::path& path, PublicInputsFormat format) {
     MappedFile file(path);
-    auto bytes = file.bytes();
-    if (format == PublicInputsFormat::Json)
-        return parse_public_inputs_json(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
-                                        path.string());
-    return decode_public_inputs_raw(bytes, path.string());
+    return file.read([&](std::span<const uint8_t> bytes) {
+        if (format == PublicInputsFormat::Json)
+            return parse_public_inputs_json(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+                                            path.string());
+        return decode_public_inputs_raw(bytes, path.string());
+    });
 }
 
 void write_public_inputs(const std::filesystem::path& path, std::span<const Fr> inputs, PublicInputsFormat format) {

@@ -276,9 +276,10 @@ void write_pce(const std::filesystem::path& path, const PrecompiledR1cs& pce) {
     }
 }
 
-PrecompiledR1cs read_pce(const std::filesystem::path& path, std::string_view expected_circuit) {
-    formats::MappedFile file(path);
-    std::span<const uint8_t> bytes = file.bytes();
+namespace {
+
+PrecompiledR1cs decode_pce(std::span<const uint8_t> bytes, const std::filesystem::path& path,
+                           std::string_view expected_circuit) {
     if (bytes.size() < sizeof kPceMagic)
         fail(path, "truncated: " + std::to_string(bytes.size()) + " bytes is shorter than the magic");
     if (std::memcmp(bytes.data(), kPceMagic, sizeof kPceMagic) != 0) fail(path, "not a PCE file (wrong magic)");
@@ -372,6 +373,13 @@ PrecompiledR1cs read_pce(const std::filesystem::path& path, std::string_view exp
     if (std::memcmp(derived.data(), bytes.data() + off, derived.size() * 8) != 0)
         fail(path, "stored densities disagree with the matrices");
     return pce;
+}
+
+}  // namespace
+
+PrecompiledR1cs read_pce(const std::filesystem::path& path, std::string_view expected_circuit) {
+    formats::MappedFile file(path);
+    return file.read([&](std::span<const uint8_t> bytes) { return decode_pce(bytes, path, expected_circuit); });
 }
 
 bool operator==(const CompactMatrix& x, const CompactMatrix& y) {
