@@ -25,6 +25,7 @@
 #include "cuzk/engine/filecoin_job.hpp"
 #include "cuzk/filecoin/porep_circuit.hpp"
 #include "cuzk/formats/bellman_params.hpp"
+#include "cuzk/formats/json_depth.hpp"
 #include "cuzk/formats/proof_io.hpp"
 #include "cuzk/formats/snarkjs_json.hpp"
 #include "cuzk/groth16/prover.hpp"
@@ -89,6 +90,7 @@ std::vector<std::vector<Fr>> read_publics(const std::string& path, size_t proofs
     std::stringstream ss;
     ss << f.rdbuf();
     nlohmann::json j;
+    formats::check_json_depth(ss.str(), path);  // before anything walks the value (issue 20 item 6)
     try {
         j = nlohmann::json::parse(ss.str());
     } catch (const std::exception& e) {

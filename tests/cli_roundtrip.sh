@@ -91,6 +91,14 @@ grep -qi "short.params" "$dir/err.txt" || fail "the error must name the file: $(
 [ $? -eq 2 ] || fail "parameters of another circuit must give exit 2"
 grep -q "not made for this circuit" "$dir/err2.txt" || fail "mismatch message: $(cat "$dir/err2.txt")"
 [ ! -e "$dir/x.bin" ] && [ ! -e "$dir/x.json" ] || fail "parameters of another circuit: nothing may be written"
+# deeply nested JSON (public inputs, and a snarkjs proof.json) is refused with exit 2, never a stack overflow
+python3 -c "print('[' * 200000 + ']' * 200000)" > "$dir/deep.json"
+"$CUZK" verify --vk "$dir/p.vk" --proof "$dir/proofs.bin" --public "$dir/deep.json" 2>"$dir/deep.err"
+[ $? -eq 2 ] && grep -q "nested deeper" "$dir/deep.err" || fail "deep public-input JSON must give exit 2: $(cat "$dir/deep.err")"
+cp "$dir/deep.json" "$dir/deep_vk.json"
+"$CUZK" verify "$dir/deep_vk.json" "$dir/deep.json" "$dir/deep.json" 2>"$dir/deep.err"
+[ $? -eq 2 ] && grep -q "nested deeper" "$dir/deep.err" || fail "deep snarkjs JSON must give exit 2: $(cat "$dir/deep.err")"
+
 # a usage error (missing file) is exit 2 too
 "$CUZK" verify --vk "$dir/none.vk" --proof "$dir/proofs.bin" --public "$dir/public.json" 2>/dev/null
 [ $? -eq 2 ] || fail "a missing input file must give exit 2"

@@ -14,6 +14,7 @@
 #include "cuzk/formats/iden3.hpp"
 #include "cuzk/formats/iden3_circom.hpp"
 #include "cuzk/formats/iden3_zkey_writer.hpp"
+#include "cuzk/formats/json_depth.hpp"
 #include "cuzk/formats/snarkjs_json.hpp"
 #include "cuzk/groth16/prover.hpp"
 #include "cuzk/groth16/verifier.hpp"
@@ -429,4 +430,38 @@ TEST(Iden3Fixture, ZkeyReaderRejectsDamagedFiles) {
     Zkey a = read_zkey(bytes, "test.zkey"), b = read_zkey(bytes, "test.zkey", {.check_subgroup = false});
     EXPECT_EQ(a.h, b.h);
     EXPECT_EQ(a.b2, b.b2);
+}
+
+// Deeply nested JSON is refused before anything walks it, and input containers never reach an error message
+// (issue 20 item 6: a 200 kB "[[[[...]]]]" overflowed the stack).
+TEST(SnarkjsJson, DeepNestingIsRefusedAndInputsAreNotEchoed) {
+    using formats::FormatError;
+    using formats::FormatErrorKind;
+    const std::string deep = std::string(200000, '[') + std::string(200000, ']');
+    for (auto parse : {+[](std::string_view t) { (void)formats::snarkjs::parse_proof_json(t); },
+                       +[](std::string_view t) { (void)formats::snarkjs::parse_verification_key_json(t); },
+                       +[](std::string_view t) { (void)formats::snarkjs::parse_public_signals_json(t); }}) {
+        try {
+            parse(deep);
+            ADD_FAILURE() << "deep JSON accepted";
+        } catch (const FormatError& e) {
+            EXPECT_EQ(e.kind(), FormatErrorKind::BadJson);
+            EXPECT_NE(std::string(e.what()).find("nested deeper than 64"), std::string::npos) << e.what();
+        }
+    }
+    // The bound itself: 64 levels pass the check (and fail later for their shape), 65 do not; brackets inside
+    // strings, escaped quotes included, do not count.
+    const std::string at64 = std::string(64, '[') + std::string(64, ']');
+    EXPECT_NO_THROW(formats::check_json_depth(at64, "x"));
+    EXPECT_THROW(formats::check_json_depth("[" + at64 + "]", "x"), FormatError);
+    EXPECT_NO_THROW(formats::check_json_depth("[\"" + std::string(100, '[') + "\\\"" + std::string(100, '{') + "\"]", "x"));
+    // A field of the wrong type is described, not serialised.
+    const std::string vk = "{\"protocol\": " + std::string(60, '[') + std::string(60, ']') + "}";
+    try {
+        formats::snarkjs::parse_verification_key_json(vk);
+        ADD_FAILURE() << "a bad protocol was accepted";
+    } catch (const FormatError& e) {
+        EXPECT_NE(std::string(e.what()).find("is a JSON array"), std::string::npos) << e.what();
+        EXPECT_EQ(std::string(e.what()).find("[["), std::string::npos) << e.what();
+    }
 }

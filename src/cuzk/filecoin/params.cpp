@@ -10,6 +10,7 @@
 #include "cuzk/filecoin/porep_circuit.hpp"
 #include "cuzk/filecoin/post_circuit.hpp"
 #include "cuzk/filecoin/snap_circuit.hpp"
+#include "cuzk/formats/json_depth.hpp"
 #include "cuzk/groth16/setup.hpp"
 #include "cuzk/util/timing.hpp"
 
@@ -137,6 +138,7 @@ void check_parameter_digest(const fs::path& file, const fs::path& manifest) {
     text << in.rdbuf();
     std::string want;
     try {
+        formats::check_json_depth(text.str(), manifest.string());
         const auto j = nlohmann::json::parse(text.str());
         const auto entry = j.find(file.filename().string());
         if (entry == j.end())
@@ -145,6 +147,8 @@ void check_parameter_digest(const fs::path& file, const fs::path& manifest) {
         want = entry->at("digest").get<std::string>();
     } catch (const nlohmann::json::exception& e) {
         fail(FilecoinErrorKind::Io, manifest.string() + ": not a parameters.json manifest (" + e.what() + ")");
+    } catch (const formats::FormatError& e) {
+        fail(FilecoinErrorKind::Io, e.what());
     }
     const std::string got = parameter_file_digest(file);
     if (got != want)

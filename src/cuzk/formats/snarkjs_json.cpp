@@ -6,6 +6,7 @@
 
 #include "cuzk/ec/subgroup.hpp"
 #include "cuzk/ff/fq.hpp"
+#include "cuzk/formats/json_depth.hpp"
 #include "cuzk/pairing/pairing.hpp"
 
 namespace cuzk::formats::snarkjs {
@@ -29,11 +30,23 @@ ojson g2_json(const G2Affine& p) {
 }
 ojson fq6_json(const Fq6& f) { return ojson::array({fq2_json(f.c0), fq2_json(f.c1), fq2_json(f.c2)}); }
 
+// An input value in an error message: a number or a short string as it is, anything else by its type (an input's
+// containers are never serialised back: that recursion is what a deeply nested file would overflow).
+std::string describe(const ojson& v) {
+    if (v.is_number() || v.is_boolean() || v.is_null()) return v.dump();
+    if (v.is_string()) {
+        const std::string& s = v.get_ref<const std::string&>();
+        return s.size() <= 40 ? ojson(s).dump() : ojson(s.substr(0, 40)).dump() + "...";
+    }
+    return std::string("a JSON ") + v.type_name();
+}
+
 // JSON.stringify(v, null, 1) and nlohmann's dump(1) agree for arrays, objects and strings (", " -> ",\n",
 // "key": value, empty containers as [] / {}); only the object key order needs ordered_json.
 std::string dump(const ojson& j) { return j.dump(1); }
 
 ojson parse(std::string_view text, std::string_view source) {
+    check_json_depth(text, source);
     try {
         return ojson::parse(text.begin(), text.end());
     } catch (const nlohmann::json::exception& e) {
@@ -98,7 +111,7 @@ void expect_string(const ojson& obj, const char* name, const char* want, std::st
     const ojson& v = field(obj, name, source);
     if (!v.is_string() || v.get_ref<const std::string&>() != want)
         fail(FormatErrorKind::BadValue, source, name,
-             std::string("is ") + v.dump() + ", cuzk reads only \"" + want + "\"");
+             "is " + describe(v) + ", cuzk reads only \"" + want + "\"");
 }
 
 }  // namespace
@@ -171,7 +184,7 @@ groth16::VerifyingKey parse_verification_key_json(std::string_view text, std::st
     const ojson& np = field(j, "nPublic", source);
     if (!np.is_number_unsigned() || np.get<uint64_t>() + 1 != vk.ic.size())
         fail(FormatErrorKind::BadValue, source, "nPublic",
-             np.dump() + " does not match the " + std::to_string(vk.ic.size()) + " IC points (nPublic + 1)");
+             describe(np) + " does not match the " + std::to_string(vk.ic.size()) + " IC points (nPublic + 1)");
     // snarkjs's key has no beta_1 or delta_1; the verifier does not use them.
     return vk;
 }
