@@ -27,6 +27,7 @@
 #include "cuzk/groth16/setup.hpp"
 #include "cuzk/r1cs/circuit.hpp"
 #include "cuzk/r1cs/pce.hpp"
+#include "cuzk/util/input_file.hpp"
 #include "cuzk/util/timing.hpp"
 
 namespace cuzk::cli {
@@ -41,9 +42,7 @@ filecoin::RegisteredSealProof bench_proof(const BenchOptions& opt) {
 
 filecoin::C1Output bench_c1(const BenchOptions& opt) {
     if (opt.c1_path.empty()) return filecoin::generate_c1_sector(bench_proof(opt), opt.c1_seed).c1;
-    std::ifstream in(opt.c1_path, std::ios::binary);
-    if (!in) throw std::runtime_error("--c1: cannot open " + opt.c1_path);
-    return filecoin::parse_c1_or_envelope(std::string(std::istreambuf_iterator<char>(in), {}));
+    return filecoin::parse_c1_or_envelope(read_input_file(opt.c1_path, kMaxC1InputBytes, "--c1"));
 }
 
 // The query sizes of the partition circuit from its compiled matrices (no witness).

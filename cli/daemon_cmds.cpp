@@ -19,6 +19,7 @@
 #include "cuzk/daemon/daemon.hpp"
 #include "cuzk/formats/proof_io.hpp"
 #include "cuzk/formats/snarkjs_json.hpp"
+#include "cuzk/util/input_file.hpp"
 #include "cuzk/util/timing.hpp"
 #endif
 
@@ -99,11 +100,7 @@ v1::ProofRequest request_of(const SubmitArgs& a) {
         r.set_circuit("circom");
         r.set_zkey(a.zkey);
         for (const auto& path : a.wtns) {
-            std::ifstream f(path, std::ios::binary);
-            std::stringstream ss;
-            ss << f.rdbuf();
-            if (!f) throw std::runtime_error("cannot read " + path);
-            r.add_witnesses(ss.str());
+            r.add_witnesses(read_input_file(path, kMaxJsonInputBytes, "--wtns"));  // the daemon's message limit
         }
     }
     return r;

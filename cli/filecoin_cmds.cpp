@@ -23,6 +23,7 @@
 #include "cuzk/filecoin/tree.hpp"
 #include "cuzk/formats/bellman_params.hpp"
 #include "cuzk/gadgets/poseidon.hpp"
+#include "cuzk/util/input_file.hpp"
 #include "cuzk/util/thread_pool.hpp"
 #include "filecoin_c2.hpp"
 #include "filecoin_post.hpp"
@@ -289,11 +290,8 @@ int run_c1_check(const std::string& path) {
 }  // namespace
 
 std::vector<uint8_t> read_file_bytes(const std::string& path, const char* what) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error(std::string(what) + ": cannot open " + path);
-    std::vector<uint8_t> bytes(std::istreambuf_iterator<char>(in), {});
-    if (in.bad()) throw std::runtime_error(std::string(what) + ": read failed: " + path);
-    return bytes;
+    const std::string text = read_input_file(path, kMaxC1InputBytes, what);
+    return std::vector<uint8_t>(text.begin(), text.end());
 }
 
 void add_filecoin_commands(CLI::App& app, int& exit_code, const size_t& threads) {

@@ -34,6 +34,7 @@
 #include "cuzk/poly/domain.hpp"
 #include "cuzk/r1cs/circuit.hpp"
 #include "cuzk/r1cs/pce.hpp"
+#include "cuzk/util/input_file.hpp"
 #include "cuzk/util/output_file.hpp"
 #include "cuzk/util/thread_pool.hpp"
 #include "cuzk/util/timing.hpp"
@@ -85,20 +86,17 @@ void write_publics(const std::string& path, const std::vector<std::vector<Fr>>& 
 std::vector<std::vector<Fr>> read_publics(const std::string& path, size_t proofs) {
     if (formats::public_inputs_format_for(path) == formats::PublicInputsFormat::RawLe)
         return {formats::read_public_inputs(path, formats::PublicInputsFormat::RawLe)};
-    std::ifstream f(path);
-    if (!f) throw std::runtime_error("cannot read " + path);
-    std::stringstream ss;
-    ss << f.rdbuf();
+    const std::string text = read_input_file(path, kMaxJsonInputBytes, "--public");
     nlohmann::json j;
-    formats::check_json_depth(ss.str(), path);  // before anything walks the value (issue 20 item 6)
+    formats::check_json_depth(text, path);  // before anything walks the value (issue 20 item 6)
     try {
-        j = nlohmann::json::parse(ss.str());
+        j = nlohmann::json::parse(text);
     } catch (const std::exception& e) {
         throw std::invalid_argument(path + ": not JSON: " + e.what());
     }
     if (!j.is_array()) throw std::invalid_argument(path + ": expected a JSON array");
     bool nested = !j.empty() && j[0].is_array();
-    if (!nested) return {formats::parse_public_inputs_json(ss.str(), path)};
+    if (!nested) return {formats::parse_public_inputs_json(text, path)};
     std::vector<std::vector<Fr>> out;
     for (size_t i = 0; i < j.size(); i++)
         out.push_back(formats::parse_public_inputs_json(j[i].dump(), path + " [proof " + std::to_string(i) + "]"));

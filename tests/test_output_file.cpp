@@ -1,5 +1,6 @@
 // Output files (util/output_file.hpp): whole or nothing, safe in shared directories, devices and FIFOs written in
-// place, every write checked (issue 20 item 5).
+// place, every write checked (issue 20 item 5). Input files (util/input_file.hpp, formats::MappedFile): a FIFO,
+// a device or an oversized file is refused at once, never a hang or a read until memory runs out (item 10).
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "cuzk/formats/bellman_params.hpp"
+#include "cuzk/util/input_file.hpp"
 #include "cuzk/util/output_file.hpp"
 
 namespace fs = std::filesystem;
@@ -162,6 +164,30 @@ TEST_F(OutputFileTest, ConcurrentWritersEachWriteAWholeFile) {
     const std::string got = read(out);
     EXPECT_TRUE(got == a || got == b);
     EXPECT_EQ(entries(), std::vector<std::string>{"shared.pce"});
+}
+
+TEST_F(OutputFileTest, InputsThatWouldHangOrExhaustMemoryAreRefusedAtOnce) {
+    const fs::path fifo = dir_ / "in.fifo";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);  // nobody writes it: a blocking open would never return
+    EXPECT_THROW(read_input_file(fifo, 1 << 20, "--public"), InputFileError);
+    EXPECT_THROW(formats::MappedFile{fifo}, formats::FormatError);
+    try {
+        read_input_file("/dev/zero", 1 << 20, "--c1");
+        ADD_FAILURE() << "/dev/zero was read";
+    } catch (const InputFileError& e) {
+        EXPECT_NE(std::string(e.what()).find("--c1: /dev/zero: is not a regular file"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(read_input_file(dir_, 1 << 20), InputFileError);
+    EXPECT_THROW(read_input_file(dir_ / "missing", 1 << 20), InputFileError);
+    const fs::path f = dir_ / "public.json";
+    put(f, std::string(1000, ' '));
+    EXPECT_EQ(read_input_file(f, 1000).size(), 1000u);
+    try {
+        read_input_file(f, 999, "--public");
+        ADD_FAILURE() << "a file over the cap was read";
+    } catch (const InputFileError& e) {
+        EXPECT_NE(std::string(e.what()).find("is 1000 bytes, more than the 999"), std::string::npos) << e.what();
+    }
 }
 
 }  // namespace

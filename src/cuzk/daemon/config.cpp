@@ -13,6 +13,8 @@
 #define TOML_EXCEPTIONS 1
 #include <toml++/toml.h>
 
+#include "cuzk/util/input_file.hpp"
+
 namespace cuzk::daemon {
 
 namespace {
@@ -187,11 +189,7 @@ DaemonConfig parse_config(const std::string& toml_text, const std::filesystem::p
 }
 
 DaemonConfig load_config(const std::filesystem::path& path) {
-    std::ifstream f(path);
-    if (!f) throw std::runtime_error("cannot read " + path.string());
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return parse_config(ss.str(), std::filesystem::absolute(path).parent_path());
+    return parse_config(read_input_file(path, kMaxConfigBytes, "config"), std::filesystem::absolute(path).parent_path());
 }
 
 }  // namespace cuzk::daemon

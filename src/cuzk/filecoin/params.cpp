@@ -12,6 +12,7 @@
 #include "cuzk/filecoin/snap_circuit.hpp"
 #include "cuzk/formats/json_depth.hpp"
 #include "cuzk/groth16/setup.hpp"
+#include "cuzk/util/input_file.hpp"
 #include "cuzk/util/timing.hpp"
 
 namespace cuzk::filecoin {
@@ -132,14 +133,16 @@ std::string parameter_file_digest(const fs::path& path) {
 }
 
 void check_parameter_digest(const fs::path& file, const fs::path& manifest) {
-    std::ifstream in(manifest);
-    if (!in) fail(FilecoinErrorKind::Io, "cannot read the parameter manifest " + manifest.string());
-    std::stringstream text;
-    text << in.rdbuf();
+    std::string text;
+    try {
+        text = read_input_file(manifest, kMaxJsonInputBytes, "the parameter manifest");
+    } catch (const InputFileError& e) {
+        fail(FilecoinErrorKind::Io, e.what());
+    }
     std::string want;
     try {
-        formats::check_json_depth(text.str(), manifest.string());
-        const auto j = nlohmann::json::parse(text.str());
+        formats::check_json_depth(text, manifest.string());
+        const auto j = nlohmann::json::parse(text);
         const auto entry = j.find(file.filename().string());
         if (entry == j.end())
             fail(FilecoinErrorKind::MissingParameters,

@@ -145,7 +145,8 @@ int64_t mtime_ns(const struct stat& st) { return (int64_t)st.st_mtim.tv_sec * 10
 }  // namespace
 
 MappedFile::MappedFile(const std::filesystem::path& path) : path_(path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: a FIFO without a writer would block open() forever; it is refused below like any non-file.
+    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0) throw_io(path, "cannot open", errno);
     struct stat st {};
     if (::fstat(fd, &st) != 0) {

@@ -8,6 +8,7 @@
 #include "cuzk/ff/fq.hpp"
 #include "cuzk/formats/json_depth.hpp"
 #include "cuzk/pairing/pairing.hpp"
+#include "cuzk/util/input_file.hpp"
 
 namespace cuzk::formats::snarkjs {
 
@@ -190,12 +191,11 @@ groth16::VerifyingKey parse_verification_key_json(std::string_view text, std::st
 }
 
 std::string read_text_file(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw FormatError(FormatErrorKind::Io, path.string() + ": cannot open for reading");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    if (in.bad()) throw FormatError(FormatErrorKind::Io, path.string() + ": read failed");
-    return ss.str();
+    try {
+        return read_input_file(path, kMaxJsonInputBytes);
+    } catch (const InputFileError& e) {
+        throw FormatError(FormatErrorKind::Io, e.what());
+    }
 }
 
 void write_text_file(const std::filesystem::path& path, std::string_view text) {
