@@ -127,6 +127,30 @@ b = bytearray(open(sys.argv[1], "rb").read())
 b[len(b) // 2] ^= 1
 open(sys.argv[2], "wb").write(bytes(b))
 PY
+# A stale PCE (another circuit's rows under this circuit's name, its checksum recomputed) passes read_pce, but its
+# proofs do not verify: prove fails and writes nothing (issue 20 item 7).
+python3 - "$dir/m.pce" "$dir/stale.pce" <<'PY'
+import hashlib, struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+name_len = struct.unpack_from("<I", b, 12)[0]
+n_in, n_aux, rows, ta, tb, tc, n_coef = struct.unpack_from("<7Q", b, 16)
+words = lambda bits: (bits + 63) // 64
+fixed = 72 + name_len + 32 * n_coef + 3 * 8 * (rows + 1) + 8 * (2 * words(n_aux) + words(n_in)) + 32
+term = (len(b) - fixed) // (ta + tb + tc)
+assert fixed + term * (ta + tb + tc) == len(b), "pce layout"
+a_terms = 72 + name_len + 32 * n_coef + 8 * (rows + 1)
+i, j = a_terms + 10 * term, a_terms + 20 * term  # swap two terms of A: other rows, the same variables
+b[i:i + term], b[j:j + term] = b[j:j + term], b[i:i + term]
+b[-32:] = hashlib.sha256(bytes(b[:-32])).digest()
+open(sys.argv[2], "wb").write(bytes(b))
+PY
+"$CUZK" pce info "$dir/stale.pce" >/dev/null || fail "the stale pce should pass its own checks"
+"$CUZK" prove --circuit mulchain --log-size 8 --publics 2 --params "$dir/m8.params" --pce "$dir/stale.pce" \
+  --proof "$dir/stale.proof" --public "$dir/stale.json" 2> "$dir/stale.txt"
+rc=$?
+[ $rc -ne 0 ] && [ ! -e "$dir/stale.proof" ] && [ ! -e "$dir/stale.json" ] ||
+  fail "a stale pce must fail and write nothing (rc $rc): $(cat "$dir/stale.txt")"
+grep -q "did not verify" "$dir/stale.txt" || fail "stale pce message: $(cat "$dir/stale.txt")"
 "$CUZK" pce info "$dir/bad.pce" 2> "$dir/pce_err.txt"
 [ $? -eq 2 ] || fail "a corrupted .pce must give exit 2"
 grep -qi "checksum" "$dir/pce_err.txt" || fail "pce error should name the checksum: $(cat "$dir/pce_err.txt")"
