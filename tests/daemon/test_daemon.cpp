@@ -355,6 +355,47 @@ TEST(Daemon, ARestartLosesNoAcceptedJobAndNoResult) {
     expect_verified(cl.await(waiting, 120), 6, 3);
 }
 
+// A job store that cannot write (a full disk; simulated): a result it refuses is still handed to its client, is
+// retried, shows in status and the metrics, and no new job is accepted until the store has it; then a restart
+// returns it without proving the job again (issue 20 item 8).
+TEST(Daemon, AStoreThatCannotWriteLosesNoResultAndRefusesNewWork) {
+    TempDir dir;
+    DaemonConfig cfg = make_config(dir.path);
+    std::string job;
+    {
+        Daemon d(cfg);
+        Client cl(d.socket_path());
+        d.fail_store_writes_for_testing("database or disk is full (simulated)");
+        EXPECT_EQ(code_of([&] { cl.submit(chain_request(6, 1, 1)); }), (int)grpc::StatusCode::UNAVAILABLE);
+        d.fail_store_writes_for_testing("");
+        job = cl.submit(chain_request(10, 12, 2));  // long enough to fail the store while it runs
+        for (int k = 0; k < 4000 && cl.status(job).job().partitions_proven() < 1; k++)
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        d.fail_store_writes_for_testing("database or disk is full (simulated)");
+        expect_verified(cl.await(job, 120), 10, 12);  // from memory: the store did not take it
+        const auto st = cl.status("");
+        EXPECT_NE(st.store_error().find("disk is full"), std::string::npos) << st.store_error();
+        EXPECT_EQ(st.unrecorded_results(), 1u);
+        EXPECT_NE(d.metrics_text().find("cuzk_store_unrecorded_results 1"), std::string::npos);
+        try {
+            cl.submit(chain_request(6, 1, 3));
+            ADD_FAILURE() << "a job was accepted while a result waits to be recorded";
+        } catch (const ClientError& e) {
+            EXPECT_EQ(e.code(), (int)grpc::StatusCode::UNAVAILABLE);
+            EXPECT_NE(std::string(e.what()).find("wait to be recorded"), std::string::npos) << e.what();
+        }
+        d.fail_store_writes_for_testing("");
+        const std::string next = cl.submit(chain_request(6, 1, 4));  // records the waiting result first
+        EXPECT_EQ(cl.status("").store_error(), "");
+        EXPECT_EQ(cl.status("").unrecorded_results(), 0u);
+        expect_verified(cl.await(next, 60), 6, 1);
+    }
+    Daemon d(cfg);
+    Client cl(d.socket_path());
+    EXPECT_EQ(cl.status(job).job().state(), v1::DONE);  // recorded as ended: not queued, not proven again
+    expect_verified(cl.await(job, 5), 10, 12);
+}
+
 namespace {
 // The .pce files in a directory.
 std::vector<fs::path> pce_files(const fs::path& dir) {

@@ -68,6 +68,9 @@ public:
     uint64_t preload(const std::string& params);  // bytes of the set
     bool evict(const std::string& params);
 
+    // Tests only: the job store's writes fail with `why` (a full disk) until called again with "".
+    void fail_store_writes_for_testing(const std::string& why);
+
     struct Impl;
 
 private:

@@ -125,8 +125,18 @@ void JobStore::exec(const char* sql) const {
 
 void JobStore::fail(const std::string& what) const { throw StoreError("job store " + path_.string() + ": " + what); }
 
+void JobStore::fail_writes_for_testing(std::string why) {
+    std::lock_guard<std::mutex> lk(mu_);
+    failing_writes_ = std::move(why);
+}
+
+void JobStore::check_writable() const {
+    if (!failing_writes_.empty()) throw StoreError("job store " + path_.string() + ": " + failing_writes_);
+}
+
 uint64_t JobStore::insert(const std::string& request, int priority, double now) {
     std::lock_guard<std::mutex> lk(mu_);
+    check_writable();
     Stmt s(db_, "INSERT INTO jobs(request, state, priority, submitted_at) VALUES(?, 'queued', ?, ?)");
     s.bind(1, request).bind(2, (int64_t)priority).bind(3, now);
     s.step();
@@ -135,6 +145,7 @@ uint64_t JobStore::insert(const std::string& request, int priority, double now) 
 
 void JobStore::set_state(uint64_t id, const std::string& state) {
     std::lock_guard<std::mutex> lk(mu_);
+    check_writable();
     Stmt s(db_, "UPDATE jobs SET state = ? WHERE id = ?");
     s.text(1, state).bind(2, (int64_t)id);
     s.step();
@@ -142,6 +153,7 @@ void JobStore::set_state(uint64_t id, const std::string& state) {
 
 void JobStore::finish(uint64_t id, const std::string& state, const std::string& result, double now) {
     std::lock_guard<std::mutex> lk(mu_);
+    check_writable();
     Stmt s(db_, "UPDATE jobs SET state = ?, result = ?, finished_at = ? WHERE id = ?");
     s.text(1, state).bind(2, result).bind(3, now).bind(4, (int64_t)id);
     s.step();
@@ -149,6 +161,7 @@ void JobStore::finish(uint64_t id, const std::string& state, const std::string& 
 
 void JobStore::mark_fetched(uint64_t id, double now) {
     std::lock_guard<std::mutex> lk(mu_);
+    check_writable();
     Stmt s(db_, "UPDATE jobs SET fetched_at = ? WHERE id = ? AND fetched_at = 0");
     s.bind(1, now).bind(2, (int64_t)id);
     s.step();
@@ -173,6 +186,7 @@ std::vector<StoredJob> JobStore::unfinished() const {
 
 size_t JobStore::purge(double fetched_before, double ended_before) {
     std::lock_guard<std::mutex> lk(mu_);
+    check_writable();
     Stmt s(db_,
            "DELETE FROM jobs WHERE state IN ('done', 'failed', 'cancelled') AND "
            "((fetched_at > 0 AND fetched_at < ?) OR finished_at < ?)");

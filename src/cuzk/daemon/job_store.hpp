@@ -53,13 +53,18 @@ public:
     size_t purge(double fetched_before, double ended_before);
     size_t count() const;
 
+    // Tests only: while `why` is non-empty every write throws StoreError(why), as a full disk would.
+    void fail_writes_for_testing(std::string why);
+
 private:
     void exec(const char* sql) const;
+    void check_writable() const;  // under mu_
     [[noreturn]] void fail(const std::string& what) const;
 
     mutable std::mutex mu_;
     sqlite3* db_ = nullptr;
     std::filesystem::path path_;
+    std::string failing_writes_;
 };
 
 }  // namespace cuzk::daemon

@@ -1,6 +1,7 @@
 #include "cuzk/daemon/job_table.hpp"
 
 #include <algorithm>
+#include <set>
 #include <sstream>
 
 #include "cuzk/daemon/daemon.hpp"
@@ -103,7 +104,7 @@ void JobTable::resume(const Plan& plan) {
             finish_failed(*job, "resumed after a restart, but " + why);
             continue;
         }
-        store_.set_state(job->id, "queued");
+        store_quietly("state", [&] { store_.set_state(job->id, "queued"); });
         pending_.push_back(job->id);
     }
 }
@@ -125,6 +126,7 @@ uint64_t JobTable::submit(const v1::ProofRequest& request, const Plan& plan) {
     }
     std::lock_guard<std::mutex> lk(mu_);
     if (!accepting_) throw DaemonError(ErrorCode::Unavailable, "the daemon is shutting down");
+    require_writable_store();
     const size_t open = (size_t)std::count_if(jobs_.begin(), jobs_.end(), [](const auto& e) {
         return e.second->state == v1::QUEUED || e.second->state == v1::RUNNING;
     });
@@ -135,7 +137,17 @@ uint64_t JobTable::submit(const v1::ProofRequest& request, const Plan& plan) {
     }
     std::string bytes;
     r.SerializeToString(&bytes);  // with the witnesses: a restart parses them again
-    job->id = store_.insert(bytes, (int)r.priority(), unix_now());  // durable before the id is returned
+    try {
+        job->id = store_.insert(bytes, (int)r.priority(), unix_now());  // durable before the id is returned
+    } catch (const StoreError& e) {
+        counted_.rejected++;
+        {
+            std::lock_guard<std::mutex> ulk(unrecorded_mu_);
+            store_failures_++;
+        }
+        log_(std::string("request refused: the job store cannot write: ") + e.what());
+        throw DaemonError(ErrorCode::Unavailable, std::string("the job store cannot write: ") + e.what());
+    }
     jobs_[job->id] = job;
     pending_.push_back(job->id);
     counted_.submitted++;
@@ -191,7 +203,7 @@ void JobTable::launch(const std::shared_ptr<Job>& job, std::shared_ptr<const eng
     job->pce = std::move(pce);
     job->eid = engine_->submit(std::move(spec));
     job->state = v1::RUNNING;  // in the engine (its own queue included)
-    store_.set_state(job->id, "running");
+    store_quietly("state", [&] { store_.set_state(job->id, "running"); });
     log_("job " + std::to_string(job->id) + " started on the " + job->key->backend()->name() + " backend");
 }
 
@@ -227,16 +239,70 @@ void JobTable::ended(Job& job, const engine::JobResult& res, v1::ProofResult out
     cv_.notify_all();
 }
 
-// A failed write only means a restart would prove the job again (the result is still handed to waiters).
+// A failed write (a full disk) keeps the result in memory (waiters get it), counts the failure, and queues the
+// write again: the janitor retries it, and no new job is accepted until the store has taken every such result
+// (issue 20 item 8: they were dropped, and a restart proved the jobs again).
 void JobTable::persist(uint64_t id, const v1::ProofResult& out) {
     std::string bytes;
     out.SerializeToString(&bytes);
     try {
         store_.finish(id, state_text(out.state()), bytes, unix_now());
     } catch (const std::exception& e) {
+        {
+            std::lock_guard<std::mutex> lk(unrecorded_mu_);
+            unrecorded_.emplace_back(id, out);
+            store_error_ = e.what();
+            store_failures_++;
+        }
         log_("job " + std::to_string(id) + ": its result was not written to the store (" + e.what() +
-             "); a restart would prove it again");
+             "); retried, and new jobs are refused until it is written");
     }
+}
+
+// A write whose loss only costs a little (a state shown after a restart, an earlier purge): logged and counted,
+// never an error for the job or its client.
+void JobTable::store_quietly(const char* what, const std::function<void()>& write) {
+    try {
+        write();
+    } catch (const std::exception& e) {
+        {
+            std::lock_guard<std::mutex> lk(unrecorded_mu_);
+            store_failures_++;
+        }
+        log_(std::string("the job store did not take a ") + what + " update: " + e.what());
+    }
+}
+
+bool JobTable::record_unrecorded() {
+    std::lock_guard<std::mutex> lk(unrecorded_mu_);
+    if (unrecorded_.empty()) return true;
+    size_t written = 0;
+    for (auto it = unrecorded_.begin(); it != unrecorded_.end();) {
+        std::string bytes;
+        it->second.SerializeToString(&bytes);
+        try {
+            store_.finish(it->first, state_text(it->second.state()), bytes, unix_now());
+            it = unrecorded_.erase(it);
+            written++;
+        } catch (const std::exception& e) {
+            store_error_ = e.what();
+            store_failures_++;
+            ++it;
+        }
+    }
+    if (written) log_("the job store takes writes again: " + std::to_string(written) + " result(s) recorded");
+    if (unrecorded_.empty()) store_error_.clear();
+    return unrecorded_.empty();
+}
+
+void JobTable::require_writable_store() {
+    if (record_unrecorded()) return;
+    std::lock_guard<std::mutex> lk(unrecorded_mu_);
+    counted_.rejected++;
+    throw DaemonError(ErrorCode::Unavailable, "the job store cannot write (" + store_error_ + "): " +
+                                                  std::to_string(unrecorded_.size()) +
+                                                  " finished result(s) wait to be recorded; new jobs are refused "
+                                                  "until they are");
 }
 
 void JobTable::settle(Job& job, v1::ProofResult out) {
@@ -265,11 +331,17 @@ void JobTable::janitor_loop() {
     while (!stopping_) {
         cv_.wait_for(lk, kJanitorPeriod);
         if (stopping_) return;
+        record_unrecorded();
         for (auto it = to_forget_.begin(); it != to_forget_.end();)
             it = engine_->forget(*it) ? to_forget_.erase(it) : it + 1;
         const double now = steady_seconds();
+        std::set<uint64_t> unrecorded;  // their results live in memory only: kept until the store has them
+        {
+            std::lock_guard<std::mutex> ulk(unrecorded_mu_);
+            for (const auto& u : unrecorded_) unrecorded.insert(u.first);
+        }
         std::erase_if(jobs_, [&](const auto& e) {
-            return e.second->result && now - e.second->ended_at > kEndedInMemorySeconds;
+            return e.second->result && now - e.second->ended_at > kEndedInMemorySeconds && !unrecorded.count(e.first);
         });
         const double t = unix_now();
         lk.unlock();
@@ -290,7 +362,7 @@ v1::ProofResult JobTable::stored_result(uint64_t id) {
     v1::ProofResult r;
     if (sj->result.empty() || !r.ParseFromString(sj->result))
         throw DaemonError(ErrorCode::FailedPrecondition, "job " + std::to_string(id) + " has no result yet");
-    store_.mark_fetched(id, unix_now());
+    store_quietly("fetch time", [&] { store_.mark_fetched(id, unix_now()); });
     return r;
 }
 
@@ -314,7 +386,7 @@ v1::ProofResult JobTable::await(uint64_t id, double timeout_s, const std::functi
     v1::ProofResult r = *job->result;
     lk.unlock();
     try {
-        store_.mark_fetched(id, unix_now());
+        store_quietly("fetch time", [&] { store_.mark_fetched(id, unix_now()); });
     } catch (const std::exception& e) {
         log_("job " + std::to_string(id) + ": not marked fetched in the store (" + e.what() +
              "); its result is kept until result_ttl_seconds");
@@ -375,6 +447,11 @@ void JobTable::report(v1::GetStatusResponse& r, uint64_t id) const {
     }
     r.set_queued(queued);
     r.set_running(running);
+    {
+        std::lock_guard<std::mutex> ulk(unrecorded_mu_);
+        r.set_store_error(store_error_);
+        r.set_unrecorded_results((uint32_t)unrecorded_.size());
+    }
     if (!id) return;
     if (auto it = jobs_.find(id); it != jobs_.end()) {
         *r.mutable_job() = job_status(*it->second);
@@ -396,6 +473,11 @@ void JobTable::report(v1::GetStatusResponse& r, uint64_t id) const {
 JobCounters JobTable::counters() const {
     std::lock_guard<std::mutex> lk(mu_);
     JobCounters c = counted_;
+    {
+        std::lock_guard<std::mutex> ulk(unrecorded_mu_);
+        c.store_failures = store_failures_;
+        c.unrecorded_results = unrecorded_.size();
+    }
     c.waiting = pending_.size();
     c.in_engine = (size_t)std::count_if(jobs_.begin(), jobs_.end(),
                                         [](const auto& e) { return !e.second->result && e.second->eid; });

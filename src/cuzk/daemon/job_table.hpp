@@ -53,6 +53,8 @@ struct Job {
 struct JobCounters {
     uint64_t submitted = 0, rejected = 0, ended_done = 0, ended_failed = 0, ended_cancelled = 0;
     uint64_t partitions_proven = 0, fallbacks = 0;
+    uint64_t store_failures = 0;    // writes to the job store that failed
+    size_t unrecorded_results = 0;  // ended jobs whose result the store has not taken yet (retried)
     double proving_s = 0, synthesis_s = 0, wall_s = 0;  // the ended jobs' pipeline-layer times and wall times
     size_t waiting = 0;    // accepted, not yet handed to the engine
     size_t in_engine = 0;  // queued there or running
@@ -103,6 +105,8 @@ public:
     void wait_until_all_ended();
     void stop();
 
+    JobStore& store_for_testing() { return store_; }
+
 private:
     void start_loop(const Start& start);
     void janitor_loop();
@@ -112,6 +116,11 @@ private:
     void settle(Job& job, v1::ProofResult out);
     void finish_failed(Job& job, const std::string& why, v1::JobState state = v1::FAILED);
     void persist(uint64_t id, const v1::ProofResult& out);
+    // Writes the results the store refused before; true when none is left (then the store writes again).
+    bool record_unrecorded();
+    void store_quietly(const char* what, const std::function<void()>& write);
+    // Under mu_: refuses new work while results wait to be recorded and the store still cannot take them.
+    void require_writable_store();
     v1::JobStatus job_status(const Job& j) const;  // under mu_
     v1::ProofResult stored_result(uint64_t id);    // an ended job no longer in memory
 
@@ -128,6 +137,13 @@ private:
     std::vector<engine::JobId> to_forget_;            // ended in the engine, not yet forgotten there
     bool accepting_ = true, stopping_ = false;
     JobCounters counted_;  // waiting and in_engine are counted when asked
+
+    // Results the store refused (a full disk), retried by the janitor and before new work is accepted. Its own
+    // mutex, taken after mu_ when both are held: persist() runs with or without mu_.
+    mutable std::mutex unrecorded_mu_;
+    std::vector<std::pair<uint64_t, v1::ProofResult>> unrecorded_;
+    std::string store_error_;  // the last failure while any result is unrecorded
+    uint64_t store_failures_ = 0;
     std::thread starter_, janitor_;
 };
 

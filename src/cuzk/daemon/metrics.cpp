@@ -32,6 +32,9 @@ std::string prometheus_text(const JobCounters& jobs, const engine::ProvingKeySto
     metric("cuzk_partitions_proven_total", "counter", "Partitions proven in jobs that completed.",
            jobs.partitions_proven);
     metric("cuzk_fallbacks_total", "counter", "Partitions proven again on the CPU backend.", jobs.fallbacks);
+    metric("cuzk_store_failures_total", "counter", "Writes the job store refused (a full disk?).", jobs.store_failures);
+    metric("cuzk_store_unrecorded_results", "gauge", "Ended jobs whose result waits to be written to the job store.",
+           jobs.unrecorded_results);
     metric("cuzk_proving_seconds_total", "counter", "Pipeline-layer proving time of ended jobs.", jobs.proving_s);
     metric("cuzk_synthesis_seconds_total", "counter", "Pipeline-layer synthesis time of ended jobs.", jobs.synthesis_s);
     metric("cuzk_job_wall_seconds_total", "counter", "Wall time of ended jobs (start to end).", jobs.wall_s);
