@@ -230,6 +230,17 @@ bool dispatch_circom(int argc, char** argv, int& exit_code) {
         return f == "--params" || f.starts_with("--params=") || f == "--proof" || f == "--public";
     });
     bool is_prove = cmd == "prove" && !bellman_style && !positional.empty() && ends_with(positional[0], ".zkey");
+    // The circom form with its files in another order (recognised by their extensions): say what the order is,
+    // rather than the bellman form's "--params is required".
+    if (cmd == "prove" && !bellman_style && !is_prove &&
+        std::any_of(positional.begin(), positional.end(), [](const std::string& p) { return ends_with(p, ".zkey"); })) {
+        std::fprintf(stderr,
+                     "cuzk prove: error: the zkey comes first: cuzk prove circuit.zkey witness.wtns proof.json "
+                     "public.json (got %s first)\n",
+                     positional[0].c_str());
+        exit_code = 2;
+        return true;
+    }
     bool is_verify = cmd == "verify" && positional.size() == 3 && flags.empty() &&
                      std::all_of(positional.begin(), positional.end(),
                                  [](const std::string& s) { return ends_with(s, ".json"); });

@@ -99,6 +99,10 @@ cp "$dir/deep.json" "$dir/deep_vk.json"
 "$CUZK" verify "$dir/deep_vk.json" "$dir/deep.json" "$dir/deep.json" 2>"$dir/deep.err"
 [ $? -eq 2 ] && grep -q "nested deeper" "$dir/deep.err" || fail "deep snarkjs JSON must give exit 2: $(cat "$dir/deep.err")"
 
+# the circom form with the zkey and the witness swapped: the order is named, not the bellman form's --params
+"$CUZK" prove "$dir/x.wtns" "$dir/x.zkey" "$dir/x.json" "$dir/y.json" 2>"$dir/swap.err"
+[ $? -eq 2 ] && grep -q "the zkey comes first" "$dir/swap.err" || fail "swapped circom files: $(cat "$dir/swap.err")"
+
 # a usage error (missing file) is exit 2 too
 "$CUZK" verify --vk "$dir/none.vk" --proof "$dir/proofs.bin" --public "$dir/public.json" 2>/dev/null
 [ $? -eq 2 ] || fail "a missing input file must give exit 2"

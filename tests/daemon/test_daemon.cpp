@@ -396,6 +396,34 @@ TEST(Daemon, AStoreThatCannotWriteLosesNoResultAndRefusesNewWork) {
     expect_verified(cl.await(job, 5), 10, 12);
 }
 
+// A stored result that cannot be read is reported as lost (DATA_LOSS), not as "has no result yet" forever.
+TEST(Daemon, AnUnreadableStoredResultIsReportedAsLost) {
+    TempDir dir;
+    DaemonConfig cfg = make_config(dir.path);
+    std::string job;
+    {
+        Daemon d(cfg);
+        Client cl(d.socket_path());
+        job = cl.submit(chain_request(6, 1, 1));
+        for (int k = 0; k < 2000 && cl.status(job).job().state() != v1::DONE; k++)
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        ASSERT_EQ(cl.status(job).job().state(), v1::DONE);  // ended, never fetched: only the store has it later
+    }
+    {
+        JobStore store(cfg.database());
+        store.finish(std::stoull(job), "done", std::string(12, '\xff'), 1.0);  // bytes no ProofResult parses from
+    }
+    Daemon d(cfg);
+    Client cl(d.socket_path());
+    try {
+        cl.await(job, 5);
+        ADD_FAILURE() << "an unreadable result was returned";
+    } catch (const ClientError& e) {
+        EXPECT_EQ(e.code(), (int)grpc::StatusCode::DATA_LOSS);
+        EXPECT_NE(std::string(e.what()).find("cannot be read"), std::string::npos) << e.what();
+    }
+}
+
 namespace {
 // The .pce files in a directory.
 std::vector<fs::path> pce_files(const fs::path& dir) {
@@ -768,6 +796,10 @@ result_ttl_seconds = 3600
     refused("[server]\ntcp = \"0.0.0.0:9820\"", "allow_remote");
     refused("[server]\nmetrics = \"10.0.0.1:80\"", "allow_remote");
     refused("[engine]\ntotal_budget = \"12 parsecs\"", "engine.total_budget");
+    // Out of range: the key is named (it was "stoul" / "stoull").
+    refused("[server]\ntcp = \"127.0.0.1:99999999999999999999999\"", "server.tcp");
+    refused("[server]\nmetrics = \"127.0.0.1:70000\"", "server.metrics");
+    refused("[engine]\ntotal_budget = \"99999999999999999999999 GiB\"", "engine.total_budget");
     refused("[jobs]\nshutdown = \"now\"", "jobs.shutdown");
     refused("[engine]\nlookahead = 0", "engine.lookahead");
     refused("[engine]\nsynthesis_workers = \"many\"", "engine.synthesis_workers");

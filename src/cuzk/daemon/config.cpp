@@ -103,8 +103,10 @@ void check_address(const std::string& key, const std::string& hp, bool allow_rem
     if (colon == std::string::npos || colon + 1 == hp.size()) bad(key, "must be host:port, got '" + hp + "'");
     for (size_t i = colon + 1; i < hp.size(); i++)
         if (!std::isdigit((unsigned char)hp[i])) bad(key, "the port must be a number, got '" + hp + "'");
-    if (std::stoul(hp.substr(colon + 1)) > std::numeric_limits<uint16_t>::max())
-        bad(key, "port out of range in '" + hp + "'");
+    // Compared as text first: a port of many digits is out of range, not an exception from stoul.
+    const std::string port = hp.substr(colon + 1);
+    if (port.size() > 5 || std::stoul(port) > std::numeric_limits<uint16_t>::max())
+        bad(key, "port out of range (0..65535) in '" + hp + "'");
     if (!allow_remote && !is_loopback_address(hp))
         bad(key, "'" + hp + "' is not a loopback address; set server.allow_remote = true to listen on it");
 }
@@ -116,6 +118,7 @@ size_t parse_bytes(const std::string& text) {
     size_t i = 0;
     while (i < text.size() && std::isdigit((unsigned char)text[i])) i++;
     if (i == 0) throw std::invalid_argument("'" + text + "' is not a size (bytes, or with KiB, MiB, GiB, TiB, or auto)");
+    if (i > 19) throw std::invalid_argument("'" + text + "' is too large");
     const unsigned long long n = std::stoull(text.substr(0, i));
     std::string unit = text.substr(i);
     while (!unit.empty() && unit.front() == ' ') unit.erase(unit.begin());

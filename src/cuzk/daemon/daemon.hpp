@@ -27,7 +27,7 @@ namespace cuzk::daemon {
 
 // The in-process API's errors; the gRPC service maps them to the status codes of the same names.
 enum class ErrorCode { InvalidArgument, NotFound, PermissionDenied, ResourceExhausted, FailedPrecondition,
-                       DeadlineExceeded, Unavailable, Cancelled };
+                       DeadlineExceeded, Unavailable, Cancelled, DataLoss };
 class DaemonError : public std::runtime_error {
 public:
     DaemonError(ErrorCode code, const std::string& what) : std::runtime_error(what), code_(code) {}

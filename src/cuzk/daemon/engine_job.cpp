@@ -58,7 +58,9 @@ engine::JobSpec engine_spec(const std::shared_ptr<Job>& job, std::shared_ptr<con
     spec.partitions = job->plan.partitions;
     spec.verify_key = verify_proofs ? &key->params->vk : nullptr;
     spec.key = std::move(key);  // its backends (one lane per GPU copy), its CPU backend as the fallback
-    spec.on_fallback = [log, name = spec.name](const std::string& line) { log("job " + name + ": " + line); };
+    // Log lines name the daemon's job id (spec.name is the circuit's).
+    spec.on_fallback = [log, id = std::to_string(job->id)](const std::string& line) { log("job " + id + ": " + line); };
+    spec.on_start = [log, id = std::to_string(job->id)] { log("job " + id + " started"); };
     if (job->req.deadline_seconds() > 0) spec.deadline_seconds = job->req.deadline_seconds();
     std::weak_ptr<Job> weak = job;
     const auto partition = job->plan.circom ? &circom_partition : &builtin_partition;

@@ -153,7 +153,8 @@ uint64_t JobTable::submit(const v1::ProofRequest& request, const Plan& plan) {
     counted_.submitted++;
     cv_.notify_all();
     log_("job " + std::to_string(job->id) + " accepted: " + r.circuit() + ", " + std::to_string(r.partitions()) +
-         " partition(s), priority " + v1::Priority_Name(r.priority()) + ", params " + r.params());
+         " partition(s), priority " + v1::Priority_Name(r.priority()) + ", " +
+         (r.circuit() == "circom" ? "zkey " + r.zkey() : "params " + r.params()));
     return job->id;
 }
 
@@ -204,7 +205,8 @@ void JobTable::launch(const std::shared_ptr<Job>& job, std::shared_ptr<const eng
     job->eid = engine_->submit(std::move(spec));
     job->state = v1::RUNNING;  // in the engine (its own queue included)
     store_quietly("state", [&] { store_.set_state(job->id, "running"); });
-    log_("job " + std::to_string(job->id) + " started on the " + job->key->backend()->name() + " backend");
+    log_("job " + std::to_string(job->id) + " handed to the engine (" + job->key->backend()->name() +
+         " backend); it starts when the engine reaches it");
 }
 
 // ---- ends -------------------------------------------------------------------------------------------------------
@@ -360,8 +362,11 @@ v1::ProofResult JobTable::stored_result(uint64_t id) {
     auto sj = store_.get(id);
     if (!sj) throw DaemonError(ErrorCode::NotFound, unknown_job(id) + " (or its result expired)");
     v1::ProofResult r;
-    if (sj->result.empty() || !r.ParseFromString(sj->result))
+    if (sj->result.empty())
         throw DaemonError(ErrorCode::FailedPrecondition, "job " + std::to_string(id) + " has no result yet");
+    if (!r.ParseFromString(sj->result))
+        throw DaemonError(ErrorCode::DataLoss, "job " + std::to_string(id) + ": its stored result cannot be read (" +
+                                                   std::to_string(sj->result.size()) + " bytes); prove it again");
     store_quietly("fetch time", [&] { store_.mark_fetched(id, unix_now()); });
     return r;
 }

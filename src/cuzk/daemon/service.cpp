@@ -53,6 +53,7 @@ grpc::Status to_status(const DaemonError& e) {
         case ErrorCode::DeadlineExceeded: c = grpc::StatusCode::DEADLINE_EXCEEDED; break;
         case ErrorCode::Unavailable: c = grpc::StatusCode::UNAVAILABLE; break;
         case ErrorCode::Cancelled: c = grpc::StatusCode::CANCELLED; break;
+        case ErrorCode::DataLoss: c = grpc::StatusCode::DATA_LOSS; break;
     }
     return grpc::Status(c, e.what());
 }

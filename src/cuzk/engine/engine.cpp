@@ -210,6 +210,12 @@ struct Engine::Impl {
     void start(Job& j) {
         j.state = JobState::Running;
         j.started = Clock::now();
+        if (j.spec.on_start) {
+            try {
+                j.spec.on_start();
+            } catch (...) {
+            }
+        }
         if (active++ == 0) reset_peak_rss();
         TimingSink& sink = *j.result.timeline;
         sink.record({kLayer, "queued", -1, sink.seconds_since_epoch(j.submitted),

@@ -93,6 +93,9 @@ struct JobSpec {
     // Optional: called with each JobResult::fallbacks line as it happens (a partition proven again on `fallback`
     // can take minutes where the GPU takes a second: the CLI says so on stderr). Exceptions from it are swallowed.
     std::function<void(const std::string& line)> on_fallback;
+    // Optional: called once when the job leaves the engine's queue and starts (its first partition is about to be
+    // synthesized), under the engine's lock: it must not call the engine (a log line). Exceptions are swallowed.
+    std::function<void()> on_start;
 };
 
 enum class JobState : uint8_t { Queued, Running, Done, Failed, Cancelled };
