@@ -627,6 +627,31 @@ TEST(Daemon, ListensOnLoopbackTcpAndServesMetricsOverHttp) {
     EXPECT_NE(ok.find("cuzk_jobs_ended_total{state=\"done\"} 1"), std::string::npos);
     EXPECT_NE(ok.find("# TYPE cuzk_params_cached_bytes gauge"), std::string::npos);
     EXPECT_EQ(http_get("/other").rfind("HTTP/1.0 404", 0), 0u);
+    // A client that sends a byte now and then (issue 20 item 13): the others are served meanwhile, and it is cut
+    // off once its request's time is up (5 s in all), however it paces its bytes.
+    const int slow = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)d.metrics_port());
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::connect(slow, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
+    const auto t0 = std::chrono::steady_clock::now();
+    ASSERT_EQ(::send(slow, "G", 1, MSG_NOSIGNAL), 1);
+    for (int i = 0; i < 3; i++) {
+        const auto s0 = std::chrono::steady_clock::now();
+        EXPECT_EQ(http_get("/metrics").rfind("HTTP/1.0 200", 0), 0u);
+        EXPECT_LT(std::chrono::steady_clock::now() - s0, std::chrono::seconds(2)) << "a scrape waited for the slow client";
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        ::send(slow, "E", 1, MSG_NOSIGNAL);
+    }
+    timeval tv{15, 0};
+    ::setsockopt(slow, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    char c;
+    while (::send(slow, "T", 1, MSG_NOSIGNAL) == 1 && ::recv(slow, &c, 1, MSG_DONTWAIT) != 0)
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    const double held = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_LT(held, 8.0) << "the slow client was held " << held << " s";
+    ::close(slow);
 }
 
 TEST(Daemon, PreloadsAndEvictsParameterSets) {

@@ -1,6 +1,7 @@
 #include "cuzk/daemon/metrics_http.hpp"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -8,22 +9,33 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <stdexcept>
+#include <vector>
 
 namespace cuzk::daemon {
 
 namespace {
 
-// Connections the kernel queues while one is served (a Prometheus server scrapes one at a time; a few spare).
+// Connections the kernel queues before they are accepted.
 constexpr int kListenBacklog = 16;
-// How soon the serving thread sees a stop between connections.
+// Connections served at once; more wait in the backlog until one ends.
+constexpr size_t kMaxConnections = 32;
+// How soon the serving thread sees a stop.
 constexpr int kStopPollMs = 100;
-// A client gets this long for each read of its request: a stuck one cannot hold the endpoint.
-constexpr time_t kReadTimeoutSeconds = 2;
+// A client has this long in all, from its connection, to send its request: one that sends a byte now and then
+// cannot hold a connection for longer (issue 20 item 13), and the others are served meanwhile.
+constexpr auto kRequestDeadline = std::chrono::seconds(5);
 // A scrape's request line and headers fit in this; the rest of a larger request is not read.
 constexpr size_t kMaxRequestHeadBytes = 8192;
+
+bool head_complete(const std::string& req) {
+    return req.find("\r\n\r\n") != std::string::npos || req.find("\n\n") != std::string::npos ||
+           req.size() >= kMaxRequestHeadBytes;
+}
 
 void send_all(int fd, const std::string& s) {
     size_t off = 0;
@@ -85,27 +97,55 @@ MetricsHttpServer::~MetricsHttpServer() {
 }
 
 void MetricsHttpServer::loop() {
+    struct Conn {
+        int fd;
+        std::chrono::steady_clock::time_point deadline;
+        std::string req;
+    };
+    std::vector<Conn> conns;
+    auto finish = [&](size_t i, bool answer) {
+        if (answer) serve(conns[i].fd, conns[i].req);
+        ::close(conns[i].fd);
+        conns.erase(conns.begin() + (ptrdiff_t)i);
+    };
     while (!stop_) {
-        pollfd p{listen_fd_, POLLIN, 0};
-        if (::poll(&p, 1, kStopPollMs) <= 0) continue;  // wakes up to see stop_
-        const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-        if (fd < 0) continue;
-        serve(fd);
-        ::close(fd);
+        std::vector<pollfd> fds;
+        for (const Conn& c : conns) fds.push_back({c.fd, POLLIN, 0});
+        if (conns.size() < kMaxConnections) fds.push_back({listen_fd_, POLLIN, 0});
+        const auto now = std::chrono::steady_clock::now();
+        int timeout = kStopPollMs;
+        for (const Conn& c : conns)
+            timeout = std::min<int>(timeout, (int)std::max<int64_t>(0, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                                          c.deadline - now).count()));
+        if (::poll(fds.data(), fds.size(), timeout) < 0) continue;
+        if (conns.size() < kMaxConnections && (fds.back().revents & POLLIN)) {
+            const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+            if (fd >= 0) conns.push_back({fd, std::chrono::steady_clock::now() + kRequestDeadline, {}});
+        }
+        // Read what arrived (from the back, so erasing keeps the indices of the rest and of fds).
+        for (size_t i = std::min(conns.size(), fds.size()); i-- > 0;) {
+            if (i >= fds.size() || fds[i].fd != conns[i].fd || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            char buf[1024];
+            const ssize_t n = ::recv(conns[i].fd, buf, sizeof(buf), 0);
+            if (n > 0) {
+                conns[i].req.append(buf, (size_t)n);
+                if (head_complete(conns[i].req)) finish(i, true);
+            } else if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+                finish(i, n == 0 && !conns[i].req.empty());  // the client closed its side: answer what it sent
+            }
+        }
+        const auto later = std::chrono::steady_clock::now();
+        for (size_t i = conns.size(); i-- > 0;)
+            if (later >= conns[i].deadline) finish(i, false);  // too slow: closed unanswered
     }
+    for (const Conn& c : conns) ::close(c.fd);
 }
 
-void MetricsHttpServer::serve(int fd) {
-    timeval tv{kReadTimeoutSeconds, 0};
-    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    std::string req;
-    char buf[1024];  // one read's worth; the loop gathers up to kMaxRequestHeadBytes
-    while (req.find("\r\n\r\n") == std::string::npos && req.find("\n\n") == std::string::npos &&
-           req.size() < kMaxRequestHeadBytes) {
-        const ssize_t n = ::recv(fd, buf, sizeof(buf), 0);
-        if (n <= 0) break;
-        req.append(buf, (size_t)n);
-    }
+void MetricsHttpServer::serve(int fd, const std::string& req) {
+    // The answer is sent blocking, with a timeout: a client that does not read cannot hold the loop for long.
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    timeval tv{2, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
     const auto eol = req.find_first_of("\r\n");
     const std::string line = req.substr(0, eol);
     const auto sp1 = line.find(' ');

@@ -1,7 +1,7 @@
 // A minimal HTTP/1.0 endpoint for Prometheus scraping: GET /metrics answers the text `render()` returns
-// (text/plain; version=0.0.4); any other path 404, any other method 405. One connection at a time, each with a
-// short read timeout, so a stuck client cannot hold it. Listens on an IPv4 or IPv6 "host:port" (port 0: any free
-// port, see port()).
+// (text/plain; version=0.0.4); any other path 404, any other method 405. Up to 32 connections at once on one
+// thread (poll), each with 5 s in all to send its request: a slow or stuck client is closed unanswered and holds
+// nobody else up. Listens on an IPv4 or IPv6 "host:port" (port 0: any free port, see port()).
 #pragma once
 
 #include <atomic>
@@ -23,7 +23,7 @@ public:
 
 private:
     void loop();
-    void serve(int fd);
+    void serve(int fd, const std::string& request);  // answers a complete request
 
     std::function<std::string()> render_;
     int listen_fd_ = -1;
