@@ -1,5 +1,6 @@
 #include "daemon_cmds.hpp"
 
+#include <atomic>
 #include <csignal>
 #include <fstream>
 #include <sstream>
@@ -232,14 +233,21 @@ void add_daemon_commands(CLI::App& app, int& exit_code) {
             std::fprintf(stderr, "cuzk daemon: listening on %s%s%s\n", dm.socket_path().c_str(),
                          dm.tcp_port() ? (" and TCP port " + std::to_string(dm.tcp_port())).c_str() : "",
                          dm.metrics_port() ? (", metrics on port " + std::to_string(dm.metrics_port())).c_str() : "");
+            // The first signal asks for the shutdown (a drain by default); a second one while it drains interrupts.
+            std::atomic<bool> stopped{false};
             std::thread sig([&] {
                 int signo = 0;
                 sigwait(&set, &signo);
+                if (stopped) return;
                 dm.request_shutdown();
+                sigwait(&set, &signo);
+                if (!stopped) dm.interrupt_drain();
             });
             dm.wait_for_shutdown_request();
             dm.shutdown();
-            sig.join();  // only its signal asks for the shutdown, so it has returned
+            stopped = true;
+            pthread_kill(sig.native_handle(), SIGTERM);  // ends its wait for a second signal (blocked: not fatal)
+            sig.join();
             exit_code = 0;
         } catch (const std::exception& e) {
             std::fprintf(stderr, "cuzk daemon: error: %s\n", e.what());

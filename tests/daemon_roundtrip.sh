@@ -78,6 +78,23 @@ C submit --circuit nope --params m10.params 2> bad.txt; [ $? -eq 2 ] || fail "un
 C await 999999 2> bad.txt; [ $? -eq 2 ] || fail "unknown job must give exit 2"
 C metrics | grep -q "^cuzk_jobs_rejected_total 2$" || fail "metrics: $(C metrics | head -5)"
 C status | grep -q "cpu backend" || fail "status"
+# SIGTERM while a long job runs: the daemon drains and keeps serving status (a submit is refused); a second
+# SIGTERM interrupts (exit 0 at once); the job resumes at the next start.
+id=$(C submit --circuit mulchain --log-size 10 --partitions 64 --witness-seed 11 --params m10.params) || fail "submit"
+for _ in $(seq 200); do
+  C status "$id" --json | python3 -c 'import json,sys; j=json.load(sys.stdin)["job"]; sys.exit(0 if j["partitionsProven"] >= 1 else 1)' && break
+  sleep 0.05
+done
+kill -TERM "$pid"; sleep 0.5
+C status "$id" > /dev/null || fail "status must answer while the daemon drains"
+C submit --circuit mulchain --log-size 10 --params m10.params 2> bad.txt; [ $? -eq 2 ] || fail "a submit while draining must give exit 2"
+grep -q "shutting down" bad.txt || fail "submit while draining: $(cat bad.txt)"
+kill -TERM "$pid"; wait "$pid"; rc=$?; pid=""
+[ $rc -eq 0 ] || fail "daemon exit code $rc after a second SIGTERM"
+start
+C await "$id" --json --timeout 300 > int.txt || fail "await after an interrupted drain: $(cat int.txt)"
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["state"]=="DONE" and j["proofs"]==64, j' int.txt \
+  || fail "the interrupted job: $(cat int.txt)"
 # SIGTERM: drain and exit 0, the socket removed.
 kill -TERM "$pid"; wait "$pid"; rc=$?; pid=""
 [ $rc -eq 0 ] || fail "daemon exit code $rc after SIGTERM"

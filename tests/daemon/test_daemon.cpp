@@ -20,6 +20,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -422,6 +423,49 @@ TEST(Daemon, AnUnreadableStoredResultIsReportedAsLost) {
         EXPECT_EQ(e.code(), (int)grpc::StatusCode::DATA_LOSS);
         EXPECT_NE(std::string(e.what()).find("cannot be read"), std::string::npos) << e.what();
     }
+}
+
+// A drain keeps serving (issue 20 item 12): the client awaiting a job the drain finishes gets its result, status
+// answers meanwhile, a submit is refused; and interrupt_drain() (a second signal) ends a drain at once, the job
+// staying queued for the next start.
+TEST(Daemon, ADrainServesAwaitAndStatusAndASecondSignalInterrupts) {
+    TempDir dir;
+    DaemonConfig cfg = make_config(dir.path);
+    cfg.shutdown = "drain";
+    {
+        Daemon d(cfg);
+        Client cl(d.socket_path());
+        const std::string job = cl.submit(chain_request(10, 30, 1));  // outlasts the old 2 s RPC grace
+        for (int k = 0; k < 4000 && cl.status(job).job().partitions_proven() < 1; k++)
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        std::optional<v1::ProofResult> got;
+        std::thread waiter([&] { got = Client(d.socket_path()).await(job, 120); });
+        std::thread stopper([&] { d.shutdown(); });
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        EXPECT_EQ(code_of([&] { cl.submit(chain_request(6, 1, 2)); }), (int)grpc::StatusCode::UNAVAILABLE);
+        EXPECT_NO_THROW(cl.status(job));  // reachable while draining
+        stopper.join();
+        waiter.join();
+        ASSERT_TRUE(got.has_value());
+        expect_verified(*got, 10, 30);
+    }
+    std::string job;
+    {
+        Daemon d(cfg);
+        Client cl(d.socket_path());
+        job = cl.submit(chain_request(10, 40, 3));
+        for (int k = 0; k < 4000 && cl.status(job).job().partitions_proven() < 1; k++)
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        const auto t0 = std::chrono::steady_clock::now();
+        std::thread stopper([&] { d.shutdown(); });
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        d.interrupt_drain();
+        stopper.join();
+        EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+    }
+    Daemon d(cfg);  // the interrupted job resumes
+    Client cl(d.socket_path());
+    expect_verified(cl.await(job, 120), 10, 40);
 }
 
 namespace {

@@ -134,13 +134,15 @@ struct Daemon::Impl {
     }
 
     // Stop accepting; drain (every accepted job ends) unless interrupting; stop the job table and its engine.
+    // While draining the server keeps serving (await, status, metrics; a submit is refused), so the clients of the
+    // jobs it finishes get their results; interrupt_drain() (a second signal) ends the drain early.
     // force_interrupt: a daemon that failed to start does not drain.
     void shutdown(bool force_interrupt = false) {
         if (!table.stop_accepting()) return;
         log("shutting down (" + std::string(force_interrupt ? "interrupt" : cfg.shutdown) + ")");
+        if (cfg.shutdown == "drain" && !force_interrupt) table.wait_until_all_ended();
         if (server) server->Shutdown(std::chrono::system_clock::now() + kRpcShutdownGrace);
         metrics_http.reset();
-        if (cfg.shutdown == "drain" && !force_interrupt) table.wait_until_all_ended();
         table.stop();  // interrupt: the running job stops at its next partition and stays queued in the store
         if (server) server->Wait();
         remove_own_socket(cfg.socket_path(), socket);
@@ -173,6 +175,11 @@ Daemon::~Daemon() {
 }
 
 void Daemon::shutdown() { impl_->shutdown(); }
+
+void Daemon::interrupt_drain() {
+    impl_->log("interrupting the drain: running jobs stop at their next partition and resume at the next start");
+    impl_->table.interrupt_drain();
+}
 
 void Daemon::wait_for_shutdown_request() {
     std::unique_lock<std::mutex> lk(impl_->shutdown_mu);

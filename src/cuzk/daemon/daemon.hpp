@@ -47,8 +47,11 @@ public:
     Daemon(const Daemon&) = delete;
     Daemon& operator=(const Daemon&) = delete;
 
-    // Stops accepting requests, then drains or interrupts per the configuration. Idempotent.
+    // Stops accepting jobs, then drains (serving await and status meanwhile) or interrupts per the configuration.
+    // Idempotent; a second call while the first drains returns at once.
     void shutdown();
+    // Ends a drain in progress as an interrupt would (a second SIGTERM).
+    void interrupt_drain();
     // For `cuzk daemon`: blocks until request_shutdown() (a signal) is called.
     void wait_for_shutdown_request();
     void request_shutdown();

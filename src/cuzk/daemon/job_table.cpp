@@ -498,7 +498,7 @@ engine::Engine::Stats JobTable::engine_stats() const {
 
 bool JobTable::stop_accepting() {
     std::lock_guard<std::mutex> lk(mu_);
-    if (stopping_) return false;
+    if (stopping_ || !accepting_) return false;
     accepting_ = false;
     return true;
 }
@@ -506,8 +506,17 @@ bool JobTable::stop_accepting() {
 void JobTable::wait_until_all_ended() {
     std::unique_lock<std::mutex> lk(mu_);
     cv_.wait(lk, [&] {
-        return std::all_of(jobs_.begin(), jobs_.end(), [](const auto& e) { return e.second->result.has_value(); });
+        return drain_interrupted_ || std::all_of(jobs_.begin(), jobs_.end(),
+                                                 [](const auto& e) { return e.second->result.has_value(); });
     });
+}
+
+void JobTable::interrupt_drain() {
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        drain_interrupted_ = true;
+    }
+    cv_.notify_all();
 }
 
 void JobTable::stop() {

@@ -103,6 +103,8 @@ public:
     // engine destroyed (a running job stops at its next partition and stays queued in the store). Idempotent.
     bool stop_accepting();
     void wait_until_all_ended();
+    // Ends wait_until_all_ended() now (a second signal: interrupt instead of drain).
+    void interrupt_drain();
     void stop();
 
     JobStore& store_for_testing() { return store_; }
@@ -135,7 +137,7 @@ private:
     std::map<uint64_t, std::shared_ptr<Job>> jobs_;   // queued, running, and recently ended
     std::vector<uint64_t> pending_;                   // accepted, not yet in the engine
     std::vector<engine::JobId> to_forget_;            // ended in the engine, not yet forgotten there
-    bool accepting_ = true, stopping_ = false;
+    bool accepting_ = true, stopping_ = false, drain_interrupted_ = false;
     JobCounters counted_;  // waiting and in_engine are counted when asked
 
     // Results the store refused (a full disk), retried by the janitor and before new work is accepted. Its own
