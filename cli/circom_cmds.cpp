@@ -247,7 +247,15 @@ bool dispatch_circom(int argc, char** argv, int& exit_code) {
     if (!is_prove && !is_verify) return false;
     if (is_prove) restart_with_prove_tunables(argv);
 
-    if (has_threads) ThreadPool::set_global_threads(threads);
+    if (has_threads) {
+        try {
+            ThreadPool::set_global_threads(threads);
+        } catch (const std::invalid_argument& e) {
+            std::fprintf(stderr, "cuzk: error: %s\n", e.what());
+            exit_code = 2;
+            return true;
+        }
+    }
     CLI::App app{is_prove ? "cuzk prove: a Groth16 proof from a snarkjs zkey and a circom witness"
                           : "cuzk verify: check a snarkjs proof.json against verification_key.json and public.json"};
     CircomProveOptions po;

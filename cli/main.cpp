@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
     if (int code = 0; cuzk::cli::dispatch_circom(argc, argv, code)) return code;
     CLI::App app{"cuzk: Groth16 proving for BLS12-381 on CPUs and CUDA GPUs"};
     size_t threads = 0;
-    app.add_option("--threads", threads, "CPU threads (0 = all hardware threads)");
+    app.add_option("--threads", threads, "CPU threads (0 = all hardware threads)")->check(CLI::Range(0, 4096));
     app.require_subcommand(1);
 
     auto* version = app.add_subcommand("version", "print the version");

@@ -103,6 +103,11 @@ cp "$dir/deep.json" "$dir/deep_vk.json"
 "$CUZK" prove "$dir/x.wtns" "$dir/x.zkey" "$dir/x.json" "$dir/y.json" 2>"$dir/swap.err"
 [ $? -eq 2 ] && grep -q "the zkey comes first" "$dir/swap.err" || fail "swapped circom files: $(cat "$dir/swap.err")"
 
+# --threads is bounded (a huge value tried to create every thread): exit 2, both command forms
+"$CUZK" --threads 100000 version 2>/dev/null; [ $? -eq 2 ] || fail "--threads 100000 must give exit 2"
+"$CUZK" --threads 100000 prove "$dir/x.zkey" "$dir/x.wtns" "$dir/x.json" "$dir/y.json" 2>"$dir/thr.err"
+[ $? -eq 2 ] && grep -q "at most 4096" "$dir/thr.err" || fail "circom --threads 100000: $(cat "$dir/thr.err")"
+
 # a usage error (missing file) is exit 2 too
 "$CUZK" verify --vk "$dir/none.vk" --proof "$dir/proofs.bin" --public "$dir/public.json" 2>/dev/null
 [ $? -eq 2 ] || fail "a missing input file must give exit 2"

@@ -3,6 +3,8 @@
 #include <atomic>
 #include <exception>
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 namespace cuzk {
 
@@ -119,6 +121,11 @@ ThreadPool& ThreadPool::global() {
 }
 
 void ThreadPool::set_global_threads(size_t threads) {
+    // Far more than any host has (--threads 100000 tried to create them all; issue 20 item 11).
+    constexpr size_t kMaxThreads = 4096;
+    if (threads > kMaxThreads)
+        throw std::invalid_argument("--threads " + std::to_string(threads) + ": at most " +
+                                    std::to_string(kMaxThreads) + " (0: every hardware thread)");
     std::lock_guard<std::mutex> lk(g_pool_mu);
     g_requested_threads = threads;
     g_pool.reset();  // the next global() builds a pool of the new size
