@@ -88,8 +88,12 @@ typedef uint8_t U8x32 __attribute__((vector_size(32)));
 template <int Bytes, size_t... I>
 inline U64x4 rotr_bytes(const U64x4& x, std::index_sequence<I...>) {
     // Byte i of a lane takes byte (i + Bytes) mod 8 of the same lane (little-endian lanes).
+#if defined(__clang__)  // (the fuzz build; clang has no __builtin_shuffle)
+    return (U64x4)__builtin_shufflevector((U8x32)x, (U8x32)x, int(I / 8 * 8 + (I % 8 + Bytes) % 8)...);
+#else
     constexpr U8x32 mask = {uint8_t(I / 8 * 8 + (I % 8 + Bytes) % 8)...};
     return (U64x4)__builtin_shuffle((U8x32)x, mask);
+#endif
 }
 
 // Works for uint64_t and for U64x4 (one independent hash per lane).

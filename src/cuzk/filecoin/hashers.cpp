@@ -9,6 +9,7 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #define CUZK_FILECOIN_X86 1
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -248,10 +249,14 @@ CUZK_SHA_TARGET void shani_compress_one(uint32_t* s, const uint8_t* block) {
 // A function-local static, so a node hash during another translation unit's static initialisation still sees
 // the detected value.
 bool sha_ni() {
+    // CPUID directly (clang's __builtin_cpu_supports knows no "sha"): leaf 1 ECX bits 9 (SSSE3) and 19 (SSE4.1),
+    // leaf 7 EBX bit 29 (SHA).
     static const bool available = [] {
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1") &&
-               __builtin_cpu_supports("ssse3");
+        unsigned a = 0, b = 0, c = 0, d = 0;
+        if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
+        const bool ssse3 = (c >> 9) & 1, sse41 = (c >> 19) & 1;
+        if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
+        return ssse3 && sse41 && ((b >> 29) & 1) != 0;
     }();
     return available;
 }

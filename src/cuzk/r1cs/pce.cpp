@@ -382,6 +382,11 @@ PrecompiledR1cs read_pce(const std::filesystem::path& path, std::string_view exp
     return file.read([&](std::span<const uint8_t> bytes) { return decode_pce(bytes, path, expected_circuit); });
 }
 
+PrecompiledR1cs read_pce(std::span<const uint8_t> bytes, const std::filesystem::path& source,
+                         std::string_view expected_circuit) {
+    return decode_pce(bytes, source, expected_circuit);
+}
+
 bool operator==(const CompactMatrix& x, const CompactMatrix& y) {
     if (x.row_start != y.row_start || x.terms.size() != y.terms.size()) return false;
     for (size_t i = 0; i < x.terms.size(); i++)

@@ -97,6 +97,9 @@ void write_pce(const std::filesystem::path& path, const PrecompiledR1cs& pce);
 // bytes, checksum mismatch (corrupted), a structurally invalid matrix / density, or — when expected_circuit is not
 // empty — a file recorded for another circuit (its stored name differs).
 PrecompiledR1cs read_pce(const std::filesystem::path& path, std::string_view expected_circuit = {});
+// The same from bytes already in memory (`source` names them in errors; the fuzz harness).
+PrecompiledR1cs read_pce(std::span<const uint8_t> bytes, const std::filesystem::path& source,
+                         std::string_view expected_circuit = {});
 
 bool operator==(const CompactMatrix& x, const CompactMatrix& y);
 bool operator==(const PrecompiledR1cs& x, const PrecompiledR1cs& y);
