@@ -12,35 +12,20 @@ set -uo pipefail
 CUZK=$(realpath "$1")
 jobs=${2:-1000}
 kills=${3:-10}
+env_sh=$(realpath "$(dirname "$0")/../tests/daemon_env.sh")
 dir=$(mktemp -d)
 pid=""
 cleanup() { [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$dir"; }
 trap cleanup EXIT
 fail() { echo "SOAK FAIL: $*"; [ -f "$dir/daemon.log" ] && tail -20 "$dir/daemon.log"; exit 1; }
 cd "$dir" || exit 1
+# shellcheck source=tests/daemon_env.sh
+source "$env_sh"
 mkdir -p params
 for k in 4 5 6 7; do
   "$CUZK" setup --circuit mulchain --log-size $k --seed $k --params params/m$k.params > /dev/null || fail "setup $k"
 done
-cat > cuzk.toml <<'TOML'
-[paths]
-params = "params"
-state = "state"
-[engine]
-backend = "cpu"
-synthesis_workers = 1
-[jobs]
-shutdown = "drain"
-TOML
-start() {
-  "$CUZK" daemon --config cuzk.toml >> daemon.log 2>&1 &
-  pid=$!
-  for _ in $(seq 100); do
-    [ -S state/cuzk.sock ] && "$CUZK" client --socket state/cuzk.sock status > /dev/null 2>&1 && return 0
-    sleep 0.1
-  done
-  fail "the daemon did not come up"
-}
+write_daemon_config
 start
 export CUZK pid
 python3 - "$jobs" "$kills" <<'PY' || fail "the driver failed"

@@ -4,30 +4,18 @@
 # requests exit 2 with the daemon's message; SIGTERM drains and exits 0. Usage: daemon_roundtrip.sh path/to/cuzk
 set -uo pipefail
 CUZK=$(realpath "$1")
+env_sh=$(realpath "$(dirname "$0")/daemon_env.sh")
 dir=$(mktemp -d)
 pid=""
 cleanup() { [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$dir"; }
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; [ -f "$dir/daemon.log" ] && tail -20 "$dir/daemon.log"; exit 1; }
 cd "$dir" || exit 1
+# shellcheck source=tests/daemon_env.sh
+source "$env_sh"
 mkdir -p params
 "$CUZK" setup --circuit mulchain --log-size 10 --seed 7 --params params/m10.params > /dev/null || fail "setup"
-cat > cuzk.toml <<'TOML'
-[paths]
-params = "params"
-state = "state"
-[engine]
-backend = "cpu"
-synthesis_workers = 1
-[jobs]
-shutdown = "drain"
-TOML
-start() {
-  "$CUZK" daemon --config cuzk.toml >> daemon.log 2>&1 &
-  pid=$!
-  for _ in $(seq 100); do [ -S state/cuzk.sock ] && "$CUZK" client --socket state/cuzk.sock status > /dev/null 2>&1 && return 0; sleep 0.1; done
-  fail "the daemon did not come up"
-}
+write_daemon_config
 C() { "$CUZK" client --socket state/cuzk.sock "$@"; }
 start
 [ "$(stat -c %a state/cuzk.sock)" = "600" ] || fail "socket mode $(stat -c %a state/cuzk.sock)"

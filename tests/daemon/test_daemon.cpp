@@ -127,6 +127,17 @@ void expect_verified(const v1::ProofResult& r, unsigned k, size_t partitions) {
     }
 }
 
+// Polls the job's status every 5 ms, up to `tries` times, until it has proven `n` partitions (or reached `state`);
+// the caller asserts what it needs afterwards.
+void wait_for_partitions(Client& cl, const std::string& job, unsigned n, int tries = 4000) {
+    for (int k = 0; k < tries && cl.status(job).job().partitions_proven() < n; k++)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+}
+void wait_for_state(Client& cl, const std::string& job, v1::JobState state, int tries = 2000) {
+    for (int k = 0; k < tries && cl.status(job).job().state() != state; k++)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+}
+
 int code_of(const std::function<void()>& fn) {
     try {
         fn();
@@ -183,8 +194,7 @@ TEST(Daemon, CancelsQueuedAndRunningJobs) {
     Client cl(d.socket_path());
     const std::string running = cl.submit(chain_request(10, 48, 1));
     const std::string queued = cl.submit(chain_request(10, 2, 2));
-    for (int k = 0; k < 2000 && cl.status(running).job().partitions_proven() < 1; k++)
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    wait_for_partitions(cl, running, 1, 2000);
     EXPECT_TRUE(cl.cancel(queued));
     EXPECT_TRUE(cl.cancel(running));
     const auto rq = cl.await(queued, 60);
@@ -340,13 +350,11 @@ TEST(Daemon, ARestartLosesNoAcceptedJobAndNoResult) {
         Daemon d(cfg);
         Client cl(d.socket_path());
         finished = cl.submit(chain_request(6, 2, 1));
-        for (int k = 0; k < 2000 && cl.status(finished).job().state() != v1::DONE; k++)
-            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        wait_for_state(cl, finished, v1::DONE);
         ASSERT_EQ(cl.status(finished).job().state(), v1::DONE);  // ended, never fetched
         running = cl.submit(chain_request(10, 40, 2));
         waiting = cl.submit(chain_request(6, 3, 3));
-        for (int k = 0; k < 2000 && cl.status(running).job().partitions_proven() < 2; k++)
-            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        wait_for_partitions(cl, running, 2, 2000);
         ASSERT_LT(cl.status(running).job().partitions_proven(), 40u);
     }  // interrupted: the running job stops at its next partition; nothing is marked ended
     Daemon d(cfg);
@@ -370,8 +378,7 @@ TEST(Daemon, AStoreThatCannotWriteLosesNoResultAndRefusesNewWork) {
         EXPECT_EQ(code_of([&] { cl.submit(chain_request(6, 1, 1)); }), (int)grpc::StatusCode::UNAVAILABLE);
         d.fail_store_writes_for_testing("");
         job = cl.submit(chain_request(10, 12, 2));  // long enough to fail the store while it runs
-        for (int k = 0; k < 4000 && cl.status(job).job().partitions_proven() < 1; k++)
-            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        wait_for_partitions(cl, job, 1);
         d.fail_store_writes_for_testing("database or disk is full (simulated)");
         expect_verified(cl.await(job, 120), 10, 12);  // from memory: the store did not take it
         const auto st = cl.status("");
@@ -406,8 +413,7 @@ TEST(Daemon, AnUnreadableStoredResultIsReportedAsLost) {
         Daemon d(cfg);
         Client cl(d.socket_path());
         job = cl.submit(chain_request(6, 1, 1));
-        for (int k = 0; k < 2000 && cl.status(job).job().state() != v1::DONE; k++)
-            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        wait_for_state(cl, job, v1::DONE);
         ASSERT_EQ(cl.status(job).job().state(), v1::DONE);  // ended, never fetched: only the store has it later
     }
     {
@@ -436,8 +442,7 @@ TEST(Daemon, ADrainServesAwaitAndStatusAndASecondSignalInterrupts) {
         Daemon d(cfg);
         Client cl(d.socket_path());
         const std::string job = cl.submit(chain_request(10, 30, 1));  // outlasts the old 2 s RPC grace
-        for (int k = 0; k < 4000 && cl.status(job).job().partitions_proven() < 1; k++)
-            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        wait_for_partitions(cl, job, 1);
         std::optional<v1::ProofResult> got;
         std::thread waiter([&] { got = Client(d.socket_path()).await(job, 120); });
         std::thread stopper([&] { d.shutdown(); });
@@ -454,8 +459,7 @@ TEST(Daemon, ADrainServesAwaitAndStatusAndASecondSignalInterrupts) {
         Daemon d(cfg);
         Client cl(d.socket_path());
         job = cl.submit(chain_request(10, 40, 3));
-        for (int k = 0; k < 4000 && cl.status(job).job().partitions_proven() < 1; k++)
-            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        wait_for_partitions(cl, job, 1);
         const auto t0 = std::chrono::steady_clock::now();
         std::thread stopper([&] { d.shutdown(); });
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
