@@ -1161,6 +1161,76 @@ TEST(Engine, MemoryBudgetBoundsThePeakRss) {
     EXPECT_GT(over, budget);
 }
 
+namespace {
+// Takes `working` bytes of its own (touched) while it proves, as the GPU backend's 0/1 splits do, and says so in
+// working_bytes() when `says` is set.
+struct HungryBackend : Backend {
+    size_t working = 0;
+    bool says = true;
+    std::vector<groth16::Proof> prove(std::span<r1cs::ProvingAssignment> a, std::span<const Fr>, std::span<const Fr>,
+                                      TimingSink*) override {
+        std::vector<uint8_t> scratch(working, 1);
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        EXPECT_EQ(scratch[working / 2], 1);
+        return std::vector<groth16::Proof>(a.size());
+    }
+    size_t working_bytes() const override { return says ? working : 0; }
+    std::string name() const override { return "hungry"; }
+};
+}  // namespace
+
+// The budget reserves a backend's working memory for every partition no lane has taken yet: with it, partitions
+// whose proving takes twice their assignment again run one at a time within the budget. A backend that does not
+// say what it takes gets partitions admitted beside the one it proves, and the peak goes over the same budget.
+TEST(Engine, MemoryBudgetCountsTheBackendsWorkingMemory) {
+    const size_t pb = size_t(32) << 20;
+    HungryBackend hungry;
+    hungry.working = 2 * pb;
+    auto job = [&] {
+        JobSpec s;
+        s.name = "working";
+        s.partitions = 8;
+        s.backend = &hungry;
+        s.partition_bytes = pb;
+        s.synthesize = [pb](size_t) {
+            r1cs::ProvingAssignment asg;
+            asg.a().assign(pb / sizeof(Fr), Fr::one());
+            return asg;
+        };
+        return s;
+    };
+    EngineConfig cfg;
+    cfg.synthesis_workers = 4;
+    cfg.lookahead = 4;
+    {
+        Engine warm(cfg);
+        ASSERT_EQ(warm.await(warm.submit(job())).state, JobState::Done);
+    }
+    const size_t base = current_rss_bytes();
+    if (base == 0) GTEST_SKIP() << "no /proc here";
+    cfg.memory_budget_bytes = base + 4 * pb;
+    auto peak = [&](bool says) {
+        hungry.says = says;
+        Engine engine(cfg);
+        const JobResult r = engine.await(engine.submit(job()));
+        EXPECT_EQ(r.state, JobState::Done) << r.error;
+        return r.peak_rss_bytes;
+    };
+    const size_t counted = peak(true), uncounted = peak(false);
+    std::printf("budget %zu MB: peak %zu MB with the working memory counted, %zu MB without\n",
+                cfg.memory_budget_bytes >> 20, counted >> 20, uncounted >> 20);
+    EXPECT_LE(counted, cfg.memory_budget_bytes + (size_t(8) << 20));
+    EXPECT_GT(uncounted, cfg.memory_budget_bytes);
+}
+
+// The CPU backend's working memory is one vector over the evaluation domain.
+TEST(Engine, CpuBackendWorkingMemoryIsOneDomainVector) {
+    groth16::Parameters p;
+    p.h.resize(1023);
+    CpuBackend cpu(p);
+    EXPECT_EQ(cpu.working_bytes(), 1024 * sizeof(Fr));
+}
+
 // The union of span intervals, the JSON round trip, and the breakdown's gaps between layers.
 TEST(Timing, BusyTimeJsonAndBreakdown) {
     TimingSink sink;

@@ -315,6 +315,10 @@ TEST(GpuGroth16, EnginePipelineEqualsCpu) {
     const auto& p = jobs.params;
     gpu::GpuBackend gpu_backend(p);
     groth16::CpuBackend cpu_backend(p);
+    // Before a proof the backend's working memory is the splits' bound plus its staging; after, what the largest
+    // split took (plus an eighth), which is less.
+    const size_t bound = gpu_backend.working_bytes();
+    EXPECT_GE(bound, (p.a.size() + p.b_g1.size() + p.l.size()) * 36);
     engine::EngineConfig cfg;
     cfg.synthesis_workers = 2;
     cfg.lookahead = 2;
@@ -331,6 +335,8 @@ TEST(GpuGroth16, EnginePipelineEqualsCpu) {
     EXPECT_TRUE(got.proofs == want.proofs);
     // Partitions 1..4 went through prepare: their uploads are on the timeline.
     EXPECT_GT(got.timeline->total(TimingLayer::Prover, "h.prefetch"), 0.0);
+    EXPECT_GT(gpu_backend.working_bytes(), 0u);
+    EXPECT_LT(gpu_backend.working_bytes(), bound);
 }
 
 // No leak in a long-lived prover (an sppark release once leaked GPU memory until C2 and WindowPoSt died,

@@ -66,6 +66,7 @@ struct Engine::Impl {
         size_t index;
         r1cs::ProvingAssignment asg;
         double synthesized_at;  // seconds since the sink's epoch
+        size_t working = 0;     // the backend's working bytes reserved for it until a lane takes it
     };
     struct Lane;
 
@@ -112,6 +113,7 @@ struct Engine::Impl {
     bool stop = false;
     size_t synthesizing = 0, waiting = 0;  // partitions of all jobs being synthesized / synthesized and not taken
     size_t synthesizing_bytes = 0;         // the partition_bytes of those being synthesized
+    size_t reserved_working = 0;           // the working bytes of those being synthesized or waiting
     size_t proving = 0;                    // partitions taken by a lane and not yet counted
     size_t active = 0;                     // jobs started and not finished
     Deallocator dealloc;
@@ -200,11 +202,23 @@ struct Engine::Impl {
     }
 
     // The memory budget (EngineConfig::memory_budget_bytes) has room for one more of the job's partitions, or
-    // nothing is in flight. Under mu.
+    // nothing is in flight. What is resident now is measured; what partitions in flight will still take is
+    // reserved: the assignment of each one being synthesized, and the backend's working memory (its 0/1 splits,
+    // staging) of each one no lane has taken yet. Under mu.
     bool fits(const Job& j) const {
         if (!cfg.memory_budget_bytes || !j.spec.partition_bytes) return true;
         if (synthesizing + waiting + proving == 0) return true;
-        return current_rss_bytes() + synthesizing_bytes + j.spec.partition_bytes <= cfg.memory_budget_bytes;
+        return current_rss_bytes() + synthesizing_bytes + reserved_working + j.spec.partition_bytes +
+                   working_bytes(j) <=
+               cfg.memory_budget_bytes;
+    }
+
+    // What one partition of the job takes on its backend beyond its assignment: the most any of its backends
+    // says (ProverBackend::working_bytes).
+    static size_t working_bytes(const Job& j) {
+        size_t most = 0;
+        for (const auto& [lane, backend] : j.provers) most = std::max(most, backend->working_bytes());
+        return most;
     }
 
     void start(Job& j) {
@@ -254,8 +268,9 @@ struct Engine::Impl {
             job->in_flight++;
             synthesizing++;
             synthesizing_bytes += job->spec.partition_bytes;
+            Ready item{i, {}, 0, working_bytes(*job)};
+            reserved_working += item.working;
             lk.unlock();
-            Ready item{i, {}, 0};
             std::string error;
             try {
                 ScopedTiming t(job->result.timeline.get(), kLayer, "synthesis", (int64_t)i);
@@ -270,6 +285,7 @@ struct Engine::Impl {
             if (!error.empty()) fail(*job, error);
             if (!error.empty() || stop || stopped(*job)) {
                 job->in_flight--;
+                reserved_working -= item.working;
                 lk.unlock();
                 discard(item.asg);
                 finish_if_over(hold);
@@ -310,6 +326,7 @@ struct Engine::Impl {
         best->ready.pop_front();
         best->taken++;
         waiting--;
+        reserved_working -= t->item.working;
         proving++;
         work_cv.notify_all();  // room for another synthesis
         return t;
@@ -509,6 +526,7 @@ struct Engine::Impl {
             if (stopping && !j.ready.empty()) {
                 waiting -= j.ready.size();
                 j.in_flight -= j.ready.size();
+                for (const Ready& r : j.ready) reserved_working -= r.working;
                 dropped.swap(j.ready);
             }
             if (j.in_flight != 0 || !(stopping || j.proven == j.spec.partitions)) {

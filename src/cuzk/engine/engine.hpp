@@ -121,8 +121,10 @@ struct EngineConfig {
     // are being synthesized, plus per lane the one being proven and the one prepared).
     size_t lookahead = 1;
     // Host memory the process may use (0: no limit beyond the counts above). A partition starts synthesizing only
-    // when the process's resident set plus the partitions being synthesized plus its own JobSpec::partition_bytes
-    // fit, unless nothing at all is in flight (then one starts whatever the budget says: a job always progresses).
+    // when the process's resident set, plus the partitions being synthesized (their JobSpec::partition_bytes), plus
+    // the backends' working memory (ProverBackend::working_bytes: the 0/1 splits, staging) of the partitions no
+    // lane has taken yet, plus its own partition_bytes and working bytes fit; unless nothing at all is in flight
+    // (then one starts whatever the budget says: a job always progresses).
     size_t memory_budget_bytes = 0;
     // The proving-key store (Engine::keys()): `key_store` when given (shared with whoever else uses it: a daemon's
     // status and preload), else one the engine makes from `keys`.

@@ -3,6 +3,7 @@
 // (backends/cuda/prover_gpu.hpp) the GPU prover. For the same inputs and r, s every backend returns the same bytes.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -32,6 +33,10 @@ public:
     // a GPU's backends share "cuda:<device>" whatever their parameters, CPU backends "cpu". Empty (the default):
     // a lane of its own.
     virtual std::string lane() const { return {}; }
+    // Host bytes one circuit takes while this backend proves it, beyond the assignment's own vectors (the 0/1 splits
+    // of the MSM scalars, staging buffers, a copy made to pad to the domain): what the engine's memory budget
+    // reserves for each partition on its way to this backend. 0 (the default): nothing worth counting.
+    virtual size_t working_bytes() const { return 0; }
 
     // Optional pipelining for a caller that proves circuits one at a time (the engine): prepare(next) may run on
     // another thread while prove / prove_prepared of the current circuit runs, and starts moving `next`'s data (the
@@ -59,6 +64,9 @@ public:
                              std::span<const Fr> s, TimingSink* timing) override;
     std::string name() const override { return "cpu"; }
     std::string lane() const override { return "cpu"; }
+    // One vector over the evaluation domain: compute_h pads a, b, c to the domain one at a time (a vector without
+    // room is copied). The splits come after a, b, c are freed and take less than they did.
+    size_t working_bytes() const override;
 
 private:
     const Parameters& params_;

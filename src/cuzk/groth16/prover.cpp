@@ -371,4 +371,6 @@ std::vector<Proof> CpuBackend::prove(std::span<r1cs::ProvingAssignment> assignme
     return prove_from_assignments(params_, assignments, r, s, timing);
 }
 
+size_t CpuBackend::working_bytes() const { return (params_.h.size() + 1) * sizeof(Fr); }
+
 }  // namespace cuzk::groth16

@@ -67,6 +67,11 @@ struct ScalarSplit {
     size_t one_count() const { return one_bits.empty() ? one_indices.size() : one_bit_count; }
     // Zeros skipped (0 for a dense split, which skips nothing).
     size_t zero_count() const { return dense ? 0 : size - one_count() - other_indices.size(); }
+    // Host bytes of its own arrays (the shared tail not included).
+    size_t bytes() const {
+        return one_indices.size() * sizeof(uint32_t) + one_bits.size() * sizeof(uint64_t) +
+               other_indices.size() * sizeof(uint32_t) + other_scalars.size() * sizeof(limbs_t<4>);
+    }
 };
 
 // Tuning of one MSM; every default is what the measurements in msm.cpp chose.

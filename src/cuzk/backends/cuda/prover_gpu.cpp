@@ -17,6 +17,7 @@
 #include "cuzk/gpu/cuda_check.cuh"
 #include "cuzk/gpu/device.hpp"
 #include "cuzk/gpu/msm.hpp"
+#include "cuzk/gpu/pinned_upload.cuh"
 #include "cuzk/groth16/prover.hpp"
 #include "cuzk/util/deallocator.hpp"
 
@@ -124,6 +125,7 @@ struct GpuProver::Impl {
     bool prefetched[2] = {false, false};
     bool pipeline_ok = true;  // false once a second set of arrays did not fit
     std::atomic<bool> first_slot_made{false};  // a proof has made its slot (prepare waits for that)
+    std::atomic<size_t> split_bytes_seen{0};   // the largest 0/1 split of one circuit so far (working_bytes)
 
     Impl(const groth16::Parameters& params, const GpuProverConfig& c)
         : p(params),
@@ -232,6 +234,7 @@ struct GpuProver::Impl {
             h_sum = h.msm_device(hk->h_device(), p.h.size(), {timing, "msm.h", item});  // H stays on the device
         }
         groth16::QuerySplits q = split.get();
+        note_split(q);
         if (next && next_split) *next_split = start_split(*next, timing, item + 1);
         auto b2_future = std::async(std::launch::async, [&] {
             ScopedTiming t(timing, kLayer, "msm.b_g2", item);
@@ -289,6 +292,13 @@ struct GpuProver::Impl {
             }
             return q;
         });
+    }
+
+    void note_split(const groth16::QuerySplits& q) {
+        const size_t bytes = q.a.bytes() + q.b.bytes() + q.l.bytes();
+        size_t seen = split_bytes_seen.load();
+        while (bytes > seen && !split_bytes_seen.compare_exchange_weak(seen, bytes)) {
+        }
     }
 
     // a, b, c are consumed as the CPU seam consumes them, and freed off the hot path (GBs at Filecoin sizes).
@@ -435,6 +445,14 @@ std::vector<std::unique_ptr<GpuBackend>> gpu_backends(const groth16::Parameters&
         out.push_back(std::make_unique<GpuBackend>(params, gc));
     }
     return out;
+}
+
+size_t GpuProver::working_bytes() const {
+    if (const size_t seen = impl_->split_bytes_seen.load()) return seen + seen / 8;
+    const groth16::Parameters& p = impl_->p;
+    const size_t scalars = p.a.size() + p.b_g1.size() + p.l.size();
+    const size_t split_bound = scalars * (sizeof(limbs_t<4>) + sizeof(uint32_t)) + scalars / 8;
+    return split_bound + 3 * 2 * PinnedUploader::kChunkBytes;
 }
 
 size_t GpuProver::resident_bytes() const {

@@ -80,6 +80,11 @@ public:
 
     // Device bytes held by the resident queries.
     size_t resident_bytes() const;
+    // Host bytes a circuit takes while it is proven here, beyond its assignment: its 0/1 splits, the most one has
+    // taken so far plus an eighth; before the first proof, their bound (every scalar of A, B and L neither 0 nor 1)
+    // plus the pinned staging buffers that proof allocates (three pairs of PinnedUploader chunks: the MSMs' and
+    // each H slot's).
+    size_t working_bytes() const;
 
     struct Impl;
 
@@ -108,6 +113,7 @@ public:
     std::string lane() const override { return "cuda:" + std::to_string(device_); }
     // Device bytes held by its resident copy of the parameters.
     size_t resident_bytes() const { return prover_.resident_bytes(); }
+    size_t working_bytes() const override { return prover_.working_bytes(); }
 
 private:
     int device_ = 0;
