@@ -37,6 +37,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -156,20 +157,26 @@ __device__ __forceinline__ bool base_is_infinity(const BaseDev<DF>& b) {
     return b.x.is_zero() && b.y.is_zero();
 }
 
+// Queues dst <- src in the device layout (BaseDev: x, y as the host holds them, Montgomery; the point at infinity as
+// (0, 0); no flag byte) on `stream`: the uploader's copy threads pack the points straight into its pinned buffers,
+// so the bases take one host pass and one DMA, with no staging array or packing kernel on the device.
 template <class Cfg, class DF>
-__global__ void pack_bases(const Affine<Cfg>* __restrict__ in, size_t n, BaseDev<DF>* __restrict__ out) {
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    static_assert(sizeof(DF) == sizeof(typename Cfg::F));
-    BaseDev<DF> b;
-    if (in[i].infinity) {
-        b.x = DF::zero();
-        b.y = DF::zero();
-    } else {
-        memcpy(&b.x, &in[i].x, sizeof(DF));
-        memcpy(&b.y, &in[i].y, sizeof(DF));
-    }
-    out[i] = b;
+void upload_bases(BaseDev<DF>* dst, std::span<const Affine<Cfg>> src, cudaStream_t stream) {
+    static_assert(sizeof(DF) == sizeof(typename Cfg::F) && sizeof(BaseDev<DF>) == 2 * sizeof(DF));
+    const Affine<Cfg>* const in = src.data();
+    PinnedUploader::shared().upload_items(
+        dst, src.size(), sizeof(BaseDev<DF>),
+        [in](size_t lo, size_t hi, unsigned char* to) {
+            for (size_t i = lo; i < hi; i++, to += 2 * sizeof(DF)) {
+                if (in[i].infinity) {
+                    std::memset(to, 0, 2 * sizeof(DF));
+                } else {
+                    std::memcpy(to, &in[i].x, sizeof(DF));
+                    std::memcpy(to + sizeof(DF), &in[i].y, sizeof(DF));
+                }
+            }
+        },
+        stream);
 }
 
 // ---- precomputed window multiples ------------------------------------------------------------------------------
@@ -570,8 +577,7 @@ struct MsmContext<Cfg>::Impl {
     // the bases and the scratch that work reads.
     Stream owned_stream;
 
-    // The bases go up in slices through a device staging buffer and are packed on the device (BaseDev: no flag byte,
-    // 16-byte aligned).
+    // The bases go up packed into the device layout on the way (upload_bases).
     Impl(std::span<const Affine<Cfg>> bases, const GpuMsmConfig& c)
         : cfg(c), n(bases.size()), scratch(c.scratch ? c.scratch : std::make_shared<MsmScratch>(c.device)) {
         if (n >= (size_t(1) << 31)) throw std::invalid_argument("gpu msm: at most 2^31 - 1 bases");
@@ -599,33 +605,21 @@ struct MsmContext<Cfg>::Impl {
             size_t free_b = 0, total_b = 0;
             CUZK_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
             const size_t slice = std::min<size_t>(n, size_t(1) << 20);
-            const size_t need = n * pre_windows * sizeof(BaseDev<F>) + table_tmp_bytes(slice);
+            const size_t need = n * pre_windows * sizeof(BaseDev<F>) + (pre_c ? table_tmp_bytes(slice) : 0);
             if (need > free_b)
                 throw CudaError("gpu msm: " + std::to_string(n) + " bases" +
                                 (pre_c ? " with " + std::to_string(pre_windows) + " precomputed windows" : "") +
                                 " need " + std::to_string(need) + " bytes of device memory, " +
                                 std::to_string(free_b) + " are free");
             bases_mem = DeviceBuffer<BaseDev<F>>(n * pre_windows);
-            BaseDev<F>* const d_bases = bases_mem.get();
-            DeviceBuffer<Affine<Cfg>> staging(slice);
-            for (size_t off = 0; off < n; off += slice) {
-                const size_t cnt = std::min(slice, n - off);
-                // Pageable parameters through the pinned double buffers (~6 GB/s through the driver's own
-                // staging otherwise), pinned ones (GpuProverConfig::pin_host_params) by DMA directly.
-                PinnedUploader::shared().upload(staging.get(), bases.data() + off, cnt * sizeof(Affine<Cfg>), stream);
-                pack_bases<Cfg, F><<<blocks_for(cnt), kThreads, 0, stream>>>(staging.get(), cnt, d_bases + off);
-                CUZK_CUDA_CHECK(cudaGetLastError());
-            }
+            upload_bases<Cfg, F>(bases_mem.get(), bases, stream);
             CUZK_CUDA_CHECK(cudaStreamSynchronize(stream));
-            CUZK_CUDA_CHECK(staging.reset());  // before build_table allocates its own
             if (pre_c) build_table(slice);
         }
     }
 
-    // Staging for the table: one slice's XYZZ results and running products (build_table), or the affine upload.
-    static size_t table_tmp_bytes(size_t slice) {
-        return std::max(slice * sizeof(Affine<Cfg>), slice * (sizeof(Xyzz<F>) + sizeof(F)));
-    }
+    // Scratch for the table: one slice's XYZZ results and running products (build_table).
+    static size_t table_tmp_bytes(size_t slice) { return slice * (sizeof(Xyzz<F>) + sizeof(F)); }
 
     // Window w of the table from window w - 1, one slice of bases at a time.
     void build_table(size_t slice) {

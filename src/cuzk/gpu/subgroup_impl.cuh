@@ -1,7 +1,7 @@
 // The device part of the batched subgroup check (gpu/subgroup.hpp): a round's bucket sums. Included by msm.cu and
 // msm_g2.cu after msm_impl.cuh, whose sort and accumulation kernels it reuses (one instantiation per curve).
 //
-// Per batch: the points go up in slices and are packed as the MSM's bases (BaseDev). Per round of m trits:
+// Per batch: the points go up packed as the MSM's bases (BaseDev, upload_bases). Per round of m trits:
 //   1. subgroup_labels: one thread per ChaCha20 block (16 points), the CPU's labels exactly (batch_subgroup.cpp:
 //      word i of the stream with nonce (round, 0, "bsub"), Lemire's multiply-and-reject with retries from the
 //      streams of later attempts), turned into key = bucket of {u, -u} (sentinel K for u = 0, sorted last and
@@ -123,14 +123,13 @@ std::vector<std::vector<XYZZ<Cfg>>> subgroup_round_sums(std::span<const Affine<C
     const uint32_t kmax = (pow3_u32(max_m) - 1) / 2;
     const uint32_t L = std::max<uint32_t>(kDefaultPiece, pow2_ceil((n + (1u << 21) - 1) >> 21));
     const uint32_t chunks = (uint32_t)((n + L - 1) / L);
-    const size_t slice = std::min<size_t>(n, size_t(1) << 20);
     size_t cub_bytes = 0;
     {
         cub::DoubleBuffer<uint32_t> kb(nullptr, nullptr), vb(nullptr, nullptr);
         CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, cub_bytes, kb, vb, (int64_t)n, 0,
                                                         32 - __builtin_clz(kmax)));
     }
-    const size_t need = n * sizeof(BaseDev<F>) + slice * sizeof(Affine<Cfg>) + 16 * n + cub_bytes +
+    const size_t need = n * sizeof(BaseDev<F>) + 16 * n + cub_bytes +
                         (size_t)chunks * (8 + 2 * sizeof(P)) + (size_t)kmax * sizeof(P);
     size_t free_b = 0, total_b = 0;
     CUZK_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
@@ -144,16 +143,8 @@ std::vector<std::vector<XYZZ<Cfg>>> subgroup_round_sums(std::span<const Affine<C
     // After the buffers: on every exit the stream is drained and destroyed before they are freed.
     const Stream owned_stream = Stream::create();
     const cudaStream_t stream = owned_stream.get();
-    {
-        DeviceBuffer<Affine<Cfg>> staging(slice);
-        for (size_t off = 0; off < n; off += slice) {
-            const size_t cnt = std::min(slice, n - off);
-            PinnedUploader::shared().upload(staging.get(), pts.data() + off, cnt * sizeof(Affine<Cfg>), stream);
-            pack_bases<Cfg, F><<<blocks_for(cnt), kThreads, 0, stream>>>(staging.get(), cnt, bases.get() + off);
-            CUZK_CUDA_CHECK(cudaGetLastError());
-        }
-        CUZK_CUDA_CHECK(cudaStreamSynchronize(stream));
-    }
+    upload_bases<Cfg, F>(bases.get(), pts, stream);
+    CUZK_CUDA_CHECK(cudaStreamSynchronize(stream));
     ChachaKey ck;
     for (int k = 0; k < 8; k++) ck.w[k] = key[k];
     const Blocks<F> blk{head.get(), tail.get(), key_head.get(), key_tail.get()};
