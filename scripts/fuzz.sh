@@ -17,7 +17,7 @@ cxx=${FUZZ_CXX:-$(command -v clang++ || true)}
 [ -n "$cxx" ] || { echo "fuzz: clang++ is needed (Debian: apt-get install clang)"; exit 2; }
 
 mkdir -p "$build"
-cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUZK_FUZZ=ON \
+cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=None -DCUZK_FUZZ=ON \
   -DCUZK_CUDA=OFF -DCUZK_BUILD_TESTS=OFF -DCUZK_BUILD_BENCH=OFF -DCUZK_NATIVE=OFF >"$build/configure.log" 2>&1 ||
   { tail -20 "$build/configure.log"; exit 2; }
 targets=()
