@@ -188,7 +188,7 @@ int main(int argc, char** argv) {
     if (threads > 0) cuzk::r1cs::set_parallel_synthesis_threads(threads);  // --threads bounds synthesis too
     try {
         if (*version) {
-            std::printf("cuzk 0.1.0\n");
+            std::printf("cuzk " CUZK_VERSION "\n");
             return 0;
         }
         if (*info) return cuzk::cli::run_info();

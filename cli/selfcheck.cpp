@@ -169,7 +169,7 @@ int run_info() {
             model = line.substr(line.find(':') + 2);
             break;
         }
-    std::printf("cuzk 0.1.0\ncpu: %s, %u hardware threads, pool of %zu threads\n", model.c_str(),
+    std::printf("cuzk " CUZK_VERSION "\ncpu: %s, %u hardware threads, pool of %zu threads\n", model.c_str(),
                 std::thread::hardware_concurrency(), num_threads());
 #if CUZK_MONT_ASM
     std::printf("fq multiplication: x86-64 mulx/adcx/adox\n");

@@ -208,6 +208,37 @@ TEST(Daemon, CancelsQueuedAndRunningJobs) {
     expect_verified(cl.await(cl.submit(chain_request(6, 1, 3)), 60), 6, 1);
 }
 
+// A cancel that reached the engine when an interrupting shutdown begins finishes before the engine is destroyed (it
+// used to call into the destroyed engine: the shutdown did not wait for it).
+TEST(Daemon, ACancelInTheEngineFinishesBeforeTheShutdownDestroysIt) {
+    TempDir dir;
+    DaemonConfig cfg = make_config(dir.path);
+    cfg.shutdown = "interrupt";
+    Daemon d(cfg);
+    Client cl(d.socket_path());
+    const std::string running = cl.submit(chain_request(10, 48, 1));
+    wait_for_partitions(cl, running, 1, 2000);
+    std::mutex mu;
+    std::vector<std::string> events;
+    auto note = [&](const char* e) {
+        std::lock_guard<std::mutex> lk(mu);
+        events.push_back(e);
+    };
+    std::thread stopper;
+    d.before_engine_cancel_for_testing([&] {
+        stopper = std::thread([&] {
+            d.shutdown();
+            note("stopped");
+        });
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the shutdown's chance to go first
+        note("cancelling");
+    });
+    EXPECT_TRUE(d.cancel(std::stoull(running)));
+    note("cancelled");
+    stopper.join();
+    EXPECT_EQ(events, (std::vector<std::string>{"cancelling", "cancelled", "stopped"}));
+}
+
 TEST(Daemon, HigherPriorityJobsRunFirst) {
     TempDir dir;
     Daemon d(make_config(dir.path));

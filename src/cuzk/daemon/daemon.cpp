@@ -209,6 +209,10 @@ v1::GetStatusResponse Daemon::status(uint64_t job_id) { return impl_->status(job
 std::string Daemon::metrics_text() { return impl_->metrics_text(); }
 uint64_t Daemon::preload(const std::string& params) { return impl_->keys.preload(params); }
 bool Daemon::evict(const std::string& params) { return impl_->keys.evict(params); }
+void Daemon::before_engine_cancel_for_testing(std::function<void()> hook) {
+    impl_->table.before_engine_cancel_for_testing = std::move(hook);
+}
+
 void Daemon::fail_store_writes_for_testing(const std::string& why) {
     impl_->table.store_for_testing().fail_writes_for_testing(why);
 }

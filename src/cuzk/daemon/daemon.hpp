@@ -73,6 +73,8 @@ public:
 
     // Tests only: the job store's writes fail with `why` (a full disk) until called again with "".
     void fail_store_writes_for_testing(const std::string& why);
+    // Tests only: called by cancel() after the job table let go of its lock and before it calls the engine.
+    void before_engine_cancel_for_testing(std::function<void()> hook);
 
     struct Impl;
 

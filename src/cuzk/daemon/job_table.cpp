@@ -417,9 +417,21 @@ bool JobTable::cancel(uint64_t id) {
         return true;
     }
     engine::Engine* engine = engine_.get();
+    if (!engine) return false;  // stopped: the job stays queued in the store for the next start
     const engine::JobId eid = *job->eid;
+    // Outside the lock (on_end, through ended(), records the result, maybe on this thread), so stop() must not
+    // destroy the engine meanwhile: it waits for the callers counted here.
+    engine_callers_++;
     lk.unlock();
-    return engine && engine->cancel(eid);  // outside the lock: on_end (ended) records it, maybe on this thread
+    struct Release {
+        JobTable& t;
+        ~Release() {
+            std::lock_guard<std::mutex> g(t.mu_);
+            if (--t.engine_callers_ == 0) t.cv_.notify_all();
+        }
+    } release{*this};
+    if (before_engine_cancel_for_testing) before_engine_cancel_for_testing();
+    return engine->cancel(eid);
 }
 
 v1::JobStatus JobTable::job_status(const Job& j) const {
@@ -530,7 +542,8 @@ void JobTable::stop() {
     if (starter_.joinable()) starter_.join();
     if (janitor_.joinable()) janitor_.join();
     {
-        std::lock_guard<std::mutex> lk(mu_);
+        std::unique_lock<std::mutex> lk(mu_);
+        cv_.wait(lk, [&] { return engine_callers_ == 0; });  // a cancel() in the engine finishes first
         engine = std::move(engine_);
     }
     engine.reset();  // outside the lock: a job ending meanwhile calls ended()

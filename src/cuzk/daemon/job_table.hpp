@@ -108,6 +108,8 @@ public:
     void stop();
 
     JobStore& store_for_testing() { return store_; }
+    // Called by cancel() between releasing the table's lock and calling the engine (a test widens that window).
+    std::function<void()> before_engine_cancel_for_testing;
 
 private:
     void start_loop(const Start& start);
@@ -138,6 +140,7 @@ private:
     std::vector<uint64_t> pending_;                   // accepted, not yet in the engine
     std::vector<engine::JobId> to_forget_;            // ended in the engine, not yet forgotten there
     bool accepting_ = true, stopping_ = false, drain_interrupted_ = false;
+    size_t engine_callers_ = 0;  // cancel() calls using the engine outside the lock: stop() waits for them
     JobCounters counted_;  // waiting and in_engine are counted when asked
 
     // Results the store refused (a full disk), retried by the janitor and before new work is accepted. Its own
