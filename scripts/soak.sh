@@ -125,7 +125,10 @@ else:
 print(json.dumps({"accepted": len(accepted), "cancelled_by_request": cancelled_ok, "bad_requests_refused": bad_ok,
                   "lost": len(lost), "bad_ends": len(bad_end), "rss_samples": len(rss),
                   "rss_early_mib": round(sum(rss[:len(rss)//4 or 1]) / max(1, len(rss[:len(rss)//4 or 1])) / 2**20, 1),
-                  "rss_late_mib": round(sum(rss[-(len(rss)//4 or 1):]) / max(1, len(rss[-(len(rss)//4 or 1):])) / 2**20, 1)}))
+                  "rss_late_mib": round(sum(rss[-(len(rss)//4 or 1):]) / max(1, len(rss[-(len(rss)//4 or 1):])) / 2**20, 1),
+                  # the mean of each tenth of the samples, in order: the shape of the resident set over the run
+                  "rss_tenths_mib": [round(sum(t) / len(t) / 2**20, 1) for t in
+                                     (rss[i * len(rss) // 10:(i + 1) * len(rss) // 10] for i in range(10)) if t]}))
 for x in lost[:5] + bad_end[:5]: print(x, file=sys.stderr)
 if lost or bad_end: sys.exit(1)
 if rss:
