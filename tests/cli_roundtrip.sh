@@ -136,8 +136,9 @@ b = bytearray(open(sys.argv[1], "rb").read())
 b[len(b) // 2] ^= 1
 open(sys.argv[2], "wb").write(bytes(b))
 PY
-# A stale PCE (another circuit's rows under this circuit's name, its checksum recomputed) passes read_pce, but its
-# proofs do not verify: prove fails and writes nothing (issue 20 item 7).
+# A stale PCE (another circuit's rows under this circuit's name, its checksum recomputed) passes read_pce, but the
+# witness does not satisfy its rows: prove refuses before proving and writes nothing (issue 20 item 7). Should an
+# edit keep every row satisfied, the proof would not verify, and prove would still write nothing.
 python3 - "$dir/m.pce" "$dir/stale.pce" <<'PY'
 import hashlib, struct, sys
 b = bytearray(open(sys.argv[1], "rb").read())
@@ -159,7 +160,7 @@ PY
 rc=$?
 [ $rc -ne 0 ] && [ ! -e "$dir/stale.proof" ] && [ ! -e "$dir/stale.json" ] ||
   fail "a stale pce must fail and write nothing (rc $rc): $(cat "$dir/stale.txt")"
-grep -q "did not verify" "$dir/stale.txt" || fail "stale pce message: $(cat "$dir/stale.txt")"
+grep -q "do not match this circuit" "$dir/stale.txt" || fail "stale pce message: $(cat "$dir/stale.txt")"
 "$CUZK" pce info "$dir/bad.pce" 2> "$dir/pce_err.txt"
 [ $? -eq 2 ] || fail "a corrupted .pce must give exit 2"
 grep -qi "checksum" "$dir/pce_err.txt" || fail "pce error should name the checksum: $(cat "$dir/pce_err.txt")"

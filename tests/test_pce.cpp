@@ -22,20 +22,22 @@ using cuzk::circuits::MulChainCircuit;
 namespace {
 
 // Shapes the built-in circuits lack: a zero coefficient in A and B (must not mark density), an input used in B,
-// an aux used only in C, a general coefficient, and a combination longer than LC's inline capacity.
+// an aux used only in C, the constant one in C, a general coefficient, and a combination longer than LC's inline
+// capacity.
 struct ShapesCircuit : CircuitImpl<ShapesCircuit> {
     template <class CS>
     void synthesize(CS& cs) const {
         auto x = cs.alloc("x", [] { return Fr::from_u64(3); });
         auto y = cs.alloc("y", [] { return Fr::from_u64(9); });
-        auto only_c = cs.alloc("only_c", [] { return Fr::from_u64(11); });
+        auto only_c = cs.alloc("only_c", [] { return Fr::from_u64(7 * 3 * 27); });
         auto zero_coeff = cs.alloc("zero_coeff", [] { return Fr::from_u64(5); });
         auto in = cs.alloc_input("in", [] { return Fr::from_u64(27); });
         cs.enforce("x*x=y", LC(x).add(Fr::zero(), zero_coeff), LC(x).add(Fr::zero(), zero_coeff), LC(y));
         cs.enforce("7x * in = only_c", LC().add(Fr::from_u64(7), x), LC(in), LC(only_c));
         LC longer;
         for (int i = 0; i < 9; i++) longer.add(Fr::from_u64(i + 2), i % 2 ? x : y);
-        cs.enforce("long", longer, LC(Variable::one()), LC(y) - x);
+        // 30 y + 24 x = 342 = y - x + 336 (evaluate() refuses rows the witness does not satisfy).
+        cs.enforce("long", longer, LC(Variable::one()), (LC(y) - x).add(Fr::from_u64(336), Variable::one()));
     }
 };
 
@@ -203,6 +205,58 @@ TEST(PceEvaluate, SizeMismatchThrows) {
     EXPECT_THROW(evaluate(pce, w.inputs(), aux, a, b, c), std::invalid_argument);
     EXPECT_THROW(evaluate(pce, std::span<const Fr>{}, std::span<const Fr>{}, a, b, c), std::invalid_argument);
     EXPECT_NO_THROW(evaluate(pce, w.inputs(), w.aux(), a, b, c));
+}
+
+// A PCE whose rows were edited and whose checksum was recomputed passes read_pce (issue 20 item 7); evaluate()
+// finds the first row the honest witness does not satisfy and refuses before any proving work. So does a
+// witness that is not a solution of the (correct) rows.
+TEST(PceEvaluate, RowsTheWitnessDoesNotSatisfyAreRefused) {
+    const uint64_t seed = std::random_device{}();
+    std::printf("seed %llu\n", (unsigned long long)seed);
+    std::mt19937_64 rng(seed);
+    MulChainCircuit circuit(8, 2, seed);
+    PrecompiledR1cs pce = compile_r1cs(circuit);
+    ThreadPool pool(2);
+    EXPECT_NO_THROW((void)assignment_from_pce(pce, circuit, pool));
+
+    // Point one C term of a row in the middle of the chain at another aux variable, as an edit would.
+    const size_t row = pce.num_constraints / 4 + rng() % (pce.num_constraints / 2);
+    ASSERT_LT(pce.c.row_start[row], pce.c.row_start[row + 1]);
+    CompactTerm& t = pce.c.terms[pce.c.row_start[row]];
+    ASSERT_FALSE(t.var.is_input());
+    t.var = Variable::aux((t.var.index() + 1 + (uint32_t)(rng() % 7)) % (uint32_t)pce.num_aux);
+    TempFile f("edited");
+    write_pce(f.path, pce);  // the checksum is that of the edited rows
+    const PrecompiledR1cs edited = read_pce(f.path);
+    auto expect_refused_at = [&](auto&& run, size_t expected_row) {
+        try {
+            run();
+            ADD_FAILURE() << "accepted, expected row " << expected_row << " to be refused";
+        } catch (const SynthesisError& e) {
+            EXPECT_EQ(e.kind(), SynthesisErrorKind::Unsatisfiable);
+            EXPECT_NE(std::string(e.what()).find("constraint " + std::to_string(expected_row) + " of "),
+                      std::string::npos)
+                << e.what();
+        }
+    };
+    expect_refused_at([&] { (void)assignment_from_pce(edited, circuit, pool); }, row);
+
+    // The unedited rows with one aux value changed: the first row that uses it is refused.
+    const PrecompiledR1cs honest = compile_r1cs(circuit);
+    WitnessAssignment w;
+    witness_groth16(w, circuit);
+    std::vector<Fr> aux = w.aux();
+    const uint32_t changed = (uint32_t)(rng() % aux.size());
+    aux[changed] += Fr::one();
+    size_t first_use = honest.num_constraints;
+    for (const CompactMatrix* m : {&honest.a, &honest.b, &honest.c})
+        for (size_t j = 0; j < honest.num_constraints && j < first_use; j++)
+            for (uint64_t k = m->row_start[j]; k < m->row_start[j + 1]; k++)
+                if (m->terms[k].var == Variable::aux(changed)) first_use = std::min(first_use, j);
+    ASSERT_LT(first_use, honest.num_constraints);
+    std::vector<Fr> a, b, c;
+    expect_refused_at([&] { evaluate(honest, w.inputs(), aux, a, b, c, pool, true); }, first_use);
+    EXPECT_NO_THROW(evaluate(honest, w.inputs(), aux, a, b, c, pool)) << "unchecked unless asked (a zkey's rows)";
 }
 
 TEST(PceCompile, UnallocatedVariableRejected) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cstddef>
 #include <cstdio>
@@ -103,7 +104,7 @@ PrecompiledR1cs compile_recorded(KeygenAssembly& ka) {
 }
 
 void evaluate(const PrecompiledR1cs& pce, std::span<const Fr> inputs, std::span<const Fr> aux, std::vector<Fr>& a,
-              std::vector<Fr>& b, std::vector<Fr>& c, ThreadPool& pool) {
+              std::vector<Fr>& b, std::vector<Fr>& c, ThreadPool& pool, bool check_rows) {
     if (inputs.size() != pce.num_inputs)
         throw std::invalid_argument("pce evaluate: " + std::to_string(inputs.size()) + " inputs given, circuit has " +
                                     std::to_string(pce.num_inputs));
@@ -127,6 +128,10 @@ void evaluate(const PrecompiledR1cs& pce, std::span<const Fr> inputs, std::span<
     const Fr* co = pce.coeffs.data();
     // Rows vary in length (bit packings vs. single products), so a few chunks per thread even out the load.
     size_t chunks = pool.size() == 1 ? 1 : pool.size() * 4;
+    // The lowest row whose a * b != c. Checked while the block's values are still in cache (one product per row,
+    // a small share of the sparse products): a PCE that does not match the circuit (stale, edited with its
+    // checksum recomputed) or a witness that does not satisfy it is refused here, before any proving work.
+    std::atomic<size_t> first_unsatisfied{n};
     pool.parallel_for(
         n,
         [&](size_t lo, size_t hi) {
@@ -143,9 +148,21 @@ void evaluate(const PrecompiledR1cs& pce, std::span<const Fr> inputs, std::span<
                 spmv(pce.a, a.data(), from, to);
                 spmv(pce.b, b.data(), from, to);
                 spmv(pce.c, c.data(), from, to);
+                for (size_t j = from; check_rows && j < to; j++)
+                    if (a[j] * b[j] != c[j]) {
+                        size_t seen = first_unsatisfied.load(std::memory_order_relaxed);
+                        while (j < seen && !first_unsatisfied.compare_exchange_weak(seen, j)) {
+                        }
+                        break;
+                    }
             }
         },
         chunks);
+    if (size_t j = first_unsatisfied.load(); j < n)
+        throw SynthesisError(SynthesisErrorKind::Unsatisfiable,
+                             "constraint " + std::to_string(j) + " of " + std::to_string(n) +
+                                 " is not satisfied by the witness (a * b != c): the precompiled constraints do not "
+                                 "match this circuit (a stale or edited PCE file) or the witness is not a solution");
 }
 
 void evaluate(const PrecompiledR1cs& pce, std::span<const Fr> inputs, std::span<const Fr> aux, std::vector<Fr>& a,
@@ -235,7 +252,7 @@ ProvingAssignment assignment_from_pce(const PrecompiledR1cs& pce, const Circuit&
     w.reserve(pce.num_inputs, pce.num_aux, &pool);
     witness_groth16(w, circuit);
     std::vector<Fr> a, b, c;
-    evaluate(pce, w.inputs(), w.aux(), a, b, c, pool);  // checks the witness sizes against the compiled ones
+    evaluate(pce, w.inputs(), w.aux(), a, b, c, pool, true);  // checks the sizes and every row
     return ProvingAssignment::from_parts(std::move(w.inputs()), std::move(w.aux()), std::move(a), std::move(b),
                                          std::move(c), pce.a_aux_density, pce.b_input_density, pce.b_aux_density);
 }

@@ -64,15 +64,19 @@ inline void witness_groth16(WitnessAssignment& cs, const Circuit& circuit) {
 
 // a[j] = A_j·z, b[j] = B_j·z, c[j] = C_j·z for every constraint j, z = (inputs, aux). Rows are split across
 // `pool`. Throws std::invalid_argument if inputs / aux do not have the compiled sizes. The output vectors are
-// resized to num_constraints.
+// resized to num_constraints. check_rows: also require a[j] * b[j] == c[j] on every row (one product per row, while
+// the row's values are in cache), else SynthesisError (Unsatisfiable) naming the first row that fails: a PCE that
+// does not match the circuit (stale, or edited with its checksum recomputed) or a witness that is not a solution.
+// Off for a zkey's rows, whose C is implicit (c = a * b, snarkjs).
 void evaluate(const PrecompiledR1cs& pce, std::span<const Fr> inputs, std::span<const Fr> aux, std::vector<Fr>& a,
-              std::vector<Fr>& b, std::vector<Fr>& c, ThreadPool& pool);
+              std::vector<Fr>& b, std::vector<Fr>& c, ThreadPool& pool, bool check_rows = false);
 void evaluate(const PrecompiledR1cs& pce, std::span<const Fr> inputs, std::span<const Fr> aux, std::vector<Fr>& a,
               std::vector<Fr>& b, std::vector<Fr>& c);
 
 // Witness generation and the sparse product for one circuit, packaged as the ProvingAssignment full synthesis
 // would have produced (bit-identical): the input to groth16::prove_from_assignments. Throws std::invalid_argument
-// when the circuit's witness does not have the compiled sizes (another circuit), SynthesisError from the circuit.
+// when the circuit's witness does not have the compiled sizes (another circuit), SynthesisError from the circuit
+// or when a row is not satisfied (evaluate's check_rows).
 ProvingAssignment assignment_from_pce(const PrecompiledR1cs& pce, const Circuit& circuit, ThreadPool& pool);
 
 // ---- on-disk format ------------------------------------------------------------------------------------------------
