@@ -732,6 +732,77 @@ TEST(KeyStore, DeviceCopiesCountAgainstTheDeviceBudget) {
     EXPECT_LE(store.stats().device_bytes.at("dev:0"), f.bytes[1] + f.bytes[2] + f.bytes[0] / 2);
 }
 
+namespace {
+// A pretend device's backend that keeps its own copy of the points, as a GPU's resident copy does, and so reads
+// the key's host points no more once it is made.
+class OwnCopyBackend : public groth16::ProverBackend {
+public:
+    explicit OwnCopyBackend(const groth16::Parameters& p) : copy_(p), cpu_(copy_) {}
+    std::vector<groth16::Proof> prove(std::span<r1cs::ProvingAssignment> asg, std::span<const Fr> r,
+                                      std::span<const Fr> s, TimingSink* timing) override {
+        return cpu_.prove(asg, r, s, timing);
+    }
+    std::string name() const override { return "own-copy"; }
+    std::string lane() const override { return "dev:0"; }
+    bool needs_host_points() const override { return false; }
+
+private:
+    groth16::Parameters copy_;
+    CpuBackend cpu_;
+};
+}  // namespace
+
+// #19 item 6: a file's key whose every device holds the points keeps only its shape in host memory; its CPU
+// fallback reads the file again (and refuses a file that changed meanwhile); adopted parameters are kept.
+TEST(KeyStore, AFileKeyWhoseDevicesHoldThePointsLetsItsHostPointsGo) {
+    ParamFiles f;
+    KeyStoreConfig cfg;
+    cfg.make_device_copies = [](const groth16::Parameters& p) {
+        std::vector<DeviceCopy> v;
+        v.push_back({"dev:0", ProvingKeyStore::resident_bytes(p), std::make_unique<OwnCopyBackend>(p)});
+        return v;
+    };
+    ProvingKeyStore store(cfg);
+    auto key = store.get(f.files[1]);
+    EXPECT_EQ(key->params, nullptr) << "the host points were released";
+    EXPECT_EQ(key->shape.h, 63u) << "2^6 domain";
+    EXPECT_LT(store.stats().bytes, f.bytes[1] / 4) << "the budget counts what the key still holds";
+    ASSERT_NE(key->fallback(), nullptr);
+    EXPECT_GE(key->fallback()->working_bytes(), f.bytes[1]) << "a fallback proof reads the points again";
+
+    const uint64_t seed = std::random_device{}();
+    std::printf("seed %llu\n", (unsigned long long)seed);
+    const circuits::MulChainCircuit circuit(6, 1, seed);
+    auto assign = [&] {
+        r1cs::ProvingAssignment asg;
+        r1cs::synthesize_groth16(asg, circuit);
+        return asg;
+    };
+    const Fr r[1] = {Fr::from_u64(seed | 1)}, s[1] = {Fr::from_u64(seed ^ 0x5bd1e995)};
+    r1cs::ProvingAssignment on_device = assign(), on_cpu = assign();
+    const auto p_dev = key->backend()->prove(std::span(&on_device, 1), r, s, nullptr);
+    const auto p_cpu = key->fallback()->prove(std::span(&on_cpu, 1), r, s, nullptr);
+    ASSERT_EQ(p_dev.size(), 1u);
+    ASSERT_EQ(p_cpu.size(), 1u);
+    EXPECT_EQ(p_dev[0], p_cpu[0]) << "the re-read points prove the same bytes";
+    EXPECT_TRUE(groth16::verify_proof(groth16::prepare_verifying_key(key->shape.vk), p_cpu[0],
+                                      circuit.public_values()));
+
+    // Another set copied over the file: the fallback refuses rather than prove against other points.
+    std::filesystem::copy_file(f.files[2], f.files[1], std::filesystem::copy_options::overwrite_existing);
+    r1cs::ProvingAssignment again = assign();
+    try {
+        (void)key->fallback()->prove(std::span(&again, 1), r, s, nullptr);
+        ADD_FAILURE() << "proved against a file that changed";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("changed since it was loaded"), std::string::npos) << e.what();
+    }
+    // Adopted parameters have no file to read again: they stay.
+    auto mem = store.adopt("kept", std::make_shared<const groth16::Parameters>(
+                                       formats::read_parameters(f.files[0]).params));
+    EXPECT_NE(mem->params, nullptr);
+}
+
 TEST(Engine, AJobProvesOnItsKeyAndHoldsItUntilItEnds) {
     // Parameters adopted by the engine's key store; a job that names the key (no backend of its own) proves on the
     // key's CPU backend, and the store cannot evict the key while the job is queued or running, only after.

@@ -56,7 +56,7 @@ engine::JobSpec engine_spec(const std::shared_ptr<Job>& job, std::shared_ptr<con
     spec.name = job->plan.spec.name;
     spec.priority = to_engine(job->req.priority());
     spec.partitions = job->plan.partitions;
-    spec.verify_key = verify_proofs ? &key->params->vk : nullptr;
+    spec.verify_key = verify_proofs ? &key->shape.vk : nullptr;
     spec.key = std::move(key);  // its backends (one lane per GPU copy), its CPU backend as the fallback
     // Log lines name the daemon's job id (spec.name is the circuit's).
     spec.on_fallback = [log, id = std::to_string(job->id)](const std::string& line) { log("job " + id + ": " + line); };

@@ -6,6 +6,7 @@
 
 #include "cuzk/engine/engine.hpp"
 #include "cuzk/formats/iden3_circom.hpp"
+#include "cuzk/groth16/prover.hpp"
 
 namespace cuzk::engine {
 
@@ -27,6 +28,67 @@ size_t estimate(const std::filesystem::path& path) {
 }
 
 std::string bytes_text(size_t bytes) { return std::to_string(bytes) + " bytes"; }
+
+// A key file's parameters (a .zkey's with its header and coefficients, the points moved into the parameters).
+struct KeyFile {
+    groth16::Parameters params;
+    std::shared_ptr<formats::iden3::Zkey> zkey;
+};
+KeyFile read_key_file(const std::filesystem::path& path, bool check_subgroup,
+                      const formats::SubgroupChecks& device_checks) {
+    KeyFile f;
+    if (path.extension() == ".zkey") {
+        f.zkey = std::make_shared<formats::iden3::Zkey>(
+            formats::iden3::read_zkey(path, {.check_subgroup = check_subgroup}));
+        f.params = formats::iden3::zkey_to_parameters(std::move(*f.zkey));
+    } else {
+        formats::ParamsReadOptions opt;
+        opt.check_subgroup = check_subgroup;
+        opt.device_checks = device_checks;
+        f.params = formats::read_parameters(path, opt).params;
+    }
+    return f;
+}
+
+// The CPU prover of a key whose host points were released: each call reads the file again (checked as at the
+// first load, and refused if its shape changed meanwhile), proves, and frees the points. The fallback behind a
+// key's devices, needed rarely; the time to read is the price of not keeping ~45 GB (32 GiB PoRep) in host memory.
+class RereadingCpuBackend : public groth16::ProverBackend {
+public:
+    RereadingCpuBackend(std::filesystem::path path, groth16::KeyShape shape, bool check_subgroup,
+                        formats::SubgroupChecks device_checks)
+        : path_(std::move(path)),
+          shape_(std::move(shape)),
+          check_subgroup_(check_subgroup),
+          device_checks_(std::move(device_checks)) {}
+    std::vector<groth16::Proof> prove(std::span<r1cs::ProvingAssignment> assignments, std::span<const Fr> r,
+                                      std::span<const Fr> s, TimingSink* timing) override {
+        const groth16::Parameters params = [&] {
+            ScopedTiming t(timing, TimingLayer::Prover, "params.reread");
+            return read_key_file(path_, check_subgroup_, device_checks_).params;
+        }();
+        if (!(groth16::KeyShape::of(params) == shape_))
+            throw std::runtime_error("key store: " + path_.string() +
+                                     " changed since it was loaded (another verifying key or query sizes); evict the "
+                                     "key to load the new file");
+        return groth16::prove_from_assignments(params, assignments, r, s, timing);
+    }
+    std::string name() const override { return "cpu"; }
+    std::string lane() const override { return "cpu"; }
+    // The points it reads, and CpuBackend's vector over the domain.
+    size_t working_bytes() const override {
+        return ProvingKeyStore::resident_bytes(shape_) + (shape_.h + 1) * sizeof(Fr);
+    }
+    bool needs_host_points() const override { return false; }
+
+private:
+    std::filesystem::path path_;
+    groth16::KeyShape shape_;
+    bool check_subgroup_;
+    formats::SubgroupChecks device_checks_;
+};
+
+bool is_memory_key(const std::string& key) { return key.rfind(kMemoryPrefix, 0) == 0; }
 }  // namespace
 
 struct ProvingKeyStore::Entry {
@@ -64,7 +126,7 @@ std::vector<groth16::ProverBackend*> ProvingKey::backends() const {
 groth16::ProverBackend* ProvingKey::fallback() const { return devices.empty() ? nullptr : cpu.get(); }
 
 size_t ProvingKey::partition_bytes() const {
-    const size_t domain = params->h.size() + 1, inputs = params->vk.ic.size(), aux = params->l.size();
+    const size_t domain = shape.h + 1, inputs = shape.vk.ic.size(), aux = shape.l;
     return (3 * domain + inputs + aux) * sizeof(Fr);
 }
 
@@ -73,8 +135,12 @@ ProvingKeyStore::ProvingKeyStore(const KeyStoreConfig& cfg) : cfg_(cfg) {
 }
 
 size_t ProvingKeyStore::resident_bytes(const groth16::Parameters& p) {
-    return (p.h.size() + p.l.size() + p.a.size() + p.b_g1.size() + p.vk.ic.size()) * sizeof(G1Affine) +
-           p.b_g2.size() * sizeof(G2Affine) + sizeof(p);
+    return resident_bytes(groth16::KeyShape::of(p));
+}
+
+size_t ProvingKeyStore::resident_bytes(const groth16::KeyShape& k) {
+    return (k.h + k.l + k.a + k.b_g1 + k.vk.ic.size()) * sizeof(G1Affine) + k.b_g2 * sizeof(G2Affine) +
+           sizeof(groth16::Parameters);
 }
 
 size_t ProvingKeyStore::matrices_bytes(const r1cs::PrecompiledR1cs& m) {
@@ -124,17 +190,10 @@ bool ProvingKeyStore::make_room(size_t host, const std::map<std::string, size_t>
 std::shared_ptr<ProvingKey> ProvingKeyStore::load(const std::filesystem::path& path, const std::string& key) const {
     auto k = std::make_shared<ProvingKey>();
     k->path = key;
-    if (path.extension() == ".zkey") {
-        auto z = std::make_shared<formats::iden3::Zkey>(
-            formats::iden3::read_zkey(path, {.check_subgroup = cfg_.check_subgroup}));
-        k->params = std::make_shared<const groth16::Parameters>(formats::iden3::zkey_to_parameters(std::move(*z)));
-        k->zkey = std::move(z);  // the header and coefficients stay (the points moved into the parameters)
-    } else {
-        formats::ParamsReadOptions opt;
-        opt.check_subgroup = cfg_.check_subgroup;
-        opt.device_checks = cfg_.device_checks;
-        k->params = std::make_shared<const groth16::Parameters>(formats::read_parameters(path, opt).params);
-    }
+    KeyFile f = read_key_file(path, cfg_.check_subgroup, cfg_.device_checks);
+    k->params = std::make_shared<const groth16::Parameters>(std::move(f.params));
+    k->zkey = std::move(f.zkey);  // the header and coefficients stay
+    k->shape = groth16::KeyShape::of(*k->params);
     k->host_bytes = resident_bytes(*k->params);
     return k;
 }
@@ -152,6 +211,7 @@ std::shared_ptr<const ProvingKey> ProvingKeyStore::adopt(const std::string& name
         auto k = std::make_shared<ProvingKey>();
         k->path = key;
         k->params = params;
+        k->shape = groth16::KeyShape::of(*params);
         k->host_bytes = resident_bytes(*params);
         return k;
     });
@@ -222,7 +282,19 @@ void ProvingKeyStore::attach_backends(ProvingKey& k, Entry& entry) {
         if (room) k.devices = cfg_.make_device_copies(*k.params);
         else k.without_devices = true;
     }
-    if (k.devices.empty() || cfg_.cpu_fallback) k.cpu = std::make_unique<groth16::CpuBackend>(*k.params);
+    // Every device holds the points and no backend reads the host's: a file's key lets them go (top of the header).
+    bool release = !k.devices.empty() && !is_memory_key(k.path);
+    for (const auto& d : k.devices) release = release && !d.backend->needs_host_points();
+    if (k.devices.empty() || cfg_.cpu_fallback) {
+        if (release)
+            k.cpu = std::make_unique<RereadingCpuBackend>(k.path, k.shape, cfg_.check_subgroup, cfg_.device_checks);
+        else
+            k.cpu = std::make_unique<groth16::CpuBackend>(*k.params);
+    }
+    if (release) {
+        k.params.reset();
+        k.host_bytes = resident_bytes(groth16::KeyShape{k.shape.vk});  // the verifying key alone
+    }
 }
 
 std::shared_ptr<const r1cs::PrecompiledR1cs> ProvingKeyStore::matrices(

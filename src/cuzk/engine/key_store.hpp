@@ -11,6 +11,12 @@
 // (ProvingKey::without_devices: slow, but the job is proven) and gets its copies once it is idle and asked for
 // again.
 //
+// Host points: a file's key whose every device holds a copy, and none of whose backends reads the host points after
+// it was made (a GPU's resident copy: GpuProverConfig::pin_host_params off), keeps only its shape
+// (groth16::KeyShape) in host memory: the points are freed once the copies are made, and the CPU fallback reads the
+// file again for each proof it makes (counted in its working memory). So a 32 GiB PoRep key costs the host ~45 GB
+// only while it loads.
+//
 // Keys are canonical paths. Concurrent gets of the same file load it once (the others wait for that load); loads of
 // different files run in parallel. A failed load is not kept: its error goes to every waiter and the next get tries
 // again. Matrices are made once per key and name the same way.
@@ -65,6 +71,8 @@ struct KeyStoreConfig {
 // One loaded key; immutable and shared (std::shared_ptr<const ProvingKey>) by the jobs that use it.
 struct ProvingKey {
     std::string path;  // canonical
+    groth16::KeyShape shape;  // the verifying key and the query sizes
+    // The host points; null once released (see the top of this file: every device holds a copy).
     std::shared_ptr<const groth16::Parameters> params;
     std::shared_ptr<const formats::iden3::Zkey> zkey;  // a .zkey: its header and A, B coefficients (points moved out)
     std::vector<DeviceCopy> devices;
@@ -113,8 +121,9 @@ public:
     // The keys loaded now (for a status report).
     std::vector<std::shared_ptr<const ProvingKey>> loaded() const;
 
-    // Host bytes a parameter set's point vectors occupy, and a set of compiled matrices.
+    // Host bytes a parameter set's point vectors occupy (as its shape gives them), and a set of compiled matrices.
     static size_t resident_bytes(const groth16::Parameters& p);
+    static size_t resident_bytes(const groth16::KeyShape& k);
     static size_t matrices_bytes(const r1cs::PrecompiledR1cs& m);
 
 private:

@@ -37,6 +37,9 @@ public:
     // of the MSM scalars, staging buffers, a copy made to pad to the domain): what the engine's memory budget
     // reserves for each partition on its way to this backend. 0 (the default): nothing worth counting.
     virtual size_t working_bytes() const { return 0; }
+    // Whether it reads the parameter set's host points after it was made (the CPU's does; a GPU's resident copy does
+    // not, unless it page-locked them). A key store releases those points when none of a key's backends does.
+    virtual bool needs_host_points() const { return true; }
 
     // Optional pipelining for a caller that proves circuits one at a time (the engine): prepare(next) may run on
     // another thread while prove / prove_prepared of the current circuit runs, and starts moving `next`'s data (the

@@ -36,18 +36,23 @@ struct SecretFrs {
     throw std::invalid_argument("prove: circuit " + std::to_string(circuit) + ": " + what);
 }
 
-}  // namespace
+// The sizes check_assignment compares an assignment with, from a parameter set or a key shape.
+struct Counts {
+    const VerifyingKey* vk;
+    size_t h, l, a, b_g1, b_g2;
+    HConvention convention;
+};
 
 // Checks one assignment against the parameters (everything the proof computation indexes), so nothing below reads
 // out of bounds; returns the evaluation domain of its constraints.
-EvaluationDomain check_assignment(const Parameters& p, const r1cs::ProvingAssignment& asg, size_t i) {
+EvaluationDomain check_sizes(const Counts& p, const r1cs::ProvingAssignment& asg, size_t i) {
     const size_t ni = asg.inputs().size(), na = asg.aux().size();
     auto str = [](size_t x) { return std::to_string(x); };
     if (ni == 0) mismatch(i, "the assignment has no inputs (input 0 must be the constant one)");
-    if (p.vk.ic.size() != ni)
-        mismatch(i, str(ni) + " inputs (the constant one included) but the verifying key has " + str(p.vk.ic.size()) +
+    if (p.vk->ic.size() != ni)
+        mismatch(i, str(ni) + " inputs (the constant one included) but the verifying key has " + str(p.vk->ic.size()) +
                         " IC points");
-    if (p.l.size() != na) mismatch(i, str(na) + " aux variables but the L query has " + str(p.l.size()) + " points");
+    if (p.l != na) mismatch(i, str(na) + " aux variables but the L query has " + str(p.l) + " points");
     if (asg.a_aux_density().size() != na)
         mismatch(i, "a_aux_density tracks " + str(asg.a_aux_density().size()) + " variables, the aux assignment has " +
                         str(na));
@@ -58,15 +63,15 @@ EvaluationDomain check_assignment(const Parameters& p, const r1cs::ProvingAssign
         mismatch(i, "b_input_density tracks " + str(asg.b_input_density().size()) +
                         " variables, the input assignment has " + str(ni));
     const size_t a_aux = asg.a_aux_density().count();
-    if (p.a.size() != ni + a_aux)
-        mismatch(i, "the A query has " + str(p.a.size()) + " points but the assignment selects " + str(ni) +
+    if (p.a != ni + a_aux)
+        mismatch(i, "the A query has " + str(p.a) + " points but the assignment selects " + str(ni) +
                         " inputs + " + str(a_aux) + " aux (a_aux_density)");
     const size_t b_in = asg.b_input_density().count(), b_aux = asg.b_aux_density().count();
-    if (p.b_g1.size() != b_in + b_aux)
-        mismatch(i, "the B_G1 query has " + str(p.b_g1.size()) + " points but the assignment selects " + str(b_in) +
+    if (p.b_g1 != b_in + b_aux)
+        mismatch(i, "the B_G1 query has " + str(p.b_g1) + " points but the assignment selects " + str(b_in) +
                         " inputs (b_input_density) + " + str(b_aux) + " aux (b_aux_density)");
-    if (p.b_g2.size() != b_in + b_aux)
-        mismatch(i, "the B_G2 query has " + str(p.b_g2.size()) + " points but the assignment selects " + str(b_in) +
+    if (p.b_g2 != b_in + b_aux)
+        mismatch(i, "the B_G2 query has " + str(p.b_g2) + " points but the assignment selects " + str(b_in) +
                         " inputs (b_input_density) + " + str(b_aux) + " aux (b_aux_density)");
     const size_t m = asg.a().size();
     if (asg.b().size() != m || asg.c().size() != m)
@@ -75,21 +80,32 @@ EvaluationDomain check_assignment(const Parameters& p, const r1cs::ProvingAssign
     // bellman's domain stops at 2^31 (EvaluationDomain::from_coeffs refuses exponent Fr::S = 32).
     if (m > (size_t{1} << (Fr::S - 1))) mismatch(i, str(m) + " constraints need an evaluation domain of 2^32 or more");
     EvaluationDomain domain = EvaluationDomain::for_size(m);
-    if (p.h_convention == HConvention::Snarkjs) {
+    if (p.convention == HConvention::Snarkjs) {
         // A zkey's domain may be larger than the constraints need; it is the H query's length.
-        const size_t n = p.h.size();
+        const size_t n = p.h;
         if (n == 0 || (n & (n - 1)) != 0 || n < m || n > (size_t{1} << (Fr::S - 1)))
             mismatch(i, "the H query has " + str(n) + " points, not a power of two >= the " + str(m) +
                             " constraints (snarkjs convention: one point per domain element)");
         domain = EvaluationDomain::for_size(n);
-    } else if (p.h.size() != domain.size() - 1)
-        mismatch(i, "the H query has " + str(p.h.size()) + " points but " + str(m) + " constraints give a domain of " +
+    } else if (p.h != domain.size() - 1)
+        mismatch(i, "the H query has " + str(p.h) + " points but " + str(m) + " constraints give a domain of " +
                         str(domain.size()) + ", which needs " + str(domain.size() - 1));
     // bellman / bellperson refuse these (SynthesisError::UnexpectedIdentity): a delta at infinity is a subversion
     // of the parameters and would make every proof trivially forgeable.
-    if (p.vk.delta_g1.is_identity() || p.vk.delta_g2.is_identity())
+    if (p.vk->delta_g1.is_identity() || p.vk->delta_g2.is_identity())
         throw std::invalid_argument("prove: the verifying key's delta is the point at infinity");
     return domain;
+}
+
+}  // namespace
+
+EvaluationDomain check_assignment(const Parameters& p, const r1cs::ProvingAssignment& asg, size_t i) {
+    return check_sizes({&p.vk, p.h.size(), p.l.size(), p.a.size(), p.b_g1.size(), p.b_g2.size(), p.h_convention},
+                       asg, i);
+}
+
+EvaluationDomain check_assignment(const KeyShape& k, const r1cs::ProvingAssignment& asg, size_t i) {
+    return check_sizes({&k.vk, k.h, k.l, k.a, k.b_g1, k.b_g2, k.h_convention}, asg, i);
 }
 
 // A (all inputs, then aux in a_aux_density), B (inputs in b_input_density, then aux in b_aux_density; shared by

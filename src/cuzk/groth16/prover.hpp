@@ -76,6 +76,7 @@ uint64_t snarkjs_root_exponent();
 // Checks assignment `index` against the parameters (everything a proof computation indexes; the messages
 // prove_from_assignments documents) and returns its evaluation domain (snarkjs: the H query's length).
 EvaluationDomain check_assignment(const Parameters& params, const r1cs::ProvingAssignment& asg, size_t index);
+EvaluationDomain check_assignment(const KeyShape& shape, const r1cs::ProvingAssignment& asg, size_t index);
 // r.size() == s.size() == circuits, else std::invalid_argument.
 void check_randomness(size_t circuits, std::span<const Fr> r, std::span<const Fr> s);
 

@@ -48,6 +48,19 @@ struct Parameters {
     friend bool operator==(const Parameters&, const Parameters&) = default;
 };
 
+// What proving needs of a parameter set besides its query points: the verifying key, the number of points of each
+// query, and the H convention. A prover whose points live elsewhere (a GPU's resident copy) keeps only this.
+struct KeyShape {
+    VerifyingKey vk;
+    size_t h = 0, l = 0, a = 0, b_g1 = 0, b_g2 = 0;
+    HConvention h_convention = HConvention::Bellman;
+
+    static KeyShape of(const Parameters& p) {
+        return {p.vk, p.h.size(), p.l.size(), p.a.size(), p.b_g1.size(), p.b_g2.size(), p.h_convention};
+    }
+    friend bool operator==(const KeyShape&, const KeyShape&) = default;
+};
+
 struct Proof {
     G1Affine a;
     G2Affine b;

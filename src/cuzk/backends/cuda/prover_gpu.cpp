@@ -104,7 +104,7 @@ HostPins pins_for(const groth16::Parameters& p, const GpuProverConfig& c) {
 }
 
 struct GpuProver::Impl {
-    const groth16::Parameters& p;
+    const groth16::KeyShape shape;  // what proving needs of the parameters besides the points, which are resident
     GpuProverConfig cfg;
     HostPins pins;  // before the contexts: their uploads read the pinned arrays
     TablePlan tables;
@@ -128,7 +128,7 @@ struct GpuProver::Impl {
     std::atomic<size_t> split_bytes_seen{0};   // the largest 0/1 split of one circuit so far (working_bytes)
 
     Impl(const groth16::Parameters& params, const GpuProverConfig& c)
-        : p(params),
+        : shape(groth16::KeyShape::of(params)),
           cfg(c),
           pins(pins_for(params, c)),
           tables(table_plan(params, c)),
@@ -144,22 +144,22 @@ struct GpuProver::Impl {
     // call, keeps fitting) and is nullptr otherwise; a required one lets the device's error through.
     HComputer* slot(int k, const EvaluationDomain& domain, bool optional) {
         auto& c = hc[k];
-        if (c && c->log_n() == domain.log_size() && c->convention() == p.h_convention) return c.get();
+        if (c && c->log_n() == domain.log_size() && c->convention() == shape.h_convention) return c.get();
         c.reset();
         prefetched[k] = false;
         if (!optional) {
-            c = std::make_unique<HComputer>(domain.log_size(), p.h_convention);
+            c = std::make_unique<HComputer>(domain.log_size(), shape.h_convention);
             first_slot_made = true;
             return c.get();
         }
         if (!pipeline_ok) return nullptr;
-        const size_t need = h_gpu_device_bytes(domain.log_size(), p.h_convention);
+        const size_t need = h_gpu_device_bytes(domain.log_size(), shape.h_convention);
         if (free_device_memory() < 2 * need) {
             pipeline_ok = false;
             return nullptr;
         }
         try {
-            c = std::make_unique<HComputer>(domain.log_size(), p.h_convention);
+            c = std::make_unique<HComputer>(domain.log_size(), shape.h_convention);
         } catch (const CudaError&) {
             pipeline_ok = false;
             return nullptr;
@@ -231,7 +231,7 @@ struct GpuProver::Impl {
         if (!uploaded) start_upload();
         {
             ScopedTiming t(timing, kLayer, "msm.h", item);
-            h_sum = h.msm_device(hk->h_device(), p.h.size(), {timing, "msm.h", item});  // H stays on the device
+            h_sum = h.msm_device(hk->h_device(), shape.h, {timing, "msm.h", item});  // H stays on the device
         }
         groth16::QuerySplits q = split.get();
         note_split(q);
@@ -261,7 +261,7 @@ struct GpuProver::Impl {
             Deallocator::global().defer(sp->other_scalars);
         }
         ScopedTiming t(timing, kLayer, "assembly", item);
-        return groth16::assemble_proof(p.vk, a_sum, b1_sum, b2_sum, h_sum, l_sum, r, s);
+        return groth16::assemble_proof(shape.vk, a_sum, b1_sum, b2_sum, h_sum, l_sum, r, s);
     }
 
     // The 0/1 split of asg's A, B, L scalars on another thread; it reads inputs, aux and densities only (never a, b,
@@ -335,7 +335,7 @@ std::vector<groth16::Proof> GpuProver::prove_from_assignments(std::span<r1cs::Pr
     std::vector<EvaluationDomain> domains;
     domains.reserve(assignments.size());
     for (size_t i = 0; i < assignments.size(); i++)
-        domains.push_back(groth16::check_assignment(impl_->p, assignments[i], i));
+        domains.push_back(groth16::check_assignment(impl_->shape, assignments[i], i));
     std::vector<groth16::Proof> proofs;
     proofs.reserve(assignments.size());
     impl_->prefetched[0] = impl_->prefetched[1] = false;  // nothing carries over from an earlier (failed) call
@@ -364,7 +364,7 @@ std::vector<groth16::Proof> GpuProver::prove_from_assignments(std::span<r1cs::Pr
 
 std::unique_ptr<groth16::PreparedCircuit> GpuProver::prepare(r1cs::ProvingAssignment& asg, TimingSink* timing,
                                                              int64_t item) {
-    const EvaluationDomain domain = groth16::check_assignment(impl_->p, asg, 0);
+    const EvaluationDomain domain = groth16::check_assignment(impl_->shape, asg, 0);
     int k;
     {
         std::lock_guard<std::mutex> lk(impl_->mu);
@@ -449,11 +449,13 @@ std::vector<std::unique_ptr<GpuBackend>> gpu_backends(const groth16::Parameters&
 
 size_t GpuProver::working_bytes() const {
     if (const size_t seen = impl_->split_bytes_seen.load()) return seen + seen / 8;
-    const groth16::Parameters& p = impl_->p;
-    const size_t scalars = p.a.size() + p.b_g1.size() + p.l.size();
+    const groth16::KeyShape& k = impl_->shape;
+    const size_t scalars = k.a + k.b_g1 + k.l;
     const size_t split_bound = scalars * (sizeof(limbs_t<4>) + sizeof(uint32_t)) + scalars / 8;
     return split_bound + 3 * 2 * PinnedUploader::kChunkBytes;
 }
+
+bool GpuProver::needs_host_points() const { return impl_->cfg.pin_host_params; }
 
 size_t GpuProver::resident_bytes() const {
     return impl_->a.resident_bytes() + impl_->b1.resident_bytes() + impl_->l.resident_bytes() +

@@ -59,8 +59,9 @@ struct GpuProverConfig {
 
 class GpuProver {
 public:
-    // Uploads the queries of `params`, which must outlive the prover (parameters are shared by reference). Throws
-    // gpu::CudaError when they do not fit in device memory (with the bytes needed).
+    // Uploads the queries of `params`. The prover keeps their shape (groth16::KeyShape) and reads the host points no
+    // more, so they may be freed once it is made, unless cfg.pin_host_params page-locked them (they must then
+    // outlive it). Throws gpu::CudaError when they do not fit in device memory (with the bytes needed).
     explicit GpuProver(const groth16::Parameters& params, const GpuProverConfig& cfg = {});
     ~GpuProver();
     GpuProver(const GpuProver&) = delete;
@@ -80,6 +81,8 @@ public:
 
     // Device bytes held by the resident queries.
     size_t resident_bytes() const;
+    // Whether the host points must outlive the prover (GpuProverConfig::pin_host_params).
+    bool needs_host_points() const;
     // Host bytes a circuit takes while it is proven here, beyond its assignment: its 0/1 splits, the most one has
     // taken so far plus an eighth; before the first proof, their bound (every scalar of A, B and L neither 0 nor 1)
     // plus the pinned staging buffers that proof allocates (three pairs of PinnedUploader chunks: the MSMs' and
@@ -114,6 +117,7 @@ public:
     // Device bytes held by its resident copy of the parameters.
     size_t resident_bytes() const { return prover_.resident_bytes(); }
     size_t working_bytes() const override { return prover_.working_bytes(); }
+    bool needs_host_points() const override { return prover_.needs_host_points(); }
 
 private:
     int device_ = 0;
