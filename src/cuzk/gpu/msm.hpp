@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <span>
 
@@ -79,6 +80,12 @@ template <class Cfg>
 class MsmContext {
 public:
     explicit MsmContext(std::span<const Affine<Cfg>> bases, const GpuMsmConfig& cfg = {});
+    // n bases made by `fill` as they are uploaded: fill(lo, hi, out) writes bases [lo, hi) to out (called from the
+    // uploader's copy threads, concurrently for disjoint ranges, in no particular order; an exception it throws is
+    // rethrown here, and nothing of the context is kept). A file's points decoded straight into the pinned staging
+    // buffers: one host pass, one DMA, no host copy of all n.
+    using Fill = std::function<void(size_t lo, size_t hi, Affine<Cfg>* out)>;
+    MsmContext(size_t n, const Fill& fill, const GpuMsmConfig& cfg = {});
     ~MsmContext();
     MsmContext(MsmContext&&) noexcept;
     MsmContext& operator=(MsmContext&&) noexcept;
@@ -106,6 +113,10 @@ public:
     GpuMsmConfig& tuning();
 
     size_t num_bases() const;
+    // The n resident bases in the device layout (gpu/msm_impl.cuh BaseDev: x, y in Montgomery form as the host's
+    // field elements, the point at infinity as (0, 0)), for kernels that read them in place (the resident subgroup
+    // check, gpu/subgroup.hpp); nullptr when n = 0.
+    const void* device_bases() const;
     // Device bytes held by the bases.
     size_t resident_bytes() const;
     // Device scratch bytes one call with `pippenger_scalars` scalars through Pippenger and `ones` scalars equal to

@@ -157,23 +157,45 @@ __device__ __forceinline__ bool base_is_infinity(const BaseDev<DF>& b) {
     return b.x.is_zero() && b.y.is_zero();
 }
 
-// Queues dst <- src in the device layout (BaseDev: x, y as the host holds them, Montgomery; the point at infinity as
-// (0, 0); no flag byte) on `stream`: the uploader's copy threads pack the points straight into its pinned buffers,
-// so the bases take one host pass and one DMA, with no staging array or packing kernel on the device.
+// One base in the device layout (BaseDev: x, y as the host holds them, Montgomery; the point at infinity as (0, 0);
+// no flag byte) at `to`.
+template <class Cfg, class DF>
+inline void pack_base(const Affine<Cfg>& p, unsigned char* to) {
+    static_assert(sizeof(DF) == sizeof(typename Cfg::F) && sizeof(BaseDev<DF>) == 2 * sizeof(DF));
+    if (p.infinity) {
+        std::memset(to, 0, 2 * sizeof(DF));
+    } else {
+        std::memcpy(to, &p.x, sizeof(DF));
+        std::memcpy(to + sizeof(DF), &p.y, sizeof(DF));
+    }
+}
+
+// Queues dst <- src in the device layout on `stream`: the uploader's copy threads pack the points straight into its
+// pinned buffers, so the bases take one host pass and one DMA, with no staging array or packing kernel on the device.
 template <class Cfg, class DF>
 void upload_bases(BaseDev<DF>* dst, std::span<const Affine<Cfg>> src, cudaStream_t stream) {
-    static_assert(sizeof(DF) == sizeof(typename Cfg::F) && sizeof(BaseDev<DF>) == 2 * sizeof(DF));
     const Affine<Cfg>* const in = src.data();
     PinnedUploader::shared().upload_items(
         dst, src.size(), sizeof(BaseDev<DF>),
         [in](size_t lo, size_t hi, unsigned char* to) {
-            for (size_t i = lo; i < hi; i++, to += 2 * sizeof(DF)) {
-                if (in[i].infinity) {
-                    std::memset(to, 0, 2 * sizeof(DF));
-                } else {
-                    std::memcpy(to, &in[i].x, sizeof(DF));
-                    std::memcpy(to + sizeof(DF), &in[i].y, sizeof(DF));
-                }
+            for (size_t i = lo; i < hi; i++, to += sizeof(BaseDev<DF>)) pack_base<Cfg, DF>(in[i], to);
+        },
+        stream);
+}
+
+// The same for n bases that fill(lo, hi, out) makes on the way (MsmContext::Fill: a file decoded as it goes up),
+// a block at a time in each copy thread.
+template <class Cfg, class DF>
+void upload_bases(BaseDev<DF>* dst, size_t n, const typename MsmContext<Cfg>::Fill& fill, cudaStream_t stream) {
+    static constexpr size_t kBlock = 1024;
+    PinnedUploader::shared().upload_items(
+        dst, n, sizeof(BaseDev<DF>),
+        [&fill](size_t lo, size_t hi, unsigned char* to) {
+            std::vector<Affine<Cfg>> block(std::min(kBlock, hi - lo));
+            for (size_t b = lo; b < hi; b += kBlock) {
+                const size_t e = std::min(hi, b + kBlock);
+                fill(b, e, block.data());
+                for (size_t i = b; i < e; i++, to += sizeof(BaseDev<DF>)) pack_base<Cfg, DF>(block[i - b], to);
             }
         },
         stream);
@@ -561,6 +583,7 @@ template <class Cfg>
 struct MsmContext<Cfg>::Impl {
     using F = typename DeviceFieldOf<typename Cfg::F>::type;
     using P = Xyzz<F>;
+    using Base = BaseDev<F>;
     static_assert(sizeof(P) == sizeof(XYZZ<Cfg>), "device XYZZ layout equals the CPU's");
 
     GpuMsmConfig cfg;
@@ -577,9 +600,9 @@ struct MsmContext<Cfg>::Impl {
     // the bases and the scratch that work reads.
     Stream owned_stream;
 
-    // The bases go up packed into the device layout on the way (upload_bases).
-    Impl(std::span<const Affine<Cfg>> bases, const GpuMsmConfig& c)
-        : cfg(c), n(bases.size()), scratch(c.scratch ? c.scratch : std::make_shared<MsmScratch>(c.device)) {
+    // The n bases go up packed into the device layout on the way: upload(dst, stream) queues them (upload_bases).
+    Impl(size_t count, const std::function<void(BaseDev<F>*, cudaStream_t)>& upload, const GpuMsmConfig& c)
+        : cfg(c), n(count), scratch(c.scratch ? c.scratch : std::make_shared<MsmScratch>(c.device)) {
         if (n >= (size_t(1) << 31)) throw std::invalid_argument("gpu msm: at most 2^31 - 1 bases");
         if (scratch->device() != cfg.device)
             throw std::invalid_argument("gpu msm: a scratch of device " + std::to_string(scratch->device()) +
@@ -612,7 +635,12 @@ struct MsmContext<Cfg>::Impl {
                                 " need " + std::to_string(need) + " bytes of device memory, " +
                                 std::to_string(free_b) + " are free");
             bases_mem = DeviceBuffer<BaseDev<F>>(n * pre_windows);
-            upload_bases<Cfg, F>(bases_mem.get(), bases, stream);
+            try {
+                upload(bases_mem.get(), stream);
+            } catch (...) {
+                (void)cudaStreamSynchronize(stream);  // the chunks queued before the failure still read the buffers
+                throw;
+            }
             CUZK_CUDA_CHECK(cudaStreamSynchronize(stream));
             if (pre_c) build_table(slice);
         }
@@ -807,7 +835,19 @@ struct MsmContext<Cfg>::Impl {
 
 template <class Cfg>
 MsmContext<Cfg>::MsmContext(std::span<const Affine<Cfg>> bases, const GpuMsmConfig& cfg)
-    : impl_(std::make_unique<Impl>(bases, cfg)) {}
+    : impl_(std::make_unique<Impl>(
+          bases.size(),
+          [bases](typename Impl::Base* dst, cudaStream_t s) { upload_bases<Cfg, typename Impl::F>(dst, bases, s); },
+          cfg)) {}
+template <class Cfg>
+MsmContext<Cfg>::MsmContext(size_t n, const Fill& fill, const GpuMsmConfig& cfg)
+    : impl_(std::make_unique<Impl>(
+          n,
+          [&fill, n](typename Impl::Base* dst, cudaStream_t s) {
+              if (!fill) throw std::invalid_argument("gpu msm: no fill for the bases");
+              upload_bases<Cfg, typename Impl::F>(dst, n, fill, s);
+          },
+          cfg)) {}
 template <class Cfg>
 MsmContext<Cfg>::~MsmContext() = default;
 template <class Cfg>
@@ -858,6 +898,10 @@ GpuMsmConfig& MsmContext<Cfg>::tuning() {
 template <class Cfg>
 size_t MsmContext<Cfg>::num_bases() const {
     return impl_->n;
+}
+template <class Cfg>
+const void* MsmContext<Cfg>::device_bases() const {
+    return impl_->n ? impl_->bases_mem.get() : nullptr;
 }
 template <class Cfg>
 size_t MsmContext<Cfg>::resident_bytes() const {
