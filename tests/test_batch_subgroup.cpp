@@ -1,14 +1,17 @@
 // Batched subgroup membership (cuzk/msm/batch_subgroup.hpp): ChaCha20 against RFC 8439, the labels, one round's
 // combinations against a direct evaluation of the same trit vectors, subgroup points accepted, every small prime
 // order of both cofactors caught at a random position with its index reported, the statistics of the 3^-m bound,
-// and the plan. With a GPU (gpu/subgroup.hpp): the device's bucket sums fold to the CPU's combinations for the same
-// key, and the device check accepts and rejects as the CPU's does.
+// and the plan; the check of a source that holds its points (ResidentRoundSource, with sums formed on the host).
+// With a GPU (gpu/subgroup.hpp): the device's bucket sums fold to the CPU's combinations for the same key, the
+// device check accepts and rejects as the CPU's does, and so does the check of an MsmContext's resident bases.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <random>
+#include <stdexcept>
+#include <type_traits>
 #include <utility>
 
 #include "cuzk/msm/batch_subgroup.hpp"
@@ -22,6 +25,7 @@
 #include "cuzk/util/thread_pool.hpp"
 #ifdef CUZK_HAVE_CUDA
 #include "cuzk/gpu/device.hpp"
+#include "cuzk/gpu/msm.hpp"
 #include "cuzk/gpu/subgroup.hpp"
 #endif
 #include "cofactors.hpp"
@@ -529,6 +533,116 @@ TEST(BatchSubgroup, PlanMeetsTheSecurityLevel) {
     EXPECT_EQ(batch_subgroup_plan(size_t(1) << 20, false).trits.size(), 4u);
 }
 
+// ---- a source that holds its points (ResidentRoundSource) --------------------------------------------------------
+
+// The bucket sums formed here from a host copy, as a device that holds the points forms them (gpu/subgroup.hpp's
+// resident check): the batching, keys, fold and tests of the resident check run without a GPU. Rounds of at most
+// 5 trits keep the buckets few; every batch asked for is recorded.
+template <class Cfg>
+class HostResidentSource final : public ResidentRoundSource<Cfg> {
+public:
+    HostResidentSource(std::vector<Affine<Cfg>> pts, size_t max_points) : pts_(std::move(pts)), max_(max_points) {}
+    size_t size() const override { return pts_.size(); }
+    size_t max_points() const override { return max_; }
+    std::vector<unsigned> plan(size_t, unsigned t) const override {
+        if (short_plan) return {t - 1};
+        std::vector<unsigned> trits;
+        for (unsigned left = t; left > 0; left -= trits.back()) trits.push_back(std::min(left, 5u));
+        return trits;
+    }
+    std::vector<std::vector<Affine<Cfg>>> sums(size_t first, size_t count, std::span<const unsigned> trits,
+                                               const uint32_t key[8]) override {
+        batches.emplace_back(first, count);
+        std::vector<std::vector<Affine<Cfg>>> out(trits.size());
+        for (size_t r = 0; r < trits.size(); r++) {
+            uint32_t range = 1;
+            for (unsigned j = 0; j < trits[r]; j++) range *= 3;
+            const uint32_t K = (range - 1) / 2;
+            std::vector<Jacobian<Cfg>> acc(K, Jacobian<Cfg>::identity());
+            for (size_t i = 0; i < count; i++) {
+                const uint32_t label = batch_subgroup_label(key, (uint32_t)r, trits[r], i);
+                const Affine<Cfg>& p = pts_[first + i];
+                if (label < K) acc[label] = acc[label].add_mixed(p);
+                if (label > K) acc[range - 1 - label] = acc[range - 1 - label].add_mixed(-p);
+            }
+            for (const auto& a : acc) out[r].push_back(a.to_affine());
+        }
+        return out;
+    }
+    std::vector<Affine<Cfg>>& points() { return pts_; }
+
+    bool short_plan = false;
+    std::vector<std::pair<size_t, size_t>> batches;
+
+private:
+    std::vector<Affine<Cfg>> pts_;
+    size_t max_;
+};
+
+// The host source forms the sums the contract asks for: folded, they are the CPU round's combinations.
+TEST(BatchSubgroupResident, HostSourceSumsFoldToTheCpuRounds) {
+    auto rng = seeded_rng("BatchSubgroupResident.HostSource");
+    uint32_t key[8];
+    for (auto& k : key) k = (uint32_t)rng();
+    auto pts = awkward_points<G1Config>(500, rng, [&] { return random_e1(rng); });
+    HostResidentSource<G1Config> src(pts, 1000);
+    const std::vector<unsigned> trits = {1, 3, 5};
+    auto sums = src.sums(100, 400, trits, key);
+    ASSERT_EQ(sums.size(), trits.size());
+    for (size_t r = 0; r < trits.size(); r++) {
+        auto q = g1_batch_fold(sums[r], trits[r]);
+        auto want = g1_batch_round(std::span<const G1Affine>(pts).subspan(100), trits[r], key, (uint32_t)r);
+        ASSERT_EQ(q.size(), want.size());
+        for (size_t j = 0; j < q.size(); j++) EXPECT_TRUE(q[j] == want[j] || q[j] == -want[j]) << r << " " << j;
+    }
+}
+
+// Batches of at most max_points() cover the points in order; subgroup points (infinities among them) pass; one
+// point outside the subgroup anywhere fails, alone of order 3 (the hardest to catch) or a random curve point.
+TEST(BatchSubgroupResident, PassesSubgroupPointsAndCatchesOneBadPoint) {
+    auto rng = seeded_rng("BatchSubgroupResident.OneBadPoint");
+    Jacobian<G1Config> t3 = point_of_order<G1Jacobian>(3, 1, g1_order(), [&] { return random_e1(rng); });
+    for (size_t n : {1, 999, 3000}) {
+        auto pts = random_points<G1Config>(n, rng());
+        for (int k = 0; k < 3 && n > 10; k++) pts[rng() % n] = G1Affine::identity();
+        HostResidentSource<G1Config> src(pts, 1000);
+        EXPECT_TRUE(g1_batch_in_subgroup(src)) << n;
+        size_t next = 0;
+        for (auto [first, count] : src.batches) {
+            EXPECT_EQ(first, next) << n;
+            EXPECT_GE(count, 1u);
+            EXPECT_LE(count, 1000u);
+            next = first + count;
+        }
+        EXPECT_EQ(next, n);
+        for (bool order3 : {true, false}) {
+            const size_t idx = rng() % n;
+            src.points() = pts;
+            src.points()[idx] = order3 ? (pts[idx].to_jacobian() + t3).to_affine() : random_e1(rng);
+            EXPECT_FALSE(g1_batch_in_subgroup(src)) << "n = " << n << ", index " << idx << ", order 3: " << order3;
+        }
+    }
+    auto pts2 = random_points<G2Config>(300, rng());
+    HostResidentSource<G2Config> src2(pts2, 128);
+    EXPECT_TRUE(g2_batch_in_subgroup(src2));
+    EXPECT_EQ(src2.batches.size(), 3u);
+    const size_t idx2 = rng() % pts2.size();
+    src2.points()[idx2] = random_e2(rng);
+    EXPECT_FALSE(g2_batch_in_subgroup(src2)) << "index " << idx2;
+}
+
+TEST(BatchSubgroupResident, EmptySourceAndShortPlans) {
+    HostResidentSource<G1Config> none({}, 1000);
+    EXPECT_TRUE(g1_batch_in_subgroup(none));
+    EXPECT_TRUE(none.batches.empty());
+    HostResidentSource<G1Config> src(random_points<G1Config>(10, 1), 1000);
+    src.short_plan = true;
+    EXPECT_THROW(g1_batch_in_subgroup(src), std::logic_error);
+    BatchSubgroupOptions bad;
+    bad.security_bits = 0;
+    EXPECT_THROW(g1_batch_in_subgroup(src, bad), std::invalid_argument);
+}
+
 // ---- device rounds (gpu/subgroup.hpp) -----------------------------------------------------------------------------
 #ifdef CUZK_HAVE_CUDA
 bool have_gpu() { return !gpu::devices().empty(); }
@@ -632,6 +746,73 @@ TEST(GpuBatchSubgroup, PlanMeetsTheSecurityLevel) {
         EXPECT_EQ(sum, t);
         EXPECT_EQ(plan.size(), (t + 10) / 11);
     }
+}
+
+// ---- the resident check: points already on the device (an MsmContext's bases) ------------------------------------
+
+template <class Cfg>
+bool resident_check(std::span<const Affine<Cfg>> pts) {
+    gpu::MsmContext<Cfg> ctx(pts);
+    if constexpr (std::is_same_v<Cfg, G2Config>) return gpu::g2_resident_in_subgroup_gpu(ctx.device_bases(), ctx.num_bases());
+    else return gpu::g1_resident_in_subgroup_gpu(ctx.device_bases(), ctx.num_bases());
+}
+
+// Subgroup points pass; one point outside the subgroup at a random position fails, P + T with T of order 3 (the
+// hardest to catch) or a random curve point.
+template <class Cfg, class RandomCurvePoint>
+void expect_resident_check(std::initializer_list<size_t> sizes, const Jacobian<Cfg>& t3, std::mt19937_64& rng,
+                           RandomCurvePoint random_curve_point) {
+    for (size_t n : sizes) {
+        auto pts = random_points<Cfg>(n, rng());
+        EXPECT_TRUE(resident_check<Cfg>(pts)) << "n = " << n;
+        for (bool order3 : {true, false}) {
+            auto bad = pts;
+            const size_t idx = rng() % n;
+            bad[idx] = order3 ? (pts[idx].to_jacobian() + t3).to_affine() : random_curve_point();
+            EXPECT_FALSE(resident_check<Cfg>(bad)) << "n = " << n << ", index " << idx << ", order 3: " << order3;
+        }
+    }
+}
+
+TEST(GpuBatchSubgroup, ResidentG1PassesAndCatchesOneBadPoint) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+    auto rng = seeded_rng("GpuBatchSubgroup.ResidentG1");
+    Jacobian<G1Config> t3 = point_of_order<G1Jacobian>(3, 1, g1_order(), [&] { return random_e1(rng); });
+    expect_resident_check<G1Config>({1, 5000, 70000}, t3, rng, [&] { return random_e1(rng); });
+}
+
+TEST(GpuBatchSubgroup, ResidentG2PassesAndCatchesOneBadPoint) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+    auto rng = seeded_rng("GpuBatchSubgroup.ResidentG2");
+    Jacobian<G2Config> t13 = point_of_order<G2Jacobian>(13, 2, g2_order(), [&] { return random_e2(rng); });
+    expect_resident_check<G2Config>({1, 3000}, t13, rng, [&] { return random_e2(rng); });
+}
+
+// Points at infinity ((0, 0) on the device) are in the subgroup: a set of them, alone or among others, passes; a bad
+// point among them still fails.
+TEST(GpuBatchSubgroup, ResidentInfinitiesPass) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+    auto rng = seeded_rng("GpuBatchSubgroup.ResidentInfinities");
+    std::vector<G1Affine> all(100, G1Affine::identity());
+    EXPECT_TRUE(resident_check<G1Config>(all));
+    auto pts = random_points<G1Config>(6000, rng());
+    for (size_t i = 0; i < pts.size(); i++)
+        if (rng() % 3 == 0) pts[i] = G1Affine::identity();
+    EXPECT_TRUE(resident_check<G1Config>(pts));
+    const size_t idx = rng() % pts.size();
+    pts[idx] = random_e1(rng);
+    EXPECT_FALSE(resident_check<G1Config>(pts)) << "index " << idx;
+    std::vector<G2Affine> all2(50, G2Affine::identity());
+    auto others2 = random_points<G2Config>(20, rng());
+    for (const auto& p : others2) all2[rng() % all2.size()] = p;
+    EXPECT_TRUE(resident_check<G2Config>(all2));
+}
+
+TEST(GpuBatchSubgroup, ResidentRefusesHostPointers) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+    auto pts = random_points<G1Config>(10, 1);
+    EXPECT_THROW(gpu::g1_resident_in_subgroup_gpu(pts.data(), pts.size()), std::invalid_argument);
+    EXPECT_TRUE(gpu::g1_resident_in_subgroup_gpu(nullptr, 0));
 }
 #endif
 

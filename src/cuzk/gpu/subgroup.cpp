@@ -1,8 +1,10 @@
-// The batched subgroup check with device rounds (gpu/subgroup.hpp): a BatchRoundSource whose bucket sums come from
-// the device (subgroup_impl.cuh), made affine here for the CPU's fold (batch_subgroup.cpp).
+// The batched subgroup check with device rounds (gpu/subgroup.hpp): a BatchRoundSource (host points) or a
+// ResidentRoundSource (points already on the device) whose bucket sums come from the device (subgroup_impl.cuh),
+// made affine here for the CPU's fold (batch_subgroup.cpp).
 #include "cuzk/gpu/subgroup.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "cuzk/util/thread_pool.hpp"
 
@@ -28,6 +30,13 @@ std::vector<Affine<Cfg>> to_affine(const std::vector<XYZZ<Cfg>>& in, ThreadPool&
 }
 
 template <class Cfg>
+std::vector<std::vector<Affine<Cfg>>> to_affine(const std::vector<std::vector<XYZZ<Cfg>>>& rounds, ThreadPool& pool) {
+    std::vector<std::vector<Affine<Cfg>>> out(rounds.size());
+    for (size_t r = 0; r < rounds.size(); r++) out[r] = to_affine(rounds[r], pool);
+    return out;
+}
+
+template <class Cfg>
 using RoundSums = std::vector<std::vector<XYZZ<Cfg>>> (*)(std::span<const Affine<Cfg>>, std::span<const unsigned>,
                                                           const uint32_t*, int);
 
@@ -41,14 +50,55 @@ public:
     }
     std::vector<std::vector<Affine<Cfg>>> sums(std::span<const Affine<Cfg>> points, std::span<const unsigned> trits,
                                                const uint32_t key[8]) override {
-        std::vector<std::vector<XYZZ<Cfg>>> xyzz = fn_(points, trits, key, device_);
-        std::vector<std::vector<Affine<Cfg>>> out(xyzz.size());
-        for (size_t r = 0; r < xyzz.size(); r++) out[r] = to_affine(xyzz[r], pool_);
-        return out;
+        return to_affine(fn_(points, trits, key, device_), pool_);
     }
 
 private:
     RoundSums<Cfg> fn_;
+    int device_;
+    ThreadPool& pool_;
+};
+
+// Sets subgroup_detail::resident_batch for one call of the round sums.
+class ResidentScope {
+public:
+    explicit ResidentScope(const subgroup_detail::ResidentBatch& batch) : prev_(subgroup_detail::resident_batch) {
+        subgroup_detail::resident_batch = &batch;
+    }
+    ~ResidentScope() { subgroup_detail::resident_batch = prev_; }
+    ResidentScope(const ResidentScope&) = delete;
+    ResidentScope& operator=(const ResidentScope&) = delete;
+
+private:
+    const subgroup_detail::ResidentBatch* prev_;
+};
+
+// The n bases at d_bases on `device`, batch by batch (batch_subgroup.cpp's resident check).
+template <class Cfg>
+class ResidentDeviceRounds final : public ResidentRoundSource<Cfg> {
+public:
+    ResidentDeviceRounds(RoundSums<Cfg> fn, const void* d_bases, size_t n, int device, ThreadPool& pool)
+        : fn_(fn), bases_(d_bases), n_(n), device_(device), pool_(pool) {}
+    size_t size() const override { return n_; }
+    size_t max_points() const override { return kGpuSubgroupMaxBatch; }
+    // Device rounds for any n: the points are not on the host for the per-point test, and the bound holds for any n.
+    std::vector<unsigned> plan(size_t, unsigned t) const override { return gpu_batch_subgroup_plan(t); }
+    std::vector<std::vector<Affine<Cfg>>> sums(size_t first, size_t count, std::span<const unsigned> trits,
+                                               const uint32_t key[8]) override {
+        if (first > n_ || count > n_ - first) throw std::out_of_range("gpu subgroup check: a batch past the bases");
+        const subgroup_detail::ResidentBatch batch{bases_, first, count};
+        std::vector<std::vector<XYZZ<Cfg>>> xyzz;
+        {
+            const ResidentScope scope(batch);
+            xyzz = fn_({}, trits, key, device_);
+        }
+        return to_affine(xyzz, pool_);
+    }
+
+private:
+    RoundSums<Cfg> fn_;
+    const void* bases_;
+    size_t n_;
     int device_;
     ThreadPool& pool_;
 };
@@ -75,6 +125,16 @@ std::optional<size_t> g2_first_not_in_subgroup_gpu(std::span<const G2Affine> poi
                                                    const BatchSubgroupOptions& options, int device) {
     DeviceRounds<G2Config> src(subgroup_detail::g2_round_sums, device, pool_of(options));
     return g2_batch_first_not_in_subgroup(points, options, src);
+}
+
+bool g1_resident_in_subgroup_gpu(const void* d_bases, size_t n, const BatchSubgroupOptions& options, int device) {
+    ResidentDeviceRounds<G1Config> src(subgroup_detail::g1_round_sums, d_bases, n, device, pool_of(options));
+    return g1_batch_in_subgroup(src, options);
+}
+
+bool g2_resident_in_subgroup_gpu(const void* d_bases, size_t n, const BatchSubgroupOptions& options, int device) {
+    ResidentDeviceRounds<G2Config> src(subgroup_detail::g2_round_sums, d_bases, n, device, pool_of(options));
+    return g2_batch_in_subgroup(src, options);
 }
 
 std::vector<std::vector<G1Affine>> g1_batch_round_sums_gpu(std::span<const G1Affine> points,

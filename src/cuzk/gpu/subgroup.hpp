@@ -4,11 +4,12 @@
 // The test is msm/batch_subgroup.hpp's, unchanged: per round every point draws a uniform trit vector (the same
 // ChaCha20 labels, computed on the device), goes to the bucket of {u, -u} (negated when needed), and the m
 // combinations Q_j folded from the K = (3^m - 1) / 2 bucket sums are tested exactly. Only the bucket sums move:
-// the points go up once per batch, and each round is the MSM's pipeline for one window whose digits are the labels
-// (sort the (bucket, point) pairs, sum runs of equal buckets in XYZZ, gpu/msm_impl.cuh). The fold, the exact tests
-// and the search for the first bad point run on the CPU (batch_subgroup.cpp), so the 2^-64 bound argued there holds
-// as it is. A device round costs about one mixed addition per point and the fold grows with 3^m, so rounds here are
-// smaller than the CPU's: at most 11 trits (88,573 buckets; 4 rounds for 64 bits).
+// the points go up once per batch (or are on the device already: the resident check), and each round is the MSM's
+// pipeline for one window whose digits are the labels (sort the (bucket, point) pairs, sum runs of equal buckets in
+// XYZZ, gpu/msm_impl.cuh). The fold, the exact tests and the search for the first bad point run on the CPU
+// (batch_subgroup.cpp), so the 2^-64 bound argued there holds as it is. A device round costs about one mixed
+// addition per point and the fold grows with 3^m, so rounds here are smaller than the CPU's: at most 11 trits
+// (88,573 buckets; 4 rounds for 64 bits).
 #pragma once
 
 #include <cstddef>
@@ -36,6 +37,18 @@ std::optional<size_t> g1_first_not_in_subgroup_gpu(std::span<const G1Affine> poi
 std::optional<size_t> g2_first_not_in_subgroup_gpu(std::span<const G2Affine> points,
                                                    const BatchSubgroupOptions& options = {}, int device = 0);
 
+// The check of points already on `device` in the MSM's base layout (n entries of gpu/msm_impl.cuh's BaseDev, e.g. an
+// MsmContext's device_bases()): nothing is uploaded. True when every point is in G1 (G2); a point outside passes with
+// probability at most 2^-options.security_bits (batch_subgroup.hpp). Points must be on their curve.
+// Always device rounds, whatever n (the bound does not depend on n; there is no host copy for a per-point test), in
+// batches of at most 2^27 points, each with its own key. The bases must be complete when the call starts and stay
+// unchanged until it returns; besides them a batch needs 20 bytes per point of device memory (a gpu::CudaError
+// naming the bytes when it is not free). No index of a bad point: the caller names it from its own copy.
+bool g1_resident_in_subgroup_gpu(const void* d_bases, size_t n, const BatchSubgroupOptions& options = {},
+                                 int device = 0);
+bool g2_resident_in_subgroup_gpu(const void* d_bases, size_t n, const BatchSubgroupOptions& options = {},
+                                 int device = 0);
+
 // The rounds' bucket sums for a given key (the BatchRoundSource contract in batch_subgroup.hpp), for tests that
 // compare them with the CPU's rounds.
 std::vector<std::vector<G1Affine>> g1_batch_round_sums_gpu(std::span<const G1Affine> points,
@@ -46,7 +59,19 @@ std::vector<std::vector<G2Affine>> g2_batch_round_sums_gpu(std::span<const G2Aff
                                                            int device = 0);
 
 namespace subgroup_detail {
-// The device rounds (subgroup_impl.cuh, in msm.cu / msm_g2.cu): the bucket sums as XYZZ points.
+// Bases already on the device for the next g1_round_sums / g2_round_sums on this thread: bases [first, first +
+// count) of the BaseDev array at `bases` (subgroup.cpp sets it for the span of one call, with an empty span). It
+// rides along the span entry points because those are defined in msm.cu and msm_g2.cu, the translation units that
+// compile the kernels for each curve.
+struct ResidentBatch {
+    const void* bases;
+    size_t first;
+    size_t count;
+};
+inline thread_local const ResidentBatch* resident_batch = nullptr;
+
+// The device rounds (subgroup_impl.cuh, in msm.cu / msm_g2.cu): the bucket sums as XYZZ points (of resident_batch
+// when it is set).
 std::vector<std::vector<XYZZ<G1Config>>> g1_round_sums(std::span<const G1Affine> points,
                                                        std::span<const unsigned> trits, const uint32_t key[8],
                                                        int device);

@@ -1,7 +1,8 @@
 // The device part of the batched subgroup check (gpu/subgroup.hpp): a round's bucket sums. Included by msm.cu and
 // msm_g2.cu after msm_impl.cuh, whose sort and accumulation kernels it reuses (one instantiation per curve).
 //
-// Per batch: the points go up packed as the MSM's bases (BaseDev, upload_bases). Per round of m trits:
+// Per batch: the points go up packed as the MSM's bases (BaseDev, upload_bases), or are already there (an
+// MsmContext's device_bases(), read in place: the resident check). Per round of m trits:
 //   1. subgroup_labels: one thread per ChaCha20 block (16 points), the CPU's labels exactly (batch_subgroup.cpp:
 //      word i of the stream with nonce (round, 0, "bsub"), Lemire's multiply-and-reject with retries from the
 //      streams of later attempts), turned into key = bucket of {u, -u} (sentinel K for u = 0, sorted last and
@@ -98,15 +99,8 @@ uint32_t pow3_u32(unsigned m) {
     return v;
 }
 
-// The bucket sums of every round of one batch (host XYZZ points, K_r per round).
-template <class Cfg>
-std::vector<std::vector<XYZZ<Cfg>>> subgroup_round_sums(std::span<const Affine<Cfg>> pts,
-                                                       std::span<const unsigned> trits, const uint32_t key[8],
-                                                       int device) {
-    using F = typename DeviceFieldOf<typename Cfg::F>::type;
-    using P = Xyzz<F>;
-    static_assert(sizeof(P) == sizeof(XYZZ<Cfg>), "device XYZZ layout equals the CPU's");
-    const size_t n = pts.size();
+// The largest trits of a round, after checking the batch size and every round's trits.
+unsigned check_rounds(size_t n, std::span<const unsigned> trits) {
     if (n > kGpuSubgroupMaxBatch)
         throw std::invalid_argument("gpu subgroup check: at most 2^27 points per batch, got " + std::to_string(n));
     unsigned max_m = 1;
@@ -114,40 +108,66 @@ std::vector<std::vector<XYZZ<Cfg>>> subgroup_round_sums(std::span<const Affine<C
         if (m == 0 || m > kGpuSubgroupMaxTrits) throw std::invalid_argument("gpu subgroup check: 1..11 trits per round");
         max_m = std::max(max_m, m);
     }
-    std::vector<std::vector<XYZZ<Cfg>>> out(trits.size());
-    if (n == 0) {
-        for (size_t r = 0; r < trits.size(); r++) out[r].assign((pow3_u32(trits[r]) - 1) / 2, XYZZ<Cfg>::identity());
-        return out;
-    }
-    CUZK_CUDA_CHECK(cudaSetDevice(device));
-    const uint32_t kmax = (pow3_u32(max_m) - 1) / 2;
-    const uint32_t L = std::max<uint32_t>(kDefaultPiece, pow2_ceil((n + (1u << 21) - 1) >> 21));
-    const uint32_t chunks = (uint32_t)((n + L - 1) / L);
-    size_t cub_bytes = 0;
-    {
-        cub::DoubleBuffer<uint32_t> kb(nullptr, nullptr), vb(nullptr, nullptr);
-        CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, cub_bytes, kb, vb, (int64_t)n, 0,
-                                                        32 - __builtin_clz(kmax)));
-    }
-    const size_t need = n * sizeof(BaseDev<F>) + 16 * n + cub_bytes +
-                        (size_t)chunks * (8 + 2 * sizeof(P)) + (size_t)kmax * sizeof(P);
+    return max_m;
+}
+
+// The rounds' device memory for n > 0 points besides the bases: sort keys and values (double-buffered), cub's
+// temporary space, the chunks' partial runs and the largest round's buckets.
+template <class F>
+struct RoundSpace {
+    uint32_t kmax, L, chunks;
+    size_t cub_bytes, bytes;
+};
+
+template <class F>
+RoundSpace<F> round_space(size_t n, unsigned max_m) {
+    using P = Xyzz<F>;
+    RoundSpace<F> sp{};
+    sp.kmax = (pow3_u32(max_m) - 1) / 2;
+    sp.L = std::max<uint32_t>(kDefaultPiece, pow2_ceil((n + (1u << 21) - 1) >> 21));
+    sp.chunks = (uint32_t)((n + sp.L - 1) / sp.L);
+    cub::DoubleBuffer<uint32_t> kb(nullptr, nullptr), vb(nullptr, nullptr);
+    CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sp.cub_bytes, kb, vb, (int64_t)n, 0,
+                                                    32 - __builtin_clz(sp.kmax)));
+    sp.bytes = 16 * n + sp.cub_bytes + (size_t)sp.chunks * (8 + 2 * sizeof(P)) + (size_t)sp.kmax * sizeof(P);
+    return sp;
+}
+
+// Checked on the current device before anything is allocated.
+void require_free_memory(size_t n, size_t need) {
     size_t free_b = 0, total_b = 0;
     CUZK_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
     if (need > free_b)
         throw CudaError("gpu subgroup check: " + std::to_string(n) + " points need " + std::to_string(need) +
                         " bytes of device memory, " + std::to_string(free_b) + " are free");
-    DeviceBuffer<BaseDev<F>> bases(n);
+}
+
+template <class Cfg>
+std::vector<std::vector<XYZZ<Cfg>>> identity_sums(std::span<const unsigned> trits) {
+    std::vector<std::vector<XYZZ<Cfg>>> out(trits.size());
+    for (size_t r = 0; r < trits.size(); r++) out[r].assign((pow3_u32(trits[r]) - 1) / 2, XYZZ<Cfg>::identity());
+    return out;
+}
+
+// The bucket sums of every round (host XYZZ points, K_r per round) of the n > 0 bases at `bases` on the current
+// device, with the space `sp` (already checked free).
+template <class Cfg, class F = typename DeviceFieldOf<typename Cfg::F>::type>
+std::vector<std::vector<XYZZ<Cfg>>> rounds_on_device(const BaseDev<F>* bases, size_t n,
+                                                     std::span<const unsigned> trits, const uint32_t key[8],
+                                                     const RoundSpace<F>& sp) {
+    using P = Xyzz<F>;
+    static_assert(sizeof(P) == sizeof(XYZZ<Cfg>), "device XYZZ layout equals the CPU's");
+    const uint32_t L = sp.L, chunks = sp.chunks;
     DeviceBuffer<uint32_t> keys0(n), keys1(n), vals0(n), vals1(n), key_head(chunks), key_tail(chunks);
-    DeviceBuffer<P> head(chunks), tail(chunks), buckets(kmax);
-    DeviceBuffer<std::byte> cub(std::max<size_t>(cub_bytes, 1));
+    DeviceBuffer<P> head(chunks), tail(chunks), buckets(sp.kmax);
+    DeviceBuffer<std::byte> cub(std::max<size_t>(sp.cub_bytes, 1));
     // After the buffers: on every exit the stream is drained and destroyed before they are freed.
     const Stream owned_stream = Stream::create();
     const cudaStream_t stream = owned_stream.get();
-    upload_bases<Cfg, F>(bases.get(), pts, stream);
-    CUZK_CUDA_CHECK(cudaStreamSynchronize(stream));
     ChachaKey ck;
     for (int k = 0; k < 8; k++) ck.w[k] = key[k];
     const Blocks<F> blk{head.get(), tail.get(), key_head.get(), key_tail.get()};
+    std::vector<std::vector<XYZZ<Cfg>>> out(trits.size());
     for (size_t r = 0; r < trits.size(); r++) {
         const uint32_t range = pow3_u32(trits[r]);
         const uint32_t K = (range - 1) / 2;
@@ -156,12 +176,12 @@ std::vector<std::vector<XYZZ<Cfg>>> subgroup_round_sums(std::span<const Affine<C
                                                                             (uint32_t)n, keys0.get(), vals0.get());
         CUZK_CUDA_CHECK(cudaGetLastError());
         cub::DoubleBuffer<uint32_t> kb(keys0.get(), keys1.get()), vb(vals0.get(), vals1.get());
-        size_t tmp = cub_bytes;
+        size_t tmp = sp.cub_bytes;
         CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(cub.get(), tmp, kb, vb, (int64_t)n, 0,
                                                         32 - __builtin_clz(K), stream));
         CUZK_CUDA_CHECK(cudaMemsetAsync(buckets.get(), 0, (size_t)K * sizeof(P), stream));
-        accumulate_chunks<F><<<blocks_for(chunks), kThreads, 0, stream>>>(bases.get(), kb.Current(), vb.Current(),
-                                                                           n, L, K, chunks, buckets.get(), blk);
+        accumulate_chunks<F><<<blocks_for(chunks), kThreads, 0, stream>>>(bases, kb.Current(), vb.Current(), n, L,
+                                                                           K, chunks, buckets.get(), blk);
         CUZK_CUDA_CHECK(cudaGetLastError());
         for (uint64_t st = 1; st < chunks; st *= 2) {
             const uint64_t pairs = (chunks + 2 * st - 1) / (2 * st);
@@ -177,6 +197,56 @@ std::vector<std::vector<XYZZ<Cfg>>> subgroup_round_sums(std::span<const Affine<C
         CUZK_CUDA_CHECK(cudaStreamSynchronize(stream));  // the bucket array is reused by the next round
     }
     return out;
+}
+
+// A resident batch (subgroup_detail::ResidentBatch): bases first .. first + count - 1 of the array at `bases` on
+// `device`, read in place. The pointer is checked to be device memory of that device (a host pointer would fault
+// in a kernel and leave the context unusable) and aligned as BaseDev is.
+template <class Cfg>
+std::vector<std::vector<XYZZ<Cfg>>> resident_round_sums(const subgroup_detail::ResidentBatch& batch,
+                                                        std::span<const unsigned> trits, const uint32_t key[8],
+                                                        int device) {
+    using F = typename DeviceFieldOf<typename Cfg::F>::type;
+    const size_t n = batch.count;
+    const unsigned max_m = check_rounds(n, trits);
+    if (n == 0) return identity_sums<Cfg>(trits);
+    CUZK_CUDA_CHECK(cudaSetDevice(device));
+    cudaPointerAttributes attr{};
+    CUZK_CUDA_CHECK(cudaPointerGetAttributes(&attr, batch.bases));
+    const bool on_device = (attr.type == cudaMemoryTypeDevice && attr.device == device) ||
+                           attr.type == cudaMemoryTypeManaged;
+    if (!on_device || reinterpret_cast<uintptr_t>(batch.bases) % alignof(BaseDev<F>) != 0)
+        throw std::invalid_argument("gpu subgroup check: the resident bases are not aligned device memory of device " +
+                                    std::to_string(device));
+    const RoundSpace<F> sp = round_space<F>(n, max_m);
+    require_free_memory(n, sp.bytes);
+    return rounds_on_device<Cfg>(static_cast<const BaseDev<F>*>(batch.bases) + batch.first, n, trits, key, sp);
+}
+
+// The bucket sums of every round of one batch (host XYZZ points, K_r per round): the points go up once, then the
+// rounds run on them as on resident bases. With a resident batch set on this thread, its bases instead.
+template <class Cfg>
+std::vector<std::vector<XYZZ<Cfg>>> subgroup_round_sums(std::span<const Affine<Cfg>> pts,
+                                                       std::span<const unsigned> trits, const uint32_t key[8],
+                                                       int device) {
+    if (const subgroup_detail::ResidentBatch* batch = subgroup_detail::resident_batch) {
+        if (!pts.empty()) throw std::invalid_argument("gpu subgroup check: points given with a resident batch");
+        return resident_round_sums<Cfg>(*batch, trits, key, device);
+    }
+    using F = typename DeviceFieldOf<typename Cfg::F>::type;
+    const size_t n = pts.size();
+    const unsigned max_m = check_rounds(n, trits);
+    if (n == 0) return identity_sums<Cfg>(trits);
+    CUZK_CUDA_CHECK(cudaSetDevice(device));
+    const RoundSpace<F> sp = round_space<F>(n, max_m);
+    require_free_memory(n, n * sizeof(BaseDev<F>) + sp.bytes);
+    DeviceBuffer<BaseDev<F>> bases(n);
+    {
+        const Stream upload_stream = Stream::create();
+        upload_bases<Cfg, F>(bases.get(), pts, upload_stream.get());
+        CUZK_CUDA_CHECK(cudaStreamSynchronize(upload_stream.get()));
+    }
+    return rounds_on_device<Cfg>(bases.get(), n, trits, key, sp);
 }
 
 }  // namespace

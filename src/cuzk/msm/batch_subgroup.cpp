@@ -3,7 +3,7 @@
 //   2. batched affine additions (Montgomery's trick; the AVX-512 IFMA kernel of the MSM where the CPU has it),
 //   3. one round: labels -> buckets (a two-level counting sort), bucket sums by pairwise trees, the fold to the
 //      m combinations,
-//   4. the planner, the checks, and the search for the first bad point.
+//   4. the planner, the checks (of spans and of resident sources), and the search for the first bad point.
 #include "cuzk/msm/batch_subgroup.hpp"
 
 #include <algorithm>
@@ -663,7 +663,43 @@ bool all_in_subgroup(const std::vector<Jacobian<Cfg>>& q, ThreadPool& pool) {
     return ok.load();
 }
 
-// One batch: its rounds' combinations from the CPU rounds, or from the device's bucket sums folded here.
+// The combinations of every round from bucket sums formed elsewhere (a BatchRoundSource or ResidentRoundSource).
+template <class Cfg>
+std::vector<Jacobian<Cfg>> fold_rounds(std::vector<std::vector<Affine<Cfg>>> sums, std::span<const unsigned> trits,
+                                       ThreadPool& pool) {
+    if (sums.size() != trits.size()) throw std::logic_error("batch subgroup check: the device skipped a round");
+    std::vector<Jacobian<Cfg>> q;
+    for (size_t r = 0; r < trits.size(); r++) {
+        auto qr = fold_round<Cfg>(sums[r], trits[r], pool);
+        q.insert(q.end(), qr.begin(), qr.end());
+    }
+    return q;
+}
+
+// One batch planned as `trits`: a fresh key, combinations(key) -> every round's combinations Q_j (the key is
+// wiped as soon as they are formed), and the exact test of each. Every way of forming the rounds ends here.
+template <class Cfg, class Combinations>
+bool batch_one(std::span<const unsigned> trits, const BatchSubgroupOptions& opt, ThreadPool& pool,
+               Combinations&& combinations) {
+    unsigned total = 0;
+    for (unsigned m : trits) total += m;
+    if (total < batch_subgroup_trits(opt.security_bits))
+        throw std::logic_error("batch subgroup check: a plan of too few trits");
+    uint32_t key[8];
+    make_key(opt, key);
+    std::vector<Jacobian<Cfg>> q;
+    try {
+        q = combinations(static_cast<const uint32_t*>(key));
+    } catch (...) {
+        secure_wipe(key, sizeof key);
+        throw;
+    }
+    secure_wipe(key, sizeof key);
+    return all_in_subgroup(q, pool);
+}
+
+// One batch of a span: its rounds' combinations from the CPU rounds, or from the device's bucket sums folded here,
+// or the per-point test where the plan has no rounds.
 template <class Cfg>
 bool batch_one(std::span<const Affine<Cfg>> chunk, const BatchSubgroupOptions& opt, ThreadPool& pool,
                BatchRoundSource<Cfg>* source) {
@@ -671,36 +707,47 @@ bool batch_one(std::span<const Affine<Cfg>> chunk, const BatchSubgroupOptions& o
     std::vector<unsigned> trits = source ? source->plan(chunk.size(), t)
                                          : batch_subgroup_plan(chunk.size(), GroupTraits<Cfg>::kG2, opt.security_bits).trits;
     if (trits.empty()) return per_point_all(chunk, pool);
-    unsigned total = 0;
-    for (unsigned m : trits) total += m;
-    if (total < t) throw std::logic_error("batch subgroup check: a plan of too few trits");
-    uint32_t key[8];
-    make_key(opt, key);
-    std::vector<Jacobian<Cfg>> q;
-    if (source) {
-        std::vector<std::vector<Affine<Cfg>>> sums = source->sums(chunk, trits, key);
-        secure_wipe(key, sizeof key);
-        if (sums.size() != trits.size()) throw std::logic_error("batch subgroup check: the device skipped a round");
-        for (size_t r = 0; r < trits.size(); r++) {
-            auto qr = fold_round<Cfg>(sums[r], trits[r], pool);
-            q.insert(q.end(), qr.begin(), qr.end());
-        }
-    } else {
+    return batch_one<Cfg>(trits, opt, pool, [&](const uint32_t* key) {
+        if (source) return fold_rounds<Cfg>(source->sums(chunk, trits, key), trits, pool);
         ScratchPool<Cfg> scratch;
         Buffers<Cfg> buf;
+        std::vector<Jacobian<Cfg>> q;
         for (size_t r = 0; r < trits.size(); r++) {
             auto qr = run_round(chunk, trits[r], key, (uint32_t)r, pool, scratch, buf);
             q.insert(q.end(), qr.begin(), qr.end());
         }
-        secure_wipe(key, sizeof key);
+        return q;
+    });
+}
+
+void check_security_bits(const BatchSubgroupOptions& opt) {
+    if (opt.security_bits == 0 || opt.security_bits > 256)
+        throw std::invalid_argument("batch subgroup check: security_bits must be 1..256");
+}
+
+// The points of a ResidentRoundSource, batch by batch as batch_all does a span's.
+template <class Cfg>
+bool resident_all(ResidentRoundSource<Cfg>& source, const BatchSubgroupOptions& opt) {
+    check_security_bits(opt);
+    ThreadPool& pool = opt.pool ? *opt.pool : ThreadPool::global();
+    const size_t n = source.size();
+    const size_t max_batch = std::min(kMaxBatch, std::max<size_t>(1, source.max_points()));
+    const unsigned t = batch_subgroup_trits(opt.security_bits);
+    for (size_t start = 0; start < n; start += max_batch) {
+        const size_t count = std::min(max_batch, n - start);
+        const std::vector<unsigned> trits = source.plan(count, t);
+        if (trits.empty()) throw std::logic_error("batch subgroup check: a resident source must plan rounds");
+        auto combinations = [&](const uint32_t* key) {
+            return fold_rounds<Cfg>(source.sums(start, count, trits, key), trits, pool);
+        };
+        if (!batch_one<Cfg>(trits, opt, pool, combinations)) return false;
     }
-    return all_in_subgroup(q, pool);
+    return true;
 }
 
 template <class Cfg>
 bool batch_all(std::span<const Affine<Cfg>> pts, const BatchSubgroupOptions& opt, BatchRoundSource<Cfg>* source) {
-    if (opt.security_bits == 0 || opt.security_bits > 256)
-        throw std::invalid_argument("batch subgroup check: security_bits must be 1..256");
+    check_security_bits(opt);
     ThreadPool& pool = opt.pool ? *opt.pool : ThreadPool::global();
     const size_t max_batch = source ? std::min(kMaxBatch, source->max_points()) : kMaxBatch;
     for (size_t start = 0; start < pts.size(); start += max_batch) {
@@ -875,6 +922,12 @@ std::optional<size_t> g2_batch_first_not_in_subgroup(std::span<const G2Affine> p
                                                      const BatchSubgroupOptions& options,
                                                      BatchRoundSource<G2Config>& source) {
     return check_first_bad<G2Config>(points, options, &source);
+}
+bool g1_batch_in_subgroup(ResidentRoundSource<G1Config>& source, const BatchSubgroupOptions& options) {
+    return resident_all<G1Config>(source, options);
+}
+bool g2_batch_in_subgroup(ResidentRoundSource<G2Config>& source, const BatchSubgroupOptions& options) {
+    return resident_all<G2Config>(source, options);
 }
 std::vector<G1Jacobian> g1_batch_fold(std::span<G1Affine> sums, unsigned m, ThreadPool* pool) {
     return fold_round<G1Config>(sums, m, pool ? *pool : ThreadPool::global());

@@ -129,6 +129,29 @@ std::optional<size_t> g2_batch_first_not_in_subgroup(std::span<const G2Affine> p
                                                      const BatchSubgroupOptions& options,
                                                      BatchRoundSource<G2Config>& source);
 
+// ---- points the caller cannot hand over as a span (resident on a device: gpu/subgroup.hpp) -----------------------
+// A source that holds size() points itself and forms the bucket sums of any index range of them. Batches of at most
+// max_points() points, each with its own key, are checked as by the span checks above; there is no per-point
+// fallback (the points are not here), so plan must always give rounds, and no first-bad-point search (the caller
+// names a bad point from its own copy, e.g. by reading the file again). The soundness argument above is unchanged:
+// it needs only that the labels are the ones batch_subgroup_label gives for the key and the batch's local index.
+template <class Cfg>
+class ResidentRoundSource {
+public:
+    virtual ~ResidentRoundSource() = default;
+    virtual size_t size() const = 0;
+    virtual size_t max_points() const = 0;
+    // The trits of each round for a batch of n points and t trits in all (never empty; their sum must be >= t).
+    virtual std::vector<unsigned> plan(size_t n, unsigned t) const = 0;
+    // BatchRoundSource::sums for the count points from index first (point first + i has local index i).
+    virtual std::vector<std::vector<Affine<Cfg>>> sums(size_t first, size_t count, std::span<const unsigned> trits,
+                                                       const uint32_t key[8]) = 0;
+};
+
+// True when every point of the source is in G1 (G2), wrong with probability at most 2^-security_bits.
+bool g1_batch_in_subgroup(ResidentRoundSource<G1Config>& source, const BatchSubgroupOptions& options = {});
+bool g2_batch_in_subgroup(ResidentRoundSource<G2Config>& source, const BatchSubgroupOptions& options = {});
+
 // The m combinations Q_j of a round from its K = (3^m - 1) / 2 bucket sums (overwritten: the fold works in place).
 std::vector<G1Jacobian> g1_batch_fold(std::span<G1Affine> sums, unsigned m, ThreadPool* pool = nullptr);
 std::vector<G2Jacobian> g2_batch_fold(std::span<G2Affine> sums, unsigned m, ThreadPool* pool = nullptr);
