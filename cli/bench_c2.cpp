@@ -165,7 +165,8 @@ namespace {
 void run_filecoin_bench_once(nlohmann::json j, const BenchOptions& opt, const std::string& cpu,
                              const groth16::Parameters& params, engine::JobSpec spec, size_t partitions,
                              const std::function<void(const engine::JobResult&)>& check_proof,
-                             std::function<void(engine::Engine&, engine::JobId)> beside) {
+                             std::function<void(engine::Engine&, engine::JobId)> beside,
+                             const std::filesystem::path& key_file) {
     CliJobOptions o;
     o.beside = std::move(beside);
     o.backend = opt.backend;
@@ -175,7 +176,12 @@ void run_filecoin_bench_once(nlohmann::json j, const BenchOptions& opt, const st
     o.engine.memory_budget_bytes = opt.memory_budget;  // 0: run_engine_job's auto_memory_budget()
     o.verify_key = opt.random_params ? nullptr : &params.vk;
     o.job_peak_rss = true;
-    CliJob run = run_engine_job(std::move(spec), params, o);
+    CliJob run = key_file.empty() ? run_engine_job(std::move(spec), params, o)
+                                  : run_engine_job(std::move(spec), key_file, true, o);
+    if (!key_file.empty()) {
+        j["key_file"] = key_file.string();
+        j["key_s"] = run.key_s;  // read, uploaded and checked (in the peak RSS)
+    }
     const engine::JobResult& res = run.result;
     if (res.state != engine::JobState::Done)
         throw std::runtime_error("bench " + opt.what + ": the job ended " + engine::job_state_name(res.state) +
@@ -204,13 +210,34 @@ void run_filecoin_bench_once(nlohmann::json j, const BenchOptions& opt, const st
 int run_filecoin_bench_job(nlohmann::json& j, const BenchOptions& opt, const std::string& cpu,
                            const groth16::Parameters& params, engine::JobSpec spec, size_t partitions,
                            const std::function<void(const engine::JobResult&)>& check_proof,
-                           std::function<void(engine::Engine&, engine::JobId)> beside) {
+                           std::function<void(engine::Engine&, engine::JobId)> beside,
+                           const std::filesystem::path& key_file) {
     for (size_t run = 0; run < opt.runs; run++) {
         if (opt.runs > 1) j["run"] = run + 1;
-        run_filecoin_bench_once(j, opt, cpu, params, spec, partitions, check_proof, beside);
+        run_filecoin_bench_once(j, opt, cpu, params, spec, partitions, check_proof, beside, key_file);
     }
     return 0;
 }
+
+namespace {
+// bench porep-c2 --key-file: the PoRep parameter file of the parameter directory, written first with random points
+// of the partition circuit's shape when it is missing and --random-params is set; its headers checked.
+std::filesystem::path porep_key_file(const BenchOptions& opt, const filecoin::PorepConfig& config,
+                                     const r1cs::PrecompiledR1cs* pce, nlohmann::json& j) {
+    const std::string proof_name = j["proof_type"].get<std::string>();
+    const auto dir = filecoin::parameter_cache_dir(opt.params_dir);
+    const auto names = filecoin::parameter_files(config);
+    std::error_code ec;
+    if (!std::filesystem::exists(dir / names.params, ec) && opt.random_params) {
+        const auto t0 = std::chrono::steady_clock::now();
+        std::filesystem::create_directories(dir, ec);
+        const groth16::QueryShape shape = pce ? groth16::query_shape(*pce) : porep_query_shape(config);
+        formats::write_parameters(dir / names.params, groth16::benchmark_parameters(shape, 1));
+        j["random_file_written_s"] = seconds_since(t0);
+    }
+    return filecoin::fit_parameter_file(dir, names, filecoin::porep_parameter_shape(config), proof_name);
+}
+}  // namespace
 
 int run_bench_porep_c2(const BenchOptions& opt, const std::string& cpu) {
     nlohmann::json j;
@@ -234,7 +261,11 @@ int run_bench_porep_c2(const BenchOptions& opt, const std::string& cpu) {
     }
     t0 = std::chrono::steady_clock::now();
     groth16::Parameters params;
-    if (opt.random_params) {
+    std::filesystem::path key_file;
+    if (opt.key_file) {
+        key_file = porep_key_file(opt, job.config, pce ? &*pce : nullptr, j);
+        params.vk = formats::read_verifying_key(key_file).vk;  // for check_proof; the key store reads the rest
+    } else if (opt.random_params) {
         params =
             bench_random_parameters(filecoin::StackedPorepCircuit(job.partitions.at(0)), pce ? &*pce : nullptr);
     } else {
@@ -253,7 +284,8 @@ int run_bench_porep_c2(const BenchOptions& opt, const std::string& cpu) {
         [&](const engine::JobResult& res) { engine::porep_c2_proof(job, res, params.vk); },
         probe.winning ? std::function<void(engine::Engine&, engine::JobId)>(
                             [&](engine::Engine& eng, engine::JobId main) { probe.beside(eng, main, *opt.critical_after, j); })
-                      : nullptr);
+                      : nullptr,
+        key_file);
 }
 
 }  // namespace cuzk::cli

@@ -66,6 +66,10 @@ struct BenchOptions {
     // vanilla proof, random or Filecoin's parameters as for the C2) is submitted to the same engine; its latency
     // from submission to proof is reported beside the same job alone (issue 19: priorities that preempt).
     std::optional<size_t> critical_after;
+    // porep-c2: the parameters as a file's key, loaded by the engine's key store as `filecoin c2` and the daemon load
+    // them (on a GPU host straight onto the GPUs, checked there; no host copy): the file in params_dir, written first
+    // with random points of the circuit's shape when it is missing and random_params is set (~2 min at 32 GiB).
+    bool key_file = false;
 };
 
 // A built-in circuit and how to build its witness (circuits/catalog.hpp).
@@ -123,7 +127,9 @@ int run_info();
 // build has CUDA and a device is present (not for cpu), the CPU backend behind them or alone; gpu without a device
 // is an error.
 // msm_table_bytes: GpuProverConfig::msm_table_bytes of every GPU copy.
-engine::KeyStoreConfig cli_key_store(const std::string& choice, bool pin_params = false, size_t msm_table_bytes = 0);
+// `checked`: a file's points are checked for their subgroups as they load (on the GPU where there is one).
+engine::KeyStoreConfig cli_key_store(const std::string& choice, bool pin_params = false, size_t msm_table_bytes = 0,
+                                     bool checked = true);
 // Parameters the caller keeps alive longer than `eng` as one of its keys (borrowed, not copied).
 std::shared_ptr<const engine::ProvingKey> cli_key(engine::Engine& eng, const std::string& name,
                                                   const groth16::Parameters& params);
@@ -140,7 +146,8 @@ struct CliJobOptions {
     // Synthesis workers for the host (auto) and a memory budget of engine::auto_memory_budget() unless set.
     engine::EngineConfig engine{.synthesis_workers = 0};
     const groth16::VerifyingKey* verify_key = nullptr;
-    bool job_peak_rss = false;  // reset the process's peak RSS just before submitting (CliJob::peak_rss_bytes)
+    bool verify = false;        // a file's key: verify against its verifying key
+    bool job_peak_rss = false;  // reset the process's peak RSS before the key is made (CliJob::peak_rss_bytes)
     // Optional: run on its own thread beside the job, with the engine and the job's id (e.g. to submit another
     // job meanwhile); joined before run_engine_job returns.
     std::function<void(engine::Engine&, engine::JobId)> beside;
@@ -149,9 +156,16 @@ struct CliJob {
     engine::JobResult result;
     std::string backend;          // the prover's name
     engine::Engine::Stats stats;  // the engine's, after the job
-    size_t peak_rss_bytes = 0;    // with job_peak_rss: the peak from submission to the end
+    size_t peak_rss_bytes = 0;    // with job_peak_rss: the peak from the key's making to the end
+    double key_s = 0;             // making the key: reading the parameters (a file's) and uploading them
+    groth16::VerifyingKey vk;     // the key's
 };
 CliJob run_engine_job(engine::JobSpec spec, const groth16::Parameters& params, const CliJobOptions& opt);
+// The same with a parameter file as the key, loaded by the engine's key store as the daemon loads it (on a GPU host
+// straight onto the GPUs, its points checked there unless `checked` is false). The job is verified against the
+// file's verifying key when opt.verify_key is null and opt.verify is set.
+CliJob run_engine_job(engine::JobSpec spec, const std::filesystem::path& params_file, bool checked,
+                      const CliJobOptions& opt);
 // The proving commands' options: `backend`, every proof verified against vk.
 inline CliJobOptions verified_job(const std::string& backend, const groth16::VerifyingKey& vk) {
     CliJobOptions o;
@@ -178,11 +192,13 @@ int run_bench_snap(const BenchOptions& opt, const std::string& cpu);
 // The rest of a Filecoin bench once its parameters are ready: `spec` on opt's backend (the CPU as fallback, said on
 // stderr), proofs verified by the engine and then by check_proof (Filecoin's inputs) unless the parameters are
 // random; throws unless the job is Done; the job's report added to j, which is printed as one line.
-// `beside` (optional): CliJobOptions::beside.
+// `beside` (optional): CliJobOptions::beside. `key_file` (optional): the job's key is this parameter file, loaded by
+// the engine's key store as the daemon loads it (params then needs only its verifying key), each run again.
 int run_filecoin_bench_job(nlohmann::json& j, const BenchOptions& opt, const std::string& cpu,
                            const groth16::Parameters& params, engine::JobSpec spec, size_t partitions,
                            const std::function<void(const engine::JobResult&)>& check_proof,
-                           std::function<void(engine::Engine&, engine::JobId)> beside = {});
+                           std::function<void(engine::Engine&, engine::JobId)> beside = {},
+                           const std::filesystem::path& key_file = {});
 // A Winning PoSt ready to submit beside another job (bench porep-c2 --critical-after): the vanilla proof of one
 // generated sector, the job, its compiled matrices, and parameters (random ones with opt.random_params).
 struct WinningProbe {

@@ -49,9 +49,7 @@ int run_c2(const C2Args& a) {
     const fs::path dir = filecoin::parameter_cache_dir(a.params_dir);
     const auto names = filecoin::parameter_files(job.config);
     const auto shape = filecoin::porep_parameter_shape(job.config);
-    const filecoin::LoadedParameters loaded =
-        filecoin::load_parameters(dir, names, shape, proof_name, param_read_options(!a.unchecked_params, a.backend));
-    if (!a.json) std::fprintf(stderr, "c2: %s loaded in %.2f s\n", loaded.path.c_str(), loaded.seconds);
+    const fs::path params_file = filecoin::fit_parameter_file(dir, names, shape, proof_name);
 
     // The partition circuit's matrices, recorded once (seconds at 32 GiB): each partition then needs only its witness
     // and a sparse product, ~4x faster than full synthesis on the H200 host (docs/perf.md).
@@ -64,10 +62,16 @@ int run_c2(const C2Args& a) {
         pce_s = seconds_since(p0);
     }
 
-    const CliJob run = run_engine_job(engine::porep_c2_spec(job, pce ? &*pce : nullptr), loaded.params,
-                                      verified_job(a.backend, loaded.params.vk));
+    // The parameters as the engine's key, loaded as the daemon loads them (on a GPU host decoded straight onto the
+    // GPUs and checked there, never all in host memory); every proof verified against the file's verifying key.
+    CliJobOptions o;
+    o.backend = a.backend;
+    o.verify = true;
+    const CliJob run =
+        run_engine_job(engine::porep_c2_spec(job, pce ? &*pce : nullptr), params_file, !a.unchecked_params, o);
+    if (!a.json) std::fprintf(stderr, "c2: %s loaded in %.2f s\n", params_file.c_str(), run.key_s);
     const engine::JobResult& result = run.result;
-    const std::vector<uint8_t> bytes = engine::porep_c2_proof(job, result, loaded.params.vk);
+    const std::vector<uint8_t> bytes = engine::porep_c2_proof(job, result, run.vk);
     formats::detail::write_file_atomically(a.proof, bytes);
 
     nlohmann::json out;
@@ -76,10 +80,10 @@ int run_c2(const C2Args& a) {
     out["proof"] = a.proof;
     out["proof_bytes"] = bytes.size();
     out["backend"] = run.backend;
-    out["params"] = loaded.path.string();
+    out["params"] = params_file.string();
     out["params_checked"] = !a.unchecked_params;
     out["c1_s"] = c1_s;
-    out["params_load_s"] = loaded.seconds;
+    out["params_load_s"] = run.key_s;
     out["pce"] = !a.full_synthesis;
     if (pce) out["pce_compile_s"] = pce_s;
     out["prove_s"] = result.wall_seconds;

@@ -151,20 +151,37 @@ static gpu::GpuProverConfig gpu_config(bool pin_params, size_t msm_table_bytes) 
 }
 #endif
 
-engine::KeyStoreConfig cli_key_store(const std::string& choice, bool pin_params, size_t msm_table_bytes) {
+#ifdef CUZK_HAVE_CUDA
+static std::vector<engine::DeviceCopy> copies_of(std::vector<std::unique_ptr<gpu::GpuBackend>> backends) {
+    std::vector<engine::DeviceCopy> v;
+    for (auto& b : backends) {
+        engine::DeviceCopy d{b->lane(), b->resident_bytes(), nullptr};
+        d.backend = std::move(b);
+        v.push_back(std::move(d));
+    }
+    return v;
+}
+#endif
+
+engine::KeyStoreConfig cli_key_store(const std::string& choice, bool pin_params, size_t msm_table_bytes,
+                                     bool checked) {
     engine::KeyStoreConfig kc;
+    kc.check_subgroup = checked;
 #ifdef CUZK_HAVE_CUDA
     if (choice != "cpu" && !gpu::devices().empty()) {
+        if (checked) kc.device_checks = backends::gpu_subgroup_checks();
         // One copy per GPU, each with its backend (one proving lane each); the CPU backend behind them.
-        kc.make_device_copies = [pin_params, msm_table_bytes](const groth16::Parameters& p) {
-            std::vector<engine::DeviceCopy> v;
-            for (auto& b : gpu::gpu_backends(p, 0, gpu_config(pin_params, msm_table_bytes))) {
-                engine::DeviceCopy d{b->lane(), b->resident_bytes(), nullptr};
-                d.backend = std::move(b);
-                v.push_back(std::move(d));
-            }
-            return v;
-        };
+        const gpu::GpuProverConfig gc = gpu_config(pin_params, msm_table_bytes);
+        kc.make_device_copies = [gc](const groth16::Parameters& p) { return copies_of(gpu::gpu_backends(p, 0, gc)); };
+        // A file's points straight onto the GPUs, checked there (the first GPU's copy; the others hold the same
+        // bytes of the file, which is verified unchanged afterwards); pinned parameters stay in host memory.
+        if (!pin_params)
+            kc.stream_device_copies = [gc](const formats::ParamsFileSource& src, bool check) {
+                auto backends = gpu::gpu_backends(src, 0, gc);
+                if (check && !backends.empty())
+                    if (auto q = backends.front()->query_outside_subgroup()) src.throw_not_in_subgroup(*q);
+                return copies_of(std::move(backends));
+            };
     }
 #else
     (void)pin_params;
@@ -185,17 +202,23 @@ void note_fallbacks(engine::JobSpec& spec) {
     spec.on_fallback = [](const std::string& line) { std::fprintf(stderr, "note: %s\n", line.c_str()); };
 }
 
-CliJob run_engine_job(engine::JobSpec spec, const groth16::Parameters& params, const CliJobOptions& opt) {
+namespace {
+// The job on a fresh engine whose key `make_key` makes (timed, and inside the peak RSS window when asked).
+CliJob run_keyed_job(engine::JobSpec spec, const CliJobOptions& opt, bool checked,
+                     const std::function<std::shared_ptr<const engine::ProvingKey>(engine::Engine&)>& make_key) {
     engine::EngineConfig ec = opt.engine;
     if (!ec.memory_budget_bytes) ec.memory_budget_bytes = engine::auto_memory_budget();
-    ec.keys = cli_key_store(opt.backend, opt.pin_params);
+    ec.keys = cli_key_store(opt.backend, opt.pin_params, 0, checked);
     engine::Engine eng(ec);
-    const auto key = cli_key(eng, spec.name, params);
-    spec.key = key;
-    note_fallbacks(spec);
-    spec.verify_key = opt.verify_key;
     if (opt.job_peak_rss) engine::reset_peak_rss();
     CliJob job;
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto key = make_key(eng);
+    job.key_s = seconds_since(t0);
+    job.vk = key->shape.vk;
+    spec.key = key;
+    note_fallbacks(spec);
+    spec.verify_key = opt.verify_key ? opt.verify_key : opt.verify ? &job.vk : nullptr;
     const engine::JobId id = eng.submit(std::move(spec));
     std::thread beside;
     if (opt.beside) beside = std::thread([&] { opt.beside(eng, id); });
@@ -205,6 +228,18 @@ CliJob run_engine_job(engine::JobSpec spec, const groth16::Parameters& params, c
     job.backend = key->backend()->name();
     job.stats = eng.stats();
     return job;
+}
+}  // namespace
+
+CliJob run_engine_job(engine::JobSpec spec, const groth16::Parameters& params, const CliJobOptions& opt) {
+    const std::string name = spec.name;
+    return run_keyed_job(std::move(spec), opt, true, [&](engine::Engine& eng) { return cli_key(eng, name, params); });
+}
+
+CliJob run_engine_job(engine::JobSpec spec, const std::filesystem::path& params_file, bool checked,
+                      const CliJobOptions& opt) {
+    return run_keyed_job(std::move(spec), opt, checked,
+                         [&](engine::Engine& eng) { return eng.keys().get(params_file); });
 }
 
 formats::ParamsReadOptions param_read_options(bool checked, const std::string& backend) {

@@ -155,6 +155,9 @@ int main(int argc, char** argv) {
                       "sector size and report its latency beside the same job alone");
     bench->add_flag("--full-synthesis", bench_opt.full_synthesis,
                     "porep-c2, post, snap: synthesize every partition in full instead of witness + the matrices compiled once");
+    bench->add_flag("--key-file", bench_opt.key_file,
+                    "porep-c2: load the parameters as a file's key, as filecoin c2 and the daemon do (straight onto the "
+                    "GPUs, checked there); with --random-params a missing file in --params-dir is written first");
     bench->add_option("--params-dir", bench_opt.params_dir,
                       "porep-c2, post, snap: Filecoin's parameter files (default: $FIL_PROOFS_PARAMETER_CACHE, else "
                       "/var/tmp/filecoin-proof-parameters); or --random-params");

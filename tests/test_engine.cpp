@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "cuzk/circuits/builtin.hpp"
+#include "cuzk/ec/encoding.hpp"
 #include "cuzk/util/deallocator.hpp"
 #include "cuzk/engine/engine.hpp"
 #include "cuzk/engine/key_store.hpp"
@@ -30,6 +31,7 @@
 #include "cuzk/groth16/prover.hpp"
 #include "cuzk/groth16/setup.hpp"
 #include "cuzk/groth16/verifier.hpp"
+#include "cuzk/msm/batch_subgroup.hpp"
 #include "cuzk/r1cs/circuit.hpp"
 
 using namespace cuzk;
@@ -682,8 +684,8 @@ namespace {
 KeyStoreConfig with_pretend_device(size_t device_budget) {
     KeyStoreConfig cfg;
     cfg.device_budget_bytes["dev:0"] = device_budget;
-    cfg.device_bytes = [](const groth16::Parameters& p) {
-        return std::map<std::string, size_t>{{"dev:0", ProvingKeyStore::resident_bytes(p)}};
+    cfg.device_bytes = [](const groth16::KeyShape& k) {
+        return std::map<std::string, size_t>{{"dev:0", ProvingKeyStore::resident_bytes(k)}};
     };
     cfg.make_device_copies = [](const groth16::Parameters& p) {
         std::vector<DeviceCopy> v;
@@ -801,6 +803,138 @@ TEST(KeyStore, AFileKeyWhoseDevicesHoldThePointsLetsItsHostPointsGo) {
     auto mem = store.adopt("kept", std::make_shared<const groth16::Parameters>(
                                        formats::read_parameters(f.files[0]).params));
     EXPECT_NE(mem->params, nullptr);
+}
+
+namespace {
+// A pretend device that reads its copy of the points from a query source, range by range as a GPU's upload does,
+// and checks their subgroups on its copy when asked (on the CPU here), reporting a failure as the source does.
+std::vector<DeviceCopy> streamed_pretend_copy(const formats::ParamsFileSource& src, bool check_subgroup,
+                                              size_t* streams) {
+    using Q = groth16::QuerySource::G1Query;
+    const groth16::KeyShape& k = src.shape();
+    groth16::Parameters p;
+    p.vk = k.vk;
+    auto read = [&](Q q, std::vector<G1Affine>& v, size_t n) {
+        v.resize(n);
+        for (size_t lo = 0; lo < n; lo += 17) src.read(q, lo, std::min(n, lo + 17), v.data() + lo);
+    };
+    read(Q::H, p.h, k.h);
+    read(Q::L, p.l, k.l);
+    read(Q::A, p.a, k.a);
+    read(Q::BG1, p.b_g1, k.b_g1);
+    p.b_g2.resize(k.b_g2);
+    src.read_b_g2(0, k.b_g2, p.b_g2.data());
+    if (check_subgroup) {
+        const std::pair<const char*, const std::vector<G1Affine>*> g1[] = {
+            {"h", &p.h}, {"l", &p.l}, {"a", &p.a}, {"b_g1", &p.b_g1}};
+        for (const auto& [name, v] : g1)
+            if (!g1_batch_in_subgroup(*v)) src.throw_not_in_subgroup(name);
+        if (!g2_batch_in_subgroup(p.b_g2)) src.throw_not_in_subgroup("b_g2");
+    }
+    ++*streams;
+    std::vector<DeviceCopy> v;
+    v.push_back({"dev:0", ProvingKeyStore::resident_bytes(p), std::make_unique<OwnCopyBackend>(p)});
+    return v;
+}
+}  // namespace
+
+// #19 item 6: with stream_device_copies a file's points go from the file to the device copies without a host copy
+// of them all: the key never holds them, proves the same bytes on the device and on its re-reading fallback, and a
+// bad file is refused with the reader's own report; a .zkey, or a key with no device room, is read as before.
+TEST(KeyStore, AStreamedKeyGoesFromTheFileToItsDevicesAndReportsBadFilesAsTheReader) {
+    ParamFiles f;
+    size_t streams = 0, host_copies = 0;
+    KeyStoreConfig cfg = with_pretend_device(f.bytes[1] + f.bytes[2]);
+    cfg.make_device_copies = [&host_copies](const groth16::Parameters& p) {
+        ++host_copies;
+        std::vector<DeviceCopy> v;
+        v.push_back({"dev:0", ProvingKeyStore::resident_bytes(p), std::make_unique<OwnCopyBackend>(p)});
+        return v;
+    };
+    cfg.stream_device_copies = [&streams](const formats::ParamsFileSource& src, bool check) {
+        return streamed_pretend_copy(src, check, &streams);
+    };
+    ProvingKeyStore store(cfg);
+    auto key = store.get(f.files[1]);
+    EXPECT_EQ(streams, 1u);
+    EXPECT_EQ(host_copies, 0u) << "no host copy of the points was made";
+    EXPECT_EQ(key->params, nullptr);
+    EXPECT_EQ(key->shape, groth16::KeyShape::of(formats::read_parameters(f.files[1]).params));
+    EXPECT_LT(store.stats().bytes, f.bytes[1] / 4) << "the budget counts what the key holds: its verifying key";
+    EXPECT_EQ(store.stats().device_bytes.at("dev:0"), f.bytes[1]);
+
+    const uint64_t seed = std::random_device{}();
+    std::printf("seed %llu\n", (unsigned long long)seed);
+    const circuits::MulChainCircuit circuit(6, 1, seed);
+    auto assign = [&] {
+        r1cs::ProvingAssignment asg;
+        r1cs::synthesize_groth16(asg, circuit);
+        return asg;
+    };
+    const Fr r[1] = {Fr::from_u64(seed | 1)}, s[1] = {Fr::from_u64(seed ^ 0x9e3779b9)};
+    r1cs::ProvingAssignment on_device = assign(), on_cpu = assign();
+    const auto p_dev = key->backend()->prove(std::span(&on_device, 1), r, s, nullptr);
+    ASSERT_NE(key->fallback(), nullptr);
+    const auto p_cpu = key->fallback()->prove(std::span(&on_cpu, 1), r, s, nullptr);
+    ASSERT_EQ(p_dev.size(), 1u);
+    ASSERT_EQ(p_cpu, p_dev) << "the streamed copy and the re-read file prove the same bytes";
+    EXPECT_TRUE(groth16::verify_proof(groth16::prepare_verifying_key(key->shape.vk), p_dev[0],
+                                      circuit.public_values()));
+
+    // The device budget holds files[1] and files[2]: with both held files[0] does not fit, so it is read into host
+    // memory for the CPU, not streamed.
+    auto k2 = store.get(f.files[2]);
+    EXPECT_EQ(streams, 2u);
+    auto k0 = store.get(f.files[0]);
+    EXPECT_TRUE(k0->without_devices);
+    EXPECT_NE(k0->params, nullptr) << "proving on the CPU, it holds the points";
+    EXPECT_EQ(streams, 2u);
+    EXPECT_EQ(host_copies, 0u);
+
+    // Bad files: a point off the curve, and one outside the subgroup, each reported as read_parameters reports it,
+    // and nothing is kept on the device.
+    key.reset();
+    k2.reset();
+    k0.reset();
+    for (const auto& file : f.files) EXPECT_TRUE(store.evict(file));
+    const auto good = formats::parameters_to_bytes(formats::read_parameters(f.files[0]).params);
+    auto offset = [&](std::string_view section, size_t i) {
+        const auto& sec = formats::parse_parameters_layout(good, "x").section(section);
+        return sec.offset + i * sec.point_bytes();
+    };
+    const auto bad_file = f.dir / "bad.params";
+    auto expect_reader_error = [&](std::vector<uint8_t> bytes, std::string_view section) {
+        {
+            std::ofstream out(bad_file, std::ios::binary | std::ios::trunc);
+            out.write(reinterpret_cast<const char*>(bytes.data()), (std::streamsize)bytes.size());
+        }
+        std::string reader;
+        try {
+            (void)formats::read_parameters(bad_file);
+        } catch (const formats::FormatError& e) {
+            reader = e.what();
+        }
+        ASSERT_FALSE(reader.empty());
+        try {
+            (void)store.get(bad_file);
+            ADD_FAILURE() << "a bad file was loaded";
+        } catch (const formats::FormatError& e) {
+            EXPECT_EQ(std::string(e.what()), reader);
+            EXPECT_EQ(e.section(), section);
+        }
+        EXPECT_FALSE(store.evict(bad_file)) << "a failed load is not kept";
+    };
+    auto off_curve = good;
+    off_curve[offset("a", 3) + 95] ^= 1;
+    expect_reader_error(off_curve, "a");
+    // The sum of a subgroup point and a point of order 3 of E(Fq): y^2 = x^3 + 4 has (0, 2), of order 3.
+    auto outside = good;
+    const auto l5 = formats::read_parameters(f.files[0]).params.l[5];
+    const G1Affine order3 = G1Affine::from_xy(Fq::zero(), Fq::from_u64(2));
+    const auto enc = g1_to_uncompressed((l5.to_jacobian() + order3.to_jacobian()).to_affine());
+    std::copy(enc.begin(), enc.end(), outside.begin() + (std::ptrdiff_t)offset("l", 5));
+    expect_reader_error(outside, "l");
+    EXPECT_EQ(store.stats().device_bytes.at("dev:0"), 0u) << "failed loads release their device room";
 }
 
 TEST(Engine, AJobProvesOnItsKeyAndHoldsItUntilItEnds) {

@@ -22,6 +22,7 @@
 
 #include "cuzk/ec/encoding.hpp"
 #include "cuzk/ec/random_points.hpp"
+#include "cuzk/groth16/types.hpp"
 #include "cuzk/formats/bellman_params.hpp"
 #include "cuzk/formats/proof_io.hpp"
 
@@ -568,6 +569,102 @@ TEST(FormatsParams, AFileThatShrinksOrChangesWhileReadIsAnErrorNotACrash) {
     int status = 0;
     ASSERT_EQ(::waitpid(child, &status, 0), child);
     EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS) << "status " << status;
+}
+
+// ---- a parameter file as a query source (ParamsFileSource: decoded range by range, issue 19 item 6) -------------
+
+using G1Query = groth16::QuerySource::G1Query;
+
+const std::vector<G1Affine>& query_of(const Parameters& p, G1Query q) {
+    switch (q) {
+        case G1Query::H: return p.h;
+        case G1Query::L: return p.l;
+        case G1Query::A: return p.a;
+        case G1Query::BG1: break;
+    }
+    return p.b_g1;
+}
+
+TEST(FormatsParamsSource, ReadsWhatReadParametersReads) {
+    const uint64_t seed = std::random_device{}();
+    std::printf("seed %llu\n", (unsigned long long)seed);
+    std::mt19937_64 g(seed);
+    Parameters p = random_params(seed, Sizes{4, 300, 120, 70, 50, 30});
+    TempPath f("source.params");
+    formats::write_parameters(f.path, p);
+    formats::ParamsFileSource src(f.path);
+    EXPECT_EQ(src.shape(), groth16::KeyShape::of(p));
+    EXPECT_EQ(src.trailing_bytes(), 0u);
+    for (G1Query q : {G1Query::H, G1Query::L, G1Query::A, G1Query::BG1}) {
+        const auto& want = query_of(p, q);
+        std::vector<G1Affine> got(want.size());
+        for (size_t lo = 0; lo < want.size();) {  // ranges of random lengths, the last one short
+            const size_t hi = std::min(want.size(), lo + 1 + g() % 64);
+            src.read(q, lo, hi, got.data() + lo);
+            lo = hi;
+        }
+        EXPECT_EQ(got, want) << groth16::QuerySource::name(q);
+    }
+    std::vector<G2Affine> b2(p.b_g2.size());
+    src.read_b_g2(0, 7, b2.data());
+    src.read_b_g2(7, b2.size(), b2.data() + 7);
+    EXPECT_EQ(b2, p.b_g2);
+    std::vector<G1Affine> room(p.h.size() + 1);
+    EXPECT_THROW(src.read(G1Query::H, 10, p.h.size() + 1, room.data()), std::out_of_range);
+    EXPECT_NO_THROW(src.verify_unchanged());
+    // A file written over in place (a new modification time): what was read from it must not be used. (A file
+    // replaced by a rename leaves the mapped one as it was, which stays consistent.)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    {
+        std::fstream out(f.path, std::ios::in | std::ios::out | std::ios::binary);
+        out.seekp(-1, std::ios::end);
+        out.put(0);
+    }
+    EXPECT_THROW(src.verify_unchanged(), FormatError);
+}
+
+TEST(FormatsParamsSource, BadPointsGetTheReadersReport) {
+    Parameters p = random_params(17, Sizes{3, 200, 40, 9, 7, 5});
+    auto bytes = formats::parameters_to_bytes(p);
+    bytes[point_offset(bytes, "h", 33)] |= ENCODING_FLAG_SORT;
+    bytes[point_offset(bytes, "h", 170) + 95] ^= 1;  // off the curve
+    const G1Affine outside = point_outside_g1();
+    put(bytes, point_offset(bytes, "l", 17), g1_to_uncompressed(outside));
+    TempPath f("bad.params");
+    write_bytes(f.path, bytes);
+    const std::string reader = expect_format_error([&] { formats::read_parameters(f.path); }).what();
+    formats::ParamsFileSource src(f.path);
+    std::vector<G1Affine> out(200);
+    // A range holding the section's first bad point: the reader's own report.
+    auto e = expect_format_error([&] { src.read(G1Query::H, 0, 50, out.data()); });
+    EXPECT_EQ(std::string(e.what()), reader);
+    EXPECT_EQ(e.index(), 33u);
+    // A range with a later bad point: still the first of the section up to there.
+    e = expect_format_error([&] { src.read(G1Query::H, 150, 200, out.data()); });
+    EXPECT_EQ(e.index(), 33u);
+    EXPECT_EQ(e.decode_error(), DecodeError::BadFlags);
+    // A range between them holds none.
+    EXPECT_NO_THROW(src.read(G1Query::H, 34, 170, out.data()));
+    // No subgroup check while reading: the caller checks where the points go, then asks for the report.
+    EXPECT_NO_THROW(src.read(G1Query::L, 0, 40, out.data()));
+    EXPECT_EQ(out[17], outside);
+    e = expect_format_error([&] { src.throw_not_in_subgroup("l"); });
+    EXPECT_EQ(e.decode_error(), DecodeError::NotInSubgroup);
+    EXPECT_EQ(e.section(), "l");
+    EXPECT_EQ(e.index(), 17u);
+    p.l[17] = outside;  // the reader's report for the file with only the subgroup failure
+    auto only_l = formats::parameters_to_bytes(p);
+    EXPECT_EQ(std::string(e.what()),
+              expect_format_error([&] { formats::read_parameters(only_l, f.path.string()); }).what());
+    // A section whose points are all in the subgroup: the report says the second look found none.
+    e = expect_format_error([&] { src.throw_not_in_subgroup("a"); });
+    EXPECT_TRUE(contains(e.what(), "found none")) << e.what();
+    // The verifying key and ic are checked when the source is opened.
+    put(bytes, point_offset(bytes, "ic", 1), g1_to_uncompressed(point_outside_g1()));
+    write_bytes(f.path, bytes);
+    e = expect_format_error([&] { formats::ParamsFileSource again(f.path); });
+    EXPECT_EQ(e.section(), "ic");
+    EXPECT_EQ(e.index(), 1u);
 }
 
 // ---- garbage ------------------------------------------------------------------------------------------------------

@@ -2,7 +2,11 @@
 // inputs: results must be bit-identical. Skipped without a GPU; the CUDA code is still compiled in CI.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <atomic>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <random>
 #include <string>
@@ -11,6 +15,8 @@
 
 #include "cuzk/circuits/builtin.hpp"
 #include "cuzk/circuits/catalog.hpp"
+#include "cuzk/ec/encoding.hpp"
+#include "cuzk/formats/bellman_params.hpp"
 #include "cuzk/engine/engine.hpp"
 #include "cuzk/groth16/backend.hpp"
 #include "cuzk/ff/fr.hpp"
@@ -457,6 +463,93 @@ TEST(GpuGroth16, PinnedParametersProveTheSame) {
     proofs_on(second);
     first.reset();
     proofs_on(second);
+}
+
+// Issue 19 item 6: a parameter file decoded straight into the pinned staging buffers on its way to the device
+// (formats::ParamsFileSource) makes the same prover as the parameters read into host memory: byte-identical proofs,
+// the CPU's. Its points are checked on the device in place; a point outside its subgroup is found in its query and
+// reported as the host reader reports it; a point off the curve stops the upload with the reader's error.
+TEST(GpuGroth16, AFileStreamedOntoTheDeviceProvesTheSame) {
+    if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
+    uint64_t seed = 0;
+    auto rng = fresh_rng(seed);
+    SCOPED_TRACE(seed);
+    // 2^17: the queries span several 64 MiB staging chunks (H: 2^17 G1 points are 12.6 MB; more than one with the
+    // other queries' chunks, and the copy threads split each chunk).
+    const auto p = groth16::generate_parameters(circuits::MulChainCircuit(17, 1, std::nullopt),
+                                                groth16::ToxicWaste::from_seed(rng()));
+    const auto dir = std::filesystem::temp_directory_path() / ("cuzk-stream-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const auto file = dir / "chain.params";
+    formats::write_parameters(file, p);
+    circuits::MulChainCircuit c(17, 1, rng());
+    {
+        const formats::ParamsFileSource src(file);
+        gpu::GpuProver streamed(src);
+        EXPECT_EQ(streamed.query_outside_subgroup(), std::nullopt);
+        src.verify_unchanged();
+        gpu::GpuProver from_host(p);
+        EXPECT_EQ(streamed.resident_bytes(), from_host.resident_bytes());
+        const auto proof = expect_cpu_proof(streamed, p, c, rng);
+        EXPECT_TRUE(groth16::verify_proof(groth16::prepare_verifying_key(p.vk), proof, c.public_values()));
+        gpu::GpuProverConfig pinned;
+        pinned.pin_host_params = true;
+        EXPECT_THROW(gpu::GpuProver(src, pinned), std::invalid_argument) << "nothing in host memory to pin";
+    }
+    auto bytes = formats::parameters_to_bytes(p);
+    auto put = [&](std::string_view section, size_t i, std::span<const uint8_t> enc) {
+        const auto& sec = formats::parse_parameters_layout(bytes, "x").section(section);
+        std::copy(enc.begin(), enc.end(), bytes.begin() + (std::ptrdiff_t)(sec.offset + i * sec.point_bytes()));
+    };
+    auto write = [&] {
+        std::ofstream out(file, std::ios::binary | std::ios::trunc);
+        out.write(reinterpret_cast<const char*>(bytes.data()), (std::streamsize)bytes.size());
+    };
+    auto reader_error = [&] {
+        try {
+            (void)formats::read_parameters(file);
+        } catch (const formats::FormatError& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    // A point of a's plus (0, 2), of order 3: on the curve, outside G1.
+    const size_t i = rng() % p.a.size();
+    const G1Affine order3 = G1Affine::from_xy(Fq::zero(), Fq::from_u64(2));
+    put("a", i, g1_to_uncompressed((p.a[i].to_jacobian() + order3.to_jacobian()).to_affine()));
+    write();
+    {
+        const formats::ParamsFileSource src(file);
+        gpu::GpuProver streamed(src);
+        const auto q = streamed.query_outside_subgroup();
+        ASSERT_TRUE(q.has_value());
+        EXPECT_EQ(*q, "a");
+        try {
+            src.throw_not_in_subgroup(*q);
+        } catch (const formats::FormatError& e) {
+            EXPECT_EQ(std::string(e.what()), reader_error());
+            EXPECT_EQ(e.index(), i);
+        }
+    }
+    // Off the curve in h: the upload stops with the reader's report, and the device memory goes back.
+    bytes = formats::parameters_to_bytes(p);
+    const size_t j = rng() % p.h.size();
+    auto enc = g1_to_uncompressed(p.h[j]);
+    enc[95] ^= 1;
+    put("h", j, enc);
+    write();
+    const size_t free_before = gpu::free_device_memory();
+    try {
+        const formats::ParamsFileSource src(file);
+        gpu::GpuProver streamed(src);
+        ADD_FAILURE() << "a point off the curve went up";
+    } catch (const formats::FormatError& e) {
+        EXPECT_EQ(std::string(e.what()), reader_error());
+        EXPECT_EQ(e.section(), "h");
+        EXPECT_EQ(e.index(), j);
+    }
+    EXPECT_GE(gpu::free_device_memory() + (size_t{64} << 20), free_before) << "the failed upload freed its memory";
+    std::filesystem::remove_all(dir);
 }
 
 // Precomputed window tables for the G1 queries (GpuProverConfig::msm_table_bytes): with room for all four and with

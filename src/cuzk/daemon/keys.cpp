@@ -54,14 +54,23 @@ std::map<std::string, size_t> device_key_bytes(size_t host_bytes) {
 }
 
 // One copy of the parameters per GPU, each with its backend.
-std::vector<engine::DeviceCopy> device_copies(const groth16::Parameters& p, const gpu::GpuProverConfig& gc) {
+std::vector<engine::DeviceCopy> copies_of(std::vector<std::unique_ptr<gpu::GpuBackend>> backends) {
     std::vector<engine::DeviceCopy> v;
-    for (auto& b : gpu::gpu_backends(p, 0, gc)) {
+    for (auto& b : backends) {
         engine::DeviceCopy d{b->lane(), b->resident_bytes(), nullptr};
         d.backend = std::move(b);
         v.push_back(std::move(d));
     }
     return v;
+}
+
+// The copies made straight from the file; with the check, the first device's resident points are checked (the
+// others hold the same bytes of the same file, which is verified unchanged afterwards).
+std::vector<engine::DeviceCopy> streamed_copies(const formats::ParamsFileSource& src, bool check_subgroup) {
+    auto backends = gpu::gpu_backends(src, 0, gpu::GpuProverConfig{});
+    if (check_subgroup && !backends.empty())
+        if (auto query = backends.front()->query_outside_subgroup()) src.throw_not_in_subgroup(*query);
+    return copies_of(std::move(backends));
 }
 
 }  // namespace
@@ -78,14 +87,16 @@ engine::KeyStoreConfig key_store_config(const DaemonConfig& c, size_t budget_byt
     if (c.backend != "cpu") {
         if (c.check_params) kc.device_checks = backends::gpu_subgroup_checks();
         kc.device_budget_bytes = device_key_budgets();
-        kc.device_bytes = [](const groth16::Parameters& p) {
-            return device_key_bytes(engine::ProvingKeyStore::resident_bytes(p));
+        kc.device_bytes = [](const groth16::KeyShape& k) {
+            return device_key_bytes(engine::ProvingKeyStore::resident_bytes(k));
         };
         kc.make_device_copies = [pin = c.pin_params](const groth16::Parameters& p) {
             gpu::GpuProverConfig gc;
             gc.pin_host_params = pin;  // locked while the key is loaded (the backends live with it)
-            return device_copies(p, gc);
+            return copies_of(gpu::gpu_backends(p, 0, gc));
         };
+        // Pinned parameters stay in host memory; else a file's points go straight to the devices.
+        if (!c.pin_params) kc.stream_device_copies = streamed_copies;
     }
 #endif
     if (c.backend == "gpu" && !kc.make_device_copies) throw std::runtime_error("backend gpu: built without CUDA");

@@ -187,7 +187,10 @@ bool ProvingKeyStore::make_room(size_t host, const std::map<std::string, size_t>
     return true;
 }
 
-std::shared_ptr<ProvingKey> ProvingKeyStore::load(const std::filesystem::path& path, const std::string& key) const {
+std::shared_ptr<ProvingKey> ProvingKeyStore::load(const std::filesystem::path& path, const std::string& key,
+                                                  Entry& entry) {
+    if (cfg_.stream_device_copies && path.extension() != ".zkey")
+        if (auto k = load_streamed(path, key, entry)) return k;
     auto k = std::make_shared<ProvingKey>();
     k->path = key;
     KeyFile f = read_key_file(path, cfg_.check_subgroup, cfg_.device_checks);
@@ -195,30 +198,54 @@ std::shared_ptr<ProvingKey> ProvingKeyStore::load(const std::filesystem::path& p
     k->zkey = std::move(f.zkey);  // the header and coefficients stay
     k->shape = groth16::KeyShape::of(*k->params);
     k->host_bytes = resident_bytes(*k->params);
+    attach_backends(*k, entry);
+    return k;
+}
+
+std::shared_ptr<ProvingKey> ProvingKeyStore::load_streamed(const std::filesystem::path& path, const std::string& key,
+                                                           Entry& entry) {
+    formats::ParamsReadOptions opt;
+    opt.check_subgroup = cfg_.check_subgroup;
+    opt.device_checks = cfg_.device_checks;
+    const formats::ParamsFileSource src(path, opt);  // the layout, the verifying key and ic (checked)
+    if (!reserve_device_room(src.shape(), entry)) return nullptr;  // no room: read for the CPU
+    auto k = std::make_shared<ProvingKey>();
+    k->path = key;
+    k->shape = src.shape();
+    k->devices = cfg_.stream_device_copies(src, cfg_.check_subgroup);
+    src.verify_unchanged();
+    if (k->devices.empty()) throw std::logic_error("key store: streamed " + key + " onto no device");
+    for (const auto& d : k->devices)
+        if (d.backend->needs_host_points())
+            throw std::logic_error("key store: a streamed device copy of " + key + " needs host points");
+    if (cfg_.cpu_fallback)
+        k->cpu = std::make_unique<RereadingCpuBackend>(k->path, k->shape, cfg_.check_subgroup, cfg_.device_checks);
+    k->host_bytes = resident_bytes(groth16::KeyShape{k->shape.vk});  // the verifying key alone
     return k;
 }
 
 std::shared_ptr<const ProvingKey> ProvingKeyStore::get(const std::filesystem::path& path) {
     const std::string key = key_of(path);
-    return obtain(key, estimate(path), [&] { return load(path, key); });
+    return obtain(key, estimate(path), [&](Entry& entry) { return load(path, key, entry); });
 }
 
 std::shared_ptr<const ProvingKey> ProvingKeyStore::adopt(const std::string& name,
                                                          std::shared_ptr<const groth16::Parameters> params) {
     if (!params) throw std::invalid_argument("key store: adopt " + name + " without parameters");
     const std::string key = std::string(kMemoryPrefix) + name;
-    return obtain(key, resident_bytes(*params), [&] {
+    return obtain(key, resident_bytes(*params), [&](Entry& entry) {
         auto k = std::make_shared<ProvingKey>();
         k->path = key;
         k->params = params;
         k->shape = groth16::KeyShape::of(*params);
         k->host_bytes = resident_bytes(*params);
+        attach_backends(*k, entry);
         return k;
     });
 }
 
 std::shared_ptr<const ProvingKey> ProvingKeyStore::obtain(const std::string& key, size_t guess,
-                                                          const std::function<std::shared_ptr<ProvingKey>()>& read) {
+                                                          const std::function<std::shared_ptr<ProvingKey>(Entry&)>& read) {
     std::unique_lock<std::mutex> lk(mu_);
     for (;;) {
         auto it = entries_.find(key);
@@ -247,8 +274,7 @@ std::shared_ptr<const ProvingKey> ProvingKeyStore::obtain(const std::string& key
 
     std::shared_ptr<ProvingKey> k;
     try {
-        k = read();
-        attach_backends(*k, *entry);
+        k = read(*entry);
     } catch (...) {
         lk.lock();
         drop(key);
@@ -270,16 +296,19 @@ std::shared_ptr<const ProvingKey> ProvingKeyStore::obtain(const std::string& key
     return k;
 }
 
+bool ProvingKeyStore::reserve_device_room(const groth16::KeyShape& shape, Entry& entry) {
+    // Room on the devices, reserved at the estimate until the copies say what they hold; without it (the keys that
+    // jobs hold fill a device) the key proves on the CPU until it is idle and asked for again.
+    const auto need = cfg_.device_bytes ? cfg_.device_bytes(shape) : std::map<std::string, size_t>{};
+    std::lock_guard<std::mutex> lk(mu_);
+    if (!make_room(0, need, &entry)) return false;
+    reserve_devices(entry, need);
+    return true;
+}
+
 void ProvingKeyStore::attach_backends(ProvingKey& k, Entry& entry) {
     if (cfg_.make_device_copies) {
-        // Room on the devices, reserved at the estimate until the copies say what they hold; without it (the keys
-        // that jobs hold fill a device) the key proves on the CPU until it is idle and asked for again.
-        const auto need = cfg_.device_bytes ? cfg_.device_bytes(*k.params) : std::map<std::string, size_t>{};
-        std::unique_lock<std::mutex> lk(mu_);
-        const bool room = make_room(0, need, &entry);
-        if (room) reserve_devices(entry, need);
-        lk.unlock();
-        if (room) k.devices = cfg_.make_device_copies(*k.params);
+        if (reserve_device_room(k.shape, entry)) k.devices = cfg_.make_device_copies(*k.params);
         else k.without_devices = true;
     }
     // Every device holds the points and no backend reads the host's: a file's key lets them go (top of the header).

@@ -13,9 +13,10 @@
 //
 // Host points: a file's key whose every device holds a copy, and none of whose backends reads the host points after
 // it was made (a GPU's resident copy: GpuProverConfig::pin_host_params off), keeps only its shape
-// (groth16::KeyShape) in host memory: the points are freed once the copies are made, and the CPU fallback reads the
-// file again for each proof it makes (counted in its working memory). So a 32 GiB PoRep key costs the host ~45 GB
-// only while it loads.
+// (groth16::KeyShape) in host memory: the CPU fallback reads the file again for each proof it makes (counted in its
+// working memory). With KeyStoreConfig::stream_device_copies the points go from the file straight to the devices
+// (decoded into the pinned staging buffers, checked there), so a 32 GiB PoRep key never costs the host its ~45 GB;
+// without it they are read into host memory and freed once the copies are made.
 //
 // Keys are canonical paths. Concurrent gets of the same file load it once (the others wait for that load); loads of
 // different files run in parallel. A failed load is not kept: its error goes to every waiter and the next get tries
@@ -63,7 +64,14 @@ struct KeyStoreConfig {
     // The device copies of a loaded set (one per GPU), and the bytes they will take on each device before they are
     // made (for room). Unset or empty: the key proves on the CPU alone.
     std::function<std::vector<DeviceCopy>(const groth16::Parameters&)> make_device_copies;
-    std::function<std::map<std::string, size_t>(const groth16::Parameters&)> device_bytes;
+    std::function<std::map<std::string, size_t>(const groth16::KeyShape&)> device_bytes;
+    // Device copies made straight from a bellman parameter file (formats::ParamsFileSource: the points decoded into
+    // the pinned staging buffers as they go up, never all in host memory), their points checked for their subgroups
+    // on the device when the flag says so (a failure: the reader's FormatError). Set, a file's key whose copies fit
+    // is loaded this way; unset, or for a .zkey or a key that must prove on the CPU, the file is read into host
+    // memory and make_device_copies makes the copies. The copies' backends must not need host points.
+    std::function<std::vector<DeviceCopy>(const formats::ParamsFileSource&, bool check_subgroup)>
+        stream_device_copies;
     // A CPU backend behind the device copies (the engine's fallback); a key without device copies always has one.
     bool cpu_fallback = true;
 };
@@ -135,10 +143,15 @@ private:
     void drop(const std::string& key);
     // Sets the entry's device bytes (an estimate, then what its copies hold) in the devices' totals.
     void reserve_devices(Entry& e, const std::map<std::string, size_t>& bytes);
-    std::shared_ptr<ProvingKey> load(const std::filesystem::path& path, const std::string& key) const;
-    // The key `key`, loaded now by `read` (about `guess` host bytes) or shared.
+    // A file's key with its backends: streamed onto the devices (stream_device_copies) when they have room, else
+    // read into host memory first.
+    std::shared_ptr<ProvingKey> load(const std::filesystem::path& path, const std::string& key, Entry& entry);
+    std::shared_ptr<ProvingKey> load_streamed(const std::filesystem::path& path, const std::string& key, Entry& entry);
+    // The key `key`, loaded now by `read` (about `guess` host bytes; the key with its backends) or shared.
     std::shared_ptr<const ProvingKey> obtain(const std::string& key, size_t guess,
-                                             const std::function<std::shared_ptr<ProvingKey>()>& read);
+                                             const std::function<std::shared_ptr<ProvingKey>(Entry&)>& read);
+    // Reserves the device room the copies of a key of this shape take, evicting idle keys; false without room.
+    bool reserve_device_room(const groth16::KeyShape& shape, Entry& entry);
     // The device copies (room permitting) and the CPU backend of a key just read.
     void attach_backends(ProvingKey& k, Entry& entry);
 

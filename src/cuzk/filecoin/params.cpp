@@ -91,6 +91,17 @@ fs::path find_parameter_file(const fs::path& dir, const std::string& name, std::
              "; test parameters: cuzk filecoin params gen --proof-type " + std::string(proof_name) + ")");
 }
 
+fs::path fit_parameter_file(const fs::path& dir, const ParameterFileNames& names, const ParameterShape& shape,
+                            std::string_view proof_name) {
+    const fs::path path = find_parameter_file(dir, names.params, proof_name);
+    const formats::MappedFile file(path);
+    file.read([&](std::span<const uint8_t> bytes) {
+        check_parameter_layout(formats::parse_parameters_layout(bytes, path.string()), shape, path.string());
+        return 0;
+    });
+    return path;
+}
+
 LoadedParameters load_parameters(const fs::path& dir, const ParameterFileNames& names, const ParameterShape& shape,
                                  std::string_view proof_name, const formats::ParamsReadOptions& options) {
     const auto t0 = std::chrono::steady_clock::now();

@@ -56,6 +56,10 @@ void check_parameter_layout(const formats::FileLayout& layout, const ParameterSh
 std::filesystem::path find_parameter_file(const std::filesystem::path& dir, const std::string& name,
                                           std::string_view proof_name);
 
+// The .params file of `dir` for the circuit, found and its headers checked against `shape` (nothing decoded): for a
+// loader that decodes it itself (the engine's key store, which streams it onto the GPUs).
+std::filesystem::path fit_parameter_file(const std::filesystem::path& dir, const ParameterFileNames& names,
+                                         const ParameterShape& shape, std::string_view proof_name);
 // The .params file of `dir` (parameter_cache_dir's rules) for the circuit: found, its headers checked against
 // `shape`, then decoded with `options` (subgroup checks on by default). FilecoinError for a missing or misfitting
 // file, formats::FormatError for a damaged one.

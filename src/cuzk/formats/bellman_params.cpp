@@ -606,6 +606,116 @@ ParamsReadResult read_parameters(const std::filesystem::path& path, const Params
     return file.read([&](std::span<const uint8_t> b) { return read_parameters(b, path.string(), options); });
 }
 
+// ---- a parameter file as a query source ---------------------------------------------------------------------------
+
+namespace {
+
+constexpr size_t kScanRun = 2048;  // points decoded at a time into a scratch block while scanning
+
+// The lowest index below `end` whose point fails to decode (or is the point at infinity where not allowed), or
+// `end`: decoded into scratch blocks, nothing kept.
+template <class A>
+size_t first_bad_before(const SectionView& s, size_t end, BulkDecoder<A> bulk, bool allow_infinity) {
+    std::atomic<size_t> first{end};
+    parallel_for(end, [&](size_t begin, size_t stop) {
+        std::vector<A> scratch(std::min(kScanRun, stop - begin));
+        for (size_t r = begin; r < stop; r += kScanRun) {
+            if (r > first.load(std::memory_order_relaxed)) return;
+            const size_t n = std::min(kScanRun, stop - r);
+            const size_t bad = bulk(s.data.data() + r * s.point_bytes(), n, scratch.data(), allow_infinity);
+            if (bad == n) continue;
+            size_t cur = first.load(std::memory_order_relaxed);
+            while (r + bad < cur && !first.compare_exchange_weak(cur, r + bad, std::memory_order_relaxed)) {
+            }
+            return;
+        }
+    });
+    return first.load();
+}
+
+// Points [lo, hi) of the section to out; on a bad point, the report of the section's first bad point up to there.
+template <class A>
+void read_range(const SectionView& s, size_t lo, size_t hi, A* out, Decoder<A> unchecked, BulkDecoder<A> bulk,
+                bool allow_infinity, std::string_view source) {
+    if (lo > hi || hi > s.count)
+        throw std::out_of_range(where(source, s.name) + ": points [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                                ") of " + std::to_string(s.count));
+    const size_t bad = bulk(s.data.data() + lo * s.point_bytes(), hi - lo, out, allow_infinity);
+    if (bad == hi - lo) return;
+    const size_t first = first_bad_before<A>(s, lo + bad, bulk, allow_infinity);
+    const size_t at = first < lo + bad ? first : lo + bad;
+    throw_bad_point(s, at, unchecked(s.point(at)), source);
+}
+
+// The first point of the section outside its subgroup, piece by piece (decoded, then checked by `check`).
+template <class A, class Check>
+std::optional<size_t> first_outside(const SectionView& s, BulkDecoder<A> bulk, bool allow_infinity, Check&& check) {
+    constexpr size_t kPiece = size_t(1) << 22;  // 400 MB of G1 points, 800 MB of G2
+    std::vector<A> piece;
+    for (size_t off = 0; off < s.count; off += kPiece) {
+        const size_t n = std::min(kPiece, s.count - off);
+        piece.resize(n);
+        parallel_for(n, [&](size_t b, size_t e) {
+            bulk(s.data.data() + (off + b) * s.point_bytes(), e - b, piece.data() + b, allow_infinity);
+        });
+        if (auto bad = check(std::span<const A>(piece))) return off + *bad;
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+ParamsFileSource::ParamsFileSource(const std::filesystem::path& path, const ParamsReadOptions& options)
+    : file_(path), options_(options) {
+    const std::string source = path.string();
+    file_.read([&](std::span<const uint8_t> b) {
+        layout_ = parse_parameters_layout(b, source);
+        check_trailing(layout_, source, "parameters", options_);
+        shape_.vk = decode_verifying_key(layout_, source, options_);
+        return 0;
+    });
+    shape_.h = layout_.section("h").count;
+    shape_.l = layout_.section("l").count;
+    shape_.a = layout_.section("a").count;
+    shape_.b_g1 = layout_.section("b_g1").count;
+    shape_.b_g2 = layout_.section("b_g2").count;
+    shape_.h_convention = groth16::HConvention::Bellman;
+}
+
+void ParamsFileSource::read(G1Query query, size_t lo, size_t hi, G1Affine* out) const {
+    read_range<G1Affine>(layout_.section(name(query)), lo, hi, out, g1_from_uncompressed_unchecked,
+                         decode_g1_uncompressed, options_.allow_infinity, file_.path().string());
+}
+
+void ParamsFileSource::read_b_g2(size_t lo, size_t hi, G2Affine* out) const {
+    read_range<G2Affine>(layout_.section("b_g2"), lo, hi, out, g2_from_uncompressed_unchecked, decode_g2_uncompressed,
+                         options_.allow_infinity, file_.path().string());
+}
+
+void ParamsFileSource::throw_not_in_subgroup(std::string_view section) const {
+    const SectionView& s = layout_.section(section);
+    const std::string source = file_.path().string();
+    const bool inf = options_.allow_infinity;
+    if (s.group == PointGroup::G1) {
+        auto bad = first_outside<G1Affine>(s, decode_g1_uncompressed, inf, [&](std::span<const G1Affine> p) {
+            return options_.device_checks ? options_.device_checks.g1(p) : g1_batch_first_not_in_subgroup(p);
+        });
+        verify_unchanged();
+        if (bad) throw_bad_point(s, *bad, Decoded<G1Affine>::fail(DecodeError::NotInSubgroup), source);
+    } else {
+        auto bad = first_outside<G2Affine>(s, decode_g2_uncompressed, inf, [&](std::span<const G2Affine> p) {
+            return options_.device_checks ? options_.device_checks.g2(p) : g2_batch_first_not_in_subgroup(p);
+        });
+        verify_unchanged();
+        if (bad) throw_bad_point(s, *bad, Decoded<G2Affine>::fail(DecodeError::NotInSubgroup), source);
+    }
+    throw FormatError(FormatErrorKind::BadPoint,
+                      where(source, s.name) +
+                          ": the check of its points on the device found one outside the subgroup, but reading the "
+                          "section again found none",
+                      std::string(s.name));
+}
+
 // ---- writing ------------------------------------------------------------------------------------------------------
 
 namespace {

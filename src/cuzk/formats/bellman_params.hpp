@@ -216,6 +216,39 @@ ParamsReadResult read_parameters(const std::filesystem::path& path, const Params
 ParamsReadResult read_parameters(std::span<const uint8_t> data, std::string_view source,
                                  const ParamsReadOptions& options = {});
 
+// A parameter file read as a groth16::QuerySource: open() parses the layout and decodes the verifying key and ic
+// (fully checked, as read_parameters does); the five queries' points are decoded range by range as they are read
+// (bytes, field and curve checks, the point at infinity refused unless allowed), never all at once, and with no
+// subgroup check: the reader checks them where it puts them (a GPU's resident copy: gpu/subgroup.hpp) and, when
+// that check fails, calls throw_not_in_subgroup for the report read_parameters would give. A range with a bad
+// point throws the FormatError of the first bad point of its section up to that range (the same report as
+// read_parameters for a section with one bad point). Call verify_unchanged() once everything was read: nothing read
+// from a file that changed meanwhile may be used. device_checks and check_subgroup of the options are unused here
+// except by throw_not_in_subgroup.
+class ParamsFileSource final : public groth16::QuerySource {
+  public:
+    ParamsFileSource(const std::filesystem::path& path, const ParamsReadOptions& options = {});
+    const groth16::KeyShape& shape() const override { return shape_; }
+    void read(G1Query query, size_t lo, size_t hi, G1Affine* out) const override;
+    void read_b_g2(size_t lo, size_t hi, G2Affine* out) const override;
+    const std::filesystem::path& path() const { return file_.path(); }
+    size_t parameters_bytes() const { return layout_.used_bytes; }
+    size_t trailing_bytes() const { return layout_.trailing_bytes; }
+    // Throws FormatError(Io) when the file changed since it was opened (MappedFile::verify_unchanged).
+    void verify_unchanged() const { file_.verify_unchanged(); }
+    // Throws the FormatError (NotInSubgroup) of the first point of `section` ("h", "l", "a", "b_g1", "b_g2") outside
+    // its subgroup, found piece by piece (a few hundred MB at a time, on the device when the options name device
+    // checks); when there is none after all (a file that changed, or a 2^-64 miss of the first check) a FormatError
+    // that says so.
+    [[noreturn]] void throw_not_in_subgroup(std::string_view section) const;
+
+  private:
+    MappedFile file_;
+    FileLayout layout_;
+    ParamsReadOptions options_;
+    groth16::KeyShape shape_;
+};
+
 // Only allow_infinity (for ic) and reject_trailing_bytes apply; the verifying key is always fully checked.
 VerifyingKeyReadResult read_verifying_key(const std::filesystem::path& path, const ParamsReadOptions& options = {});
 VerifyingKeyReadResult read_verifying_key(std::span<const uint8_t> data, std::string_view source,

@@ -62,4 +62,10 @@ std::vector<std::vector<XYZZ<G1Config>>> subgroup_detail::g1_round_sums(std::spa
     return subgroup_round_sums<G1Config>(points, trits, key, device);
 }
 
+std::vector<std::vector<XYZZ<G1Config>>> subgroup_detail::g1_resident_round_sums(const ResidentBatch& batch,
+                                                                                   std::span<const unsigned> trits,
+                                                                                   const uint32_t key[8], int device) {
+    return resident_round_sums<G1Config>(batch, trits, key, device);
+}
+
 }  // namespace cuzk::gpu

@@ -22,4 +22,10 @@ std::vector<std::vector<XYZZ<G2Config>>> subgroup_detail::g2_round_sums(std::spa
     return subgroup_round_sums<G2Config>(points, trits, key, device);
 }
 
+std::vector<std::vector<XYZZ<G2Config>>> subgroup_detail::g2_resident_round_sums(const ResidentBatch& batch,
+                                                                                   std::span<const unsigned> trits,
+                                                                                   const uint32_t key[8], int device) {
+    return resident_round_sums<G2Config>(batch, trits, key, device);
+}
+
 }  // namespace cuzk::gpu

@@ -37,6 +37,10 @@ std::vector<std::vector<Affine<Cfg>>> to_affine(const std::vector<std::vector<XY
 }
 
 template <class Cfg>
+using ResidentSums = std::vector<std::vector<XYZZ<Cfg>>> (*)(const subgroup_detail::ResidentBatch&,
+                                                             std::span<const unsigned>, const uint32_t*, int);
+
+template <class Cfg>
 using RoundSums = std::vector<std::vector<XYZZ<Cfg>>> (*)(std::span<const Affine<Cfg>>, std::span<const unsigned>,
                                                           const uint32_t*, int);
 
@@ -59,25 +63,11 @@ private:
     ThreadPool& pool_;
 };
 
-// Sets subgroup_detail::resident_batch for one call of the round sums.
-class ResidentScope {
-public:
-    explicit ResidentScope(const subgroup_detail::ResidentBatch& batch) : prev_(subgroup_detail::resident_batch) {
-        subgroup_detail::resident_batch = &batch;
-    }
-    ~ResidentScope() { subgroup_detail::resident_batch = prev_; }
-    ResidentScope(const ResidentScope&) = delete;
-    ResidentScope& operator=(const ResidentScope&) = delete;
-
-private:
-    const subgroup_detail::ResidentBatch* prev_;
-};
-
 // The n bases at d_bases on `device`, batch by batch (batch_subgroup.cpp's resident check).
 template <class Cfg>
 class ResidentDeviceRounds final : public ResidentRoundSource<Cfg> {
 public:
-    ResidentDeviceRounds(RoundSums<Cfg> fn, const void* d_bases, size_t n, int device, ThreadPool& pool)
+    ResidentDeviceRounds(ResidentSums<Cfg> fn, const void* d_bases, size_t n, int device, ThreadPool& pool)
         : fn_(fn), bases_(d_bases), n_(n), device_(device), pool_(pool) {}
     size_t size() const override { return n_; }
     size_t max_points() const override { return kGpuSubgroupMaxBatch; }
@@ -86,17 +76,11 @@ public:
     std::vector<std::vector<Affine<Cfg>>> sums(size_t first, size_t count, std::span<const unsigned> trits,
                                                const uint32_t key[8]) override {
         if (first > n_ || count > n_ - first) throw std::out_of_range("gpu subgroup check: a batch past the bases");
-        const subgroup_detail::ResidentBatch batch{bases_, first, count};
-        std::vector<std::vector<XYZZ<Cfg>>> xyzz;
-        {
-            const ResidentScope scope(batch);
-            xyzz = fn_({}, trits, key, device_);
-        }
-        return to_affine(xyzz, pool_);
+        return to_affine(fn_({bases_, first, count}, trits, key, device_), pool_);
     }
 
 private:
-    RoundSums<Cfg> fn_;
+    ResidentSums<Cfg> fn_;
     const void* bases_;
     size_t n_;
     int device_;
@@ -128,12 +112,12 @@ std::optional<size_t> g2_first_not_in_subgroup_gpu(std::span<const G2Affine> poi
 }
 
 bool g1_resident_in_subgroup_gpu(const void* d_bases, size_t n, const BatchSubgroupOptions& options, int device) {
-    ResidentDeviceRounds<G1Config> src(subgroup_detail::g1_round_sums, d_bases, n, device, pool_of(options));
+    ResidentDeviceRounds<G1Config> src(subgroup_detail::g1_resident_round_sums, d_bases, n, device, pool_of(options));
     return g1_batch_in_subgroup(src, options);
 }
 
 bool g2_resident_in_subgroup_gpu(const void* d_bases, size_t n, const BatchSubgroupOptions& options, int device) {
-    ResidentDeviceRounds<G2Config> src(subgroup_detail::g2_round_sums, d_bases, n, device, pool_of(options));
+    ResidentDeviceRounds<G2Config> src(subgroup_detail::g2_resident_round_sums, d_bases, n, device, pool_of(options));
     return g2_batch_in_subgroup(src, options);
 }
 

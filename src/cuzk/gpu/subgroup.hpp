@@ -59,25 +59,27 @@ std::vector<std::vector<G2Affine>> g2_batch_round_sums_gpu(std::span<const G2Aff
                                                            int device = 0);
 
 namespace subgroup_detail {
-// Bases already on the device for the next g1_round_sums / g2_round_sums on this thread: bases [first, first +
-// count) of the BaseDev array at `bases` (subgroup.cpp sets it for the span of one call, with an empty span). It
-// rides along the span entry points because those are defined in msm.cu and msm_g2.cu, the translation units that
-// compile the kernels for each curve.
+// Bases [first, first + count) of the BaseDev array at `bases`, on the device already (the resident check).
 struct ResidentBatch {
     const void* bases;
     size_t first;
     size_t count;
 };
-inline thread_local const ResidentBatch* resident_batch = nullptr;
 
-// The device rounds (subgroup_impl.cuh, in msm.cu / msm_g2.cu): the bucket sums as XYZZ points (of resident_batch
-// when it is set).
+// The device rounds (subgroup_impl.cuh, in msm.cu / msm_g2.cu, the units that compile each curve's kernels): the
+// bucket sums as XYZZ points, of host points uploaded for the call or of a resident batch read in place.
 std::vector<std::vector<XYZZ<G1Config>>> g1_round_sums(std::span<const G1Affine> points,
                                                        std::span<const unsigned> trits, const uint32_t key[8],
                                                        int device);
 std::vector<std::vector<XYZZ<G2Config>>> g2_round_sums(std::span<const G2Affine> points,
                                                        std::span<const unsigned> trits, const uint32_t key[8],
                                                        int device);
+std::vector<std::vector<XYZZ<G1Config>>> g1_resident_round_sums(const ResidentBatch& batch,
+                                                                std::span<const unsigned> trits,
+                                                                const uint32_t key[8], int device);
+std::vector<std::vector<XYZZ<G2Config>>> g2_resident_round_sums(const ResidentBatch& batch,
+                                                                std::span<const unsigned> trits,
+                                                                const uint32_t key[8], int device);
 }  // namespace subgroup_detail
 
 // Trits per round on the device for t trits in all: ceil(t / 11) rounds, as even as possible.

@@ -224,15 +224,11 @@ std::vector<std::vector<XYZZ<Cfg>>> resident_round_sums(const subgroup_detail::R
 }
 
 // The bucket sums of every round of one batch (host XYZZ points, K_r per round): the points go up once, then the
-// rounds run on them as on resident bases. With a resident batch set on this thread, its bases instead.
+// rounds run on them as on resident bases.
 template <class Cfg>
 std::vector<std::vector<XYZZ<Cfg>>> subgroup_round_sums(std::span<const Affine<Cfg>> pts,
                                                        std::span<const unsigned> trits, const uint32_t key[8],
                                                        int device) {
-    if (const subgroup_detail::ResidentBatch* batch = subgroup_detail::resident_batch) {
-        if (!pts.empty()) throw std::invalid_argument("gpu subgroup check: points given with a resident batch");
-        return resident_round_sums<Cfg>(*batch, trits, key, device);
-    }
     using F = typename DeviceFieldOf<typename Cfg::F>::type;
     const size_t n = pts.size();
     const unsigned max_m = check_rounds(n, trits);

@@ -2,6 +2,9 @@
 // their files). Points are affine; the queries hold exactly the points the files hold.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "cuzk/ec/g1.hpp"
@@ -59,6 +62,53 @@ struct KeyShape {
         return {p.vk, p.h.size(), p.l.size(), p.a.size(), p.b_g1.size(), p.b_g2.size(), p.h_convention};
     }
     friend bool operator==(const KeyShape&, const KeyShape&) = default;
+};
+
+// A parameter set's query points, read a range at a time from wherever they are: Parameters in memory
+// (ParametersSource), or a file decoded as it is read (formats::ParamsFileSource), so a prover that uploads them
+// (a GPU's resident copy) needs no host copy of them all. Ranges may be read from several threads at once.
+class QuerySource {
+public:
+    enum class G1Query : uint8_t { H, L, A, BG1 };
+    virtual ~QuerySource() = default;
+    virtual const KeyShape& shape() const = 0;
+    // Points [lo, hi) of the query to out[0, hi - lo); throws when one of them cannot be read (a file's bad point:
+    // formats::FormatError naming the section and the index).
+    virtual void read(G1Query query, size_t lo, size_t hi, G1Affine* out) const = 0;
+    virtual void read_b_g2(size_t lo, size_t hi, G2Affine* out) const = 0;
+    // The query's name as the files and messages spell it ("h", "l", "a", "b_g1").
+    static const char* name(G1Query query) {
+        static const char* const kNames[] = {"h", "l", "a", "b_g1"};
+        return kNames[(size_t)query];
+    }
+};
+
+// The points of Parameters in memory (which must outlive it).
+class ParametersSource final : public QuerySource {
+public:
+    explicit ParametersSource(const Parameters& p) : p_(p), shape_(KeyShape::of(p)) {}
+    const KeyShape& shape() const override { return shape_; }
+    const std::vector<G1Affine>& points(G1Query query) const {
+        switch (query) {
+            case G1Query::H: return p_.h;
+            case G1Query::L: return p_.l;
+            case G1Query::A: return p_.a;
+            case G1Query::BG1: break;
+        }
+        return p_.b_g1;
+    }
+    void read(G1Query query, size_t lo, size_t hi, G1Affine* out) const override {
+        const auto& v = points(query);
+        std::copy(v.begin() + (std::ptrdiff_t)lo, v.begin() + (std::ptrdiff_t)hi, out);
+    }
+    void read_b_g2(size_t lo, size_t hi, G2Affine* out) const override {
+        std::copy(p_.b_g2.begin() + (std::ptrdiff_t)lo, p_.b_g2.begin() + (std::ptrdiff_t)hi, out);
+    }
+    const std::vector<G2Affine>& points_b_g2() const { return p_.b_g2; }
+
+private:
+    const Parameters& p_;
+    KeyShape shape_;
 };
 
 struct Proof {

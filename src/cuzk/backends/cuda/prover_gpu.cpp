@@ -18,6 +18,7 @@
 #include "cuzk/gpu/device.hpp"
 #include "cuzk/gpu/msm.hpp"
 #include "cuzk/gpu/pinned_upload.cuh"
+#include "cuzk/gpu/subgroup.hpp"
 #include "cuzk/groth16/prover.hpp"
 #include "cuzk/util/deallocator.hpp"
 
@@ -39,7 +40,7 @@ GpuMsmConfig on(int device, std::shared_ptr<MsmScratch> scratch = nullptr, bool 
 struct TablePlan {
     bool h = false, l = false, a = false, b1 = false;
 };
-TablePlan table_plan(const groth16::Parameters& p, const GpuProverConfig& c) {
+TablePlan table_plan(const groth16::KeyShape& p, const GpuProverConfig& c) {
     TablePlan plan;
     if (c.msm_table_bytes == 0) return plan;
     const unsigned sms = (unsigned)std::max(1, devices().at((size_t)c.device).sm_count);
@@ -54,11 +55,25 @@ TablePlan table_plan(const groth16::Parameters& p, const GpuProverConfig& c) {
         left -= extra;
         return true;
     };
-    plan.h = take(p.h.size());
-    plan.l = take(p.l.size());
-    plan.a = take(p.a.size());
-    plan.b1 = take(p.b_g1.size());
+    plan.h = take(p.h);
+    plan.l = take(p.l);
+    plan.a = take(p.a);
+    plan.b1 = take(p.b_g1);
     return plan;
+}
+
+using G1Query = groth16::QuerySource::G1Query;
+
+// A query's resident bases: straight from the vector of Parameters in memory, else made by the source as they go up
+// (a file decoded into the pinned staging buffers).
+G1MsmContext g1_context(const groth16::QuerySource& src, G1Query q, size_t n, const GpuMsmConfig& c) {
+    if (auto* p = dynamic_cast<const groth16::ParametersSource*>(&src)) return G1MsmContext(p->points(q), c);
+    return G1MsmContext(n, [&src, q](size_t lo, size_t hi, G1Affine* out) { src.read(q, lo, hi, out); }, c);
+}
+G2MsmContext g2_context(const groth16::QuerySource& src, size_t n, const GpuMsmConfig& c) {
+    if (auto* p = dynamic_cast<const groth16::ParametersSource*>(&src))
+        return G2MsmContext(p->points_b_g2(), c);
+    return G2MsmContext(n, [&src](size_t lo, size_t hi, G2Affine* out) { src.read_b_g2(lo, hi, out); }, c);
 }
 }  // namespace
 
@@ -127,17 +142,17 @@ struct GpuProver::Impl {
     std::atomic<bool> first_slot_made{false};  // a proof has made its slot (prepare waits for that)
     std::atomic<size_t> split_bytes_seen{0};   // the largest 0/1 split of one circuit so far (working_bytes)
 
-    Impl(const groth16::Parameters& params, const GpuProverConfig& c)
-        : shape(groth16::KeyShape::of(params)),
+    Impl(const groth16::QuerySource& src, HostPins p, const GpuProverConfig& c)
+        : shape(src.shape()),
           cfg(c),
-          pins(pins_for(params, c)),
-          tables(table_plan(params, c)),
+          pins(std::move(p)),
+          tables(table_plan(shape, c)),
           g1_scratch(std::make_shared<MsmScratch>(c.device)),
-          a(params.a, on(c.device, g1_scratch, tables.a)),
-          b1(params.b_g1, on(c.device, g1_scratch, tables.b1)),
-          l(params.l, on(c.device, g1_scratch, tables.l)),
-          h(params.h, on(c.device, g1_scratch, tables.h)),
-          b2(params.b_g2, on(c.device)) {}
+          a(g1_context(src, G1Query::A, shape.a, on(c.device, g1_scratch, tables.a))),
+          b1(g1_context(src, G1Query::BG1, shape.b_g1, on(c.device, g1_scratch, tables.b1))),
+          l(g1_context(src, G1Query::L, shape.l, on(c.device, g1_scratch, tables.l))),
+          h(g1_context(src, G1Query::H, shape.h, on(c.device, g1_scratch, tables.h))),
+          b2(g2_context(src, shape.b_g2, on(c.device))) {}
 
     // The H arrays of slot k for this domain (made or remade when the size or convention changed). An optional
     // slot is made only with room to spare (as much again, so the MSMs' scratch, which grows with the largest
@@ -324,7 +339,26 @@ struct GpuPrepared : groth16::PreparedCircuit {
 };
 
 GpuProver::GpuProver(const groth16::Parameters& params, const GpuProverConfig& cfg)
-    : impl_(std::make_unique<Impl>(params, cfg)) {}
+    : impl_(std::make_unique<Impl>(groth16::ParametersSource(params), pins_for(params, cfg), cfg)) {}
+
+GpuProver::GpuProver(const groth16::QuerySource& src, const GpuProverConfig& cfg)
+    : impl_([&] {
+          if (cfg.pin_host_params && !dynamic_cast<const groth16::ParametersSource*>(&src))
+              throw std::invalid_argument("gpu prover: pin_host_params needs parameters in host memory");
+          return std::make_unique<Impl>(src, HostPins{}, cfg);
+      }()) {}
+
+std::optional<std::string> GpuProver::query_outside_subgroup() const {
+    const BatchSubgroupOptions o;
+    const int d = impl_->cfg.device;
+    // File order (h, l, a, b_g1, b_g2), so the report names the section a reader of the whole file would.
+    const std::pair<const char*, const G1MsmContext*> g1[] = {
+        {"h", &impl_->h}, {"l", &impl_->l}, {"a", &impl_->a}, {"b_g1", &impl_->b1}};
+    for (const auto& [name, ctx] : g1)
+        if (!g1_resident_in_subgroup_gpu(ctx->device_bases(), ctx->num_bases(), o, d)) return std::string(name);
+    if (!g2_resident_in_subgroup_gpu(impl_->b2.device_bases(), impl_->b2.num_bases(), o, d)) return "b_g2";
+    return std::nullopt;
+}
 GpuProver::~GpuProver() = default;
 
 std::vector<groth16::Proof> GpuProver::prove_from_assignments(std::span<r1cs::ProvingAssignment> assignments,
@@ -435,16 +469,28 @@ groth16::Proof GpuProver::prove_prepared(std::unique_ptr<groth16::PreparedCircui
     }
 }
 
-std::vector<std::unique_ptr<GpuBackend>> gpu_backends(const groth16::Parameters& params, size_t first,
-                                                      const GpuProverConfig& base) {
+namespace {
+template <class Src>
+std::vector<std::unique_ptr<GpuBackend>> backends_of(const Src& src, size_t first, const GpuProverConfig& base) {
     std::vector<std::unique_ptr<GpuBackend>> out;
     const auto devs = devices();
     for (size_t d = first; d < devs.size(); d++) {
         GpuProverConfig gc = base;
         gc.device = devs[d].id;
-        out.push_back(std::make_unique<GpuBackend>(params, gc));
+        out.push_back(std::make_unique<GpuBackend>(src, gc));
     }
     return out;
+}
+}  // namespace
+
+std::vector<std::unique_ptr<GpuBackend>> gpu_backends(const groth16::Parameters& params, size_t first,
+                                                      const GpuProverConfig& base) {
+    return backends_of(params, first, base);
+}
+
+std::vector<std::unique_ptr<GpuBackend>> gpu_backends(const groth16::QuerySource& src, size_t first,
+                                                      const GpuProverConfig& base) {
+    return backends_of(src, first, base);
 }
 
 size_t GpuProver::working_bytes() const {

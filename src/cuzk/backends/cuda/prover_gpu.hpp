@@ -30,7 +30,9 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "cuzk/backends/cuda/device_split.hpp"
@@ -63,6 +65,10 @@ public:
     // more, so they may be freed once it is made, unless cfg.pin_host_params page-locked them (they must then
     // outlive it). Throws gpu::CudaError when they do not fit in device memory (with the bytes needed).
     explicit GpuProver(const groth16::Parameters& params, const GpuProverConfig& cfg = {});
+    // The same from the points of a query source (a parameter file decoded straight into the pinned staging buffers
+    // as they go up, formats::ParamsFileSource: no host copy of them all); the source is read only by the
+    // constructor, and its errors come through. pin_host_params needs Parameters (std::invalid_argument).
+    explicit GpuProver(const groth16::QuerySource& src, const GpuProverConfig& cfg = {});
     ~GpuProver();
     GpuProver(const GpuProver&) = delete;
     GpuProver& operator=(const GpuProver&) = delete;
@@ -79,6 +85,10 @@ public:
     groth16::Proof prove_prepared(std::unique_ptr<groth16::PreparedCircuit> ticket, r1cs::ProvingAssignment& asg,
                                   const Fr& r, const Fr& s, TimingSink* timing, int64_t item);
 
+    // The first query (in file order: "h", "l", "a", "b_g1", "b_g2") with a resident point outside its prime-order
+    // subgroup, by the batched check on the device over the points in place (gpu/subgroup.hpp: a bad point passes
+    // with probability at most 2^-64); nullopt when all are in. The check of a source that was not checked before.
+    std::optional<std::string> query_outside_subgroup() const;
     // Device bytes held by the resident queries.
     size_t resident_bytes() const;
     // Whether the host points must outlive the prover (GpuProverConfig::pin_host_params).
@@ -100,6 +110,8 @@ class GpuBackend : public groth16::ProverBackend {
 public:
     explicit GpuBackend(const groth16::Parameters& params, const GpuProverConfig& cfg = {})
         : device_(cfg.device), prover_(params, cfg) {}
+    explicit GpuBackend(const groth16::QuerySource& src, const GpuProverConfig& cfg = {})
+        : device_(cfg.device), prover_(src, cfg) {}
     std::vector<groth16::Proof> prove(std::span<r1cs::ProvingAssignment> assignments, std::span<const Fr> r,
                                       std::span<const Fr> s, TimingSink* timing) override {
         return prover_.prove_from_assignments(assignments, r, s, timing);
@@ -116,6 +128,7 @@ public:
     std::string lane() const override { return "cuda:" + std::to_string(device_); }
     // Device bytes held by its resident copy of the parameters.
     size_t resident_bytes() const { return prover_.resident_bytes(); }
+    std::optional<std::string> query_outside_subgroup() const { return prover_.query_outside_subgroup(); }
     size_t working_bytes() const override { return prover_.working_bytes(); }
     bool needs_host_points() const override { return prover_.needs_host_points(); }
 
@@ -128,6 +141,9 @@ private:
 // of `params`: the proving workers of a job spread over several GPUs (engine::JobSpec::backends).
 // `base` gives every other setting (its device is replaced).
 std::vector<std::unique_ptr<GpuBackend>> gpu_backends(const groth16::Parameters& params, size_t first = 0,
+                                                      const GpuProverConfig& base = {});
+// The same from a query source (each device's copy reads it once).
+std::vector<std::unique_ptr<GpuBackend>> gpu_backends(const groth16::QuerySource& src, size_t first = 0,
                                                       const GpuProverConfig& base = {});
 
 }  // namespace cuzk::gpu
