@@ -18,6 +18,7 @@
 
 #include "cuzk/daemon/client.hpp"
 #include "cuzk/daemon/daemon.hpp"
+#include "cuzk/filecoin/proof_types.hpp"
 #include "cuzk/formats/proof_io.hpp"
 #include "cuzk/formats/snarkjs_json.hpp"
 #include "cuzk/util/input_file.hpp"
@@ -53,6 +54,11 @@ struct SubmitArgs {
     uint64_t witness_seed = 0;
     unsigned partitions = 0;
     double deadline = 0;
+    // A Filecoin proof, as Curio sends it.
+    std::string kind, request_id, c1, randomness, comm_r_old, comm_r_new, comm_d_new;
+    std::vector<std::string> vanilla;
+    uint64_t registered_proof = 0, miner_id = 0, sector_number = 0, sector_size = 0;
+    uint32_t partition_index = 0;
 };
 
 struct AwaitArgs {
@@ -80,21 +86,69 @@ void add_submit_options(CLI::App* cmd, SubmitArgs& a) {
     cmd->add_option("--zkey", a.zkey, "circom: the .zkey, relative to the daemon's parameter directory");
     cmd->add_option("--wtns", a.wtns, "circom: a local .wtns file per partition (sent with the request)")
         ->check(CLI::ExistingFile);
+    // Filecoin's proofs, the request Curio sends (--kind instead of --circuit).
+    cmd->add_option("--kind", a.kind, "a Filecoin proof: porep-c2, window-post, winning-post, snap-update")
+        ->check(CLI::IsMember({"porep-c2", "window-post", "winning-post", "snap-update"}));
+    cmd->add_option("--registered-proof", a.registered_proof, "Filecoin's numeric registered proof (e.g. 8: 32 GiB V1_1 seal)");
+    cmd->add_option("--sector-size", a.sector_size, "bytes (checked against the registered proof)");
+    cmd->add_option("--request-id", a.request_id, "idempotency key: the same id answers the same job");
+    cmd->add_option("--c1", a.c1, "porep-c2: a local C1 output (or Curio's envelope of one)")->check(CLI::ExistingFile);
+    cmd->add_option("--vanilla", a.vanilla, "PoSt: a local vanilla proof file per sector; snap: per partition")
+        ->check(CLI::ExistingFile);
+    cmd->add_option("--miner-id", a.miner_id, "the miner's actor id");
+    cmd->add_option("--sector-number", a.sector_number, "porep-c2: the sector number");
+    cmd->add_option("--randomness", a.randomness, "PoSt: the challenge randomness, 64 hex digits");
+    cmd->add_option("--partition-index", a.partition_index, "window-post: the partition");
+    cmd->add_option("--comm-r-old", a.comm_r_old, "snap-update: 64 hex digits");
+    cmd->add_option("--comm-r-new", a.comm_r_new, "snap-update: 64 hex digits");
+    cmd->add_option("--comm-d-new", a.comm_d_new, "snap-update: 64 hex digits");
 }
 
-v1::ProofRequest request_of(const SubmitArgs& a) {
-    v1::ProofRequest r;
+// 32 raw bytes from 64 hex digits ("" stays empty).
+std::string raw32(const std::string& hex, const char* what) {
+    if (hex.empty()) return "";
+    const auto b = filecoin::bytes32_from_hex(hex, what);
+    return std::string(b.begin(), b.end());
+}
+
+v1::ProofKind kind_of(const std::string& kind) {
+    if (kind == "porep-c2") return v1::POREP_SEAL_COMMIT;
+    if (kind == "window-post") return v1::WINDOW_POST_PARTITION;
+    if (kind == "winning-post") return v1::WINNING_POST;
+    return v1::SNAP_DEALS_UPDATE;
+}
+
+v1::SubmitProofRequest request_of(const SubmitArgs& a) {
+    v1::SubmitProofRequest q;
+    q.set_request_id(a.request_id);
+    if (a.priority == "low") q.set_priority(v1::LOW);
+    if (a.priority == "normal") q.set_priority(v1::NORMAL);
+    if (a.priority == "high") q.set_priority(v1::HIGH);
+    if (a.priority == "critical") q.set_priority(v1::CRITICAL);
+    q.set_deadline_seconds(a.deadline);
+    if (!a.kind.empty()) {
+        q.set_proof_kind(kind_of(a.kind));
+        q.set_registered_proof(a.registered_proof);
+        q.set_sector_size(a.sector_size);
+        q.set_miner_id(a.miner_id);
+        q.set_sector_number(a.sector_number);
+        q.set_partition_index(a.partition_index);
+        if (!a.c1.empty()) q.set_vanilla_proof(read_input_file(a.c1, size_t{256} << 20, "--c1"));
+        for (const auto& path : a.vanilla) q.add_vanilla_proofs(read_input_file(path, size_t{256} << 20, "--vanilla"));
+        q.set_randomness(raw32(a.randomness, "--randomness"));
+        q.set_comm_r_old(raw32(a.comm_r_old, "--comm-r-old"));
+        q.set_comm_r_new(raw32(a.comm_r_new, "--comm-r-new"));
+        q.set_comm_d_new(raw32(a.comm_d_new, "--comm-d-new"));
+        return q;
+    }
+    q.set_proof_kind(v1::CUZK_JOB);
+    v1::CuzkJob& r = *q.mutable_job();
     r.set_circuit(a.circuit);
     r.set_preset(a.preset);
     r.set_log_size(a.log_size);
     r.set_witness_seed(a.witness_seed);
     r.set_partitions(a.partitions);
     r.set_params(a.params);
-    if (a.priority == "low") r.set_priority(v1::LOW);
-    if (a.priority == "normal") r.set_priority(v1::NORMAL);
-    if (a.priority == "high") r.set_priority(v1::HIGH);
-    if (a.priority == "critical") r.set_priority(v1::CRITICAL);
-    r.set_deadline_seconds(a.deadline);
     r.set_x(a.x);
     r.set_pce(a.pce);
     if (!a.zkey.empty() || !a.wtns.empty()) {
@@ -104,7 +158,7 @@ v1::ProofRequest request_of(const SubmitArgs& a) {
             r.add_witnesses(read_input_file(path, kMaxJsonInputBytes, "--wtns"));  // the daemon's message limit
         }
     }
-    return r;
+    return q;
 }
 
 void add_await_options(CLI::App* cmd, AwaitArgs& a) {
@@ -123,15 +177,11 @@ void add_await_options(CLI::App* cmd, AwaitArgs& a) {
 }
 
 // Writes the result's files and prints it; the exit code of the result.
-int report(const v1::ProofResult& r, const AwaitArgs& a) {
+int report(const v1::AwaitProofResponse& r, const AwaitArgs& a) {
     if (r.state() == v1::DONE) {
-        if (!a.proof.empty()) {
-            std::vector<groth16::Proof> proofs;
-            for (const auto& b : r.proofs())
-                proofs.push_back(formats::decode_proof(
-                    std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(b.data()), b.size()), "daemon proof"));
-            formats::write_proofs(a.proof, proofs);
-        }
+        if (!a.proof.empty())  // 192 bytes per partition, as `cuzk prove` and Filecoin write them
+            formats::detail::write_file_atomically(
+                a.proof, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(r.proof().data()), r.proof().size()));
         const bool circom = r.proofs_json_size() > 0;
         if (!a.pub.empty()) {
             std::string text = r.public_inputs_json();
@@ -156,7 +206,14 @@ int report(const v1::ProofResult& r, const AwaitArgs& a) {
         nlohmann::json j;
         j["job_id"] = r.job_id();
         j["state"] = v1::JobState_Name(r.state());
-        j["error"] = r.error();
+        j["status"] = v1::AwaitProofResponse::Status_Name(r.status());
+        j["error"] = r.error_message();
+        j["proof_bytes"] = r.proof().size();
+        j["queue_wait_ms"] = r.queue_wait_ms();
+        j["srs_load_ms"] = r.srs_load_ms();
+        j["synthesis_ms"] = r.synthesis_ms();
+        j["gpu_compute_ms"] = r.gpu_compute_ms();
+        j["total_ms"] = r.total_ms();
         j["proofs"] = r.proofs_size();
         j["verified"] = r.verified();
         j["wall_s"] = r.wall_seconds();
@@ -178,7 +235,7 @@ int report(const v1::ProofResult& r, const AwaitArgs& a) {
         if (r.state() == v1::DONE)
             std::printf(": %d proof%s%s in %.2f s", r.proofs_size(), r.proofs_size() == 1 ? "" : "s",
                         r.verified() ? " (verified)" : "", r.wall_seconds());
-        if (!r.error().empty()) std::printf(": %s", r.error().c_str());
+        if (!r.error_message().empty()) std::printf(": %s", r.error_message().c_str());
         std::printf("\n");
         for (const auto& f : r.fallbacks()) std::printf("  fallback: %s\n", f.c_str());
     }
@@ -337,8 +394,18 @@ void add_daemon_commands(CLI::App& app, int& exit_code) {
             std::printf("cuzk %s, %s backend, %u synthesis workers\n", s.version().c_str(), s.backend().c_str(),
                         s.synthesis_workers());
             for (const auto& g : s.gpus())
-                std::printf("  GPU %s, %.1f GiB\n", g.name().c_str(), (double)g.memory_total_bytes() / (1 << 30));
-            std::printf("jobs: %u queued, %u running\n", s.queued(), s.running());
+                std::printf("  GPU %u %s, %.1f GiB (%.1f free)%s%s\n", g.ordinal(), g.name().c_str(),
+                            (double)g.vram_total_bytes() / (1 << 30), (double)g.vram_free_bytes() / (1 << 30),
+                            g.current_job_id().empty() ? "" : ", job ", g.current_job_id().c_str());
+            std::printf("jobs: %u queued, %u running; %llu completed, %llu failed; up %llu s\n", s.queued(), s.running(),
+                        (unsigned long long)s.total_proofs_completed(), (unsigned long long)s.total_proofs_failed(),
+                        (unsigned long long)s.uptime_seconds());
+            for (const auto& q : s.queues())
+                if (q.pending() || q.in_progress())
+                    std::printf("  %s: %u pending, %u in progress\n", q.proof_kind().c_str(), q.pending(), q.in_progress());
+            for (const auto& p : s.loaded_srs())
+                std::printf("  parameters %s: %s, %.2f GiB, %u job(s)\n", p.circuit_id().c_str(),
+                            v1::SRSStatus::Tier_Name(p.tier()).c_str(), (double)p.size_bytes() / (1 << 30), p.ref_count());
             std::printf("memory: %.2f GiB resident, budget %.2f GiB, parameters %.2f GiB in %u set(s)\n",
                         (double)s.rss_bytes() / (1 << 30), (double)s.memory_budget_bytes() / (1 << 30),
                         (double)s.params_cached_bytes() / (1 << 30), s.params_cached_sets());
@@ -364,8 +431,9 @@ void add_daemon_commands(CLI::App& app, int& exit_code) {
     });
 
     auto pname = std::make_shared<std::string>();
-    auto* preload = c->add_subcommand("preload", "load a parameter set now (relative to the parameter directory)");
-    preload->add_option("params", *pname, "parameter file")->required();
+    auto* preload = c->add_subcommand("preload", "load a parameter set now (a circuit id such as porep-32g, or a file "
+                                                 "relative to the parameter directory)");
+    preload->add_option("params", *pname, "circuit id or parameter file")->required();
     preload->callback([&exit_code, target, pname] {
         run_client(exit_code, "preload", [&] {
             daemon::Client cl(*target);
@@ -375,7 +443,7 @@ void add_daemon_commands(CLI::App& app, int& exit_code) {
     });
     auto ename = std::make_shared<std::string>();
     auto* evict = c->add_subcommand("evict", "drop a cached parameter set (unless a job uses it)");
-    evict->add_option("params", *ename, "parameter file")->required();
+    evict->add_option("params", *ename, "circuit id or parameter file")->required();
     evict->callback([&exit_code, target, ename] {
         run_client(exit_code, "evict", [&] {
             daemon::Client cl(*target);

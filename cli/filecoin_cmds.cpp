@@ -417,6 +417,7 @@ void add_filecoin_commands(CLI::App& app, int& exit_code, const size_t& threads)
         struct Args {
             std::string proof_type, c1;
             uint64_t rng_seed = 0;
+            std::optional<uint64_t> miner_id, sector_number;  // both or neither: the sector's identity
         };
         auto a = std::make_shared<Args>();
         auto* cmd = fc->add_subcommand("c1-gen", "a consistent C1 for any sector size without sealing (benchmarks, tests)");
@@ -424,9 +425,16 @@ void add_filecoin_commands(CLI::App& app, int& exit_code, const size_t& threads)
             ->required();
         cmd->add_option("--rng-seed", a->rng_seed, "the generator's seed (same seed, same C1)")->required();
         cmd->add_option("--c1", a->c1, "output: the C1 JSON")->required();
+        auto* miner = cmd->add_option("--miner-id", a->miner_id, "the miner's actor id (its prover id seals the sector)");
+        auto* number = cmd->add_option("--sector-number", a->sector_number, "the sector number");
+        miner->needs(number);
+        number->needs(miner);
         cmd->callback([a, &exit_code] {
             run_filecoin_command("c1-gen", exit_code, [&] {
-                const auto g = filecoin::generate_c1_sector(filecoin::seal_proof_from_name(a->proof_type), a->rng_seed);
+                std::optional<filecoin::SectorIdentity> id;
+                if (a->miner_id) id = filecoin::SectorIdentity{filecoin::prover_id_of_actor(*a->miner_id), *a->sector_number};
+                const auto g =
+                    filecoin::generate_c1_sector(filecoin::seal_proof_from_name(a->proof_type), a->rng_seed, id);
                 const std::string json = filecoin::write_c1_json(g.c1);
                 formats::detail::write_file_atomically(
                     a->c1, std::span(reinterpret_cast<const uint8_t*>(json.data()), json.size()));

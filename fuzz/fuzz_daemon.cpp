@@ -1,5 +1,5 @@
 // The daemon's inputs: its TOML configuration and a request's validation (daemon/config.hpp, requests.hpp). The
-// first byte picks which; a request is the rest as a serialized ProofRequest, checked against a configuration whose
+// first byte picks which; a request is the rest as a serialized SubmitProofRequest, checked against a configuration whose
 // directories do not exist (every file a request names is then refused, after the checks before it ran).
 #include "cuzk/daemon/config.hpp"
 #include "cuzk/daemon/requests.hpp"
@@ -13,7 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         cuzk::fuzz::refusal_is_fine([&] { parse_config(std::string(rest), "/nonexistent"); });
     } else {
         cuzk::fuzz::refusal_is_fine([&] {
-            cuzk::v1::ProofRequest r;
+            cuzk::v1::SubmitProofRequest r;
             if (!r.ParseFromArray(rest.data(), (int)rest.size())) return;
             DaemonConfig cfg;
             cfg.params_dir = "/nonexistent/params";

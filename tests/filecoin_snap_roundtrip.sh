@@ -109,8 +109,16 @@ out=$("$CUZK" filecoin snap --proof-type $P --vanilla "$dir/gp/partition-0.bin" 
 fi
 
 if [ "$mode" = sha256-full ] || [ "${CUZK_SNAP_SHA256_ROUNDTRIP:-0}" = 1 ]; then
-  "$CUZK" filecoin params gen --proof-type $P --update --out "$dir/params" --json > "$dir/ps.json" || fail "params gen --update"
-  svk=$(json "$dir/ps.json" vk)
+  if [ -n "${CUZK_FILECOIN_TEST_PARAMS:-}" ] && [ -e "$CUZK_FILECOIN_TEST_PARAMS/complete" ]; then
+    # the build's shared test parameters (tests/filecoin_test_params.sh, seed 24)
+    svk=$(json "$CUZK_FILECOIN_TEST_PARAMS/gen-24.json" vk)
+    mkdir -p "$dir/params"
+    for ext in params vk meta; do ln -s "${svk%.vk}.$ext" "$dir/params/$(basename "${svk%.vk}").$ext"; done
+  else
+    "$CUZK" filecoin params gen --proof-type $P --update --out "$dir/params" --json > "$dir/ps.json" \
+      || fail "params gen --update"
+    svk=$(json "$dir/ps.json" vk)
+  fi
   "$CUZK" filecoin snap --proof-type $P --vanilla "$dir/gs/partition-0.bin" "${scomms[@]}" --params-dir "$dir/params" \
     --unchecked-params --proof "$dir/s.bin" --json | grep -q '"verified":true' || fail "snap"
   "$CUZK" filecoin verify snap --proof-type $P --vk "$svk" --proof "$dir/s.bin" "${scomms[@]}" > /dev/null \

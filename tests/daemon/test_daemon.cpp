@@ -99,20 +99,21 @@ DaemonConfig make_config(const fs::path& dir) {
     return c;
 }
 
-v1::ProofRequest chain_request(unsigned k, unsigned partitions, uint64_t seed, v1::Priority prio = v1::NORMAL) {
-    v1::ProofRequest r;
-    r.set_circuit("mulchain");
-    r.set_log_size(k);
-    r.set_partitions(partitions);
-    r.set_witness_seed(seed);
-    r.set_params("m" + std::to_string(k) + ".params");
+v1::SubmitProofRequest chain_request(unsigned k, unsigned partitions, uint64_t seed, v1::Priority prio = v1::NORMAL) {
+    v1::SubmitProofRequest r;
+    r.set_proof_kind(v1::CUZK_JOB);
+    r.mutable_job()->set_circuit("mulchain");
+    r.mutable_job()->set_log_size(k);
+    r.mutable_job()->set_partitions(partitions);
+    r.mutable_job()->set_witness_seed(seed);
+    r.mutable_job()->set_params("m" + std::to_string(k) + ".params");
     r.set_priority(prio);
     return r;
 }
 
 // Every proof of a DONE result verifies against its public inputs.
-void expect_verified(const v1::ProofResult& r, unsigned k, size_t partitions) {
-    ASSERT_EQ(r.state(), v1::DONE) << r.error();
+void expect_verified(const v1::AwaitProofResponse& r, unsigned k, size_t partitions) {
+    ASSERT_EQ(r.state(), v1::DONE) << r.error_message();
     ASSERT_EQ((size_t)r.proofs_size(), partitions);
     EXPECT_TRUE(r.verified());
     const auto pubs = nlohmann::json::parse(r.public_inputs_json());
@@ -147,7 +148,7 @@ int code_of(const std::function<void()>& fn) {
     return 0;
 }
 
-double pipeline_span(const v1::ProofResult& r, const std::string& name) {
+double pipeline_span(const v1::AwaitProofResponse& r, const std::string& name) {
     double t = 0;
     for (const auto& s : nlohmann::json::parse(r.timeline_json()))
         if (s["layer"] == "pipeline" && s["name"] == name) t += s["duration_s"].get<double>();
@@ -164,7 +165,7 @@ TEST(Daemon, ProvesOverTheUnixSocketWithConcurrentClients) {
     EXPECT_TRUE(S_ISSOCK(st.st_mode));
     EXPECT_EQ(st.st_mode & 0777, 0600u) << "the socket must be private to its owner";
     std::vector<std::thread> clients;
-    std::vector<v1::ProofResult> results(4);
+    std::vector<v1::AwaitProofResponse> results(4);
     for (int c = 0; c < 4; c++)
         clients.emplace_back([&, c] {
             Client cl(d.socket_path());
@@ -260,16 +261,17 @@ TEST(Daemon, HigherPriorityJobsRunFirst) {
     // and SnapDeals kinds too until issue 18): winning-post is one CRITICAL partition, window-post one HIGH, porep-c2
     // every partition of one sector (2 KiB: 1; tests/test_circuit_catalog.cpp checks 10 at 32 GiB, whose
     // partitions would not fit a small machine's memory budget). The jobs stay queued and are cancelled: nothing is proven.
-    v1::ProofRequest wp;
-    wp.set_circuit("winning-post");
-    wp.set_params("m6.params");
+    v1::SubmitProofRequest wp;
+    wp.set_proof_kind(v1::CUZK_JOB);
+    wp.mutable_job()->set_circuit("winning-post");
+    wp.mutable_job()->set_params("m6.params");
     const std::string held = cl.submit(chain_request(10, 48, 9));  // keeps the kinds' jobs queued
     const std::string w = cl.submit(wp);
-    wp.set_circuit("window-post");
-    wp.set_preset("StackedDrg2KiBV1_1");
+    wp.mutable_job()->set_circuit("window-post");
+    wp.mutable_job()->set_preset("StackedDrg2KiBV1_1");
     const std::string wd = cl.submit(wp);
-    wp.set_circuit("porep-c2");
-    wp.clear_preset();
+    wp.mutable_job()->set_circuit("porep-c2");
+    wp.mutable_job()->clear_preset();
     const std::string c2 = cl.submit(wp);
     EXPECT_EQ(cl.status(w).job().priority(), v1::CRITICAL);
     EXPECT_EQ(cl.status(w).job().partitions(), 1u);
@@ -281,7 +283,7 @@ TEST(Daemon, HigherPriorityJobsRunFirst) {
     EXPECT_EQ(cl.status(c2).job().circuit(), "porep-2k");
     // A preset that is not an interactive PoRep proof type is refused.
     for (const char* bad : {"porep-4k", "mulchain", "StackedDrg2KiBV1_1_Feat_SyntheticPoRep"}) {
-        wp.set_preset(bad);
+        wp.mutable_job()->set_preset(bad);
         EXPECT_EQ(code_of([&] { cl.submit(wp); }), (int)grpc::StatusCode::INVALID_ARGUMENT) << bad;
     }
     for (const auto& id : {w, wd, c2, held}) cl.cancel(id);
@@ -291,6 +293,7 @@ TEST(Daemon, BadRequestsGetAClearStatusAndTheDaemonKeepsServing) {
     TempDir dir;
     DaemonConfig cfg = make_config(dir.path);
     cfg.max_partitions = 16;
+    cfg.max_request_bytes = 1 << 20;  // 256 MiB by default (Curio's limit)
     fs::create_directories(dir.path / "outside");
     write_bytes(dir.path / "outside" / "secret.params", formats::parameters_to_bytes(chain_params(6)));
     fs::create_symlink(dir.path / "outside" / "secret.params", dir.path / "params" / "link.params");
@@ -298,25 +301,25 @@ TEST(Daemon, BadRequestsGetAClearStatusAndTheDaemonKeepsServing) {
     Daemon d(cfg);
     Client cl(d.socket_path());
     auto req = [](auto edit) {
-        v1::ProofRequest r = chain_request(6, 1, 7);
+        v1::SubmitProofRequest r = chain_request(6, 1, 7);
         edit(r);
         return r;
     };
     using C = grpc::StatusCode;
-    const std::vector<std::pair<v1::ProofRequest, C>> cases = {
-        {req([](auto& r) { r.set_circuit("no-such-circuit"); }), C::INVALID_ARGUMENT},
-        {req([](auto& r) { r.set_circuit("cubic"); r.clear_log_size(); r.set_x("12abc"); }), C::INVALID_ARGUMENT},
-        {req([](auto& r) { r.set_log_size(40); }), C::INVALID_ARGUMENT},
-        {req([](auto& r) { r.set_partitions(17); }), C::INVALID_ARGUMENT},
+    const std::vector<std::pair<v1::SubmitProofRequest, C>> cases = {
+        {req([](auto& r) { r.mutable_job()->set_circuit("no-such-circuit"); }), C::INVALID_ARGUMENT},
+        {req([](auto& r) { r.mutable_job()->set_circuit("cubic"); r.mutable_job()->clear_log_size(); r.mutable_job()->set_x("12abc"); }), C::INVALID_ARGUMENT},
+        {req([](auto& r) { r.mutable_job()->set_log_size(40); }), C::INVALID_ARGUMENT},
+        {req([](auto& r) { r.mutable_job()->set_partitions(17); }), C::INVALID_ARGUMENT},
         {req([](auto& r) { r.set_deadline_seconds(-1); }), C::INVALID_ARGUMENT},
         {req([](auto& r) { r.set_deadline_seconds(std::numeric_limits<double>::infinity()); }), C::INVALID_ARGUMENT},
-        {req([](auto& r) { r.set_params(""); }), C::INVALID_ARGUMENT},
-        {req([&](auto& r) { r.set_params((dir.path / "outside" / "secret.params").string()); }), C::PERMISSION_DENIED},
-        {req([](auto& r) { r.set_params("../outside/secret.params"); }), C::PERMISSION_DENIED},
-        {req([](auto& r) { r.set_params("link.params"); }), C::PERMISSION_DENIED},
-        {req([](auto& r) { r.set_params("missing.params"); }), C::NOT_FOUND},
-        {req([](auto& r) { r.set_pce("../m6.pce"); }), C::PERMISSION_DENIED},
-        {req([](auto& r) { r.set_x(std::string(2 << 20, '1')); }), C::RESOURCE_EXHAUSTED},  // over 1 MiB
+        {req([](auto& r) { r.mutable_job()->set_params(""); }), C::INVALID_ARGUMENT},
+        {req([&](auto& r) { r.mutable_job()->set_params((dir.path / "outside" / "secret.params").string()); }), C::PERMISSION_DENIED},
+        {req([](auto& r) { r.mutable_job()->set_params("../outside/secret.params"); }), C::PERMISSION_DENIED},
+        {req([](auto& r) { r.mutable_job()->set_params("link.params"); }), C::PERMISSION_DENIED},
+        {req([](auto& r) { r.mutable_job()->set_params("missing.params"); }), C::NOT_FOUND},
+        {req([](auto& r) { r.mutable_job()->set_pce("../m6.pce"); }), C::PERMISSION_DENIED},
+        {req([](auto& r) { r.mutable_job()->set_x(std::string(2 << 20, '1')); }), C::RESOURCE_EXHAUSTED},  // over 1 MiB
     };
     for (size_t i = 0; i < cases.size(); i++) {
         int code = 0;
@@ -334,9 +337,9 @@ TEST(Daemon, BadRequestsGetAClearStatusAndTheDaemonKeepsServing) {
     EXPECT_EQ(code_of([&] { cl.await("999999"); }), (int)C::NOT_FOUND);
     EXPECT_EQ(code_of([&] { cl.status("999999"); }), (int)C::NOT_FOUND);
     // A malformed parameter file is accepted (it is a file in the directory) and the job fails, saying why.
-    const auto bad = cl.await(cl.submit(req([](auto& r) { r.set_params("garbage.params"); })), 60);
+    const auto bad = cl.await(cl.submit(req([](auto& r) { r.mutable_job()->set_params("garbage.params"); })), 60);
     EXPECT_EQ(bad.state(), v1::FAILED);
-    EXPECT_NE(bad.error().find("garbage.params"), std::string::npos) << bad.error();
+    EXPECT_NE(bad.error_message().find("garbage.params"), std::string::npos) << bad.error_message();
     // And the daemon keeps serving.
     expect_verified(cl.await(cl.submit(chain_request(6, 2, 8)), 60), 6, 2);
     const std::string m = cl.metrics();
@@ -351,8 +354,8 @@ TEST(Daemon, AdmissionKeepsJobsInsideTheBudgetAndTheQueueBound) {
     cfg.max_queued = 2;
     Daemon d(cfg);
     Client cl(d.socket_path());
-    v1::ProofRequest big = chain_request(10, 1, 1);
-    big.set_log_size(16);  // admission is decided before the parameters are read
+    v1::SubmitProofRequest big = chain_request(10, 1, 1);
+    big.mutable_job()->set_log_size(16);  // admission is decided before the parameters are read
     int code = 0;
     std::string msg;
     try {
@@ -474,7 +477,7 @@ TEST(Daemon, ADrainServesAwaitAndStatusAndASecondSignalInterrupts) {
         Client cl(d.socket_path());
         const std::string job = cl.submit(chain_request(10, 30, 1));  // outlasts the old 2 s RPC grace
         wait_for_partitions(cl, job, 1);
-        std::optional<v1::ProofResult> got;
+        std::optional<v1::AwaitProofResponse> got;
         std::thread waiter([&] { got = Client(d.socket_path()).await(job, 120); });
         std::thread stopper([&] { d.shutdown(); });
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -798,13 +801,14 @@ TEST(Daemon, ProvesCircomJobsFromAZkeyAndWitnesses) {
         const auto b = test_iden3::wtns({Fr::one(), Fr::from_u64(y), Fr::from_u64(x)});
         return std::string(b.begin(), b.end());
     };
-    v1::ProofRequest req;
-    req.set_circuit("circom");
-    req.set_zkey("square.zkey");
-    *req.add_witnesses() = witness(3, 9);
-    *req.add_witnesses() = witness(5, 25);
+    v1::SubmitProofRequest req;
+    req.set_proof_kind(v1::CUZK_JOB);
+    req.mutable_job()->set_circuit("circom");
+    req.mutable_job()->set_zkey("square.zkey");
+    *req.mutable_job()->add_witnesses() = witness(3, 9);
+    *req.mutable_job()->add_witnesses() = witness(5, 25);
     const auto res = cl.await(cl.submit(req), 60);
-    ASSERT_EQ(res.state(), v1::DONE) << res.error();
+    ASSERT_EQ(res.state(), v1::DONE) << res.error_message();
     ASSERT_EQ(res.proofs_size(), 2);
     ASSERT_EQ(res.proofs_json_size(), 2);
     EXPECT_TRUE(res.verified());
@@ -823,8 +827,8 @@ TEST(Daemon, ProvesCircomJobsFromAZkeyAndWitnesses) {
         EXPECT_EQ(formats::snarkjs::parse_proof_json(res.proofs_json(i)), proof);
     }
     // Refused at submission: a malformed witness (named), a circom job with bellman params.
-    v1::ProofRequest bad = req;
-    *bad.mutable_witnesses(1) = "not a wtns file";
+    v1::SubmitProofRequest bad = req;
+    *bad.mutable_job()->mutable_witnesses(1) = "not a wtns file";
     int code = 0;
     std::string msg;
     try {
@@ -836,22 +840,22 @@ TEST(Daemon, ProvesCircomJobsFromAZkeyAndWitnesses) {
     EXPECT_EQ(code, (int)grpc::StatusCode::INVALID_ARGUMENT);
     EXPECT_NE(msg.find("witness 1"), std::string::npos) << msg;
     bad = req;
-    bad.set_params("m6.params");
+    bad.mutable_job()->set_params("m6.params");
     EXPECT_EQ(code_of([&] { cl.submit(bad); }), (int)grpc::StatusCode::INVALID_ARGUMENT);
     bad = req;
-    bad.clear_witnesses();
+    bad.mutable_job()->clear_witnesses();
     EXPECT_EQ(code_of([&] { cl.submit(bad); }), (int)grpc::StatusCode::INVALID_ARGUMENT);
     // Accepted, then failed: a witness that does not satisfy x * x = y; a zkey named as a bellman parameter file.
     bad = req;
-    *bad.mutable_witnesses(0) = witness(3, 10);
+    *bad.mutable_job()->mutable_witnesses(0) = witness(3, 10);
     const auto unsat = cl.await(cl.submit(bad), 60);
     EXPECT_EQ(unsat.state(), v1::FAILED);
-    EXPECT_NE(unsat.error().find("did not verify"), std::string::npos) << unsat.error();
-    v1::ProofRequest mixed = chain_request(6, 1, 1);
-    mixed.set_params("square.zkey");
+    EXPECT_NE(unsat.error_message().find("did not verify"), std::string::npos) << unsat.error_message();
+    v1::SubmitProofRequest mixed = chain_request(6, 1, 1);
+    mixed.mutable_job()->set_params("square.zkey");
     const auto mixed_res = cl.await(cl.submit(mixed), 60);
     EXPECT_EQ(mixed_res.state(), v1::FAILED);
-    EXPECT_NE(mixed_res.error().find(".zkey"), std::string::npos) << mixed_res.error();
+    EXPECT_NE(mixed_res.error_message().find(".zkey"), std::string::npos) << mixed_res.error_message();
     // The daemon keeps serving circom jobs.
     EXPECT_EQ(cl.await(cl.submit(req), 60).state(), v1::DONE);
     EXPECT_TRUE(cl.evict("square.zkey"));

@@ -15,15 +15,15 @@ namespace {
 constexpr double kCallDeadlineSeconds = 60;
 // With a progress callback, await() asks for the job's status this often.
 constexpr double kProgressPeriodSeconds = 1;
-// An AwaitProof's own deadline is its timeout plus this: the daemon's DEADLINE_EXCEEDED (the job has not ended)
-// arrives first, not the channel's.
+// An AwaitProof's own deadline is its timeout plus this: the daemon's TIMEOUT answer (the job has not ended) arrives
+// first, not the channel's DEADLINE_EXCEEDED.
 constexpr double kAwaitDeadlineMarginSeconds = 30;
 
 }  // namespace
 
 struct Client::Impl {
     std::shared_ptr<grpc::Channel> channel;
-    std::unique_ptr<v1::Prover::Stub> stub;
+    std::unique_ptr<v1::ProvingEngine::Stub> stub;
 
     // A context whose deadline is `seconds` from now (0: none).
     static std::unique_ptr<grpc::ClientContext> context(double seconds) {
@@ -43,21 +43,19 @@ Client::Client(const std::string& target) : impl_(std::make_unique<Impl>()) {
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(-1);
     impl_->channel = grpc::CreateCustomChannel(grpc_target(target), grpc::InsecureChannelCredentials(), args);
-    impl_->stub = v1::Prover::NewStub(impl_->channel);
+    impl_->stub = v1::ProvingEngine::NewStub(impl_->channel);
 }
 Client::~Client() = default;
 
-std::string Client::submit(const v1::ProofRequest& request) {
-    v1::SubmitProofRequest q;
-    *q.mutable_request() = request;
+std::string Client::submit(const v1::SubmitProofRequest& request) {
     v1::SubmitProofResponse r;
     auto ctx = Impl::context(kCallDeadlineSeconds);
-    Impl::check(impl_->stub->SubmitProof(ctx.get(), q, &r));
+    Impl::check(impl_->stub->SubmitProof(ctx.get(), request, &r));
     return r.job_id();
 }
 
-v1::ProofResult Client::await(const std::string& job_id, double timeout_s,
-                              const std::function<void(const v1::JobStatus&)>& progress) {
+v1::AwaitProofResponse Client::await(const std::string& job_id, double timeout_s,
+                                     const std::function<void(const v1::JobStatus&)>& progress) {
     const auto t0 = std::chrono::steady_clock::now();
     for (;;) {
         double slice = 0;  // one call until the end, unless progress is shown or a timeout is given
@@ -69,12 +67,11 @@ v1::ProofResult Client::await(const std::string& job_id, double timeout_s,
         if (timeout_s > 0) slice = slice > 0 ? std::min(slice, left) : left;
         v1::AwaitProofRequest q;
         q.set_job_id(job_id);
-        q.set_timeout_seconds(slice);
-        v1::ProofResult r;
+        q.set_timeout_ms(slice > 0 ? std::max<uint64_t>(1, (uint64_t)(slice * 1000)) : 0);
+        v1::AwaitProofResponse r;
         auto ctx = Impl::context(slice > 0 ? slice + kAwaitDeadlineMarginSeconds : 0);
-        const grpc::Status st = impl_->stub->AwaitProof(ctx.get(), q, &r);
-        if (st.ok()) return r;
-        if (st.error_code() != grpc::StatusCode::DEADLINE_EXCEEDED) Impl::check(st);
+        Impl::check(impl_->stub->AwaitProof(ctx.get(), q, &r));
+        if (r.status() != v1::AwaitProofResponse::TIMEOUT) return r;
         if (progress) {
             const auto s = status(job_id);
             if (s.has_job()) progress(s.job());
@@ -104,25 +101,34 @@ std::string Client::metrics() {
     v1::GetMetricsResponse r;
     auto ctx = Impl::context(kCallDeadlineSeconds);
     Impl::check(impl_->stub->GetMetrics(ctx.get(), v1::GetMetricsRequest(), &r));
-    return r.text();
+    return r.prometheus_text();
 }
 
-uint64_t Client::preload(const std::string& params) {
-    v1::ParamsRequest q;
-    q.set_params(params);
-    v1::PreloadParamsResponse r;
+namespace {
+
+// A circuit id ("porep-32g") names no file: no dot in it.
+bool is_circuit_id(const std::string& name) { return name.find('.') == std::string::npos && name.find('/') == std::string::npos; }
+
+}  // namespace
+
+uint64_t Client::preload(const std::string& name) {
+    v1::PreloadSrsRequest q;
+    if (is_circuit_id(name)) q.set_circuit_id(name);
+    else q.set_params(name);
+    v1::PreloadSrsResponse r;
     auto ctx = Impl::context(0);  // loading a large set takes minutes
-    Impl::check(impl_->stub->PreloadParams(ctx.get(), q, &r));
-    return r.bytes();
+    Impl::check(impl_->stub->PreloadSRS(ctx.get(), q, &r));
+    return r.size_bytes();
 }
 
-bool Client::evict(const std::string& params) {
-    v1::ParamsRequest q;
-    q.set_params(params);
-    v1::EvictParamsResponse r;
+bool Client::evict(const std::string& name) {
+    v1::EvictSrsRequest q;
+    if (is_circuit_id(name)) q.set_circuit_id(name);
+    else q.set_params(name);
+    v1::EvictSrsResponse r;
     auto ctx = Impl::context(kCallDeadlineSeconds);
-    Impl::check(impl_->stub->EvictParams(ctx.get(), q, &r));
-    return r.evicted();
+    Impl::check(impl_->stub->EvictSRS(ctx.get(), q, &r));
+    return r.was_loaded();
 }
 
 }  // namespace cuzk::daemon

@@ -13,6 +13,7 @@
 #define TOML_EXCEPTIONS 1
 #include <toml++/toml.h>
 
+#include "cuzk/filecoin/params.hpp"
 #include "cuzk/util/input_file.hpp"
 
 namespace cuzk::daemon {
@@ -140,6 +141,8 @@ bool is_loopback_address(const std::string& hp) {
     if (inet_pton(AF_INET6, host.c_str(), &a6) == 1) return IN6_IS_ADDR_LOOPBACK(&a6);
     return false;
 }
+
+std::filesystem::path default_params_dir() { return filecoin::parameter_cache_dir(); }
 
 DaemonConfig parse_config(const std::string& toml_text, const std::filesystem::path& base_dir) {
     toml::table root;

@@ -14,15 +14,19 @@
 
 namespace cuzk::daemon {
 
+// Filecoin's parameter directory: FIL_PROOFS_PARAMETER_CACHE when set, else /var/tmp/filecoin-proof-parameters.
+std::filesystem::path default_params_dir();
+
 struct DaemonConfig {
     // [server]
     std::filesystem::path socket = "cuzk.sock";  // unix socket (mode 0600); relative to [paths] state
     std::string tcp;                  // "host:port" to also listen on TCP; empty: none
     bool allow_remote = false;        // tcp and metrics must be loopback addresses unless this is set
     std::string metrics;              // "host:port" for HTTP GET /metrics (Prometheus); empty: none
-    size_t max_request_bytes = size_t{1} << 20;  // 1 MiB
+    size_t max_request_bytes = size_t{256} << 20;  // 256 MiB, as Curio's client sends (a 64 GiB C1 is ~100 MB)
     // [paths]
-    std::filesystem::path params_dir = "params";      // parameter files; requests name files inside it
+    // Parameter files: Filecoin's jobs find theirs by Filecoin's name in it, cuzk jobs name files inside it.
+    std::filesystem::path params_dir = default_params_dir();
     std::filesystem::path circuits_dir = "circuits";  // circuit files (R1CS, PCE); requests name files inside it
     std::filesystem::path state_dir = ".";            // the job database (cuzk.db) and the default socket
     // [engine]

@@ -77,6 +77,7 @@ struct Daemon::Impl {
     int tcp_port = 0;
     std::optional<SocketId> socket;  // the socket this daemon created (removed at shutdown only if still there)
 
+    const std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
     std::mutex shutdown_mu;
     std::condition_variable shutdown_cv;
     bool shutdown_requested = false;
@@ -88,25 +89,31 @@ struct Daemon::Impl {
           log(c.log),
           keys(cfg, budget, log),
           table(cfg, make_engine(cfg, budget, keys.store()), log) {
-        table.resume([this](v1::ProofRequest& r, Job& job) { plan(r, job); });
+        table.resume([this](v1::SubmitProofRequest& r, Job& job) { plan(r, job); });
         table.run([this](const std::shared_ptr<Job>& job) { start(job); });
     }
 
     ~Impl() { shutdown(true); }
 
     // A request checked and completed (requests.hpp) and admitted under the memory budget into `job`.
-    void plan(v1::ProofRequest& r, Job& job) const {
+    void plan(v1::SubmitProofRequest& r, Job& job) const {
         JobPlan plan = plan_request(r, cfg);
+        if (keys.streams_to_devices() && !plan.circom) plan.params_bytes = 0;  // on the GPUs, not in host memory
         check_memory_budget(plan, budget);
         job.plan = std::move(plan);
+        // Parsed into the plan; the raw bytes (a 32 GiB C1 is ~50 MB) go to the store only.
         job.req = r;
-        job.req.clear_witnesses();  // parsed into the plan; the raw bytes go to the store only (issue 19 item 6)
+        job.req.clear_vanilla_proof();
+        job.req.clear_vanilla_proofs();
+        if (job.req.has_job()) job.req.mutable_job()->clear_witnesses();
     }
 
     // On the table's starter thread: loads what the job needs (a parameter set may take minutes), then hands it to
     // the engine.
     void start(const std::shared_ptr<Job>& job) {
+        const auto t0 = std::chrono::steady_clock::now();
         std::shared_ptr<const engine::ProvingKey> key = keys.key(job->plan.params_path);
+        job->key_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const std::string file = job->plan.params_path.filename().string();
         if (job->plan.circom && !key->zkey) throw std::runtime_error("circom job: " + file + " is not a .zkey");
         if (!job->plan.circom && key->zkey) throw std::runtime_error(file + " is a .zkey: use circuit \"circom\"");
@@ -114,7 +121,7 @@ struct Daemon::Impl {
         auto on_end = [this](Job& j, const engine::JobResult& res) {
             table.ended(j, res, proof_result(j, res, cfg.verify_proofs));
         };
-        engine::JobSpec spec = engine_spec(job, key, cfg.verify_proofs, log, std::move(on_end));
+        engine::JobSpec spec = engine_spec(job, key, pce, cfg.verify_proofs, log, std::move(on_end));
         table.launch(job, std::move(key), std::move(pce), std::move(spec));
     }
 
@@ -122,15 +129,17 @@ struct Daemon::Impl {
         v1::GetStatusResponse r;
         r.set_version(CUZK_VERSION);
         r.set_synthesis_workers((uint32_t)cfg.synthesis_workers);
-        keys.report(r);
+        keys.report(r, [this](const fs::path& p) { return table.jobs_using(p); });
         r.set_rss_bytes(current_rss_bytes());
         r.set_memory_budget_bytes(budget);
+        r.set_uptime_seconds((uint64_t)std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
         table.report(r, id);
         return r;
     }
 
     std::string metrics_text() const {
-        return prometheus_text(table.counters(), keys.stats(), table.engine_stats(), budget);
+        const v1::GetStatusResponse s = status(0);
+        return prometheus_text(table.counters(), keys.stats(), table.engine_stats(), budget, s);
     }
 
     // Stop accepting; drain (every accepted job ends) unless interrupting; stop the job table and its engine.
@@ -198,17 +207,17 @@ std::string Daemon::socket_path() const { return fs::absolute(impl_->cfg.socket_
 int Daemon::tcp_port() const { return impl_->tcp_port; }
 int Daemon::metrics_port() const { return impl_->metrics_http ? impl_->metrics_http->port() : 0; }
 
-uint64_t Daemon::submit(const v1::ProofRequest& request) {
-    return impl_->table.submit(request, [this](v1::ProofRequest& r, Job& job) { impl_->plan(r, job); });
+Submitted Daemon::submit(const v1::SubmitProofRequest& request) {
+    return impl_->table.submit(request, [this](v1::SubmitProofRequest& r, Job& job) { impl_->plan(r, job); });
 }
-v1::ProofResult Daemon::await(uint64_t id, double timeout_s, const std::function<bool()>& cancelled) {
+v1::AwaitProofResponse Daemon::await(uint64_t id, double timeout_s, const std::function<bool()>& cancelled) {
     return impl_->table.await(id, timeout_s, cancelled);
 }
-bool Daemon::cancel(uint64_t id) { return impl_->table.cancel(id); }
+bool Daemon::cancel(uint64_t id, bool* was_running) { return impl_->table.cancel(id, was_running); }
 v1::GetStatusResponse Daemon::status(uint64_t job_id) { return impl_->status(job_id); }
 std::string Daemon::metrics_text() { return impl_->metrics_text(); }
-uint64_t Daemon::preload(const std::string& params) { return impl_->keys.preload(params); }
-bool Daemon::evict(const std::string& params) { return impl_->keys.evict(params); }
+v1::PreloadSrsResponse Daemon::preload(const v1::PreloadSrsRequest& q) { return impl_->keys.preload(q); }
+v1::EvictSrsResponse Daemon::evict(const v1::EvictSrsRequest& q) { return impl_->keys.evict(q); }
 void Daemon::before_engine_cancel_for_testing(std::function<void()> hook) {
     impl_->table.before_engine_cancel_for_testing = std::move(hook);
 }

@@ -1,8 +1,10 @@
-// The proving daemon (issue 8): the engine behind a gRPC service (proto/cuzk.proto), with jobs persisted in SQLite.
+// The proving daemon (issues 8, 21): the engine behind Curio's gRPC API (proto/cuzk.proto: cuzk.v1.ProvingEngine,
+// wire-compatible with Curio's client), with jobs persisted in SQLite.
 //
-//   gRPC (unix socket, mode 0600; TCP only when configured) ──> Daemon::submit: the request is checked (known
-//   circuit, sizes, parameter and PCE files inside the configured directories, the memory budget), stored, and
-//   queued ──> the starter thread takes queued jobs by priority, gets their proving key from the key store
+//   gRPC (unix socket, mode 0600; TCP only when configured) ──> Daemon::submit: a request_id seen before answers
+//   its job; else the request is checked (a Filecoin kind's inputs parsed and checked, its parameter file found by
+//   Filecoin's name; a cuzk job's circuit, sizes, parameter and PCE files inside the configured directories; the
+//   memory budget), stored, and queued ──> the starter thread takes queued jobs by priority, gets their proving key from the key store
 //   (engine::ProvingKeyStore: the parameters loaded once, a copy per GPU and the compiled matrices, kept for later
 //   jobs while they fit the budgets; a key a job holds is never evicted) and submits them to the engine ──> the engine proves
 //   the partitions (synthesis pipelined with proving, proofs verified before they are accepted, a failing GPU
@@ -37,6 +39,13 @@ private:
     ErrorCode code_;
 };
 
+// What submit() answers.
+struct Submitted {
+    uint64_t id = 0;
+    uint32_t queue_position = 0;  // accepted jobs that start before it
+    bool existing = false;        // the job of an earlier submission with the same request_id
+};
+
 class Daemon {
 public:
     // Opens the job store, resumes unfinished jobs, starts the engine and listens (unix socket, optional TCP and
@@ -61,15 +70,17 @@ public:
     int metrics_port() const;  // 0 without the metrics endpoint
 
     // The API behind the gRPC methods. Job ids are the store's (decimal in the protocol).
-    uint64_t submit(const v1::ProofRequest& request);
+    Submitted submit(const v1::SubmitProofRequest& request);
     // Waits for the job's end (timeout_s 0: no limit) and returns its result; DeadlineExceeded when it has not
-    // ended in time, NotFound for an unknown (or purged) id; `cancelled` is polled (a client that went away).
-    v1::ProofResult await(uint64_t id, double timeout_s, const std::function<bool()>& cancelled = {});
-    bool cancel(uint64_t id);
+    // ended in time (the service answers status TIMEOUT), NotFound for an unknown (or purged) id; `cancelled` is
+    // polled (a client that went away).
+    v1::AwaitProofResponse await(uint64_t id, double timeout_s, const std::function<bool()>& cancelled = {});
+    // *was_running: the job was in the engine when it was cancelled.
+    bool cancel(uint64_t id, bool* was_running = nullptr);
     v1::GetStatusResponse status(uint64_t job_id);  // job_id 0: the daemon only
     std::string metrics_text();
-    uint64_t preload(const std::string& params);  // bytes of the set
-    bool evict(const std::string& params);
+    v1::PreloadSrsResponse preload(const v1::PreloadSrsRequest& request);
+    v1::EvictSrsResponse evict(const v1::EvictSrsRequest& request);
 
     // Tests only: the job store's writes fail with `why` (a full disk) until called again with "".
     void fail_store_writes_for_testing(const std::string& why);

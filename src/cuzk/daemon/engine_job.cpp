@@ -46,50 +46,87 @@ r1cs::ProvingAssignment builtin_partition(Job& j, size_t i) {
     return asg;
 }
 
-}  // namespace
-
-engine::JobSpec engine_spec(const std::shared_ptr<Job>& job, std::shared_ptr<const engine::ProvingKey> key,
-                            bool verify_proofs, EventLog log,
-                            std::function<void(Job&, const engine::JobResult&)> on_end) {
-    job->publics.assign(job->plan.partitions, {});
-    engine::JobSpec spec;
-    spec.name = job->plan.spec.name;
-    spec.priority = to_engine(job->req.priority());
-    spec.partitions = job->plan.partitions;
-    spec.verify_key = verify_proofs ? &key->shape.vk : nullptr;
-    spec.key = std::move(key);  // its backends (one lane per GPU copy), its CPU backend as the fallback
-    // Log lines name the daemon's job id (spec.name is the circuit's).
-    spec.on_fallback = [log, id = std::to_string(job->id)](const std::string& line) { log("job " + id + ": " + line); };
-    spec.on_start = [log, id = std::to_string(job->id)] { log("job " + id + " started"); };
-    if (job->req.deadline_seconds() > 0) spec.deadline_seconds = job->req.deadline_seconds();
+// The spec's partitions: a Filecoin job's from its own spec (filecoin_jobs.hpp), else the built-in circuit's or the
+// circom witnesses'. The job is held weakly: while a partition is made it is held, with its inputs.
+void set_partitions(engine::JobSpec& spec, const std::shared_ptr<Job>& job,
+                    const std::shared_ptr<const r1cs::PrecompiledR1cs>& pce) {
     std::weak_ptr<Job> weak = job;
+    if (job->plan.filecoin) {
+        engine::JobSpec own = job->plan.filecoin->spec(pce.get());
+        spec.partition_bytes = own.partition_bytes;
+        spec.synthesize = [weak, pce, inner = std::move(own.synthesize)](size_t i) {
+            auto j = weak.lock();
+            if (!j) throw std::runtime_error("job gone");
+            return inner(i);
+        };
+        return;
+    }
     const auto partition = job->plan.circom ? &circom_partition : &builtin_partition;
     spec.synthesize = [weak, partition](size_t i) {
         auto j = weak.lock();
         if (!j) throw std::runtime_error("job gone");
         return partition(*j, i);
     };
+}
+
+}  // namespace
+
+engine::JobSpec engine_spec(const std::shared_ptr<Job>& job, std::shared_ptr<const engine::ProvingKey> key,
+                            std::shared_ptr<const r1cs::PrecompiledR1cs> pce, bool verify_proofs, EventLog log,
+                            std::function<void(Job&, const engine::JobResult&)> on_end) {
+    job->publics.assign(job->plan.partitions, {});
+    engine::JobSpec spec;
+    spec.name = job->plan.spec.name;
+    spec.priority = to_engine(job->req.priority());
+    spec.partitions = job->plan.partitions;
+    // A Filecoin job's proofs are checked against Filecoin's inputs at its end; the engine checks them as made too.
+    spec.verify_key = verify_proofs || job->plan.filecoin ? &key->shape.vk : nullptr;
+    spec.key = std::move(key);  // its backends (one lane per GPU copy), its CPU backend as the fallback
+    // Log lines name the daemon's job id (spec.name is the circuit's).
+    spec.on_fallback = [log, id = std::to_string(job->id)](const std::string& line) { log("job " + id + ": " + line); };
+    spec.on_start = [log, id = std::to_string(job->id)] { log("job " + id + " started"); };
+    if (job->req.deadline_seconds() > 0) spec.deadline_seconds = job->req.deadline_seconds();
+    set_partitions(spec, job, pce);
+    std::weak_ptr<Job> weak = job;
     spec.on_end = [weak, on_end = std::move(on_end)](uint64_t, const engine::JobResult& res) {
         if (auto j = weak.lock()) on_end(*j, res);
     };
     return spec;
 }
 
-v1::ProofResult proof_result(Job& job, const engine::JobResult& res, bool verified) {
-    v1::ProofResult out;
+v1::AwaitProofResponse proof_result(Job& job, const engine::JobResult& res, bool verified) {
+    v1::AwaitProofResponse out;
     out.set_job_id(std::to_string(job.id));
     out.set_state(from_engine(res.state));
-    out.set_error(res.error);
+    out.set_error_message(res.error);
     out.set_wall_seconds(res.wall_seconds);
     out.set_peak_rss_bytes(res.peak_rss_bytes);
     for (const auto& f : res.fallbacks) out.add_fallbacks(f);
     if (res.timeline) out.set_timeline_json(res.timeline->to_json());
     if (res.state != engine::JobState::Done) return out;
+    if (job.plan.filecoin) {
+        std::vector<uint8_t> bytes;
+        try {
+            bytes = job.plan.filecoin->proof(res, job.key->shape.vk);
+        } catch (const std::exception& e) {
+            out.set_state(v1::FAILED);
+            out.set_error_message(std::string("the proof was not returned: ") + e.what());
+            return out;
+        }
+        out.set_proof(std::string(bytes.begin(), bytes.end()));
+        for (size_t i = 0; i + formats::PROOF_BYTES <= bytes.size(); i += formats::PROOF_BYTES)
+            out.add_proofs(std::string(bytes.begin() + i, bytes.begin() + i + formats::PROOF_BYTES));
+        out.set_verified(true);
+        return out;
+    }
+    std::string all;
     for (const auto& p : res.proofs) {
         const auto bytes = formats::encode_proof(p);
         out.add_proofs(std::string(bytes.begin(), bytes.end()));
+        all.append(bytes.begin(), bytes.end());
         if (job.plan.circom) out.add_proofs_json(formats::snarkjs::proof_to_json(p));
     }
+    out.set_proof(all);
     std::string pubs = "[";
     {
         std::lock_guard<std::mutex> lk(job.pub_mu);

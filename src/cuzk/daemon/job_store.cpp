@@ -63,7 +63,8 @@ private:
 // it fails.
 constexpr int kBusyTimeoutMs = 5000;
 
-constexpr const char* kColumns = "id, request, state, priority, submitted_at, finished_at, fetched_at, result";
+constexpr const char* kColumns =
+    "id, request, state, priority, submitted_at, finished_at, fetched_at, result, request_id, digest";
 
 StoredJob row(const Stmt& s) {
     StoredJob j;
@@ -75,6 +76,8 @@ StoredJob row(const Stmt& s) {
     j.finished_at = s.dbl(5);
     j.fetched_at = s.dbl(6);
     j.result = s.blob(7);
+    j.request_id = s.str(8);
+    j.digest = s.str(9);
     return j;
 }
 
@@ -93,7 +96,7 @@ JobStore::JobStore(const std::filesystem::path& path) : path_(path) {
     try {
         exec("PRAGMA journal_mode=WAL");
         exec("PRAGMA synchronous=FULL");
-        exec("CREATE TABLE IF NOT EXISTS jobs ("
+        exec("CREATE TABLE IF NOT EXISTS proof_jobs ("
              " id INTEGER PRIMARY KEY AUTOINCREMENT,"
              " request BLOB NOT NULL,"
              " state TEXT NOT NULL,"
@@ -101,8 +104,11 @@ JobStore::JobStore(const std::filesystem::path& path) : path_(path) {
              " submitted_at REAL NOT NULL,"
              " finished_at REAL NOT NULL DEFAULT 0,"
              " fetched_at REAL NOT NULL DEFAULT 0,"
-             " result BLOB NOT NULL DEFAULT x'')");
-        exec("CREATE INDEX IF NOT EXISTS jobs_state ON jobs(state)");
+             " result BLOB NOT NULL DEFAULT x'',"
+             " request_id TEXT NOT NULL DEFAULT '',"
+             " digest TEXT NOT NULL DEFAULT '')");
+        exec("CREATE INDEX IF NOT EXISTS proof_jobs_state ON proof_jobs(state)");
+        exec("CREATE INDEX IF NOT EXISTS proof_jobs_request_id ON proof_jobs(request_id)");
     } catch (...) {
         sqlite3_close(db_);
         db_ = nullptr;
@@ -134,11 +140,14 @@ void JobStore::check_writable() const {
     if (!failing_writes_.empty()) throw StoreError("job store " + path_.string() + ": " + failing_writes_);
 }
 
-uint64_t JobStore::insert(const std::string& request, int priority, double now) {
+uint64_t JobStore::insert(const std::string& request, int priority, double now, const std::string& request_id,
+                          const std::string& digest) {
     std::lock_guard<std::mutex> lk(mu_);
     check_writable();
-    Stmt s(db_, "INSERT INTO jobs(request, state, priority, submitted_at) VALUES(?, 'queued', ?, ?)");
-    s.bind(1, request).bind(2, (int64_t)priority).bind(3, now);
+    Stmt s(db_,
+           "INSERT INTO proof_jobs(request, state, priority, submitted_at, request_id, digest) "
+           "VALUES(?, 'queued', ?, ?, ?, ?)");
+    s.bind(1, request).bind(2, (int64_t)priority).bind(3, now).text(4, request_id).text(5, digest);
     s.step();
     return (uint64_t)sqlite3_last_insert_rowid(db_);
 }
@@ -146,15 +155,22 @@ uint64_t JobStore::insert(const std::string& request, int priority, double now) 
 void JobStore::set_state(uint64_t id, const std::string& state) {
     std::lock_guard<std::mutex> lk(mu_);
     check_writable();
-    Stmt s(db_, "UPDATE jobs SET state = ? WHERE id = ?");
+    Stmt s(db_, "UPDATE proof_jobs SET state = ? WHERE id = ?");
     s.text(1, state).bind(2, (int64_t)id);
     s.step();
 }
 
-void JobStore::finish(uint64_t id, const std::string& state, const std::string& result, double now) {
+void JobStore::finish(uint64_t id, const std::string& state, const std::string& result, double now,
+                      const std::optional<std::string>& slim_request) {
     std::lock_guard<std::mutex> lk(mu_);
     check_writable();
-    Stmt s(db_, "UPDATE jobs SET state = ?, result = ?, finished_at = ? WHERE id = ?");
+    if (slim_request) {
+        Stmt s(db_, "UPDATE proof_jobs SET state = ?, result = ?, finished_at = ?, request = ? WHERE id = ?");
+        s.text(1, state).bind(2, result).bind(3, now).bind(4, *slim_request).bind(5, (int64_t)id);
+        s.step();
+        return;
+    }
+    Stmt s(db_, "UPDATE proof_jobs SET state = ?, result = ?, finished_at = ? WHERE id = ?");
     s.text(1, state).bind(2, result).bind(3, now).bind(4, (int64_t)id);
     s.step();
 }
@@ -162,22 +178,31 @@ void JobStore::finish(uint64_t id, const std::string& state, const std::string& 
 void JobStore::mark_fetched(uint64_t id, double now) {
     std::lock_guard<std::mutex> lk(mu_);
     check_writable();
-    Stmt s(db_, "UPDATE jobs SET fetched_at = ? WHERE id = ? AND fetched_at = 0");
+    Stmt s(db_, "UPDATE proof_jobs SET fetched_at = ? WHERE id = ? AND fetched_at = 0");
     s.bind(1, now).bind(2, (int64_t)id);
     s.step();
 }
 
 std::optional<StoredJob> JobStore::get(uint64_t id) const {
     std::lock_guard<std::mutex> lk(mu_);
-    Stmt s(db_, (std::string("SELECT ") + kColumns + " FROM jobs WHERE id = ?").c_str());
+    Stmt s(db_, (std::string("SELECT ") + kColumns + " FROM proof_jobs WHERE id = ?").c_str());
     s.bind(1, (int64_t)id);
+    if (!s.step()) return std::nullopt;
+    return row(s);
+}
+
+std::optional<StoredJob> JobStore::latest_with_request_id(const std::string& request_id) const {
+    std::lock_guard<std::mutex> lk(mu_);
+    Stmt s(db_, (std::string("SELECT ") + kColumns + " FROM proof_jobs WHERE request_id = ? ORDER BY id DESC LIMIT 1")
+                    .c_str());
+    s.text(1, request_id);
     if (!s.step()) return std::nullopt;
     return row(s);
 }
 
 std::vector<StoredJob> JobStore::unfinished() const {
     std::lock_guard<std::mutex> lk(mu_);
-    Stmt s(db_, (std::string("SELECT ") + kColumns + " FROM jobs WHERE state IN ('queued', 'running') ORDER BY id")
+    Stmt s(db_, (std::string("SELECT ") + kColumns + " FROM proof_jobs WHERE state IN ('queued', 'running') ORDER BY id")
                     .c_str());
     std::vector<StoredJob> v;
     while (s.step()) v.push_back(row(s));
@@ -188,8 +213,8 @@ size_t JobStore::purge(double fetched_before, double ended_before) {
     std::lock_guard<std::mutex> lk(mu_);
     check_writable();
     Stmt s(db_,
-           "DELETE FROM jobs WHERE state IN ('done', 'failed', 'cancelled') AND "
-           "((fetched_at > 0 AND fetched_at < ?) OR finished_at < ?)");
+           "DELETE FROM proof_jobs WHERE state IN ('done', 'failed', 'cancelled') AND "
+           "((fetched_at > 0 AND fetched_at < ? AND request_id = '') OR finished_at < ?)");
     s.bind(1, fetched_before).bind(2, ended_before);
     s.step();
     return (size_t)sqlite3_changes(db_);
@@ -197,7 +222,7 @@ size_t JobStore::purge(double fetched_before, double ended_before) {
 
 size_t JobStore::count() const {
     std::lock_guard<std::mutex> lk(mu_);
-    Stmt s(db_, "SELECT COUNT(*) FROM jobs");
+    Stmt s(db_, "SELECT COUNT(*) FROM proof_jobs");
     s.step();
     return (size_t)s.i64(0);
 }

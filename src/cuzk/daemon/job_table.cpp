@@ -5,6 +5,8 @@
 #include <sstream>
 
 #include "cuzk/daemon/daemon.hpp"
+#include "cuzk/daemon/filecoin_jobs.hpp"
+#include "cuzk/filecoin/hashers.hpp"
 
 namespace cuzk::daemon {
 
@@ -61,7 +63,52 @@ fs::path prepare_state_dir(const DaemonConfig& c) {
 
 std::string unknown_job(uint64_t id) { return "job " + std::to_string(id) + " is unknown"; }
 
+// The request without its bulk (the C1, vanilla proofs, circom witnesses): what a job keeps in memory and what the
+// store keeps once it ended.
+v1::SubmitProofRequest slim(const v1::SubmitProofRequest& r) {
+    v1::SubmitProofRequest s = r;
+    s.clear_vanilla_proof();
+    s.clear_vanilla_proofs();
+    if (s.has_job()) s.mutable_job()->clear_witnesses();
+    return s;
+}
+
+std::string serialized(const google::protobuf::Message& m) {
+    std::string bytes;
+    m.SerializeToString(&bytes);
+    return bytes;
+}
+
+// SHA-256 (hex) of what the request asks to prove: everything but its priority and deadline.
+std::string request_digest(const v1::SubmitProofRequest& r) {
+    v1::SubmitProofRequest c = r;
+    c.clear_priority();
+    c.clear_deadline_seconds();
+    const std::string bytes = serialized(c);
+    const auto d = filecoin::sha256(std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+    return filecoin::to_hex(d);
+}
+
+uint64_t to_ms(double seconds) { return seconds > 0 ? (uint64_t)(seconds * 1000.0 + 0.5) : 0; }
+
+// What the job log calls a job's request: its kind and what it proves.
+std::string describe(const v1::SubmitProofRequest& r, const Job& job) {
+    std::string d = proof_kind_label(r.proof_kind()) + " " + job.plan.spec.name + ", " +
+                    std::to_string(job.plan.partitions) + " partition(s), priority " + v1::Priority_Name(r.priority());
+    if (!r.request_id().empty()) d += ", request_id " + r.request_id();
+    return d + ", params " + job.plan.params_path.filename().string();
+}
+
 }  // namespace
+
+v1::AwaitProofResponse::Status await_status(v1::JobState s) {
+    switch (s) {
+        case v1::DONE: return v1::AwaitProofResponse::COMPLETED;
+        case v1::FAILED: return v1::AwaitProofResponse::FAILED;
+        case v1::CANCELLED: return v1::AwaitProofResponse::CANCELLED;
+        default: return v1::AwaitProofResponse::UNKNOWN;
+    }
+}
 
 v1::JobState from_engine(engine::JobState s) {
     switch (s) {
@@ -88,7 +135,9 @@ void JobTable::resume(const Plan& plan) {
     for (const StoredJob& sj : store_.unfinished()) {
         auto job = std::make_shared<Job>();
         job->id = sj.id;
-        v1::ProofRequest r;
+        job->digest = sj.digest;
+        job->accepted_at = steady_seconds();
+        v1::SubmitProofRequest r;
         std::string why;
         if (!r.ParseFromString(sj.request)) {
             why = "its stored request cannot be read";
@@ -109,13 +158,45 @@ void JobTable::resume(const Plan& plan) {
     }
 }
 
-uint64_t JobTable::submit(const v1::ProofRequest& request, const Plan& plan) {
+std::optional<Submitted> JobTable::existing_job(const std::string& request_id, const std::string& digest) {
+    for (auto it = jobs_.rbegin(); it != jobs_.rend(); ++it)  // the newest job of the id decides
+        if (it->second->req.request_id() == request_id) {
+            const v1::JobState st = it->second->state;
+            if (st == v1::FAILED || st == v1::CANCELLED || it->second->digest != digest) return std::nullopt;
+            return Submitted{it->first, queue_position(it->first), true};
+        }
+    // Not in memory: an ended job whose result the store still keeps.
+    auto sj = store_.latest_with_request_id(request_id);
+    if (!sj || sj->state != "done" || sj->digest != digest) return std::nullopt;
+    return Submitted{sj->id, 0, true};
+}
+
+uint32_t JobTable::queue_position(uint64_t id) const {
+    auto it = jobs_.find(id);
+    if (it == jobs_.end() || std::find(pending_.begin(), pending_.end(), id) == pending_.end()) return 0;
+    const auto p = it->second->req.priority();
+    return (uint32_t)std::count_if(pending_.begin(), pending_.end(), [&](uint64_t o) {
+        const auto po = jobs_.at(o)->req.priority();
+        return po > p || (po == p && o < id);
+    });
+}
+
+Submitted JobTable::submit(const v1::SubmitProofRequest& request, const Plan& plan) {
     {
         std::lock_guard<std::mutex> lk(mu_);
         if (!accepting_) throw DaemonError(ErrorCode::Unavailable, "the daemon is shutting down");
     }
     auto job = std::make_shared<Job>();
-    v1::ProofRequest r = request;
+    job->digest = request_digest(request);
+    if (!request.request_id().empty()) {
+        std::lock_guard<std::mutex> lk(mu_);
+        if (auto e = existing_job(request.request_id(), job->digest)) {
+            counted_.resubmitted++;
+            log_("request_id " + request.request_id() + " submitted again: job " + std::to_string(e->id));
+            return *e;
+        }
+    }
+    v1::SubmitProofRequest r = request;
     try {
         plan(r, *job);
     } catch (const std::exception& e) {
@@ -135,10 +216,9 @@ uint64_t JobTable::submit(const v1::ProofRequest& request, const Plan& plan) {
         throw DaemonError(ErrorCode::ResourceExhausted,
                           std::to_string(open) + " jobs are waiting or running (jobs.max_queued)");
     }
-    std::string bytes;
-    r.SerializeToString(&bytes);  // with the witnesses: a restart parses them again
     try {
-        job->id = store_.insert(bytes, (int)r.priority(), unix_now());  // durable before the id is returned
+        // With its bulk: a restart parses it again. Durable before the id is returned.
+        job->id = store_.insert(serialized(r), (int)r.priority(), unix_now(), r.request_id(), job->digest);
     } catch (const StoreError& e) {
         counted_.rejected++;
         {
@@ -148,42 +228,46 @@ uint64_t JobTable::submit(const v1::ProofRequest& request, const Plan& plan) {
         log_(std::string("request refused: the job store cannot write: ") + e.what());
         throw DaemonError(ErrorCode::Unavailable, std::string("the job store cannot write: ") + e.what());
     }
+    job->accepted_at = steady_seconds();
     jobs_[job->id] = job;
     pending_.push_back(job->id);
     counted_.submitted++;
     cv_.notify_all();
-    log_("job " + std::to_string(job->id) + " accepted: " + r.circuit() + ", " + std::to_string(r.partitions()) +
-         " partition(s), priority " + v1::Priority_Name(r.priority()) + ", " +
-         (r.circuit() == "circom" ? "zkey " + r.zkey() : "params " + r.params()));
-    return job->id;
+    log_("job " + std::to_string(job->id) + " accepted: " + describe(job->req, *job));
+    return Submitted{job->id, queue_position(job->id), false};
 }
 
 // ---- starting ---------------------------------------------------------------------------------------------------
 
 void JobTable::run(Start start) {
-    starter_ = std::thread([this, start = std::move(start)] { start_loop(start); });
+    starter_ = std::thread([this, start] { start_loop(start, false); });
+    urgent_starter_ = std::thread([this, start = std::move(start)] { start_loop(start, true); });
     janitor_ = std::thread([this] { janitor_loop(); });
 }
 
-std::shared_ptr<Job> JobTable::take_next() {
+std::shared_ptr<Job> JobTable::take_next(bool urgent_only) {
     auto first = [&](uint64_t a, uint64_t b) {  // higher priority first, then the older (smaller id)
         const auto pa = jobs_[a]->req.priority(), pb = jobs_[b]->req.priority();
         return pa > pb || (pa == pb && a < b);
     };
     const auto best = std::min_element(pending_.begin(), pending_.end(), first);
+    if (best == pending_.end() || (urgent_only && jobs_[*best]->req.priority() != v1::CRITICAL)) return nullptr;
     auto job = jobs_[*best];
     pending_.erase(best);
     return job;
 }
 
-void JobTable::start_loop(const Start& start) {
+void JobTable::start_loop(const Start& start, bool urgent_only) {
     for (;;) {
         std::shared_ptr<Job> job;
         {
             std::unique_lock<std::mutex> lk(mu_);
-            cv_.wait(lk, [&] { return stopping_ || !pending_.empty(); });
-            if (stopping_) return;
-            job = take_next();
+            cv_.wait(lk, [&] { return stopping_ || (job = take_next(urgent_only)) != nullptr; });
+            if (stopping_) {
+                if (job) pending_.push_back(job->id);  // stays queued (in the store) for the next start
+                return;
+            }
+            job->started_at = steady_seconds();
         }
         try {
             start(job);  // outside the lock: a parameter set may take minutes to load
@@ -211,13 +295,19 @@ void JobTable::launch(const std::shared_ptr<Job>& job, std::shared_ptr<const eng
 
 // ---- ends -------------------------------------------------------------------------------------------------------
 
-void JobTable::ended(Job& job, const engine::JobResult& res, v1::ProofResult out) {
+void JobTable::ended(Job& job, const engine::JobResult& res, v1::AwaitProofResponse out) {
     double proving_s = 0, synthesis_s = 0;
     if (res.timeline) {
         proving_s = res.timeline->total(TimingLayer::Pipeline, "proving");
         synthesis_s = res.timeline->total(TimingLayer::Pipeline, "synthesis");
     }
-    persist(job.id, out);
+    const double total_s = steady_seconds() - job.accepted_at;
+    out.set_queue_wait_ms(to_ms(job.started_at - job.accepted_at));
+    out.set_srs_load_ms(to_ms(job.key_seconds));
+    out.set_synthesis_ms(to_ms(synthesis_s));
+    out.set_gpu_compute_ms(to_ms(proving_s));
+    out.set_total_ms(to_ms(total_s));
+    persist(job.id, out, serialized(slim(job.req)));
     {
         std::ostringstream line;
         line << "job " << job.id << " " << state_text(out.state()) << ": wall " << res.wall_seconds << " s, proving "
@@ -238,17 +328,16 @@ void JobTable::ended(Job& job, const engine::JobResult& res, v1::ProofResult out
     counted_.proving_s += proving_s;
     counted_.synthesis_s += synthesis_s;
     counted_.wall_s += res.wall_seconds;
+    if (job.state == v1::DONE) counted_.done_seconds_by_kind[proof_kind_label(job.req.proof_kind())] += total_s;
     cv_.notify_all();
 }
 
 // A failed write (a full disk) keeps the result in memory (waiters get it), counts the failure, and queues the
 // write again: the janitor retries it, and no new job is accepted until the store has taken every such result
 // (issue 20 item 8: they were dropped, and a restart proved the jobs again).
-void JobTable::persist(uint64_t id, const v1::ProofResult& out) {
-    std::string bytes;
-    out.SerializeToString(&bytes);
+void JobTable::persist(uint64_t id, const v1::AwaitProofResponse& out, const std::optional<std::string>& slim_request) {
     try {
-        store_.finish(id, state_text(out.state()), bytes, unix_now());
+        store_.finish(id, state_text(out.state()), serialized(out), unix_now(), slim_request);
     } catch (const std::exception& e) {
         {
             std::lock_guard<std::mutex> lk(unrecorded_mu_);
@@ -280,10 +369,8 @@ bool JobTable::record_unrecorded() {
     if (unrecorded_.empty()) return true;
     size_t written = 0;
     for (auto it = unrecorded_.begin(); it != unrecorded_.end();) {
-        std::string bytes;
-        it->second.SerializeToString(&bytes);
         try {
-            store_.finish(it->first, state_text(it->second.state()), bytes, unix_now());
+            store_.finish(it->first, state_text(it->second.state()), serialized(it->second), unix_now());
             it = unrecorded_.erase(it);
             written++;
         } catch (const std::exception& e) {
@@ -307,24 +394,35 @@ void JobTable::require_writable_store() {
                                                   "until they are");
 }
 
-void JobTable::settle(Job& job, v1::ProofResult out) {
+void JobTable::settle(Job& job, v1::AwaitProofResponse out) {
     job.state = out.state();
+    out.set_status(await_status(job.state));
     job.result = std::move(out);
     job.ended_at = steady_seconds();
     job.key.reset();
     job.pce.reset();
     job.plan.witnesses.clear();
-    if (job.state == v1::DONE) counted_.ended_done++;
-    else if (job.state == v1::FAILED) counted_.ended_failed++;
-    else counted_.ended_cancelled++;
+    job.plan.filecoin.reset();
+    const std::string kind = proof_kind_label(job.req.proof_kind());
+    if (job.state == v1::DONE) {
+        counted_.ended_done++;
+        counted_.done_by_kind[kind]++;
+    } else if (job.state == v1::FAILED) {
+        counted_.ended_failed++;
+        counted_.failed_by_kind[kind]++;
+    } else {
+        counted_.ended_cancelled++;
+    }
 }
 
 void JobTable::finish_failed(Job& job, const std::string& why, v1::JobState state) {
-    v1::ProofResult out;
+    v1::AwaitProofResponse out;
     out.set_job_id(std::to_string(job.id));
     out.set_state(state);
-    out.set_error(why);
-    persist(job.id, out);
+    out.set_status(await_status(state));
+    out.set_error_message(why);
+    out.set_total_ms(to_ms(steady_seconds() - job.accepted_at));
+    persist(job.id, out, serialized(slim(job.req)));
     settle(job, std::move(out));
 }
 
@@ -358,10 +456,10 @@ void JobTable::janitor_loop() {
 
 // ---- waiting, cancelling, status --------------------------------------------------------------------------------
 
-v1::ProofResult JobTable::stored_result(uint64_t id) {
+v1::AwaitProofResponse JobTable::stored_result(uint64_t id) {
     auto sj = store_.get(id);
     if (!sj) throw DaemonError(ErrorCode::NotFound, unknown_job(id) + " (or its result expired)");
-    v1::ProofResult r;
+    v1::AwaitProofResponse r;
     if (sj->result.empty())
         throw DaemonError(ErrorCode::FailedPrecondition, "job " + std::to_string(id) + " has no result yet");
     if (!r.ParseFromString(sj->result))
@@ -371,7 +469,7 @@ v1::ProofResult JobTable::stored_result(uint64_t id) {
     return r;
 }
 
-v1::ProofResult JobTable::await(uint64_t id, double timeout_s, const std::function<bool()>& cancelled) {
+v1::AwaitProofResponse JobTable::await(uint64_t id, double timeout_s, const std::function<bool()>& cancelled) {
     const auto t0 = Clock::now();
     std::unique_lock<std::mutex> lk(mu_);
     auto it = jobs_.find(id);
@@ -388,7 +486,7 @@ v1::ProofResult JobTable::await(uint64_t id, double timeout_s, const std::functi
                                                                std::to_string(timeout_s) + " s");
         cv_.wait_for(lk, kAwaitPollPeriod);
     }
-    v1::ProofResult r = *job->result;
+    v1::AwaitProofResponse r = *job->result;
     lk.unlock();
     try {
         store_quietly("fetch time", [&] { store_.mark_fetched(id, unix_now()); });
@@ -399,7 +497,8 @@ v1::ProofResult JobTable::await(uint64_t id, double timeout_s, const std::functi
     return r;
 }
 
-bool JobTable::cancel(uint64_t id) {
+bool JobTable::cancel(uint64_t id, bool* was_running) {
+    if (was_running) *was_running = false;
     std::unique_lock<std::mutex> lk(mu_);
     auto it = jobs_.find(id);
     if (it == jobs_.end()) {
@@ -418,6 +517,7 @@ bool JobTable::cancel(uint64_t id) {
     }
     engine::Engine* engine = engine_.get();
     if (!engine) return false;  // stopped: the job stays queued in the store for the next start
+    if (was_running) *was_running = true;
     const engine::JobId eid = *job->eid;
     // Outside the lock (on_end, through ended(), records the result, maybe on this thread), so stop() must not
     // destroy the engine meanwhile: it waits for the callers counted here.
@@ -440,7 +540,9 @@ v1::JobStatus JobTable::job_status(const Job& j) const {
     s.set_state(j.state);
     s.set_partitions((uint32_t)j.plan.partitions);
     s.set_priority(j.req.priority());
-    s.set_circuit(j.req.circuit());
+    s.set_circuit(j.plan.spec.name);
+    s.set_proof_kind(proof_kind_label(j.req.proof_kind()));
+    s.set_request_id(j.req.request_id());
     size_t proven = 0;
     if (j.result) {
         proven = j.proven_at_end;
@@ -455,15 +557,38 @@ v1::JobStatus JobTable::job_status(const Job& j) const {
 void JobTable::report(v1::GetStatusResponse& r, uint64_t id) const {
     std::lock_guard<std::mutex> lk(mu_);
     uint32_t queued = 0, running = 0;
+    std::map<std::string, std::pair<uint32_t, uint32_t>> queues;  // kind: pending, in progress
+    for (const char* k : {"porep-c2", "snap-update", "window-post", "winning-post"}) queues[k];
+    const v1::JobStatus* current = nullptr;  // the running job of the highest priority (then the oldest)
     for (const auto& [jid, j] : jobs_) {
         if (j->result) continue;
-        auto s = job_status(*j);
-        if (s.state() == v1::RUNNING) running++;
-        else queued++;
-        *r.add_jobs() = s;
+        auto* s = r.add_jobs();
+        *s = job_status(*j);
+        auto& q = queues[s->proof_kind()];
+        if (s->state() == v1::RUNNING) {
+            running++;
+            q.second++;
+            if (!current || s->priority() > current->priority()) current = s;
+        } else {
+            queued++;
+            q.first++;
+        }
     }
     r.set_queued(queued);
     r.set_running(running);
+    for (const auto& [kind, n] : queues) {
+        auto* q = r.add_queues();
+        q->set_proof_kind(kind);
+        q->set_pending(n.first);
+        q->set_in_progress(n.second);
+    }
+    r.set_total_proofs_completed(counted_.ended_done);
+    r.set_total_proofs_failed(counted_.ended_failed);
+    if (current)  // every GPU proves the partitions of the running jobs, the most urgent first
+        for (auto& g : *r.mutable_gpus()) {
+            g.set_current_job_id(current->job_id());
+            g.set_current_proof_kind(current->proof_kind());
+        }
     {
         std::lock_guard<std::mutex> ulk(unrecorded_mu_);
         r.set_store_error(store_error_);
@@ -476,15 +601,26 @@ void JobTable::report(v1::GetStatusResponse& r, uint64_t id) const {
     }
     auto sj = store_.get(id);
     if (!sj) throw DaemonError(ErrorCode::NotFound, unknown_job(id));
-    v1::ProofRequest req;
+    v1::SubmitProofRequest req;
     if (!req.ParseFromString(sj->request)) log_("job " + std::to_string(id) + ": its stored request cannot be read");
+    v1::AwaitProofResponse res;
+    const bool has_result = !sj->result.empty() && res.ParseFromString(sj->result);
+    const uint32_t partitions = has_result ? (uint32_t)res.proofs_size() : req.job().partitions();
     auto* s = r.mutable_job();
     s->set_job_id(std::to_string(id));
     s->set_state(state_from_text(sj->state));
-    s->set_partitions(req.partitions());
-    s->set_partitions_proven(sj->state == "done" ? req.partitions() : 0);
+    s->set_partitions(partitions);
+    s->set_partitions_proven(sj->state == "done" ? partitions : 0);
     s->set_priority(req.priority());
-    s->set_circuit(req.circuit());
+    s->set_circuit(req.job().circuit());
+    s->set_proof_kind(proof_kind_label(req.proof_kind()));
+    s->set_request_id(req.request_id());
+}
+
+uint32_t JobTable::jobs_using(const fs::path& params_path) const {
+    std::lock_guard<std::mutex> lk(mu_);
+    return (uint32_t)std::count_if(jobs_.begin(), jobs_.end(),
+                                   [&](const auto& e) { return !e.second->result && e.second->plan.params_path == params_path; });
 }
 
 JobCounters JobTable::counters() const {
@@ -540,6 +676,7 @@ void JobTable::stop() {
     }
     cv_.notify_all();
     if (starter_.joinable()) starter_.join();
+    if (urgent_starter_.joinable()) urgent_starter_.join();
     if (janitor_.joinable()) janitor_.join();
     {
         std::unique_lock<std::mutex> lk(mu_);

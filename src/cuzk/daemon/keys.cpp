@@ -4,11 +4,13 @@
 #include <cctype>
 #include <chrono>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <vector>
 
 #include "cuzk/circuits/catalog.hpp"
 #include "cuzk/daemon/daemon.hpp"
+#include "cuzk/daemon/filecoin_jobs.hpp"
 #include "cuzk/formats/iden3_circom.hpp"
 #include "cuzk/r1cs/pce.hpp"
 
@@ -104,7 +106,11 @@ engine::KeyStoreConfig key_store_config(const DaemonConfig& c, size_t budget_byt
 }
 
 ProvingKeys::ProvingKeys(const DaemonConfig& cfg, size_t budget_bytes, EventLog log)
-    : cfg_(cfg), log_(log), store_(std::make_shared<engine::ProvingKeyStore>(key_store_config(cfg, budget_bytes))) {}
+    : cfg_(cfg), log_(log) {
+    const engine::KeyStoreConfig kc = key_store_config(cfg, budget_bytes);
+    streams_ = (bool)kc.stream_device_copies && !kc.device_budget_bytes.empty();
+    store_ = std::make_shared<engine::ProvingKeyStore>(kc);
+}
 
 std::shared_ptr<const engine::ProvingKey> ProvingKeys::key(const fs::path& params_path) {
     auto key = store_->get(params_path);
@@ -120,6 +126,11 @@ std::shared_ptr<const engine::ProvingKey> ProvingKeys::key(const fs::path& param
 }
 
 std::shared_ptr<const r1cs::PrecompiledR1cs> ProvingKeys::matrices(const engine::ProvingKey& key, const JobPlan& plan) {
+    if (plan.filecoin) {
+        if (cfg_.pce != "auto") return nullptr;
+        // The circuit's rows, compiled once per key and shared by every job of the circuit.
+        return store_->matrices(key, plan.filecoin->matrices_name(), [&] { return plan.filecoin->compile_matrices(); });
+    }
     if (plan.circom) {
         if (!key.zkey) return nullptr;
         // The zkey's A/B rows, compiled once per key instead of bucketed again for every witness.
@@ -159,27 +170,86 @@ r1cs::PrecompiledR1cs ProvingKeys::auto_pce(const circuits::CircuitSpec& spec, c
     return pce;
 }
 
-uint64_t ProvingKeys::preload(const std::string& name) {
-    const fs::path path = inside(cfg_.params_dir, name, "params");
+fs::path ProvingKeys::srs_path(const std::string& circuit_id, const std::string& params) const {
+    if (!params.empty()) {
+        if (!circuit_id.empty())
+            throw DaemonError(ErrorCode::InvalidArgument, "name a circuit_id or params, not both");
+        return inside(cfg_.params_dir, params, "params");
+    }
+    const auto c = circuit_params(circuit_id);
+    if (!c) {
+        std::string ids;
+        for (const auto& id : circuit_ids()) ids += (ids.empty() ? "" : ", ") + id;
+        throw DaemonError(ErrorCode::InvalidArgument, "circuit_id '" + circuit_id + "' is unknown (" + ids + ")");
+    }
+    const fs::path path = cfg_.params_dir / c->files.params;
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec))
+        throw DaemonError(ErrorCode::FailedPrecondition, circuit_id + " (" + c->proof_name + "): its parameter file " +
+                                                             c->files.params + " is not in " + cfg_.params_dir.string());
+    return fs::canonical(path, ec);
+}
+
+namespace {
+
+// The loaded key of `path`, if any.
+std::shared_ptr<const engine::ProvingKey> loaded_key(const engine::ProvingKeyStore& store, const fs::path& path) {
+    std::error_code ec;
+    const std::string canon = fs::weakly_canonical(path, ec).string();
+    for (auto& k : store.loaded())
+        if (k->path == canon || k->path == path.string()) return k;
+    return nullptr;
+}
+
+uint64_t key_bytes(const engine::ProvingKey& k) {
+    size_t device = 0;
+    for (const auto& d : k.devices) device = std::max(device, d.bytes);
+    return std::max(k.host_bytes, device);
+}
+
+}  // namespace
+
+v1::PreloadSrsResponse ProvingKeys::preload(const v1::PreloadSrsRequest& q) {
+    const fs::path path = srs_path(q.circuit_id(), q.params());
+    v1::PreloadSrsResponse r;
+    r.set_already_loaded(loaded_key(*store_, path) != nullptr);
+    const auto t0 = std::chrono::steady_clock::now();
     try {
-        return key(path)->host_bytes;
+        r.set_size_bytes(key_bytes(*key(path)));
     } catch (const DaemonError&) {
         throw;
     } catch (const std::exception& e) {
-        throw DaemonError(ErrorCode::FailedPrecondition, "params '" + name + "': " + e.what());
+        throw DaemonError(ErrorCode::FailedPrecondition, path.filename().string() + ": " + e.what());
     }
+    r.set_load_time_ms((uint64_t)std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    return r;
 }
 
-bool ProvingKeys::evict(const std::string& name) { return store_->evict(inside(cfg_.params_dir, name, "params")); }
+v1::EvictSrsResponse ProvingKeys::evict(const v1::EvictSrsRequest& q) {
+    const fs::path path = srs_path(q.circuit_id(), q.params());
+    v1::EvictSrsResponse r;
+    uint64_t bytes = 0;
+    if (auto k = loaded_key(*store_, path)) bytes = key_bytes(*k);
+    r.set_was_loaded(store_->evict(path));
+    if (r.was_loaded()) r.set_freed_bytes(bytes);
+    return r;
+}
 
-void ProvingKeys::report(v1::GetStatusResponse& r) const {
+void ProvingKeys::report(v1::GetStatusResponse& r, const std::function<uint32_t(const fs::path&)>& refs) const {
     r.set_backend("cpu");
 #ifdef CUZK_HAVE_CUDA
     if (cfg_.backend != "cpu") {
-        for (const auto& d : gpu::devices()) {
+        const auto devs = gpu::devices();
+        for (size_t i = 0; i < devs.size(); i++) {
             auto* g = r.add_gpus();
-            g->set_name(d.name);
-            g->set_memory_total_bytes(d.total_memory);
+            g->set_ordinal((uint32_t)i);
+            g->set_name(devs[i].name);
+            g->set_vram_total_bytes(devs[i].total_memory);
+            try {  // on this (gRPC) thread's current device, set for the question
+                gpu::use_device(devs[i].id);
+                g->set_vram_free_bytes(gpu::free_device_memory());
+            } catch (const std::exception&) {
+            }
         }
         if (r.gpus_size()) r.set_backend("gpu");
     }
@@ -187,6 +257,32 @@ void ProvingKeys::report(v1::GetStatusResponse& r) const {
     const auto ks = store_->stats();
     r.set_params_cached_bytes(ks.bytes);
     r.set_params_cached_sets((uint32_t)ks.entries);
+    std::set<std::string> loaded_files;
+    uint64_t pinned = 0;
+    for (const auto& k : store_->loaded()) {
+        const std::string file = fs::path(k->path).filename().string();
+        loaded_files.insert(file);
+        auto* s = r.add_loaded_srs();
+        const std::string id = circuit_id_of_file(file);
+        s->set_circuit_id(id.empty() ? file : id);
+        const bool pinned_key = cfg_.pin_params && k->params && !k->devices.empty();
+        s->set_tier(!k->devices.empty() ? v1::SRSStatus::HOT : v1::SRSStatus::WARM);
+        s->set_size_bytes(key_bytes(*k));
+        s->set_ref_count(refs ? refs(k->path) : 0);
+        if (pinned_key) pinned += k->host_bytes;
+    }
+    for (const auto& id : circuit_ids()) {
+        const auto c = circuit_params(id);
+        std::error_code ec;
+        const fs::path path = cfg_.params_dir / c->files.params;
+        if (loaded_files.count(c->files.params) || !fs::is_regular_file(path, ec)) continue;
+        auto* s = r.add_loaded_srs();
+        s->set_circuit_id(id);
+        s->set_tier(v1::SRSStatus::COLD);
+        s->set_size_bytes(fs::file_size(path, ec));
+    }
+    r.set_pinned_memory_bytes(pinned);
+    r.set_pinned_memory_limit_bytes(ks.budget);
 }
 
 }  // namespace cuzk::daemon

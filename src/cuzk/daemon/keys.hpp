@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -33,19 +34,26 @@ public:
     // ([engine] pce = "auto"), or a circom job's zkey rows; null: full synthesis.
     std::shared_ptr<const r1cs::PrecompiledR1cs> matrices(const engine::ProvingKey& key, const JobPlan& plan);
 
-    // PreloadParams and EvictParams: `name` inside [paths] params. DaemonError (FailedPrecondition for a set that
-    // cannot be loaded); preload returns the set's host bytes.
-    uint64_t preload(const std::string& name);
-    bool evict(const std::string& name);
+    // PreloadSRS and EvictSRS: a circuit id's parameter file ("porep-32g": Filecoin's file name in [paths] params),
+    // or the request's `params` inside [paths] params. DaemonError: InvalidArgument for an unknown id,
+    // FailedPrecondition for a missing file or a set that cannot be loaded.
+    v1::PreloadSrsResponse preload(const v1::PreloadSrsRequest& q);
+    v1::EvictSrsResponse evict(const v1::EvictSrsRequest& q);
 
-    // Into a status report: the backend ("gpu" when the daemon proves on GPUs, else "cpu"), the GPUs, the cached
-    // parameter sets.
-    void report(v1::GetStatusResponse& r) const;
+    // Into a status report: the backend ("gpu" when the daemon proves on GPUs, else "cpu"), the GPUs, the parameter
+    // sets (loaded ones HOT on the GPUs or pinned, WARM in host memory; the known Filecoin files of [paths] params
+    // that are not loaded COLD) with `refs(path)` jobs holding each, pinned host memory.
+    void report(v1::GetStatusResponse& r, const std::function<uint32_t(const std::filesystem::path&)>& refs) const;
     engine::ProvingKeyStore::Stats stats() const { return store_->stats(); }
+    // Whether a bellman parameter file's points go from the file straight to the GPUs (GPUs present, parameters not
+    // pinned): its key then holds no host copy of them, and admission does not count them.
+    bool streams_to_devices() const { return streams_; }
     // The store itself, shared with the engine (EngineConfig::key_store): the one place keys live.
     const std::shared_ptr<engine::ProvingKeyStore>& store() const { return store_; }
 
 private:
+    // The file a PreloadSRS or EvictSRS request names.
+    std::filesystem::path srs_path(const std::string& circuit_id, const std::string& params) const;
     // The built-in circuit's PCE: [paths] circuits/<shape>.pce when it is there and sound, else compiled now and
     // written there for the next start (a write failure is only logged).
     r1cs::PrecompiledR1cs auto_pce(const circuits::CircuitSpec& spec, const std::string& shape);
@@ -53,6 +61,7 @@ private:
     DaemonConfig cfg_;
     EventLog log_;
     std::shared_ptr<engine::ProvingKeyStore> store_;  // parameter sets, their GPU copies and compiled matrices
+    bool streams_ = false;
 };
 
 }  // namespace cuzk::daemon

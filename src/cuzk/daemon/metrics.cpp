@@ -15,12 +15,40 @@ size_t current_rss_bytes() {
 }
 
 std::string prometheus_text(const JobCounters& jobs, const engine::ProvingKeyStore::Stats& keys,
-                            const engine::Engine::Stats& engine, size_t memory_budget_bytes) {
+                            const engine::Engine::Stats& engine, size_t memory_budget_bytes,
+                            const v1::GetStatusResponse& status) {
     std::ostringstream o;
     auto metric = [&](const char* name, const char* type, const char* help, auto value) {
         o << "# HELP " << name << " " << help << "\n# TYPE " << name << " " << type << "\n" << name << " " << value
           << "\n";
     };
+    // Curio's daemon's names first (its dashboards read them).
+    metric("cuzk_proofs_completed_total", "counter", "Total proofs completed", jobs.ended_done);
+    metric("cuzk_proofs_failed_total", "counter", "Total proofs failed", jobs.ended_failed);
+    metric("cuzk_uptime_seconds", "gauge", "Daemon uptime", status.uptime_seconds());
+    metric("cuzk_queue_depth", "gauge", "Current queue depth", status.queued());
+    // Curio's metric labels write the kinds with underscores ("porep_c2").
+    auto label = [](std::string k) {
+        for (char& c : k) c = c == '-' ? '_' : c;
+        return k;
+    };
+    o << "# HELP cuzk_proofs_completed Per proof-kind completions\n# TYPE cuzk_proofs_completed counter\n";
+    for (const auto& [k, n] : jobs.done_by_kind) o << "cuzk_proofs_completed{proof_kind=\"" << label(k) << "\"} " << n << "\n";
+    o << "# HELP cuzk_proofs_failed Per proof-kind failures\n# TYPE cuzk_proofs_failed counter\n";
+    for (const auto& [k, n] : jobs.failed_by_kind) o << "cuzk_proofs_failed{proof_kind=\"" << label(k) << "\"} " << n << "\n";
+    if (!jobs.done_by_kind.empty()) {
+        o << "# HELP cuzk_proof_duration_seconds Proof duration\n# TYPE cuzk_proof_duration_seconds summary\n";
+        for (const auto& [k, n] : jobs.done_by_kind) {
+            const auto it = jobs.done_seconds_by_kind.find(k);
+            o << "cuzk_proof_duration_seconds_count{proof_kind=\"" << label(k) << "\"} " << n << "\n"
+              << "cuzk_proof_duration_seconds_sum{proof_kind=\"" << label(k) << "\"} "
+              << (it == jobs.done_seconds_by_kind.end() ? 0.0 : it->second) << "\n";
+        }
+    }
+    metric("cuzk_running_jobs", "gauge", "Currently running proofs", status.running());
+    metric("cuzk_gpu_workers", "gauge", "Number of GPU workers", status.gpus_size());
+    metric("cuzk_jobs_resubmitted_total", "counter", "Submissions answered with the job of the same request_id.",
+           jobs.resubmitted);
     metric("cuzk_jobs_submitted_total", "counter", "Jobs accepted.", jobs.submitted);
     metric("cuzk_jobs_rejected_total", "counter", "Requests refused (bad request, budget, queue full).", jobs.rejected);
     o << "# HELP cuzk_jobs_ended_total Jobs ended, by state.\n# TYPE cuzk_jobs_ended_total counter\n"

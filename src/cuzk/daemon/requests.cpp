@@ -31,7 +31,7 @@ constexpr unsigned kMulchainMinLogSize = 2, kMulchainMaxLogSize = 27;
 // Partitions of one job in memory at once: one per synthesis worker, the lookahead, and the one being proven.
 size_t partitions_in_flight(const DaemonConfig& cfg) { return cfg.synthesis_workers + cfg.lookahead + 1; }
 
-void check_partitions_and_deadline(size_t n, const char* what, const v1::ProofRequest& r, const DaemonConfig& cfg) {
+void check_partitions_and_deadline(size_t n, const char* what, const v1::SubmitProofRequest& r, const DaemonConfig& cfg) {
     if (n > cfg.max_partitions)
         throw DaemonError(ErrorCode::InvalidArgument, std::to_string(n) + " " + what + ": at most " +
                                                           std::to_string(cfg.max_partitions) + " per job");
@@ -47,7 +47,8 @@ size_t file_bytes(const fs::path& path) {
 
 // A circom job: a .zkey in the parameter directory and one .wtns per partition, each parsed now (a malformed
 // witness is refused here; one of another circuit fails the job, saying so).
-JobPlan plan_circom(v1::ProofRequest& r, const DaemonConfig& cfg) {
+JobPlan plan_circom(v1::SubmitProofRequest& q, const DaemonConfig& cfg) {
+    v1::CuzkJob& r = *q.mutable_job();
     JobPlan job;
     if (r.circuit() != "circom")
         throw DaemonError(ErrorCode::InvalidArgument, "zkey and witnesses are for circuit \"circom\"");
@@ -59,7 +60,7 @@ JobPlan plan_circom(v1::ProofRequest& r, const DaemonConfig& cfg) {
         throw DaemonError(ErrorCode::InvalidArgument, "circom: " + std::to_string(r.partitions()) +
                                                           " partitions but " + std::to_string(r.witnesses_size()) +
                                                           " witnesses");
-    check_partitions_and_deadline((size_t)r.witnesses_size(), "witnesses", r, cfg);
+    check_partitions_and_deadline((size_t)r.witnesses_size(), "witnesses", q, cfg);
     size_t values = 0;
     for (int i = 0; i < r.witnesses_size(); i++) {
         const std::string& w = r.witnesses(i);
@@ -79,7 +80,7 @@ JobPlan plan_circom(v1::ProofRequest& r, const DaemonConfig& cfg) {
     // a circuit with as many signals as constraints).
     const size_t in_flight = std::min(job.witnesses.size(), partitions_in_flight(cfg));
     job.in_flight_bytes = (values * sizeof(Fr) + job.params_bytes / kZkeyBytesPerAbcByte) * in_flight;
-    if (r.priority() == v1::PRIORITY_UNSPECIFIED) r.set_priority(v1::NORMAL);
+    if (q.priority() == v1::PRIORITY_UNSPECIFIED) q.set_priority(v1::NORMAL);
     r.set_partitions((uint32_t)job.witnesses.size());
     job.circom = true;
     job.spec.name = "circom";
@@ -95,8 +96,8 @@ struct ResolvedCircuit {
     v1::Priority priority = v1::PRIORITY_UNSPECIFIED;
 };
 
-ResolvedCircuit resolve_circuit(const v1::ProofRequest& r) {
-    ResolvedCircuit c{r.circuit(), r.partitions(), r.priority()};
+ResolvedCircuit resolve_circuit(const v1::CuzkJob& r, v1::Priority priority) {
+    ResolvedCircuit c{r.circuit(), r.partitions(), priority};
     if (const circuits::JobKind* kind = circuits::find_job_kind(c.circuit)) {
         const std::string preset = r.preset().empty() ? kind->default_preset : r.preset();
         if (!circuits::is_porep_circuit(preset))
@@ -124,7 +125,7 @@ ResolvedCircuit resolve_circuit(const v1::ProofRequest& r) {
 
 // The built-in circuit's spec from the request's sizes and inputs; the witness seed is fixed now (set in `r`) so
 // that a resumed job proves the same witnesses.
-circuits::CircuitSpec builtin_spec(const std::string& circuit, v1::ProofRequest& r) {
+circuits::CircuitSpec builtin_spec(const std::string& circuit, v1::CuzkJob& r) {
     circuits::CircuitSpec spec;
     spec.name = circuit;
     if (circuit == "mulchain") {
@@ -147,12 +148,32 @@ circuits::CircuitSpec builtin_spec(const std::string& circuit, v1::ProofRequest&
     return spec;
 }
 
-}  // namespace
+// A Filecoin kind: its engine job, its parameter file (Filecoin's name in the parameter directory) and what its
+// partitions in flight hold.
+JobPlan plan_filecoin(v1::SubmitProofRequest& r, const DaemonConfig& cfg) {
+    if (r.has_job()) throw DaemonError(ErrorCode::InvalidArgument, "job is for proof_kind CUZK_JOB");
+    check_partitions_and_deadline(0, "partitions", r, cfg);
+    JobPlan job;
+    job.filecoin = filecoin_job(r);
+    job.partitions = job.filecoin->partitions;
+    job.spec.name = job.filecoin->proof_name;
+    job.params_path = filecoin_params_path(*job.filecoin, cfg.params_dir);
+    job.params_bytes = file_bytes(job.params_path);
+    const size_t constraints = (size_t)job.filecoin->shape.h + 1;
+    job.in_flight_bytes =
+        constraints * kAssignmentBytesPerConstraint * std::min(job.partitions, partitions_in_flight(cfg)) +
+        (cfg.pce == "auto" ? constraints * kPceBytesPerConstraint : 0);
+    if (r.priority() == v1::PRIORITY_UNSPECIFIED) r.set_priority(default_priority(r.proof_kind()));
+    return job;
+}
 
-JobPlan plan_request(v1::ProofRequest& r, const DaemonConfig& cfg) {
-    if (r.circuit() == "circom" || !r.zkey().empty() || r.witnesses_size()) return plan_circom(r, cfg);
-    const ResolvedCircuit c = resolve_circuit(r);
-    check_partitions_and_deadline(c.partitions, "partitions", r, cfg);
+// cuzk's own job: a built-in circuit, or a circom job.
+JobPlan plan_cuzk_job(v1::SubmitProofRequest& q, const DaemonConfig& cfg) {
+    if (!q.has_job()) throw DaemonError(ErrorCode::InvalidArgument, "proof_kind CUZK_JOB: no job");
+    v1::CuzkJob& r = *q.mutable_job();
+    if (r.circuit() == "circom" || !r.zkey().empty() || r.witnesses_size()) return plan_circom(q, cfg);
+    const ResolvedCircuit c = resolve_circuit(r, q.priority());
+    check_partitions_and_deadline(c.partitions, "partitions", q, cfg);
     JobPlan job;
     job.spec = builtin_spec(c.circuit, r);
     job.partitions = c.partitions;
@@ -168,8 +189,27 @@ JobPlan plan_request(v1::ProofRequest& r, const DaemonConfig& cfg) {
         (pce ? constraints * kPceBytesPerConstraint : 0);
     r.set_circuit(c.circuit);
     r.set_partitions((uint32_t)c.partitions);
-    r.set_priority(c.priority);
+    q.set_priority(c.priority);
     return job;
+}
+
+}  // namespace
+
+JobPlan plan_request(v1::SubmitProofRequest& r, const DaemonConfig& cfg) {
+    if (!v1::Priority_IsValid(r.priority()))
+        throw DaemonError(ErrorCode::InvalidArgument, "priority " + std::to_string((int)r.priority()) + " is unknown");
+    switch (r.proof_kind()) {
+        case v1::POREP_SEAL_COMMIT:
+        case v1::WINDOW_POST_PARTITION:
+        case v1::WINNING_POST:
+        case v1::SNAP_DEALS_UPDATE: return plan_filecoin(r, cfg);
+        case v1::CUZK_JOB: return plan_cuzk_job(r, cfg);
+        default:
+            throw DaemonError(ErrorCode::InvalidArgument,
+                              "proof_kind " + std::to_string((int)r.proof_kind()) +
+                                  " is unknown (POREP_SEAL_COMMIT 1, SNAP_DEALS_UPDATE 2, WINDOW_POST_PARTITION 3, "
+                                  "WINNING_POST 4, CUZK_JOB 100)");
+    }
 }
 
 void check_memory_budget(const JobPlan& plan, size_t budget_bytes) {

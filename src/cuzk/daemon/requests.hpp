@@ -1,11 +1,13 @@
-// Request validation for the daemon: a v1::ProofRequest checked and completed into what its job needs (the circuit,
-// partitions, files inside the configured directories, parsed circom witnesses) and what it will hold in memory
-// (for admission against the daemon's memory budget: check_memory_budget). Throws DaemonError with the status to
-// answer.
+// Request validation for the daemon: a v1::SubmitProofRequest checked and completed into what its job needs and
+// what it will hold in memory (for admission against the daemon's memory budget: check_memory_budget). A Filecoin
+// kind (filecoin_jobs.hpp) is parsed into its engine job and finds its parameter file by Filecoin's name; a CUZK_JOB
+// names a built-in circuit (partitions, files inside the configured directories) or a circom job (parsed
+// witnesses). Throws DaemonError with the status to answer.
 #pragma once
 
 #include <cstddef>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,12 +15,14 @@
 #include "cuzk/circuits/catalog.hpp"
 #include "cuzk/daemon/config.hpp"
 #include "cuzk/daemon/daemon.hpp"
+#include "cuzk/daemon/filecoin_jobs.hpp"
 #include "cuzk/formats/iden3.hpp"
 
 namespace cuzk::daemon {
 
 struct JobPlan {
-    circuits::CircuitSpec spec;  // for circom jobs, name "circom" only
+    std::shared_ptr<const FilecoinJob> filecoin;  // a Filecoin kind's job; null for cuzk's own
+    circuits::CircuitSpec spec;  // built-in circuits; for circom jobs, name "circom" only; Filecoin: the proof's name
     size_t partitions = 1;
     std::filesystem::path params_path, pce_path;  // pce_path: empty unless the request names a .pce file
     bool circom = false;
@@ -27,9 +31,9 @@ struct JobPlan {
     size_t in_flight_bytes = 0;  // assignments of the partitions in flight at once, plus compiled matrices
 };
 
-// Checks `r` and fills in what it left to defaults (partitions, priority, witness seed; a job kind's preset becomes
-// its circuit), so that a stored request proves the same thing after a restart.
-JobPlan plan_request(v1::ProofRequest& r, const DaemonConfig& cfg);
+// Checks `r` and fills in what it left to defaults (priority; for a CUZK_JOB partitions and witness seed, a job
+// kind's preset becomes its circuit), so that a stored request proves the same thing after a restart.
+JobPlan plan_request(v1::SubmitProofRequest& r, const DaemonConfig& cfg);
 
 // Admission: the job's parameter file plus what it keeps in flight must fit `budget_bytes` (ResourceExhausted,
 // saying how much it needs).

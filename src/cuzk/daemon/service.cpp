@@ -79,32 +79,57 @@ uint64_t parse_id(const std::string& s) {
     return std::stoull(s);
 }
 
-class Service final : public v1::Prover::Service {
+// AwaitProof's answer when the job has not ended in time: status TIMEOUT (Curio's), the job goes on.
+v1::AwaitProofResponse await_or_timeout(Daemon& d, uint64_t id, double timeout_s, grpc::ServerContext* ctx) {
+    try {
+        return d.await(id, timeout_s, [ctx] { return ctx->IsCancelled(); });
+    } catch (const DaemonError& e) {
+        if (e.code() != ErrorCode::DeadlineExceeded) throw;
+        v1::AwaitProofResponse r;
+        r.set_job_id(std::to_string(id));
+        r.set_status(v1::AwaitProofResponse::TIMEOUT);
+        r.set_error_message(e.what());
+        return r;
+    }
+}
+
+class Service final : public v1::ProvingEngine::Service {
 public:
     explicit Service(Daemon& d) : d_(d) {}
     grpc::Status SubmitProof(grpc::ServerContext*, const v1::SubmitProofRequest* q, v1::SubmitProofResponse* r) override {
-        return guarded([&] { r->set_job_id(std::to_string(d_.submit(q->request()))); });
+        return guarded([&] {
+            const Submitted s = d_.submit(*q);
+            r->set_job_id(std::to_string(s.id));
+            r->set_queue_position(s.queue_position);
+        });
     }
-    grpc::Status AwaitProof(grpc::ServerContext* ctx, const v1::AwaitProofRequest* q, v1::ProofResult* r) override {
-        return guarded([&] { *r = d_.await(parse_id(q->job_id()), q->timeout_seconds(), [ctx] { return ctx->IsCancelled(); }); });
+    grpc::Status AwaitProof(grpc::ServerContext* ctx, const v1::AwaitProofRequest* q, v1::AwaitProofResponse* r) override {
+        return guarded([&] { *r = await_or_timeout(d_, parse_id(q->job_id()), q->timeout_ms() / 1000.0, ctx); });
     }
-    grpc::Status Prove(grpc::ServerContext* ctx, const v1::SubmitProofRequest* q, v1::ProofResult* r) override {
-        return guarded([&] { *r = d_.await(d_.submit(q->request()), 0, [ctx] { return ctx->IsCancelled(); }); });
+    grpc::Status Prove(grpc::ServerContext* ctx, const v1::ProveRequest* q, v1::ProveResponse* r) override {
+        return guarded([&] {
+            if (!q->has_submit()) throw DaemonError(ErrorCode::InvalidArgument, "Prove: missing submit");
+            *r->mutable_result() = d_.await(d_.submit(q->submit()).id, 0, [ctx] { return ctx->IsCancelled(); });
+        });
     }
     grpc::Status CancelProof(grpc::ServerContext*, const v1::CancelProofRequest* q, v1::CancelProofResponse* r) override {
-        return guarded([&] { r->set_cancelled(d_.cancel(parse_id(q->job_id()))); });
+        return guarded([&] {
+            bool was_running = false;
+            r->set_cancelled(d_.cancel(parse_id(q->job_id()), &was_running));
+            r->set_was_running(was_running);
+        });
     }
     grpc::Status GetStatus(grpc::ServerContext*, const v1::GetStatusRequest* q, v1::GetStatusResponse* r) override {
         return guarded([&] { *r = d_.status(q->job_id().empty() ? 0 : parse_id(q->job_id())); });
     }
     grpc::Status GetMetrics(grpc::ServerContext*, const v1::GetMetricsRequest*, v1::GetMetricsResponse* r) override {
-        return guarded([&] { r->set_text(d_.metrics_text()); });
+        return guarded([&] { r->set_prometheus_text(d_.metrics_text()); });
     }
-    grpc::Status PreloadParams(grpc::ServerContext*, const v1::ParamsRequest* q, v1::PreloadParamsResponse* r) override {
-        return guarded([&] { r->set_bytes(d_.preload(q->params())); });
+    grpc::Status PreloadSRS(grpc::ServerContext*, const v1::PreloadSrsRequest* q, v1::PreloadSrsResponse* r) override {
+        return guarded([&] { *r = d_.preload(*q); });
     }
-    grpc::Status EvictParams(grpc::ServerContext*, const v1::ParamsRequest* q, v1::EvictParamsResponse* r) override {
-        return guarded([&] { r->set_evicted(d_.evict(q->params())); });
+    grpc::Status EvictSRS(grpc::ServerContext*, const v1::EvictSrsRequest* q, v1::EvictSrsResponse* r) override {
+        return guarded([&] { *r = d_.evict(*q); });
     }
 
 private:

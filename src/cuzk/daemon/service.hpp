@@ -1,6 +1,6 @@
-// The daemon's gRPC glue: Daemon's API (daemon.hpp) as the v1::Prover service, DaemonError mapped to the status
-// of the same name (any other exception: INTERNAL; a request never takes the daemon down), and the listening
-// sockets.
+// The daemon's gRPC glue: Daemon's API (daemon.hpp) as the v1::ProvingEngine service (Curio's), DaemonError mapped
+// to the status of the same name (any other exception: INTERNAL; a request never takes the daemon down; an
+// AwaitProof past its timeout answers status TIMEOUT), and the listening sockets.
 #pragma once
 
 #include <grpcpp/grpcpp.h>

@@ -129,7 +129,7 @@ class SparsePoseidonTree {
 
 }  // namespace
 
-GeneratedC1 generate_c1_sector(RegisteredSealProof proof, uint64_t rng_seed) {
+GeneratedC1 generate_c1_sector(RegisteredSealProof proof, uint64_t rng_seed, const std::optional<SectorIdentity>& identity) {
     const PorepConfig config = PorepConfig::from_registered(proof);
     if (config.synthetic() || config.non_interactive())
         throw FilecoinError(FilecoinErrorKind::Unsupported,
@@ -145,6 +145,10 @@ GeneratedC1 generate_c1_sector(RegisteredSealProof proof, uint64_t rng_seed) {
     GeneratedC1 g;
     g.prover_id = random_domain(rng);
     g.sector_id = rng() >> 1;
+    if (identity) {  // drawn all the same: the rest of the sector comes from the same draws
+        g.prover_id = identity->prover_id;
+        g.sector_id = identity->sector_id;
+    }
     C1Output& c1 = g.c1;
     c1.registered_proof = proof;
     c1.ticket = random_domain(rng);

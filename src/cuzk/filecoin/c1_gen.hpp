@@ -30,6 +30,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "cuzk/filecoin/c1.hpp"
 #include "cuzk/filecoin/post_vanilla.hpp"
@@ -46,8 +47,16 @@ struct GeneratedC1 {
     C1Output c1;
 };
 
-// Deterministic in (proof, rng_seed). FilecoinError(Unsupported) for synthetic and non-interactive proofs.
-GeneratedC1 generate_c1_sector(RegisteredSealProof proof, uint64_t rng_seed);
+// Who seals the sector: its prover id and sector number (random when not given).
+struct SectorIdentity {
+    Bytes32 prover_id{};
+    uint64_t sector_id = 0;
+};
+
+// Deterministic in (proof, rng_seed, identity); the identity changes replica_id and so everything after it.
+// FilecoinError(Unsupported) for synthetic and non-interactive proofs.
+GeneratedC1 generate_c1_sector(RegisteredSealProof proof, uint64_t rng_seed,
+                               const std::optional<SectorIdentity>& identity = std::nullopt);
 C1Output generate_c1(RegisteredSealProof proof, uint64_t rng_seed);
 
 // The same idea for PoSt (issue 18): the vanilla proof of a sector that is never built, for any size — random

@@ -151,6 +151,17 @@ std::string_view filecoin_error_kind_name(FilecoinErrorKind kind) {
 
 // ---- bytes ---------------------------------------------------------------------------------------------------------
 
+Bytes32 prover_id_of_actor(uint64_t actor_id) {
+    Bytes32 out{};
+    size_t i = 0;
+    do {
+        const uint8_t low7 = uint8_t(actor_id & 0x7f);
+        actor_id >>= 7;
+        out[i++] = actor_id ? uint8_t(low7 | 0x80) : low7;
+    } while (actor_id);
+    return out;
+}
+
 Bytes32 bytes32_from_hex(std::string_view hex, std::string_view what) {
     if (hex.size() >= 2 && hex[0] == '0' && (hex[1] == 'x' || hex[1] == 'X')) hex.remove_prefix(2);
     if (hex.size() != 64)

@@ -77,6 +77,10 @@ Bytes32 fr_to_bytes32(const Fr& x);
 // A decimal u64 (a sector id as text); FilecoinError(OutOfRange) when it is not digits or does not fit in 64 bits.
 uint64_t parse_u64(std::string_view text, std::string_view what = "number");
 
+// The prover id of a miner actor: the payload of its ID address (the actor id as an unsigned LEB128 varint, 1 to 10
+// bytes) zero-padded to 32 bytes (filecoin-ffi's toProverID over go-address NewIDAddress; Curio's daemon does the same).
+Bytes32 prover_id_of_actor(uint64_t actor_id);
+
 // ---- api versions and features ---------------------------------------------------------------------------------
 
 enum class ApiVersion : uint8_t { V1_0_0, V1_1_0, V1_2_0 };
