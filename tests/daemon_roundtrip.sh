@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `cuzk daemon` and `cuzk client` as processes (issue 8): prove over the unix socket and verify with `cuzk verify`;
+# `cuzk daemon` and `cuzk client` as processes (issues 8, 21): prove over the unix socket and verify with `cuzk
+# verify`; a Filecoin WinningPoSt sent as Curio sends it;
 # a daemon killed with SIGKILL in the middle of a job loses nothing (the restarted daemon finishes it); bad
 # requests exit 2 with the daemon's message; SIGTERM drains and exits 0. Usage: daemon_roundtrip.sh path/to/cuzk
 set -uo pipefail
@@ -45,6 +46,27 @@ C prove --zkey square.zkey --wtns w.wtns --proof-json proof.json --public public
 "$CUZK" zkey export-verificationkey params/square.zkey vk.json || fail "export vk"
 "$CUZK" verify vk.json public.json proof.json > /dev/null || fail "the daemon's circom proof does not verify"
 grep -q '"49"' public.json || fail "public.json: $(cat public.json)"
+# A Filecoin WinningPoSt as Curio sends it (`client prove --kind`): its parameter file found by Filecoin's name in
+# the parameter directory (2 KiB test parameters of the exact circuit, made here), a generated vanilla proof; the
+# proof checked by `cuzk filecoin verify post`. The same request_id again answers the same job.
+W=StackedDrgWinning2KiBV1
+rand=0505050505050505050505050505050505050505050505050505050505050505
+"$CUZK" filecoin params gen --proof-type $W --seed 22 --out params --json > pw.json || fail "params gen $W"
+"$CUZK" filecoin post-gen --proof-type $W --randomness $rand --sector-id 10 --sector-index 0 --seed 40 \
+  --out v0.bin --json > g0.json || fail "post-gen"
+cr=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["comm_r"])' g0.json)
+C prove --kind winning-post --registered-proof 0 --sector-size 2048 --miner-id 1000 --vanilla v0.bin \
+  --randomness $rand --request-id winpost-1 --proof w.bin --json --quiet > w.txt || fail "client prove --kind: $(cat w.txt)"
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["status"]=="COMPLETED" and j["proof_bytes"]==192, j' \
+  w.txt || fail "winning-post: $(cat w.txt)"
+wvk=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["vk"])' pw.json)
+"$CUZK" filecoin verify post --proof-type $W --vk "$wvk" --proof w.bin --randomness $rand --sector 10:$cr \
+  > /dev/null || fail "the daemon's WinningPoSt does not verify"
+wid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["job_id"])' w.txt)
+again=$(C submit --kind winning-post --registered-proof 0 --sector-size 2048 --miner-id 1000 --vanilla v0.bin --randomness $rand \
+  --request-id winpost-1) || fail "resubmit"
+[ "$again" = "$wid" ] || fail "the same request_id must answer job $wid, got $again"
+C status | grep -q "winning-2k: WARM" || fail "status lists the loaded set: $(C status)"
 # A long job, then SIGKILL while it runs: the restarted daemon resumes it under the same id.
 id=$(C submit --circuit mulchain --log-size 10 --partitions 48 --witness-seed 9 --params m10.params) || fail "submit"
 for _ in $(seq 200); do

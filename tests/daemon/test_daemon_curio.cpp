@@ -343,6 +343,12 @@ TEST(CurioApi, ProvesEveryKindFromItsRealInputsAndReportsAsCurioReads) {
     EXPECT_TRUE(snap_valid(snap, rs.proof()));
     EXPECT_EQ(rs.proofs_size(), (int)snap.gen.partitions.size());
 
+    // Each circuit's rows were compiled once and kept for the next start.
+    size_t kept = 0;
+    for (const auto& e : fs::directory_iterator(cfg.circuits_dir))
+        kept += e.path().filename().string().rfind("filecoin_", 0) == 0 && e.path().extension() == ".pce";
+    EXPECT_EQ(kept, 4u);
+
     // Status as Curio reads it: totals, the four queues empty, the parameter sets with their tiers.
     const auto st = w.status();
     EXPECT_EQ(st.total_proofs_completed(), 4u);

@@ -113,9 +113,10 @@ v1::AwaitProofResponse proof_result(Job& job, const engine::JobResult& res, bool
             out.set_error_message(std::string("the proof was not returned: ") + e.what());
             return out;
         }
-        out.set_proof(std::string(bytes.begin(), bytes.end()));
+        const char* raw = reinterpret_cast<const char*>(bytes.data());
+        out.set_proof(raw, bytes.size());
         for (size_t i = 0; i + formats::PROOF_BYTES <= bytes.size(); i += formats::PROOF_BYTES)
-            out.add_proofs(std::string(bytes.begin() + i, bytes.begin() + i + formats::PROOF_BYTES));
+            out.add_proofs()->assign(raw + i, formats::PROOF_BYTES);
         out.set_verified(true);
         return out;
     }
@@ -130,8 +131,10 @@ v1::AwaitProofResponse proof_result(Job& job, const engine::JobResult& res, bool
     std::string pubs = "[";
     {
         std::lock_guard<std::mutex> lk(job.pub_mu);
-        for (size_t i = 0; i < job.publics.size(); i++)
-            pubs += (i ? "," : "") + formats::public_inputs_to_json(job.publics[i]);
+        for (size_t i = 0; i < job.publics.size(); i++) {
+            if (i) pubs += ',';
+            pubs += formats::public_inputs_to_json(job.publics[i]);
+        }
     }
     out.set_public_inputs_json(pubs + "]");
     out.set_verified(verified);

@@ -173,22 +173,26 @@ std::vector<CircuitParams> all_circuits() {
                 const auto p = filecoin::seal_proof_from_id(id);
                 if (filecoin::sector_size(p) == s.sector_size && filecoin::api_version(p) == filecoin::ApiVersion::V1_1_0 &&
                     !filecoin::api_feature(p))
-                    v.push_back({"porep-" + size, std::string(filecoin::proof_name(p)), filecoin::parameter_files(p)});
+                    v.push_back({"porep-" + size, std::string(filecoin::proof_name(p)), filecoin::parameter_files(p),
+                                 v1::POREP_SEAL_COMMIT, id});
             } catch (const FilecoinError&) {
             }
             try {
                 const auto p = filecoin::post_proof_from_id(id);
                 if (filecoin::sector_size(p) != s.sector_size) continue;
                 if (filecoin::post_type(p) == filecoin::PoStType::Winning)
-                    v.push_back({"winning-" + size, std::string(filecoin::proof_name(p)), filecoin::parameter_files(p)});
+                    v.push_back({"winning-" + size, std::string(filecoin::proof_name(p)), filecoin::parameter_files(p),
+                                 v1::WINNING_POST, id});
                 else if (filecoin::api_version(p) == filecoin::ApiVersion::V1_2_0)
-                    v.push_back({"wpost-" + size, std::string(filecoin::proof_name(p)), filecoin::parameter_files(p)});
+                    v.push_back({"wpost-" + size, std::string(filecoin::proof_name(p)), filecoin::parameter_files(p),
+                                 v1::WINDOW_POST_PARTITION, id});
             } catch (const FilecoinError&) {
             }
             try {
                 const auto p = filecoin::update_proof_from_id(id);
                 if (filecoin::sector_size(p) == s.sector_size)
-                    v.push_back({"snap-" + size, std::string(filecoin::proof_name(p)), filecoin::parameter_files(p)});
+                    v.push_back({"snap-" + size, std::string(filecoin::proof_name(p)), filecoin::parameter_files(p),
+                                 v1::SNAP_DEALS_UPDATE, id});
             } catch (const FilecoinError&) {
             }
         }
@@ -263,6 +267,25 @@ r1cs::PrecompiledR1cs FilecoinJob::compile_matrices() const {
         return r1cs::compile_r1cs(filecoin::FallbackPostCircuit::blank(p->circuit));
     const auto& s = std::get<engine::SnapJob>(data);
     return r1cs::compile_r1cs(filecoin::EmptySectorUpdateCircuit::blank(s.shape, s.variant));
+}
+
+r1cs::PrecompiledR1cs compile_circuit(const CircuitParams& c) {
+    switch (c.kind) {
+        case v1::POREP_SEAL_COMMIT: {
+            const auto config = filecoin::PorepConfig::from_registered(filecoin::seal_proof_from_id(c.registered_proof));
+            return r1cs::compile_r1cs(filecoin::StackedPorepCircuit(
+                filecoin::blank_stacked_porep_partition(filecoin::StackedPorepShape::of(config))));
+        }
+        case v1::WINNING_POST:
+        case v1::WINDOW_POST_PARTITION:
+            return r1cs::compile_r1cs(filecoin::FallbackPostCircuit::blank(
+                filecoin::PostCircuitConfig::from_registered(filecoin::post_proof_from_id(c.registered_proof))));
+        default: {
+            const auto p = filecoin::update_proof_from_id(c.registered_proof);
+            return r1cs::compile_r1cs(filecoin::EmptySectorUpdateCircuit::blank(
+                filecoin::SnapShape::from_sector_size(filecoin::sector_size(p)), filecoin::UpdateCircuit::Sha256));
+        }
+    }
 }
 
 engine::JobSpec FilecoinJob::spec(const r1cs::PrecompiledR1cs* pce) const {

@@ -69,10 +69,15 @@ struct CircuitParams {
     std::string circuit_id;
     std::string proof_name;
     filecoin::ParameterFileNames files;
+    v1::ProofKind kind = v1::PROOF_KIND_UNSPECIFIED;
+    uint64_t registered_proof = 0;
+    std::string matrices_name() const { return "filecoin:" + files.cache_id; }  // as FilecoinJob's
 };
 std::optional<CircuitParams> circuit_params(const std::string& circuit_id);
 std::string circuit_id_of_file(const std::string& file_name);
 // Every known circuit id, for messages.
 std::vector<std::string> circuit_ids();
+// The circuit's compiled rows (its blank circuit's; the same as FilecoinJob::compile_matrices of a job of it).
+r1cs::PrecompiledR1cs compile_circuit(const CircuitParams& c);
 
 }  // namespace cuzk::daemon

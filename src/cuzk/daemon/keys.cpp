@@ -128,8 +128,10 @@ std::shared_ptr<const engine::ProvingKey> ProvingKeys::key(const fs::path& param
 std::shared_ptr<const r1cs::PrecompiledR1cs> ProvingKeys::matrices(const engine::ProvingKey& key, const JobPlan& plan) {
     if (plan.filecoin) {
         if (cfg_.pce != "auto") return nullptr;
-        // The circuit's rows, compiled once per key and shared by every job of the circuit.
-        return store_->matrices(key, plan.filecoin->matrices_name(), [&] { return plan.filecoin->compile_matrices(); });
+        // The circuit's rows, compiled once (kept in [paths] circuits for later starts), shared by its jobs.
+        const FilecoinJob& f = *plan.filecoin;
+        return store_->matrices(key, f.matrices_name(),
+                                [&] { return kept_pce(f.matrices_name(), [&] { return f.compile_matrices(); }); });
     }
     if (plan.circom) {
         if (!key.zkey) return nullptr;
@@ -140,11 +142,14 @@ std::shared_ptr<const r1cs::PrecompiledR1cs> ProvingKeys::matrices(const engine:
     if (!plan.pce_path.empty())
         return store_->matrices(key, plan.pce_path.string(), [&] { return r1cs::read_pce(plan.pce_path, shape); });
     if (cfg_.pce == "auto")
-        return store_->matrices(key, "shape:" + shape, [&] { return auto_pce(plan.spec, shape); });
+        return store_->matrices(key, "shape:" + shape, [&] {
+            return kept_pce(shape, [&] { return r1cs::compile_r1cs(*circuits::make_circuit(plan.spec, false, 0, nullptr)); });
+        });
     return nullptr;
 }
 
-r1cs::PrecompiledR1cs ProvingKeys::auto_pce(const circuits::CircuitSpec& spec, const std::string& shape) {
+r1cs::PrecompiledR1cs ProvingKeys::kept_pce(const std::string& shape,
+                                            const std::function<r1cs::PrecompiledR1cs()>& compile) {
     std::string file;
     for (char ch : shape) file += std::isalnum((unsigned char)ch) || ch == '-' || ch == '.' ? ch : '_';
     const fs::path path = cfg_.circuits_dir / (file + ".pce");
@@ -157,7 +162,7 @@ r1cs::PrecompiledR1cs ProvingKeys::auto_pce(const circuits::CircuitSpec& spec, c
         }
     }
     const auto t0 = std::chrono::steady_clock::now();
-    r1cs::PrecompiledR1cs pce = r1cs::compile_r1cs(*circuits::make_circuit(spec, false, 0, nullptr));
+    r1cs::PrecompiledR1cs pce = compile();
     pce.circuit = shape;
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     try {
@@ -215,7 +220,12 @@ v1::PreloadSrsResponse ProvingKeys::preload(const v1::PreloadSrsRequest& q) {
     r.set_already_loaded(loaded_key(*store_, path) != nullptr);
     const auto t0 = std::chrono::steady_clock::now();
     try {
-        r.set_size_bytes(key_bytes(*key(path)));
+        const auto k = key(path);
+        r.set_size_bytes(key_bytes(*k));
+        // A circuit id's jobs also need its compiled rows: made now too, as their first job would.
+        if (const auto c = circuit_params(q.circuit_id()); c && cfg_.pce == "auto")
+            store_->matrices(*k, c->matrices_name(),
+                             [&] { return kept_pce(c->matrices_name(), [&] { return compile_circuit(*c); }); });
     } catch (const DaemonError&) {
         throw;
     } catch (const std::exception& e) {

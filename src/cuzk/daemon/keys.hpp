@@ -1,8 +1,8 @@
 // The daemon's proving keys: the engine's key store (engine/key_store.hpp) configured from DaemonConfig — on a GPU
 // build, the subgroup checks of a load on the first GPU and one resident copy per GPU under each device's budget,
 // unless the daemon proves on the CPU — and what a job takes from it: its key, and the matrices its partitions are
-// made from (a .pce file the request names, the built-in circuit's PCE compiled once and kept in [paths] circuits,
-// or a zkey's rows). The only unit of the daemon that knows about GPUs.
+// made from (a .pce file the request names, the built-in or Filecoin circuit's PCE compiled once and kept in
+// [paths] circuits, or a zkey's rows). The only unit of the daemon that knows about GPUs.
 #pragma once
 
 #include <cstdint>
@@ -34,8 +34,8 @@ public:
     // ([engine] pce = "auto"), or a circom job's zkey rows; null: full synthesis.
     std::shared_ptr<const r1cs::PrecompiledR1cs> matrices(const engine::ProvingKey& key, const JobPlan& plan);
 
-    // PreloadSRS and EvictSRS: a circuit id's parameter file ("porep-32g": Filecoin's file name in [paths] params),
-    // or the request's `params` inside [paths] params. DaemonError: InvalidArgument for an unknown id,
+    // PreloadSRS and EvictSRS: a circuit id's parameter file ("porep-32g": Filecoin's file name in [paths] params;
+    // preload also compiles its rows, as its first job would), or the request's `params` inside [paths] params. DaemonError: InvalidArgument for an unknown id,
     // FailedPrecondition for a missing file or a set that cannot be loaded.
     v1::PreloadSrsResponse preload(const v1::PreloadSrsRequest& q);
     v1::EvictSrsResponse evict(const v1::EvictSrsRequest& q);
@@ -54,9 +54,9 @@ public:
 private:
     // The file a PreloadSRS or EvictSRS request names.
     std::filesystem::path srs_path(const std::string& circuit_id, const std::string& params) const;
-    // The built-in circuit's PCE: [paths] circuits/<shape>.pce when it is there and sound, else compiled now and
-    // written there for the next start (a write failure is only logged).
-    r1cs::PrecompiledR1cs auto_pce(const circuits::CircuitSpec& spec, const std::string& shape);
+    // A circuit's PCE named `shape`: [paths] circuits/<shape>.pce when it is there and sound, else `compile`d now
+    // and written there for the next start (a write failure is only logged).
+    r1cs::PrecompiledR1cs kept_pce(const std::string& shape, const std::function<r1cs::PrecompiledR1cs()>& compile);
 
     DaemonConfig cfg_;
     EventLog log_;
