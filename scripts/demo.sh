@@ -3,7 +3,7 @@
 # present), then a demo Groth16 proof (setup, prove a batch of two 2^16-constraint circuits, verify), then Filecoin's
 # PoRep C2 of a 2 KiB sector: sealed natively (its C1 checked, its public inputs), test parameters of the exact
 # partition circuit (generated once into a cache directory: minutes on 2 cores the first time), the C2 proof, verified
-# from the C1; the same porep-c2 job through the daemon (gRPC on a unix socket) on a generated sector; Filecoin's
+# from the C1; the same C1 through the daemon (gRPC on a unix socket, Curio's request); Filecoin's
 # 32 GiB PoRep, PoSt and SnapDeals circuits counted by synthesis; a few quick benchmarks. Proofs are made on the GPU
 # when one is present, else on the CPU.
 #
@@ -59,16 +59,16 @@ echo "== cuzk filecoin c2: the sector's C2 proof with the parameters of $params 
 "$CUZK" filecoin c2 --c1 "$work/c1.json" --params-dir "$params" --proof "$work/c2.proof" --json
 "$CUZK" filecoin verify porep --vk "$params/$name.vk" --proof "$work/c2.proof" --c1 "$work/c1.json"
 if "$CUZK" daemon --help 2>/dev/null | grep -q -- --config; then
-  echo "== the daemon: a porep-c2 job (every partition of a generated 2 KiB sector) over gRPC, the same parameters"
+  echo "== the daemon: the same sector's C2 over gRPC as Curio asks for it (POREP_SEAL_COMMIT, miner f00, sector 7)"
   mkdir -p "$work/state"
   printf '[paths]\nparams = "%s"\nstate = "%s"\ncircuits = "%s"\n[engine]\ncheck_params = false\n' \
     "$params" "$work/state" "$work/circuits" > "$work/cuzk.toml"
   "$CUZK" daemon --config "$work/cuzk.toml" 2> "$work/daemon.log" &
   daemon_pid=$!
   for _ in $(seq 100); do [ -S "$work/state/cuzk.sock" ] && break; sleep 0.1; done
-  "$CUZK" client --socket "$work/state/cuzk.sock" prove --circuit porep-c2 --preset porep-2k --params "$name.params" \
-    --proof "$work/d.proof" --public "$work/d.public.json" --quiet
-  "$CUZK" verify --vk "$params/$name.vk" --proof "$work/d.proof" --public "$work/d.public.json"
+  "$CUZK" client --socket "$work/state/cuzk.sock" prove --kind porep-c2 --registered-proof 5 --sector-size 2048 \
+    --c1 "$work/c1.json" --miner-id 0 --sector-number 7 --request-id porep-0-7 --proof "$work/d.proof" --quiet
+  "$CUZK" filecoin verify porep --vk "$params/$name.vk" --proof "$work/d.proof" --c1 "$work/c1.json"
   kill -TERM "$daemon_pid"; wait "$daemon_pid"
   sed 's/^/  daemon log: /' "$work/daemon.log"
 fi
