@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -597,4 +598,123 @@ TEST(CurioApi, BadRequestsGetTheRightStatusNamingTheProblem) {
     EXPECT_TRUE(post_valid(winning, w.prove_ok(winning.request).proof()));
     EXPECT_TRUE(porep_valid(porep, w.prove_ok(porep.request).proof()));
     EXPECT_EQ(w.status().total_proofs_failed(), 0u);
+}
+
+// The wire contract, field by field (Curio's proving.proto at filecoin-project/curio e0294b0f, as
+// ../shared/filecoin/curio.md summarizes it): a renumbered or retyped field would break Curio's client silently.
+TEST(CurioProto, KeepsCuriosFieldNumbersAndTypes) {
+    using google::protobuf::FieldDescriptor;
+    struct F {
+        const google::protobuf::Descriptor* msg;
+        const char* name;
+        int number;
+        FieldDescriptor::Type type;
+        bool repeated = false;
+    };
+    const auto S = FieldDescriptor::TYPE_STRING, B = FieldDescriptor::TYPE_BYTES, U64 = FieldDescriptor::TYPE_UINT64,
+               U32 = FieldDescriptor::TYPE_UINT32, E = FieldDescriptor::TYPE_ENUM, M = FieldDescriptor::TYPE_MESSAGE,
+               BOOL = FieldDescriptor::TYPE_BOOL;
+    const std::vector<F> fields = {
+        {v1::SubmitProofRequest::descriptor(), "request_id", 1, S},
+        {v1::SubmitProofRequest::descriptor(), "proof_kind", 2, E},
+        {v1::SubmitProofRequest::descriptor(), "sector_size", 3, U64},
+        {v1::SubmitProofRequest::descriptor(), "registered_proof", 4, U64},
+        {v1::SubmitProofRequest::descriptor(), "priority", 5, E},
+        {v1::SubmitProofRequest::descriptor(), "vanilla_proof", 10, B},
+        {v1::SubmitProofRequest::descriptor(), "vanilla_proofs", 11, B, true},
+        {v1::SubmitProofRequest::descriptor(), "sector_number", 20, U64},
+        {v1::SubmitProofRequest::descriptor(), "miner_id", 21, U64},
+        {v1::SubmitProofRequest::descriptor(), "randomness", 22, B},
+        {v1::SubmitProofRequest::descriptor(), "partition_index", 23, U32},
+        {v1::SubmitProofRequest::descriptor(), "comm_r_old", 30, B},
+        {v1::SubmitProofRequest::descriptor(), "comm_r_new", 31, B},
+        {v1::SubmitProofRequest::descriptor(), "comm_d_new", 32, B},
+        {v1::SubmitProofResponse::descriptor(), "job_id", 1, S},
+        {v1::SubmitProofResponse::descriptor(), "queue_position", 2, U32},
+        {v1::SubmitProofResponse::descriptor(), "assigned_gpu", 3, S},
+        {v1::AwaitProofRequest::descriptor(), "job_id", 1, S},
+        {v1::AwaitProofRequest::descriptor(), "timeout_ms", 2, U64},
+        {v1::AwaitProofResponse::descriptor(), "job_id", 1, S},
+        {v1::AwaitProofResponse::descriptor(), "status", 2, E},
+        {v1::AwaitProofResponse::descriptor(), "proof", 3, B},
+        {v1::AwaitProofResponse::descriptor(), "error_message", 4, S},
+        {v1::AwaitProofResponse::descriptor(), "queue_wait_ms", 10, U64},
+        {v1::AwaitProofResponse::descriptor(), "srs_load_ms", 11, U64},
+        {v1::AwaitProofResponse::descriptor(), "synthesis_ms", 12, U64},
+        {v1::AwaitProofResponse::descriptor(), "gpu_compute_ms", 13, U64},
+        {v1::AwaitProofResponse::descriptor(), "total_ms", 14, U64},
+        {v1::ProveRequest::descriptor(), "submit", 1, M},
+        {v1::ProveResponse::descriptor(), "result", 1, M},
+        {v1::CancelProofRequest::descriptor(), "job_id", 1, S},
+        {v1::CancelProofResponse::descriptor(), "was_running", 1, BOOL},
+        {v1::GetStatusResponse::descriptor(), "gpus", 1, M, true},
+        {v1::GetStatusResponse::descriptor(), "loaded_srs", 2, M, true},
+        {v1::GetStatusResponse::descriptor(), "queues", 3, M, true},
+        {v1::GetStatusResponse::descriptor(), "total_proofs_completed", 4, U64},
+        {v1::GetStatusResponse::descriptor(), "total_proofs_failed", 5, U64},
+        {v1::GetStatusResponse::descriptor(), "uptime_seconds", 6, U64},
+        {v1::GetStatusResponse::descriptor(), "pinned_memory_bytes", 7, U64},
+        {v1::GetStatusResponse::descriptor(), "pinned_memory_limit_bytes", 8, U64},
+        {v1::GPUStatus::descriptor(), "ordinal", 1, U32},
+        {v1::GPUStatus::descriptor(), "name", 2, S},
+        {v1::GPUStatus::descriptor(), "vram_total_bytes", 3, U64},
+        {v1::GPUStatus::descriptor(), "vram_free_bytes", 4, U64},
+        {v1::GPUStatus::descriptor(), "current_job_id", 5, S},
+        {v1::GPUStatus::descriptor(), "current_proof_kind", 6, S},
+        {v1::SRSStatus::descriptor(), "circuit_id", 1, S},
+        {v1::SRSStatus::descriptor(), "tier", 2, E},
+        {v1::SRSStatus::descriptor(), "size_bytes", 3, U64},
+        {v1::SRSStatus::descriptor(), "ref_count", 4, U32},
+        {v1::QueueStatus::descriptor(), "proof_kind", 1, S},
+        {v1::QueueStatus::descriptor(), "pending", 2, U32},
+        {v1::QueueStatus::descriptor(), "in_progress", 3, U32},
+        {v1::PreloadSrsRequest::descriptor(), "circuit_id", 1, S},
+        {v1::PreloadSrsResponse::descriptor(), "already_loaded", 1, BOOL},
+        {v1::PreloadSrsResponse::descriptor(), "load_time_ms", 2, U64},
+        {v1::EvictSrsRequest::descriptor(), "circuit_id", 1, S},
+        {v1::EvictSrsResponse::descriptor(), "was_loaded", 1, BOOL},
+        {v1::EvictSrsResponse::descriptor(), "freed_bytes", 2, U64},
+        {v1::GetMetricsResponse::descriptor(), "prometheus_text", 1, S},
+    };
+    for (const F& f : fields) {
+        const FieldDescriptor* d = f.msg->FindFieldByName(f.name);
+        ASSERT_NE(d, nullptr) << f.msg->name() << "." << f.name;
+        EXPECT_EQ(d->number(), f.number) << f.msg->name() << "." << f.name;
+        EXPECT_EQ(d->type(), f.type) << f.msg->name() << "." << f.name;
+        EXPECT_EQ(d->is_repeated(), f.repeated) << f.msg->name() << "." << f.name;
+    }
+    // cuzk's own fields stay out of Curio's range.
+    for (const auto* msg : {v1::SubmitProofRequest::descriptor(), v1::AwaitProofResponse::descriptor(),
+                            v1::GetStatusResponse::descriptor(), v1::GetStatusRequest::descriptor(),
+                            v1::CancelProofResponse::descriptor(), v1::PreloadSrsRequest::descriptor(),
+                            v1::PreloadSrsResponse::descriptor(), v1::EvictSrsRequest::descriptor()})
+        for (int i = 0; i < msg->field_count(); i++) {
+            const bool curios = std::any_of(fields.begin(), fields.end(), [&](const F& f) {
+                return f.msg == msg && msg->field(i)->name() == f.name;
+            });
+            if (!curios) EXPECT_GE(msg->field(i)->number(), 100) << msg->name() << "." << msg->field(i)->name();
+        }
+    // Enums by number, and the service's methods by name.
+    EXPECT_EQ(v1::POREP_SEAL_COMMIT, 1);
+    EXPECT_EQ(v1::SNAP_DEALS_UPDATE, 2);
+    EXPECT_EQ(v1::WINDOW_POST_PARTITION, 3);
+    EXPECT_EQ(v1::WINNING_POST, 4);
+    EXPECT_EQ(v1::LOW, 1);
+    EXPECT_EQ(v1::NORMAL, 2);
+    EXPECT_EQ(v1::HIGH, 3);
+    EXPECT_EQ(v1::CRITICAL, 4);
+    EXPECT_EQ(v1::AwaitProofResponse::COMPLETED, 1);
+    EXPECT_EQ(v1::AwaitProofResponse::FAILED, 2);
+    EXPECT_EQ(v1::AwaitProofResponse::CANCELLED, 3);
+    EXPECT_EQ(v1::AwaitProofResponse::TIMEOUT, 4);
+    EXPECT_EQ(v1::SRSStatus::HOT, 0);
+    EXPECT_EQ(v1::SRSStatus::WARM, 1);
+    EXPECT_EQ(v1::SRSStatus::COLD, 2);
+    const auto* service = v1::SubmitProofRequest::descriptor()->file()->FindServiceByName("ProvingEngine");
+    ASSERT_NE(service, nullptr);
+    EXPECT_EQ(service->full_name(), "cuzk.v1.ProvingEngine");
+    for (const char* m : {"SubmitProof", "AwaitProof", "Prove", "CancelProof", "GetStatus", "GetMetrics", "PreloadSRS",
+                          "EvictSRS"})
+        EXPECT_NE(service->FindMethodByName(m), nullptr) << m;
+    EXPECT_EQ(service->method_count(), 8);
 }

@@ -254,6 +254,14 @@ std::shared_ptr<const FilecoinJob> filecoin_job(const v1::SubmitProofRequest& r)
 fs::path filecoin_params_path(const FilecoinJob& job, const fs::path& dir) {
     try {
         return filecoin::fit_parameter_file(dir, job.files, job.shape, job.proof_name);
+    } catch (const FilecoinError& e) {
+        if (e.kind() != FilecoinErrorKind::MissingParameters)
+            throw DaemonError(ErrorCode::FailedPrecondition, proof_kind_label(job.kind) + ": " + e.what());
+        // The CLI's advice (--params-dir) does not apply here.
+        throw DaemonError(ErrorCode::FailedPrecondition,
+                          proof_kind_label(job.kind) + ": no parameter file " + job.files.params + " in " +
+                              dir.string() + " (the daemon's [paths] params) for " + job.proof_name +
+                              ": fetch Filecoin's parameters there (curio fetch-params or lotus fetch-params)");
     } catch (const std::exception& e) {
         throw DaemonError(ErrorCode::FailedPrecondition, proof_kind_label(job.kind) + ": " + e.what());
     }
