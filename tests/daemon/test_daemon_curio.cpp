@@ -395,7 +395,9 @@ TEST(CurioApi, ProvesEveryKindFromItsRealInputsAndReportsAsCurioReads) {
     EXPECT_GT(er.freed_bytes(), 0u);
     const auto after = w.status();
     for (const auto& s : after.loaded_srs())
-        if (s.circuit_id() == "snap-2k") EXPECT_EQ(s.tier(), v1::SRSStatus::COLD);
+        if (s.circuit_id() == "snap-2k") {
+            EXPECT_EQ(s.tier(), v1::SRSStatus::COLD);
+        }
     ASSERT_TRUE(w.stub->PreloadSRS(Wire::ctx().get(), [] {
                             v1::PreloadSrsRequest q;
                             q.set_circuit_id("snap-2k");
@@ -692,7 +694,9 @@ TEST(CurioProto, KeepsCuriosFieldNumbersAndTypes) {
             const bool curios = std::any_of(fields.begin(), fields.end(), [&](const F& f) {
                 return f.msg == msg && msg->field(i)->name() == f.name;
             });
-            if (!curios) EXPECT_GE(msg->field(i)->number(), 100) << msg->name() << "." << msg->field(i)->name();
+            if (!curios) {
+                EXPECT_GE(msg->field(i)->number(), 100) << msg->name() << "." << msg->field(i)->name();
+            }
         }
     // Enums by number, and the service's methods by name.
     EXPECT_EQ(v1::POREP_SEAL_COMMIT, 1);
