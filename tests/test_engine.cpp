@@ -752,6 +752,26 @@ private:
     groth16::Parameters copy_;
     CpuBackend cpu_;
 };
+
+r1cs::ProvingAssignment assignment_of(const circuits::MulChainCircuit& circuit) {
+    r1cs::ProvingAssignment asg;
+    r1cs::synthesize_groth16(asg, circuit);
+    return asg;
+}
+
+// The 2^6 mul chain `circuit` proven on the key's device backend and on its CPU fallback with the same r, s (from
+// `seed`): the two proofs must be the same bytes and verify against the key. `what` names the check.
+void expect_device_proof_equals_fallback(const ProvingKey& key, const circuits::MulChainCircuit& circuit,
+                                         uint64_t seed, const char* what) {
+    ASSERT_NE(key.fallback(), nullptr);
+    const Fr r[1] = {Fr::from_u64(seed | 1)}, s[1] = {Fr::from_u64(seed ^ 0x5bd1e995)};
+    r1cs::ProvingAssignment on_device = assignment_of(circuit), on_cpu = assignment_of(circuit);
+    const auto p_dev = key.backend()->prove(std::span(&on_device, 1), r, s, nullptr);
+    const auto p_cpu = key.fallback()->prove(std::span(&on_cpu, 1), r, s, nullptr);
+    ASSERT_EQ(p_dev.size(), 1u);
+    ASSERT_EQ(p_cpu, p_dev) << what;
+    EXPECT_TRUE(groth16::verify_proof(groth16::prepare_verifying_key(key.shape.vk), p_dev[0], circuit.public_values()));
+}
 }  // namespace
 
 // #19 item 6: a file's key whose every device holds the points keeps only its shape in host memory; its CPU
@@ -775,24 +795,12 @@ TEST(KeyStore, AFileKeyWhoseDevicesHoldThePointsLetsItsHostPointsGo) {
     const uint64_t seed = std::random_device{}();
     std::printf("seed %llu\n", (unsigned long long)seed);
     const circuits::MulChainCircuit circuit(6, 1, seed);
-    auto assign = [&] {
-        r1cs::ProvingAssignment asg;
-        r1cs::synthesize_groth16(asg, circuit);
-        return asg;
-    };
-    const Fr r[1] = {Fr::from_u64(seed | 1)}, s[1] = {Fr::from_u64(seed ^ 0x5bd1e995)};
-    r1cs::ProvingAssignment on_device = assign(), on_cpu = assign();
-    const auto p_dev = key->backend()->prove(std::span(&on_device, 1), r, s, nullptr);
-    const auto p_cpu = key->fallback()->prove(std::span(&on_cpu, 1), r, s, nullptr);
-    ASSERT_EQ(p_dev.size(), 1u);
-    ASSERT_EQ(p_cpu.size(), 1u);
-    EXPECT_EQ(p_dev[0], p_cpu[0]) << "the re-read points prove the same bytes";
-    EXPECT_TRUE(groth16::verify_proof(groth16::prepare_verifying_key(key->shape.vk), p_cpu[0],
-                                      circuit.public_values()));
+    expect_device_proof_equals_fallback(*key, circuit, seed, "the re-read points prove the same bytes");
 
     // Another set copied over the file: the fallback refuses rather than prove against other points.
     std::filesystem::copy_file(f.files[2], f.files[1], std::filesystem::copy_options::overwrite_existing);
-    r1cs::ProvingAssignment again = assign();
+    r1cs::ProvingAssignment again = assignment_of(circuit);
+    const Fr r[1] = {Fr::from_u64(seed | 1)}, s[1] = {Fr::from_u64(seed ^ 0x5bd1e995)};
     try {
         (void)key->fallback()->prove(std::span(&again, 1), r, s, nullptr);
         ADD_FAILURE() << "proved against a file that changed";
@@ -865,21 +873,8 @@ TEST(KeyStore, AStreamedKeyGoesFromTheFileToItsDevicesAndReportsBadFilesAsTheRea
 
     const uint64_t seed = std::random_device{}();
     std::printf("seed %llu\n", (unsigned long long)seed);
-    const circuits::MulChainCircuit circuit(6, 1, seed);
-    auto assign = [&] {
-        r1cs::ProvingAssignment asg;
-        r1cs::synthesize_groth16(asg, circuit);
-        return asg;
-    };
-    const Fr r[1] = {Fr::from_u64(seed | 1)}, s[1] = {Fr::from_u64(seed ^ 0x9e3779b9)};
-    r1cs::ProvingAssignment on_device = assign(), on_cpu = assign();
-    const auto p_dev = key->backend()->prove(std::span(&on_device, 1), r, s, nullptr);
-    ASSERT_NE(key->fallback(), nullptr);
-    const auto p_cpu = key->fallback()->prove(std::span(&on_cpu, 1), r, s, nullptr);
-    ASSERT_EQ(p_dev.size(), 1u);
-    ASSERT_EQ(p_cpu, p_dev) << "the streamed copy and the re-read file prove the same bytes";
-    EXPECT_TRUE(groth16::verify_proof(groth16::prepare_verifying_key(key->shape.vk), p_dev[0],
-                                      circuit.public_values()));
+    expect_device_proof_equals_fallback(*key, circuits::MulChainCircuit(6, 1, seed), seed,
+                                        "the streamed copy and the re-read file prove the same bytes");
 
     // The device budget holds files[1] and files[2]: with both held files[0] does not fit, so it is read into host
     // memory for the CPU, not streamed.
