@@ -7,6 +7,7 @@
 #include <vector>
 #include <cstdio>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <thread>
 
@@ -18,6 +19,7 @@
 
 #include "cuzk/daemon/client.hpp"
 #include "cuzk/daemon/daemon.hpp"
+#include "cuzk/daemon/filecoin_jobs.hpp"
 #include "cuzk/filecoin/proof_types.hpp"
 #include "cuzk/formats/proof_io.hpp"
 #include "cuzk/formats/snarkjs_json.hpp"
@@ -111,11 +113,11 @@ std::string raw32(const std::string& hex, const char* what) {
     return std::string(b.begin(), b.end());
 }
 
+// --kind's name back to the protocol's kind (the daemon's names for them); the option allows only these.
 v1::ProofKind kind_of(const std::string& kind) {
-    if (kind == "porep-c2") return v1::POREP_SEAL_COMMIT;
-    if (kind == "window-post") return v1::WINDOW_POST_PARTITION;
-    if (kind == "winning-post") return v1::WINNING_POST;
-    return v1::SNAP_DEALS_UPDATE;
+    for (const auto k : {v1::POREP_SEAL_COMMIT, v1::WINDOW_POST_PARTITION, v1::WINNING_POST, v1::SNAP_DEALS_UPDATE})
+        if (daemon::proof_kind_label(k) == kind) return k;
+    throw std::invalid_argument("--kind " + kind);
 }
 
 v1::SubmitProofRequest request_of(const SubmitArgs& a) {

@@ -102,10 +102,7 @@ struct Daemon::Impl {
         check_memory_budget(plan, budget);
         job.plan = std::move(plan);
         // Parsed into the plan; the raw bytes (a 32 GiB C1 is ~50 MB) go to the store only.
-        job.req = r;
-        job.req.clear_vanilla_proof();
-        job.req.clear_vanilla_proofs();
-        if (job.req.has_job()) job.req.mutable_job()->clear_witnesses();
+        job.req = without_bulk(r);
     }
 
     // On the table's starter thread: loads what the job needs (a parameter set may take minutes), then hands it to

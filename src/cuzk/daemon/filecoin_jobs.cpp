@@ -227,6 +227,7 @@ v1::Priority default_priority(v1::ProofKind kind) {
 std::shared_ptr<const FilecoinJob> filecoin_job(const v1::SubmitProofRequest& r) {
     auto job = std::make_shared<FilecoinJob>();
     job->kind = r.proof_kind();
+    job->registered_proof = r.registered_proof();
     try {
         switch (r.proof_kind()) {
             case v1::POREP_SEAL_COMMIT: plan_porep(r, *job); break;
@@ -268,13 +269,7 @@ fs::path filecoin_params_path(const FilecoinJob& job, const fs::path& dir) {
 }
 
 r1cs::PrecompiledR1cs FilecoinJob::compile_matrices() const {
-    if (const auto* p = std::get_if<engine::PorepC2Job>(&data))
-        return r1cs::compile_r1cs(filecoin::StackedPorepCircuit(
-            filecoin::blank_stacked_porep_partition(filecoin::StackedPorepShape::of(p->config))));
-    if (const auto* p = std::get_if<engine::PostJob>(&data))
-        return r1cs::compile_r1cs(filecoin::FallbackPostCircuit::blank(p->circuit));
-    const auto& s = std::get<engine::SnapJob>(data);
-    return r1cs::compile_r1cs(filecoin::EmptySectorUpdateCircuit::blank(s.shape, s.variant));
+    return compile_circuit(CircuitParams{circuit_id, proof_name, files, kind, registered_proof});
 }
 
 r1cs::PrecompiledR1cs compile_circuit(const CircuitParams& c) {

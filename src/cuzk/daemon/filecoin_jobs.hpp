@@ -40,6 +40,7 @@ v1::Priority default_priority(v1::ProofKind kind);
 
 struct FilecoinJob {
     v1::ProofKind kind = v1::PROOF_KIND_UNSPECIFIED;
+    uint64_t registered_proof = 0;
     std::string proof_name;  // the registered proof's, e.g. "StackedDrg32GiBV1_1"
     std::string circuit_id;  // "porep-32g"
     filecoin::ParameterFileNames files;
@@ -47,7 +48,8 @@ struct FilecoinJob {
     size_t partitions = 0;
     std::variant<engine::PorepC2Job, engine::PostJob, engine::SnapJob> data;
 
-    // The key store's name for the circuit's compiled matrices, and the compilation (seconds at 32 GiB).
+    // The key store's name for the circuit's compiled matrices, and the compilation (compile_circuit: seconds at
+    // 32 GiB).
     std::string matrices_name() const { return "filecoin:" + files.cache_id; }
     r1cs::PrecompiledR1cs compile_matrices() const;
     // The engine's job (name, partitions, synthesize) through `pce` when given; this object must outlive it.

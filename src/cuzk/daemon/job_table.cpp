@@ -63,16 +63,6 @@ fs::path prepare_state_dir(const DaemonConfig& c) {
 
 std::string unknown_job(uint64_t id) { return "job " + std::to_string(id) + " is unknown"; }
 
-// The request without its bulk (the C1, vanilla proofs, circom witnesses): what a job keeps in memory and what the
-// store keeps once it ended.
-v1::SubmitProofRequest slim(const v1::SubmitProofRequest& r) {
-    v1::SubmitProofRequest s = r;
-    s.clear_vanilla_proof();
-    s.clear_vanilla_proofs();
-    if (s.has_job()) s.mutable_job()->clear_witnesses();
-    return s;
-}
-
 std::string serialized(const google::protobuf::Message& m) {
     std::string bytes;
     m.SerializeToString(&bytes);
@@ -100,6 +90,14 @@ std::string describe(const v1::SubmitProofRequest& r, const Job& job) {
 }
 
 }  // namespace
+
+v1::SubmitProofRequest without_bulk(const v1::SubmitProofRequest& r) {
+    v1::SubmitProofRequest s = r;
+    s.clear_vanilla_proof();
+    s.clear_vanilla_proofs();
+    if (s.has_job()) s.mutable_job()->clear_witnesses();
+    return s;
+}
 
 v1::AwaitProofResponse::Status await_status(v1::JobState s) {
     switch (s) {
@@ -307,7 +305,7 @@ void JobTable::ended(Job& job, const engine::JobResult& res, v1::AwaitProofRespo
     out.set_synthesis_ms(to_ms(synthesis_s));
     out.set_gpu_compute_ms(to_ms(proving_s));
     out.set_total_ms(to_ms(total_s));
-    persist(job.id, out, serialized(slim(job.req)));
+    persist(job.id, out, serialized(job.req));  // Job::req is already without its bulk
     {
         std::ostringstream line;
         line << "job " << job.id << " " << state_text(out.state()) << ": wall " << res.wall_seconds << " s, proving "
@@ -422,7 +420,7 @@ void JobTable::finish_failed(Job& job, const std::string& why, v1::JobState stat
     out.set_status(await_status(state));
     out.set_error_message(why);
     out.set_total_ms(to_ms(steady_seconds() - job.accepted_at));
-    persist(job.id, out, serialized(slim(job.req)));
+    persist(job.id, out, serialized(job.req));  // Job::req is already without its bulk
     settle(job, std::move(out));
 }
 

@@ -36,7 +36,7 @@ namespace cuzk::daemon {
 
 struct Job {
     uint64_t id = 0;               // the store's
-    v1::SubmitProofRequest req;    // as completed by plan_request, without its bulk (C1, vanilla proofs, witnesses)
+    v1::SubmitProofRequest req;    // as completed by plan_request, without_bulk: what the store keeps once it ended
     std::string digest;            // of the request's inputs as submitted (request_digest)
     JobPlan plan;                  // the parsed inputs (Filecoin job data, circom witnesses) until the job ends
     v1::JobState state = v1::QUEUED;
@@ -69,6 +69,8 @@ struct JobCounters {
 };
 
 v1::JobState from_engine(engine::JobState s);
+// The request without its bulk (the C1, vanilla proofs, circom witnesses), which the plan has parsed.
+v1::SubmitProofRequest without_bulk(const v1::SubmitProofRequest& r);
 // Curio's status of a job's end.
 v1::AwaitProofResponse::Status await_status(v1::JobState s);
 

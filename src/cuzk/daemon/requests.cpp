@@ -31,6 +31,13 @@ constexpr unsigned kMulchainMinLogSize = 2, kMulchainMaxLogSize = 27;
 // Partitions of one job in memory at once: one per synthesis worker, the lookahead, and the one being proven.
 size_t partitions_in_flight(const DaemonConfig& cfg) { return cfg.synthesis_workers + cfg.lookahead + 1; }
 
+// What a job of `partitions` partitions of `constraints` rows holds: the assignments of the partitions in flight
+// (each being synthesized, waiting, or proven) and, through a PCE, the matrices, resident while in use.
+size_t in_flight_bytes(size_t constraints, size_t partitions, bool pce, const DaemonConfig& cfg) {
+    return constraints * kAssignmentBytesPerConstraint * std::min(partitions, partitions_in_flight(cfg)) +
+           (pce ? constraints * kPceBytesPerConstraint : 0);
+}
+
 void check_partitions_and_deadline(size_t n, const char* what, const v1::SubmitProofRequest& r, const DaemonConfig& cfg) {
     if (n > cfg.max_partitions)
         throw DaemonError(ErrorCode::InvalidArgument, std::to_string(n) + " " + what + ": at most " +
@@ -159,10 +166,7 @@ JobPlan plan_filecoin(v1::SubmitProofRequest& r, const DaemonConfig& cfg) {
     job.spec.name = job.filecoin->proof_name;
     job.params_path = filecoin_params_path(*job.filecoin, cfg.params_dir);
     job.params_bytes = file_bytes(job.params_path);
-    const size_t constraints = (size_t)job.filecoin->shape.h + 1;
-    job.in_flight_bytes =
-        constraints * kAssignmentBytesPerConstraint * std::min(job.partitions, partitions_in_flight(cfg)) +
-        (cfg.pce == "auto" ? constraints * kPceBytesPerConstraint : 0);
+    job.in_flight_bytes = in_flight_bytes((size_t)job.filecoin->shape.h + 1, job.partitions, cfg.pce == "auto", cfg);
     if (r.priority() == v1::PRIORITY_UNSPECIFIED) r.set_priority(default_priority(r.proof_kind()));
     return job;
 }
@@ -179,14 +183,9 @@ JobPlan plan_cuzk_job(v1::SubmitProofRequest& q, const DaemonConfig& cfg) {
     job.partitions = c.partitions;
     job.params_path = inside(cfg.params_dir, r.params(), "params");
     if (!r.pce().empty()) job.pce_path = inside(cfg.circuits_dir, r.pce(), "circuits");
-    // What the job holds: the assignments of the partitions in flight (each being synthesized, waiting, or
-    // proven) and, through the PCE, the matrices, resident while in use.
-    const size_t constraints = circuits::circuit_constraints(job.spec);
-    const bool pce = !job.pce_path.empty() || cfg.pce == "auto";
     job.params_bytes = file_bytes(job.params_path);
-    job.in_flight_bytes =
-        constraints * kAssignmentBytesPerConstraint * std::min(c.partitions, partitions_in_flight(cfg)) +
-        (pce ? constraints * kPceBytesPerConstraint : 0);
+    job.in_flight_bytes = in_flight_bytes(circuits::circuit_constraints(job.spec), c.partitions,
+                                          !job.pce_path.empty() || cfg.pce == "auto", cfg);
     r.set_circuit(c.circuit);
     r.set_partitions((uint32_t)c.partitions);
     q.set_priority(c.priority);
