@@ -14,7 +14,9 @@
 #include "cuzk/filecoin/porep_circuit.hpp"
 #include "cuzk/r1cs/circuit.hpp"
 #include "cuzk/r1cs/proving_assignment.hpp"
+#include "cuzk/r1cs/pce.hpp"
 #include "cuzk/r1cs/witness_assignment.hpp"
+#include "cuzk/util/thread_pool.hpp"
 
 namespace {
 
@@ -45,8 +47,41 @@ void BM_porep_partition_synthesis(benchmark::State& state) {
     state.counters["aux_per_s"] = benchmark::Counter(double(rows) * double(state.iterations()), benchmark::Counter::kIsRate);
 }
 
+// The witness as the engine makes it (r1cs::witness_assignment): the assignment reserved to the partition's known
+// size first (its pages faulted in by every pool thread), as the compiled matrices' counts allow.
+void BM_porep_partition_witness_reserved(benchmark::State& state) {
+    const size_t threads = size_t(state.range(1)) ? size_t(state.range(1)) : std::thread::hardware_concurrency();
+    const size_t before = r1cs::parallel_synthesis_threads();
+    r1cs::set_parallel_synthesis_threads(threads);
+    const StackedPorepPartition part = partition0(state.range(0));
+    const StackedPorepCircuit circuit(part);
+    size_t inputs = 0, aux = 0;
+    {
+        r1cs::WitnessAssignment probe;
+        r1cs::witness_groth16(probe, circuit);
+        inputs = probe.inputs().size();
+        aux = probe.aux().size();
+    }
+    for (auto _ : state) {
+        r1cs::WitnessAssignment cs;
+        cs.reserve(inputs, aux, &ThreadPool::global());
+        r1cs::witness_groth16(cs, circuit);
+        benchmark::DoNotOptimize(cs.aux().data());
+    }
+    r1cs::set_parallel_synthesis_threads(before);
+    state.counters["aux"] = double(aux);
+    state.counters["aux_per_s"] = benchmark::Counter(double(aux) * double(state.iterations()), benchmark::Counter::kIsRate);
+}
+
 }  // namespace
 
+BENCHMARK(BM_porep_partition_witness_reserved)
+    ->Name("porep_partition_synthesis/witness_reserved")
+    ->ArgNames({"proof", "threads"})
+    ->ArgsProduct({{5, 8}, {1, 0}})
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime();
 BENCHMARK(BM_porep_partition_synthesis<r1cs::WitnessAssignment>)
     ->Name("porep_partition_synthesis/witness")
     ->ArgNames({"proof", "threads"})

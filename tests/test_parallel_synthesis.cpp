@@ -177,3 +177,63 @@ TEST(DensityTracker, AppendShiftsBits) {
         }
     }
 }
+
+namespace {
+// `parts` parts of at least 2,000 aux values each (the size at which WitnessAssignment lends the parts slices of its
+// reserved room), part i larger by (i % 3) * `extra`, each a chain of products of the parent's values.
+class LargePartsCircuit : public CircuitImpl<LargePartsCircuit> {
+public:
+    LargePartsCircuit(size_t parts, size_t extra) : parts_(parts), extra_(extra) {}
+    template <class CS>
+    void synthesize(CS& cs) const {
+        Variable in = cs.alloc_input("in", [] { return Fr::from_u64(3); });
+        Variable base = cs.alloc("base", [] { return Fr::from_u64(5); });
+        synthesize_parts(cs, parts_, [&](auto& p, size_t i) {
+            Fr v = Fr::from_u64(i + 7);
+            Variable x = p.alloc("x", [&] { return v; });
+            for (size_t k = 0; k < 2000 + (i % 3) * extra_; k++) {
+                const Fr nv = v * Fr::from_u64(5);
+                Variable y = p.alloc("y", [&] { return nv; });
+                p.enforce("x*base=y", LC(x), LC(base), LC(y));
+                x = y;
+                v = nv;
+            }
+            p.alloc_input("out", [&] { return v; });
+        });
+        Variable z = cs.alloc("z", [] { return Fr::from_u64(9); });
+        cs.enforce("in*in=z", LC(in), LC(in), LC(z));
+    }
+
+private:
+    size_t parts_, extra_;
+};
+
+WitnessAssignment witness_reserved(const Circuit& c, size_t threads, size_t aux_room) {
+    set_parallel_synthesis_threads(threads);
+    WitnessAssignment w;
+    w.reserve(8, aux_room);
+    witness_groth16(w, c);
+    set_parallel_synthesis_threads(0);
+    return w;
+}
+}  // namespace
+
+// With room reserved (as the engine reserves a compiled circuit's witness), the parts write into slices of the
+// parent's room: parts as large as their share (nothing moves), a room larger than needed (slices closed up), and
+// unequal parts whose larger ones outgrow their slices (gathered) all give the sequential witness; so does a room
+// too small to lend.
+TEST(ParallelSynthesis, WitnessPartsWriteIntoTheReservedRoom) {
+    for (size_t extra : {size_t{0}, size_t{700}}) {
+        const LargePartsCircuit c(7, extra);
+        const WitnessAssignment seq = witness_with(c, 1);
+        const size_t n = seq.aux().size();
+        for (size_t room : {n, 2 * n, n / 3}) {
+            for (size_t threads : {2, 3, 16}) {
+                SCOPED_TRACE(::testing::Message() << "extra " << extra << ", room " << room << ", threads " << threads);
+                const WitnessAssignment w = witness_reserved(c, threads, room);
+                EXPECT_EQ(w.inputs(), seq.inputs());
+                EXPECT_EQ(w.aux(), seq.aux());
+            }
+        }
+    }
+}

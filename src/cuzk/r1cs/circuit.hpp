@@ -85,6 +85,12 @@ void synthesize_parts(CS& cs, size_t count, F&& part, size_t per_part = 0) {
             std::vector<Frag> frags;
             frags.reserve(groups);
             for (size_t g = 0; g < groups; g++) frags.emplace_back(cs);
+            // A system with reserved room lends each group its slice of it (WitnessAssignment::open_windows).
+            if constexpr (requires { cs.open_windows(frags, std::span<const size_t>(), count); }) {
+                std::vector<size_t> parts_of(groups);
+                for (size_t g = 0; g < groups; g++) parts_of[g] = (g + 1) * count / groups - g * count / groups;
+                cs.open_windows(frags, parts_of, count);
+            }
             std::vector<std::exception_ptr> errors(groups);
             std::vector<std::thread> threads;
             threads.reserve(groups);

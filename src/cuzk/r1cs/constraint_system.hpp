@@ -14,6 +14,7 @@
 #pragma once
 
 #include <stdexcept>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -94,10 +95,10 @@ struct ForkedValues {
     size_t n_parent_aux = 0;
 
     // SynthesisError for a variable it cannot see (allocated after the fork, or in another fragment).
-    const Fr& value(Variable var, const std::vector<Fr>& local_aux, const std::vector<Fr>& local_inputs) const {
+    const Fr& value(Variable var, std::span<const Fr> local_aux, std::span<const Fr> local_inputs) const {
         const uint32_t i = var.index();
         if (i >= kLocalBase) {
-            const std::vector<Fr>& local = var.is_input() ? local_inputs : local_aux;
+            const std::span<const Fr> local = var.is_input() ? local_inputs : local_aux;
             if (i - kLocalBase < local.size()) return local[i - kLocalBase];
         } else if (var.is_input()) {
             if (i < n_inputs) return inputs[i];
@@ -107,7 +108,7 @@ struct ForkedValues {
         unknown(var);
     }
     // The value of a combination (what gadgets compute natively with LC::evaluate(inputs, aux) elsewhere).
-    Fr evaluate(const LC& lc, const std::vector<Fr>& local_aux, const std::vector<Fr>& local_inputs) const {
+    Fr evaluate(const LC& lc, std::span<const Fr> local_aux, std::span<const Fr> local_inputs) const {
         Fr acc = Fr::zero();
         for (const Term& t : lc.terms()) {
             const Fr& v = value(t.var, local_aux, local_inputs);

@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -81,20 +83,29 @@ public:
         reserve_huge(aux_, num_aux, pool);
     }
 
-    // Appends parts synthesized in parallel (synthesize_parts), in order: their inputs and aux values follow this
-    // one's.
+    // Parts synthesized in parallel (synthesize_parts), in order: open_windows gives each fragment its slice of
+    // this assignment's reserved room (when there is room for all parts: the reservation of a known shape, split
+    // evenly between the parts), so fragments write their aux values where they end up; append_all then adds their
+    // inputs and aux values after this one's (nothing moves when every fragment filled its slice exactly; a
+    // fragment that outgrew its slice continues in a vector of its own, and the values are gathered).
+    inline void open_windows(std::vector<WitnessFragment>& frags, std::span<const size_t> parts_of, size_t parts);
     inline void append_all(std::vector<WitnessFragment>& parts);
     bool can_fork() const { return true; }
 
 private:
     friend class WitnessFragment;
+    // Room per part below which fragments keep their own vectors (no reservation was made).
+    static constexpr size_t kMinWindow = 1024;
+    static constexpr size_t kNoWindows = ~size_t{0};
     std::vector<Fr> inputs_, aux_;
+    size_t windows_at_ = kNoWindows;  // where the open windows start in aux_
 };
 
 // A part of a WitnessAssignment synthesized on its own thread (r1cs::synthesize_parts), as AssignmentFragment is
 // for ProvingAssignment: it reads the parent's inputs and aux values as they were at the fork, allocates inputs and
 // aux variables of its own (index kLocalBase + i, valid only inside the fragment), and append_all adds its values to
-// the parent in order, so the witness equals the sequential one.
+// the parent in order, so the witness equals the sequential one. Its aux values go to its window in the parent
+// (WitnessAssignment::open_windows) while they fit there, else to a vector of its own.
 class WitnessFragment {
 public:
     static constexpr bool kNeedsValues = true;
@@ -109,10 +120,18 @@ public:
 
     template <class N, class V>
     Variable alloc(N&&, V&& value) {
-        if (aux_.size() >= Variable::kMaxIndex - kLocalBase)
+        if (size_ >= Variable::kMaxIndex - kLocalBase)
             throw SynthesisError(SynthesisErrorKind::Other, "too many variables in a fragment");
-        aux_.push_back(value());
-        return Variable::aux(kLocalBase + (uint32_t)(aux_.size() - 1));
+        if (window_) {
+            if (size_ < window_size_) {
+                window_[size_++] = value();
+                return Variable::aux(kLocalBase + (uint32_t)(size_ - 1));
+            }
+            leave_window();
+        }
+        own_.push_back(value());
+        size_++;
+        return Variable::aux(kLocalBase + (uint32_t)(size_ - 1));
     }
     template <class N, class V>
     Variable alloc_input(N&&, V&& value) {
@@ -126,35 +145,88 @@ public:
     template <class N>
     void push_namespace(N&&) {}
     void pop_namespace() {}
-    void reserve(size_t aux, size_t /*constraints*/) { reserve_huge(aux_, aux); }
+    void reserve(size_t aux, size_t /*constraints*/) {
+        if (!window_) reserve_huge(own_, aux);
+    }
     // The value of a combination (gadgets that need one evaluate it here, as with AssignmentFragment).
     Fr evaluate(const LC& lc) const {
-        return ForkedValues{inputs_, n_inputs_, parent_aux_, n_parent_aux_}.evaluate(lc, aux_, local_inputs_);
+        return ForkedValues{inputs_, n_inputs_, parent_aux_, n_parent_aux_}.evaluate(lc, values(), local_inputs_);
     }
 
 private:
     friend class WitnessAssignment;
+    std::span<const Fr> values() const { return window_ ? std::span<const Fr>(window_, size_) : std::span<const Fr>(own_); }
+    // The window is full: its values move to the fragment's own vector, which takes the rest.
+    void leave_window() {
+        reserve_huge(own_, 2 * window_size_ + 1024);
+        own_.assign(window_, window_ + size_);
+        window_ = nullptr;
+    }
+
     const Fr* inputs_;
     size_t n_inputs_;
     const Fr* parent_aux_;
     size_t n_parent_aux_;
-    std::vector<Fr> local_inputs_, aux_;
+    std::vector<Fr> local_inputs_;
+    Fr* window_ = nullptr;  // its slice of the parent's aux while its values fit there
+    size_t window_size_ = 0;
+    size_t size_ = 0;       // aux values allocated
+    std::vector<Fr> own_;   // its aux values once out of the window (or without one)
 };
 
-inline void WitnessAssignment::append_all(std::vector<WitnessFragment>& parts) {
-    size_t n = aux_.size();
-    for (const auto& f : parts) {
-        if (f.n_inputs_ != inputs_.size() || f.n_parent_aux_ > aux_.size())
-            throw SynthesisError(SynthesisErrorKind::Other, "append: a fragment was not forked from this assignment");
-        n += f.aux_.size();
+inline void WitnessAssignment::open_windows(std::vector<WitnessFragment>& frags, std::span<const size_t> parts_of,
+                                            size_t parts) {
+    if (parts == 0 || frags.size() != parts_of.size() || windows_at_ != kNoWindows) return;
+    const size_t per_part = (aux_.capacity() - aux_.size()) / parts;
+    if (per_part < kMinWindow) return;
+    windows_at_ = aux_.size();
+    aux_.resize(aux_.size() + per_part * parts);  // within the capacity: no reallocation, the fork's pointers hold
+    Fr* at = aux_.data() + windows_at_;
+    for (size_t g = 0; g < frags.size(); g++) {
+        frags[g].window_ = at;
+        frags[g].window_size_ = parts_of[g] * per_part;
+        at += frags[g].window_size_;
     }
-    if (n > aux_.capacity()) aux_.reserve(n);
+}
+
+inline void WitnessAssignment::append_all(std::vector<WitnessFragment>& parts) {
+    const size_t before = windows_at_ == kNoWindows ? aux_.size() : windows_at_;
+    size_t n = before;
+    bool all_in_windows = windows_at_ != kNoWindows;
+    for (const auto& f : parts) {
+        if (f.n_inputs_ != inputs_.size() || f.n_parent_aux_ != before)
+            throw SynthesisError(SynthesisErrorKind::Other, "append: a fragment was not forked from this assignment");
+        n += f.size_;
+        all_in_windows = all_in_windows && f.window_;
+    }
     for (auto& f : parts) {
         inputs_.insert(inputs_.end(), f.local_inputs_.begin(), f.local_inputs_.end());
-        aux_.insert(aux_.end(), f.aux_.begin(), f.aux_.end());
         std::vector<Fr>().swap(f.local_inputs_);
-        std::vector<Fr>().swap(f.aux_);
     }
+    if (all_in_windows) {
+        // Each slice holds its values at its start: close the gaps of slices not filled (none when the parts are
+        // as large as the reservation said), in order, so nothing is overwritten before it moves.
+        Fr* to = aux_.data() + before;
+        for (auto& f : parts) {
+            if (f.window_ != to) std::memmove(static_cast<void*>(to), f.window_, f.size_ * sizeof(Fr));
+            to += f.size_;
+            f.window_ = nullptr;
+        }
+        aux_.resize(n);
+    } else {
+        // Some fragment outgrew its slice (or none had one): gather every fragment's values after this one's.
+        std::vector<Fr> all;
+        reserve_huge(all, n);
+        all.assign(aux_.begin(), aux_.begin() + (std::ptrdiff_t)before);
+        for (auto& f : parts) {
+            const std::span<const Fr> v = f.values();
+            all.insert(all.end(), v.begin(), v.end());
+            f.window_ = nullptr;
+            std::vector<Fr>().swap(f.own_);
+        }
+        aux_.swap(all);
+    }
+    windows_at_ = kNoWindows;
 }
 
 }  // namespace cuzk::r1cs
