@@ -174,6 +174,7 @@ void run_filecoin_bench_once(nlohmann::json j, const BenchOptions& opt, const st
     o.engine.synthesis_workers = opt.workers;
     o.engine.lookahead = opt.lookahead;
     o.engine.memory_budget_bytes = opt.memory_budget;  // 0: run_engine_job's auto_memory_budget()
+    o.engine.device_products = !opt.host_products;
     o.verify_key = opt.random_params ? nullptr : &params.vk;
     o.job_peak_rss = true;
     CliJob run = key_file.empty() ? run_engine_job(std::move(spec), params, o)
@@ -189,6 +190,7 @@ void run_filecoin_bench_once(nlohmann::json j, const BenchOptions& opt, const st
     j["random_params"] = opt.random_params;
     j["workers"] = opt.workers ? opt.workers : engine::auto_synthesis_workers();
     j["lookahead"] = opt.lookahead;
+    j["device_products"] = !opt.host_products;
     j["memory_budget_bytes"] = opt.memory_budget ? opt.memory_budget : engine::auto_memory_budget();
     j["backend"] = run.backend;
     if (!opt.timeline_path.empty()) {

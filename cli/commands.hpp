@@ -30,6 +30,9 @@ struct BenchOptions {
     size_t lookahead = 1;
     size_t workers = 0;  // 0: engine::auto_synthesis_workers()
     size_t memory_budget = 0;  // pipeline, porep-c2, post, snap: EngineConfig::memory_budget_bytes (0: auto)
+    // porep-c2, post, snap: the sparse products on the CPU even where a GPU could hold the matrices
+    // (EngineConfig::device_products off), to compare the two
+    bool host_products = false;
     std::string backend = "auto";  // pipeline, groth16: auto (GPU when built and present), cpu, gpu
     // groth16: pseudo-random parameters of the circuit's shape (groth16::benchmark_parameters) instead of a setup,
     // for sizes where a setup takes too long; the proofs are not verified

@@ -121,6 +121,9 @@ int main(int argc, char** argv) {
     bench->add_option("--memory-budget", bench_opt.memory_budget,
                       "pipeline, porep-c2, post, snap: host bytes the engine keeps the process within when it starts a "
                       "partition (default: physical memory less max(4 GiB, 1/8))");
+    bench->add_flag("--host-products", bench_opt.host_products,
+                    "porep-c2, post, snap: the sparse products a = A z, b = B z, c = C z on the CPU (default: on the GPU "
+                    "when it has room for the compiled matrices)");
     bench->add_option("--lookahead", bench_opt.lookahead, "pipeline: synthesized partitions that may wait for the prover")
         ->check(CLI::Range(1, 64));
     bench->add_option("--workers", bench_opt.workers,

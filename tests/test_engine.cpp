@@ -33,6 +33,7 @@
 #include "cuzk/groth16/verifier.hpp"
 #include "cuzk/msm/batch_subgroup.hpp"
 #include "cuzk/r1cs/circuit.hpp"
+#include "cuzk/r1cs/pce.hpp"
 
 using namespace cuzk;
 using namespace cuzk::engine;
@@ -1453,4 +1454,83 @@ TEST(Timing, BusyTimeJsonAndBreakdown) {
     EXPECT_NE(b.find("some kernel running 1.000 s: the GPU idled 2.500 s"), std::string::npos) << b;
     EXPECT_THROW(spans_from_json("[{\"layer\":\"x\"}]"), std::invalid_argument);
     EXPECT_THROW(spans_from_json("not json"), std::invalid_argument);
+}
+
+namespace {
+// A CPU backend that says it makes the sparse products itself (as a GPU holding the matrices does): it records the
+// assignments it is given and completes the deferred ones with the CPU prover.
+struct HoldingBackend : CpuBackend {
+    explicit HoldingBackend(bool holds) : CpuBackend(params()), holds(holds) {}
+    std::shared_ptr<const void> hold_products(const r1cs::PrecompiledR1cs& pce) override {
+        asked = &pce;
+        if (!holds) return nullptr;
+        auto h = std::make_shared<int>(0);
+        held = h;
+        return h;
+    }
+    std::vector<groth16::Proof> prove(std::span<r1cs::ProvingAssignment> assignments, std::span<const Fr> r,
+                                      std::span<const Fr> s, TimingSink* timing) override {
+        for (const auto& a : assignments) {
+            std::lock_guard<std::mutex> lk(mu);
+            (a.deferred_products() ? deferred : complete)++;
+            witness_bytes = (a.inputs().size() + a.aux().size()) * sizeof(Fr);
+        }
+        return CpuBackend::prove(assignments, r, s, timing);
+    }
+    bool holds;
+    const r1cs::PrecompiledR1cs* asked = nullptr;
+    std::weak_ptr<int> held;
+    std::mutex mu;
+    size_t deferred = 0, complete = 0, witness_bytes = 0;
+};
+
+JobSpec pce_chain_job(groth16::ProverBackend& backend, const r1cs::PrecompiledR1cs& pce, size_t partitions) {
+    JobSpec spec;
+    spec.name = "mulchain";
+    spec.partitions = partitions;
+    spec.backend = &backend;
+    spec.pce = &pce;
+    spec.randomness_seed = 42;
+    spec.synthesize = [&pce](size_t i) {
+        return r1cs::witness_assignment(pce, circuits::MulChainCircuit(kLog, 2, 300 + i), ThreadPool::global());
+    };
+    return spec;
+}
+}  // namespace
+
+// A job with compiled matrices (JobSpec::pce): when its backend holds them (ProverBackend::hold_products), the
+// partitions reach it with their products deferred and only the witness is counted per partition; when it cannot,
+// or EngineConfig::device_products is off, the synthesis worker completes them. The proofs are the same either way,
+// equal to full synthesis's, and the hold ends with the job.
+TEST(Engine, DefersSparseProductsToABackendThatHoldsTheMatrices) {
+    const r1cs::PrecompiledR1cs pce = r1cs::compile_r1cs(circuits::MulChainCircuit(kLog, 2, std::nullopt));
+    CpuBackend plain(params());
+    std::vector<groth16::Proof> want;
+    {
+        Engine engine;
+        JobSpec spec = chain_job(plain, 3, 300);
+        spec.randomness_seed = 42;
+        const JobResult res = engine.await(engine.submit(spec));
+        ASSERT_EQ(res.state, JobState::Done) << res.error;
+        want = res.proofs;
+    }
+    for (const bool holds : {true, false}) {
+        for (const bool device_products : {true, false}) {
+            SCOPED_TRACE(::testing::Message() << "holds " << holds << ", device_products " << device_products);
+            HoldingBackend backend(holds);
+            EngineConfig cfg;
+            cfg.device_products = device_products;
+            Engine engine(cfg);
+            const JobResult res = engine.await(engine.submit(pce_chain_job(backend, pce, 3)));
+            ASSERT_EQ(res.state, JobState::Done) << res.error;
+            EXPECT_TRUE(res.proofs == want) << "the proofs differ from full synthesis's";
+            const bool on_backend = holds && device_products;
+            EXPECT_EQ(backend.asked, device_products ? &pce : nullptr);
+            EXPECT_EQ(backend.deferred, on_backend ? 3u : 0u);
+            EXPECT_EQ(backend.complete, on_backend ? 0u : 3u);
+            EXPECT_EQ(backend.witness_bytes, (pce.num_inputs + pce.num_aux) * sizeof(Fr));
+            // The hold ends with the job, before await returns.
+            EXPECT_TRUE(backend.held.expired()) << "the matrices are still held after the job";
+        }
+    }
 }

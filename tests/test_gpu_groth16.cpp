@@ -25,6 +25,8 @@
 #include "cuzk/groth16/verifier.hpp"
 #include "cuzk/poly/domain.hpp"
 #include "cuzk/r1cs/circuit.hpp"
+#include "cuzk/r1cs/pce.hpp"
+#include "cuzk/util/thread_pool.hpp"
 #include "cuzk/util/timing.hpp"
 #ifdef CUZK_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -574,6 +576,135 @@ TEST(GpuGroth16, MsmTablesProveTheSame) {
         if (budget == 1) EXPECT_EQ(prover.resident_bytes(), plain) << "no table fits in one byte";
         else EXPECT_GT(prover.resident_bytes(), 8 * plain) << "four tables of W >= 16 windows each";
     }
+}
+
+namespace {
+// Deferred assignments (r1cs::witness_assignment) of `circuits` proven by a GPU prover that holds their matrices
+// (the products made on the device; in a batch, so both H slots take a witness) against the CPU seam's proofs of
+// their full assignments with the same r, s: byte-identical; the kernel timeline shows the products.
+void check_device_products(const groth16::Parameters& p, const r1cs::PrecompiledR1cs& pce,
+                           const std::vector<const r1cs::Circuit*>& circuits, std::mt19937_64& rng) {
+    std::vector<r1cs::ProvingAssignment> cpu_asg, gpu_asg;
+    std::vector<Fr> r, s;
+    for (const auto* c : circuits) {
+        cpu_asg.push_back(synthesize(*c));
+        gpu_asg.push_back(r1cs::witness_assignment(pce, *c, ThreadPool::global()));
+        r.push_back(Fr::random(rng));
+        s.push_back(Fr::random(rng));
+    }
+    const auto want = groth16::prove_from_assignments(p, cpu_asg, r, s);
+    gpu::GpuProver prover(p);
+    const auto hold = prover.hold_products(pce);
+    ASSERT_NE(hold, nullptr) << "the matrices did not fit on the device";
+    EXPECT_EQ(prover.hold_products(pce), hold) << "a second hold shares the first copy";
+    TimingSink sink;
+    const auto got = prover.prove_from_assignments(gpu_asg, r, s, &sink);
+    EXPECT_GT(sink.total(TimingLayer::Kernel, "h.products"), 0.0) << "the products were not made on the device";
+    EXPECT_EQ(sink.total(TimingLayer::Prover, "products"), 0.0) << "the products were made on the CPU";
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); i++)
+        EXPECT_TRUE(got[i] == want[i]) << "circuit " << i << ": the GPU proof differs from the CPU proof";
+}
+}  // namespace
+
+// The sparse products on the GPU (backends/cuda/products_gpu.hpp): a dense witness (mul chains whose rows fill the
+// domain or leave most of it as padding), a zero/one witness with packing coefficients, and three partitions of
+// Filecoin's 2 KiB PoRep circuit: proofs byte-identical to the CPU's. Without a hold the prover completes a
+// deferred assignment on the CPU (same proof); a witness that breaks a row is refused with SynthesisError.
+TEST(GpuGroth16, DeviceSparseProductsProveAsTheCpu) {
+    if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
+    uint64_t seed = 0;
+    auto rng = fresh_rng(seed);
+    SCOPED_TRACE(seed);
+    for (unsigned k : {5u, 12u}) {
+        SCOPED_TRACE(::testing::Message() << "mul chain 2^" << k);
+        const auto p = groth16::generate_parameters(circuits::MulChainCircuit(k, 3, std::nullopt),
+                                                    groth16::ToxicWaste::from_seed(rng()));
+        const auto pce = r1cs::compile_r1cs(circuits::MulChainCircuit(k, 3, std::nullopt));
+        circuits::MulChainCircuit c1(k, 3, rng()), c2(k, 3, rng()), c3(k, 3, rng());
+        check_device_products(p, pce, {&c1, &c2, &c3}, rng);
+    }
+    {
+        const auto p = groth16::generate_parameters(Bits(std::vector<uint64_t>(40, 0)), groth16::ToxicWaste::from_seed(5));
+        const auto pce = r1cs::compile_r1cs(Bits(std::vector<uint64_t>(40, 0)));
+        std::vector<uint64_t> w1(40), w2(40, ~0ull);
+        for (auto& x : w1) x = rng() & rng();
+        Bits b1(w1), b2(w2);
+        check_device_products(p, pce, {&b1, &b2}, rng);
+    }
+    {
+        circuits::CircuitSpec spec;
+        spec.name = "porep-2k";
+        spec.witness_seed = rng();
+        std::vector<std::unique_ptr<r1cs::Circuit>> owned;
+        std::vector<const r1cs::Circuit*> parts;
+        for (size_t i = 0; i < 3; i++) {
+            owned.push_back(circuits::make_circuit(spec, true, i, nullptr));
+            parts.push_back(owned.back().get());
+        }
+        const auto pce = r1cs::compile_r1cs(*parts[0]);
+        const auto p = groth16::benchmark_parameters(synthesize(*parts[0]), rng());
+        check_device_products(p, pce, parts, rng);
+    }
+    const auto p = groth16::generate_parameters(circuits::MulChainCircuit(8, 2, std::nullopt),
+                                                groth16::ToxicWaste::from_seed(rng()));
+    const auto pce = r1cs::compile_r1cs(circuits::MulChainCircuit(8, 2, std::nullopt));
+    circuits::MulChainCircuit c(8, 2, rng());
+    gpu::GpuProver prover(p);
+    std::vector<Fr> r{Fr::random(rng)}, s{Fr::random(rng)};
+    std::vector<r1cs::ProvingAssignment> full, deferred;
+    full.push_back(synthesize(c));
+    deferred.push_back(r1cs::witness_assignment(pce, c, ThreadPool::global()));
+    TimingSink sink;
+    const auto want = groth16::prove_from_assignments(p, full, r, s);
+    EXPECT_TRUE(prover.prove_from_assignments(deferred, r, s, &sink) == want) << "completed on the CPU, no hold";
+    EXPECT_GT(sink.total(TimingLayer::Prover, "products"), 0.0);
+    const auto hold = prover.hold_products(pce);
+    ASSERT_NE(hold, nullptr);
+    auto w = r1cs::witness_assignment(pce, c, ThreadPool::global());
+    std::vector<Fr> aux = w.aux();
+    aux[aux.size() / 2] += Fr::one();
+    deferred.clear();
+    deferred.push_back(r1cs::ProvingAssignment::deferred(w.inputs(), aux, pce, w.a_aux_density(),
+                                                         w.b_input_density(), w.b_aux_density()));
+    EXPECT_THROW((void)prover.prove_from_assignments(deferred, r, s), r1cs::SynthesisError);
+    deferred.clear();
+    deferred.push_back(r1cs::witness_assignment(pce, c, ThreadPool::global()));
+    EXPECT_TRUE(prover.prove_from_assignments(deferred, r, s) == want) << "the prover works after a refused witness";
+}
+
+// The engine with compiled matrices (JobSpec::pce) on the GPU backend: it holds them on the device for the job, the
+// partitions are prepared from their witnesses (prepare: z up and the products into the free H slot while the
+// partition before is proven), and the proofs equal the CPU engine's for the same randomness, each verified.
+TEST(GpuGroth16, EngineWithDeviceProductsEqualsCpu) {
+    if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
+    const ChainJobs jobs;
+    SCOPED_TRACE(jobs.seed);
+    const auto pce = r1cs::compile_r1cs(circuits::MulChainCircuit(12, 2, std::nullopt));
+    gpu::GpuBackend gpu_backend(jobs.params);
+    groth16::CpuBackend cpu_backend(jobs.params);
+    engine::EngineConfig cfg;
+    cfg.synthesis_workers = 2;
+    cfg.lookahead = 2;
+    cfg.device_products = true;
+    engine::Engine eng(cfg);
+    auto job = [&](groth16::ProverBackend& b) {
+        engine::JobSpec spec = jobs.spec(5);
+        spec.pce = &pce;
+        spec.synthesize = [&pce, w = jobs.witness0](size_t i) {
+            return r1cs::witness_assignment(pce, circuits::MulChainCircuit(12, 2, w + i), ThreadPool::global());
+        };
+        spec.backend = &b;
+        return eng.await(eng.submit(spec));
+    };
+    const auto got = job(gpu_backend), want = job(cpu_backend);
+    ASSERT_EQ(got.state, engine::JobState::Done) << got.error;
+    ASSERT_EQ(want.state, engine::JobState::Done) << want.error;
+    EXPECT_TRUE(got.fallbacks.empty());
+    EXPECT_TRUE(got.proofs == want.proofs);
+    EXPECT_GT(got.timeline->total(TimingLayer::Kernel, "h.products"), 0.0);
+    EXPECT_EQ(got.timeline->total(TimingLayer::Prover, "products"), 0.0) << "products made on the CPU";
+    EXPECT_GT(got.timeline->total(TimingLayer::Prover, "h.prefetch"), 0.0);
 }
 
 TEST(GpuGroth16, ProverRejectsWhatTheCpuRejects) {

@@ -12,6 +12,9 @@
 #include <vector>
 
 #include "cuzk/circuits/builtin.hpp"
+#include "cuzk/groth16/prover.hpp"
+#include "cuzk/groth16/setup.hpp"
+#include "cuzk/groth16/verifier.hpp"
 #include "cuzk/r1cs/pce.hpp"
 
 using namespace cuzk;
@@ -427,4 +430,53 @@ TEST_F(PceFormatDamage, WrongVersionRejected) {
 
 TEST(PceFormat, MissingFileRejected) {
     EXPECT_ANY_THROW((void)read_pce(temp_file("does_not_exist")));
+}
+
+// The witness half alone (witness_assignment): a, b, c deferred to the matrices, then filled by complete_products
+// exactly as assignment_from_pce fills them; the CPU prover takes a deferred assignment and makes the same proof as
+// from the full one; and the prover's checks refuse a deferred assignment that does not fit its matrices.
+TEST(PceDeferred, CompleteProductsGivesTheFullAssignmentAndTheSameProof) {
+    ThreadPool pool(2);
+    MulChainCircuit circuit(9, 3, 5);
+    const PrecompiledR1cs pce = compile_r1cs(circuit);
+    ProvingAssignment full = assignment_from_pce(pce, circuit, pool);
+    ProvingAssignment w = witness_assignment(pce, circuit, pool);
+    EXPECT_EQ(w.deferred_products(), &pce);
+    EXPECT_TRUE(w.a().empty() && w.b().empty() && w.c().empty());
+    EXPECT_TRUE(w.aux() == full.aux());
+    EXPECT_TRUE(w.b_aux_density() == full.b_aux_density());
+    ProvingAssignment done = witness_assignment(pce, circuit, pool);
+    complete_products(done, pool);
+    EXPECT_EQ(done.deferred_products(), nullptr);
+    EXPECT_TRUE(done.a() == full.a() && done.b() == full.b() && done.c() == full.c());
+    complete_products(done, pool);  // nothing deferred: unchanged
+    EXPECT_TRUE(done.a() == full.a());
+
+    const auto params = groth16::generate_parameters(MulChainCircuit(9, 3, std::nullopt),
+                                                     groth16::ToxicWaste::from_seed(9));
+    const std::vector<Fr> r{Fr::from_u64(11)}, s{Fr::from_u64(12)};
+    std::vector<ProvingAssignment> a1, a2;
+    a1.push_back(std::move(full));
+    a2.push_back(std::move(w));
+    const auto want = groth16::prove_from_assignments(params, a1, r, s);
+    const auto got = groth16::prove_from_assignments(params, a2, r, s);
+    EXPECT_TRUE(got == want) << "a deferred assignment proves differently";
+    EXPECT_TRUE(groth16::verify_proof(groth16::prepare_verifying_key(params.vk), got[0], circuit.public_values()));
+
+    // Deferred and given at once; deferred to matrices of another size; a witness that is not a solution.
+    std::vector<ProvingAssignment> bad;
+    bad.push_back(witness_assignment(pce, circuit, pool));
+    bad[0].a().push_back(Fr::one());
+    EXPECT_THROW((void)groth16::prove_from_assignments(params, bad, r, s), std::invalid_argument);
+    const PrecompiledR1cs other = compile_r1cs(MulChainCircuit(8, 3, std::nullopt));
+    bad[0] = witness_assignment(pce, circuit, pool);
+    bad[0] = ProvingAssignment::deferred(bad[0].inputs(), bad[0].aux(), other, bad[0].a_aux_density(),
+                                         bad[0].b_input_density(), bad[0].b_aux_density());
+    EXPECT_THROW((void)groth16::prove_from_assignments(params, bad, r, s), std::invalid_argument);
+    bad[0] = witness_assignment(pce, circuit, pool);
+    std::vector<Fr> aux = bad[0].aux();
+    aux.back() += Fr::one();
+    bad[0] = ProvingAssignment::deferred(bad[0].inputs(), aux, pce, bad[0].a_aux_density(), bad[0].b_input_density(),
+                                         bad[0].b_aux_density());
+    EXPECT_THROW((void)groth16::prove_from_assignments(params, bad, r, s), SynthesisError);
 }

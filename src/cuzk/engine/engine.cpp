@@ -1,5 +1,6 @@
 #include "cuzk/engine/engine.hpp"
 
+
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -23,6 +24,7 @@
 #include "cuzk/util/deallocator.hpp"
 #include "cuzk/groth16/prover.hpp"
 #include "cuzk/groth16/verifier.hpp"
+#include "cuzk/r1cs/pce.hpp"
 #include "cuzk/util/random.hpp"
 
 namespace cuzk::engine {
@@ -96,6 +98,10 @@ struct Engine::Impl {
         std::vector<groth16::Proof> proofs;
         std::optional<groth16::PreparedVerifyingKey> pvk;
         std::mutex fallback_mu;  // result.fallbacks; one fallback proof at a time
+        // Set by submit: every backend holds the matrices of spec.pce (these handles, released when the job ends),
+        // so the synthesis worker leaves the products to them.
+        bool device_products = false;
+        std::vector<std::shared_ptr<const void>> product_holds;
     };
 
     // One proving thread per lane (ProverBackend::lane: a GPU, the CPU, or a backend of its own).
@@ -275,6 +281,7 @@ struct Engine::Impl {
             try {
                 ScopedTiming t(job->result.timeline.get(), kLayer, "synthesis", (int64_t)i);
                 item.asg = job->spec.synthesize(i);
+                if (item.asg.deferred_products() && !job->device_products) r1cs::complete_products(item.asg);
                 item.synthesized_at = job->result.timeline->seconds_since_epoch(Clock::now());
             } catch (const std::exception& e) {
                 error = "partition " + std::to_string(i) + ": synthesis: " + e.what();
@@ -579,6 +586,10 @@ struct Engine::Impl {
     // The job's on_end, outside the lock (an exception from it is swallowed: it must not take the engine down),
     // then the job counts as reported.
     void report(Job& job) {
+        // The holds on device matrices end here, outside the lock (freeing device memory waits for the device) and
+        // before the job can be forgotten: a backend knows matrices by their host object, which the job's spec may
+        // own, so none may outlive the hold on its device copy.
+        job.product_holds.clear();
         if (job.spec.on_end) {
             try {
                 job.spec.on_end(job.id, job.result);
@@ -636,6 +647,27 @@ namespace {
 constexpr double kMaxDeadline = 100.0 * 365 * 24 * 3600;
 }  // namespace
 
+namespace {
+// Each backend's hold on the matrices (ProverBackend::hold_products), or none when one of them cannot hold them.
+std::vector<std::shared_ptr<const void>> hold_products(const std::vector<Backend*>& backends,
+                                                       const r1cs::PrecompiledR1cs& pce, bool wanted) {
+    std::vector<std::shared_ptr<const void>> holds;
+    if (!wanted) return holds;
+    for (Backend* b : backends) {
+        auto h = b->hold_products(pce);
+        if (!h) return {};
+        holds.push_back(std::move(h));
+    }
+    return holds;
+}
+// What one partition of compiled matrices keeps in host memory until it is proven: its witness, plus a, b, c when
+// they are made on the CPU.
+size_t products_partition_bytes(const r1cs::PrecompiledR1cs& pce, bool on_device) {
+    const size_t witness = (pce.num_inputs + pce.num_aux) * sizeof(Fr);
+    return on_device ? witness : witness + 3 * pce.num_constraints * sizeof(Fr);
+}
+}  // namespace
+
 JobId Engine::submit(JobSpec spec) {
     if (spec.partitions == 0) throw std::invalid_argument("engine: a job needs at least one partition");
     if (spec.deadline_seconds && !(std::isfinite(*spec.deadline_seconds) && *spec.deadline_seconds >= 0))
@@ -651,6 +683,13 @@ JobId Engine::submit(JobSpec spec) {
         if (!b) throw std::invalid_argument("engine: a null backend in JobSpec::backends");
     if (!spec.backend) spec.backend = spec.backends.front();
     auto job = std::make_shared<Impl::Job>();
+    if (spec.pce) {
+        std::vector<Backend*> all = spec.backends;
+        if (all.empty()) all.push_back(spec.backend);
+        job->product_holds = hold_products(all, *spec.pce, impl_->cfg.device_products);
+        job->device_products = !job->product_holds.empty();
+        if (spec.partition_bytes == 0) spec.partition_bytes = products_partition_bytes(*spec.pce, job->device_products);
+    }
     job->spec = std::move(spec);
     job->result.timeline = std::make_shared<TimingSink>();
     job->submitted = Clock::now();  // after the sink's epoch: the "queued" span never starts before it

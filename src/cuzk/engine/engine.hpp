@@ -11,7 +11,8 @@
 //       lowest waiting partition of the first job in that order with a backend in the lane, proves it (verified,
 //       with the job's fallback) and stores proof i at index i; the proven assignment's remaining vectors go to the
 //       deallocator. While one partition is proven, a helper takes the lane's next and lets its backend prepare it
-//       (ProverBackend::prepare: the GPU backend uploads its a, b, c meanwhile; JobSpec::pipeline).
+//       (ProverBackend::prepare: the GPU backend uploads its a, b, c meanwhile, or only its witness when it makes the
+//       sparse products itself: JobSpec::pce; JobSpec::pipeline).
 //     an urgent synthesis worker takes CRITICAL jobs' partitions only, beside the others and outside the budget;
 //     a lane proves a waiting partition of higher priority before the one its helper took meanwhile.
 //   So a CRITICAL job submitted while a long job runs starts synthesizing at once and is proven right after the
@@ -58,6 +59,13 @@ struct JobSpec {
     size_t partitions = 1;
     // Synthesizes partition i (called on a synthesis worker, possibly concurrently for different i).
     std::function<r1cs::ProvingAssignment(size_t i)> synthesize;
+    // Optional: the compiled matrices synthesize's assignments defer their sparse products to (r1cs::
+    // witness_assignment). With EngineConfig::device_products, the engine asks every backend of the job to hold
+    // them on its device (ProverBackend::hold_products) for the job's life; when all do, only witnesses are kept
+    // between synthesis and proving, and the products are made on the devices; otherwise the synthesis worker
+    // completes them (r1cs::complete_products). partition_bytes, when 0, follows: the witness alone, or a, b, c and
+    // the witness. Must outlive the job.
+    const r1cs::PrecompiledR1cs* pce = nullptr;
     // The proving key (Engine::keys()): the job proves on its backends (one lane per device copy, else its CPU
     // backend) with its CPU backend as the fallback, unless backend, backends or fallback below name others, and
     // holds it until the job ends, so the store never evicts a key a queued or running job uses.
@@ -126,6 +134,9 @@ struct EngineConfig {
     // lane has taken yet, plus its own partition_bytes and working bytes fit; unless nothing at all is in flight
     // (then one starts whatever the budget says: a job always progresses).
     size_t memory_budget_bytes = 0;
+    // The sparse products of jobs with compiled matrices (JobSpec::pce) on the devices whose backends can hold the
+    // matrices; off: always on the synthesis workers (the CPU).
+    bool device_products = true;
     // The proving-key store (Engine::keys()): `key_store` when given (shared with whoever else uses it: a daemon's
     // status and preload), else one the engine makes from `keys`.
     KeyStoreConfig keys;

@@ -22,6 +22,11 @@ r1cs::ProvingAssignment partition_assignment(const r1cs::Circuit& circuit, const
     return asg;
 }
 
+r1cs::ProvingAssignment partition_witness(const r1cs::Circuit& circuit, const r1cs::PrecompiledR1cs* pce) {
+    if (pce) return r1cs::witness_assignment(*pce, circuit, ThreadPool::global());
+    return partition_assignment(circuit, nullptr);
+}
+
 void require_proofs(std::string_view what, const JobResult& result, size_t partitions) {
     if (result.state != JobState::Done)
         throw std::runtime_error(std::string(what) + ": the job ended " + job_state_name(result.state) +

@@ -20,6 +20,10 @@ namespace cuzk::engine {
 // The partition's assignment: its witness and the sparse products of the compiled matrices when `pce` is given (the
 // same circuit's r1cs::compile_r1cs), else full synthesis.
 r1cs::ProvingAssignment partition_assignment(const r1cs::Circuit& circuit, const r1cs::PrecompiledR1cs* pce);
+// The same for an engine job (JobSpec::synthesize with JobSpec::pce = pce): with `pce`, the witness with the sparse
+// products deferred to it (r1cs::witness_assignment; the engine makes them, on the GPU where it can); without it,
+// full synthesis.
+r1cs::ProvingAssignment partition_witness(const r1cs::Circuit& circuit, const r1cs::PrecompiledR1cs* pce);
 
 // What one synthesized partition holds until it is proven (JobSpec::partition_bytes): a, b, c over its rows and the
 // witness, from the compiled matrices; 0 (unknown) without them.

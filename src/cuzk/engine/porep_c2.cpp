@@ -12,9 +12,9 @@ JobSpec porep_c2_spec(const PorepC2Job& job, const r1cs::PrecompiledR1cs* pce) {
     JobSpec spec;
     spec.name = "porep-c2 " + filecoin::sector_size_name(job.config.sector_size);
     spec.partitions = job.partitions.size();
-    spec.partition_bytes = partition_bytes(pce);
+    spec.pce = pce;  // the engine makes the products (on the GPU where it can) and sizes the partitions
     spec.synthesize = [&job, pce](size_t i) {
-        return partition_assignment(filecoin::StackedPorepCircuit(job.partitions.at(i)), pce);
+        return partition_witness(filecoin::StackedPorepCircuit(job.partitions.at(i)), pce);
     };
     return spec;
 }

@@ -41,9 +41,9 @@ JobSpec post_spec(const PostJob& job, const r1cs::PrecompiledR1cs* pce) {
     spec.name = std::string(filecoin::proof_name(job.proof));
     if (job.partitions.size() == 1) spec.name += " partition " + std::to_string(job.first_partition);
     spec.partitions = job.partitions.size();
-    spec.partition_bytes = partition_bytes(pce);
+    spec.pce = pce;  // the engine makes the products (on the GPU where it can) and sizes the partitions
     spec.synthesize = [&job, pce](size_t i) {
-        return partition_assignment(filecoin::FallbackPostCircuit(job.circuit, job.partitions.at(i).sectors), pce);
+        return partition_witness(filecoin::FallbackPostCircuit(job.circuit, job.partitions.at(i).sectors), pce);
     };
     return spec;
 }

@@ -38,9 +38,9 @@ JobSpec snap_spec(const SnapJob& job, const r1cs::PrecompiledR1cs* pce) {
     JobSpec spec;
     spec.name = job_name(job);
     spec.partitions = job.partitions.size();
-    spec.partition_bytes = partition_bytes(pce);
+    spec.pce = pce;  // the engine makes the products (on the GPU where it can) and sizes the partitions
     spec.synthesize = [&job, pce](size_t k) {
-        return partition_assignment(
+        return partition_witness(
             filecoin::EmptySectorUpdateCircuit(job.shape, job.variant, job.partitions[k].witness), pce);
     };
     return spec;

@@ -41,6 +41,16 @@ public:
     // not, unless it page-locked them). A key store releases those points when none of a key's backends does.
     virtual bool needs_host_points() const { return true; }
 
+    // Sparse products on the backend's device: while the returned handle is held, the backend computes a, b, c
+    // itself for assignments deferred to `pce` (r1cs::ProvingAssignment::deferred: only the witness travels, and the
+    // products are made where H is computed). nullptr (the default; also a device without room for the matrices):
+    // the caller completes such assignments on the CPU first (r1cs::complete_products), although every backend
+    // also accepts them and completes them itself. `pce` must outlive the handle.
+    virtual std::shared_ptr<const void> hold_products(const r1cs::PrecompiledR1cs& pce) {
+        (void)pce;
+        return nullptr;
+    }
+
     // Optional pipelining for a caller that proves circuits one at a time (the engine): prepare(next) may run on
     // another thread while prove / prove_prepared of the current circuit runs, and starts moving `next`'s data (the
     // GPU backend uploads a, b, c into a second set of device arrays meanwhile). It returns nullptr when the backend

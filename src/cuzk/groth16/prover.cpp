@@ -9,6 +9,7 @@
 #include "cuzk/msm/msm.hpp"
 #include "cuzk/poly/ntt.hpp"
 #include "cuzk/r1cs/circuit.hpp"
+#include "cuzk/r1cs/pce.hpp"
 #include "cuzk/util/random.hpp"
 #include "cuzk/util/thread_pool.hpp"
 
@@ -73,8 +74,15 @@ EvaluationDomain check_sizes(const Counts& p, const r1cs::ProvingAssignment& asg
     if (p.b_g2 != b_in + b_aux)
         mismatch(i, "the B_G2 query has " + str(p.b_g2) + " points but the assignment selects " + str(b_in) +
                         " inputs (b_input_density) + " + str(b_aux) + " aux (b_aux_density)");
-    const size_t m = asg.a().size();
-    if (asg.b().size() != m || asg.c().size() != m)
+    // Deferred products (r1cs::ProvingAssignment::deferred): a, b, c come later, one per compiled row.
+    const r1cs::PrecompiledR1cs* pce = asg.deferred_products();
+    if (pce && (!asg.a().empty() || !asg.b().empty() || !asg.c().empty()))
+        mismatch(i, "a, b, c are both deferred to compiled matrices and given");
+    if (pce && (pce->num_inputs != ni || pce->num_aux != na))
+        mismatch(i, str(ni) + " inputs and " + str(na) + " aux values, but the matrices its products are deferred to "
+                        "have " + str(pce->num_inputs) + " and " + str(pce->num_aux));
+    const size_t m = pce ? pce->num_constraints : asg.a().size();
+    if (!pce && (asg.b().size() != m || asg.c().size() != m))
         mismatch(i, "a, b, c have " + str(m) + ", " + str(asg.b().size()) + ", " + str(asg.c().size()) +
                         " evaluations (one per constraint each)");
     // bellman's domain stops at 2^31 (EvaluationDomain::from_coeffs refuses exponent Fr::S = 32).
@@ -149,6 +157,10 @@ namespace {
 
 Proof prove_one(const Parameters& p, r1cs::ProvingAssignment& asg, const EvaluationDomain& domain, const Fr& r,
                 const Fr& s, TimingSink* timing, int64_t item) {
+    if (asg.deferred_products()) {
+        ScopedTiming t(timing, kLayer, "products", item);
+        r1cs::complete_products(asg);
+    }
     G1Jacobian h_sum;
     {
         std::vector<Fr> h =

@@ -247,14 +247,32 @@ bool mul_add(uint64_t a, uint64_t b, uint64_t& acc) {
 
 }  // namespace
 
-ProvingAssignment assignment_from_pce(const PrecompiledR1cs& pce, const Circuit& circuit, ThreadPool& pool) {
+ProvingAssignment witness_assignment(const PrecompiledR1cs& pce, const Circuit& circuit, ThreadPool& pool) {
     WitnessAssignment w;
     w.reserve(pce.num_inputs, pce.num_aux, &pool);
     witness_groth16(w, circuit);
-    std::vector<Fr> a, b, c;
-    evaluate(pce, w.inputs(), w.aux(), a, b, c, pool, true);  // checks the sizes and every row
-    return ProvingAssignment::from_parts(std::move(w.inputs()), std::move(w.aux()), std::move(a), std::move(b),
-                                         std::move(c), pce.a_aux_density, pce.b_input_density, pce.b_aux_density);
+    if (w.inputs().size() != pce.num_inputs || w.aux().size() != pce.num_aux)
+        throw std::invalid_argument("pce: the circuit's witness has " + std::to_string(w.inputs().size()) +
+                                    " inputs and " + std::to_string(w.aux().size()) +
+                                    " aux values, the compiled matrices " + std::to_string(pce.num_inputs) + " and " +
+                                    std::to_string(pce.num_aux));
+    return ProvingAssignment::deferred(std::move(w.inputs()), std::move(w.aux()), pce, pce.a_aux_density,
+                                       pce.b_input_density, pce.b_aux_density);
+}
+
+void complete_products(ProvingAssignment& asg, ThreadPool& pool) {
+    const PrecompiledR1cs* pce = asg.deferred_products();
+    if (!pce) return;
+    evaluate(*pce, asg.inputs(), asg.aux(), asg.a(), asg.b(), asg.c(), pool, true);  // checks every row
+    asg.products_done();
+}
+
+void complete_products(ProvingAssignment& asg) { complete_products(asg, ThreadPool::global()); }
+
+ProvingAssignment assignment_from_pce(const PrecompiledR1cs& pce, const Circuit& circuit, ThreadPool& pool) {
+    ProvingAssignment asg = witness_assignment(pce, circuit, pool);
+    complete_products(asg, pool);
+    return asg;
 }
 
 void write_pce(const std::filesystem::path& path, const PrecompiledR1cs& pce) {

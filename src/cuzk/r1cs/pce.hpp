@@ -78,6 +78,13 @@ void evaluate(const PrecompiledR1cs& pce, std::span<const Fr> inputs, std::span<
 // when the circuit's witness does not have the compiled sizes (another circuit), SynthesisError from the circuit
 // or when a row is not satisfied (evaluate's check_rows).
 ProvingAssignment assignment_from_pce(const PrecompiledR1cs& pce, const Circuit& circuit, ThreadPool& pool);
+// Its two halves. witness_assignment: the witness and the densities, with a, b, c deferred to `pce`
+// (ProvingAssignment::deferred; `pce` must outlive the result); std::invalid_argument when the witness does not have
+// the compiled sizes. complete_products: evaluate() with check_rows into asg's a, b, c when they are deferred
+// (nothing otherwise); SynthesisError for a row the witness does not satisfy.
+ProvingAssignment witness_assignment(const PrecompiledR1cs& pce, const Circuit& circuit, ThreadPool& pool);
+void complete_products(ProvingAssignment& asg, ThreadPool& pool);
+void complete_products(ProvingAssignment& asg);
 
 // ---- on-disk format ------------------------------------------------------------------------------------------------
 //

@@ -15,6 +15,8 @@
 
 namespace cuzk::r1cs {
 
+struct PrecompiledR1cs;  // pce.hpp
+
 // One bit per variable: set when the variable occurs in the tracked combinations.
 class DensityTracker {
 public:
@@ -99,6 +101,23 @@ public:
         return p;
     }
 
+    // An assignment whose a, b, c are still to be computed from compiled matrices (the witness half of the
+    // pre-compiled evaluator, pce.hpp witness_assignment): a, b, c are empty and deferred_products() names the
+    // matrices; r1cs::complete_products computes them on the CPU, and a prover backend that holds the matrices on
+    // its device computes them there (groth16::ProverBackend::hold_products). `pce` must outlive the assignment.
+    static ProvingAssignment deferred(std::vector<Fr> inputs, std::vector<Fr> aux, const PrecompiledR1cs& pce,
+                                      DensityTracker a_aux_density, DensityTracker b_input_density,
+                                      DensityTracker b_aux_density) {
+        ProvingAssignment p = from_parts(std::move(inputs), std::move(aux), {}, {}, {}, std::move(a_aux_density),
+                                         std::move(b_input_density), std::move(b_aux_density));
+        p.deferred_ = &pce;
+        return p;
+    }
+    // The matrices a, b, c are to be computed from, or nullptr once they are there (synthesized or completed).
+    const PrecompiledR1cs* deferred_products() const { return deferred_; }
+    // Marks the deferred products as computed (a, b, c set by whoever computed them, or consumed on a device).
+    void products_done() { deferred_ = nullptr; }
+
     size_t num_constraints() const { return a_.size(); }
     const std::vector<Fr>& inputs() const { return inputs_; }
     const std::vector<Fr>& aux() const { return aux_; }
@@ -157,6 +176,7 @@ private:
     std::vector<Fr> inputs_, aux_;
     std::vector<Fr> a_, b_, c_;
     DensityTracker a_aux_density_, b_input_density_, b_aux_density_;
+    const PrecompiledR1cs* deferred_ = nullptr;
 };
 
 // A part of a ProvingAssignment synthesized on its own (on another thread): it reads the inputs and aux values

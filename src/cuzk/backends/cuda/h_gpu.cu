@@ -16,6 +16,7 @@
 #include "cuzk/gpu/ntt.hpp"
 #include "cuzk/groth16/prover.hpp"
 #include "cuzk/poly/domain.hpp"
+#include "cuzk/r1cs/constraint_system.hpp"
 
 namespace cuzk::gpu {
 
@@ -97,6 +98,12 @@ struct HComputer::Impl {
     bool prefetched = false;
     Event ready[3];
     DeviceBuffer<Fr> d_a, d_b, d_c, d_scratch, d_t, d_lo, d_hi;
+    // The witness form: z (in d_scratch when it fits there, else d_z) and the lowest unsatisfied row; after a
+    // witness-form upload, finish() checks that word for `pending_rows` rows.
+    DeviceBuffer<Fr> d_z;
+    DeviceBuffer<unsigned long long> d_bad;
+    bool check_pending = false;
+    size_t pending_rows = 0;
     std::shared_ptr<const NttTables> tables;  // the current device's, held while this computer lives
     unsigned hb = 0;  // the power tables' split (snarkjs)
     uint64_t e = 0;   // snarkjs's root as a power of cuzk's
@@ -166,6 +173,51 @@ struct HComputer::Impl {
         CUZK_CUDA_CHECK(cudaEventRecord(ready[k].get(), upload_stream.get()));
     }
 
+    // z = (inputs, aux) up and a, b, c from it by the device matrices, all on the upload stream, then ready[0..2].
+    // z goes where the transforms' scratch is (unused until they run, after the ready events) when it fits.
+    void upload_witness(const DeviceMatrices& m, std::span<const Fr> inputs, std::span<const Fr> aux, KernelTimer& kt) {
+        const r1cs::PrecompiledR1cs& p = m.source();
+        if (inputs.size() != p.num_inputs || aux.size() != p.num_aux || p.num_constraints > n)
+            throw std::invalid_argument("gpu compute_h: a witness of " + std::to_string(inputs.size()) + " inputs and " +
+                                        std::to_string(aux.size()) + " aux values for matrices of " +
+                                        std::to_string(p.num_inputs) + ", " + std::to_string(p.num_aux) + " and " +
+                                        std::to_string(p.num_constraints) + " rows, on a domain of " +
+                                        std::to_string(n));
+        const size_t nz = inputs.size() + aux.size();
+        Fr* z = d_scratch.size() >= nz ? d_scratch.get() : nullptr;
+        if (!z) {
+            if (d_z.size() < nz) d_z = DeviceBuffer<Fr>(nz);
+            z = d_z.get();
+        }
+        if (!d_bad.size()) d_bad = DeviceBuffer<unsigned long long>(1);
+        const cudaStream_t up = upload_stream.get();
+        const int u = kt.start("upload", up);
+        uploader.upload(z, inputs.data(), inputs.size() * sizeof(Fr), up);
+        uploader.upload(z + inputs.size(), aux.data(), aux.size() * sizeof(Fr), up);
+        kt.stop(u, up);
+        CUZK_CUDA_CHECK(cudaMemsetAsync(d_bad.get(), 0xff, sizeof(unsigned long long), up));
+        const int pr = kt.start("products", up);
+        m.evaluate(z, d_a.get(), d_b.get(), d_c.get(), n, d_bad.get(), up);
+        kt.stop(pr, up);
+        for (auto& ev : ready) CUZK_CUDA_CHECK(cudaEventRecord(ev.get(), up));
+        check_pending = true;
+        pending_rows = p.num_constraints;
+    }
+
+    // After finish(): the row check of a witness-form upload.
+    void check_rows() {
+        if (!check_pending) return;
+        check_pending = false;
+        unsigned long long bad = 0;
+        CUZK_CUDA_CHECK(cudaMemcpy(&bad, d_bad.get(), sizeof bad, cudaMemcpyDeviceToHost));
+        if (bad != ~0ull)
+            throw r1cs::SynthesisError(r1cs::SynthesisErrorKind::Unsatisfiable,
+                                       "constraint " + std::to_string(bad) + " of " + std::to_string(pending_rows) +
+                                           " is not satisfied by the witness (a * b != c, on the GPU): the "
+                                           "precompiled constraints do not match this circuit or the witness is not "
+                                           "a solution");
+    }
+
     // Array k's transforms on the compute stream, after its upload.
     void transforms(int k, KernelTimer& kt) {
         const cudaStream_t st = stream.get();
@@ -222,12 +274,14 @@ struct HComputer::Impl {
         }
         kt.stop(fin, st);
         CUZK_CUDA_CHECK(cudaStreamSynchronize(st));
+        check_rows();
     }
 
     void run(std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c, const KernelSpans& spans) {
         check_sizes(n, a, b, c);
         prefetch_timer.reset();
         prefetched = false;
+        check_pending = false;
         KernelTimer kt(spans, stream.get());
         const std::span<const Fr> host[3] = {a, b, c};
         // Array k is uploaded, then its transforms are queued: the host stages b and c while the device transforms a.
@@ -241,9 +295,27 @@ struct HComputer::Impl {
 
     void prefetch(std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c, const KernelSpans& spans) {
         check_sizes(n, a, b, c);
+        check_pending = false;
         prefetch_timer = std::make_unique<KernelTimer>(spans, upload_stream.get());
         const std::span<const Fr> host[3] = {a, b, c};
         for (int k = 0; k < 3; k++) upload_array(k, host[k], *prefetch_timer);
+        prefetched = true;
+    }
+
+    void run(const DeviceMatrices& m, std::span<const Fr> inputs, std::span<const Fr> aux, const KernelSpans& spans) {
+        prefetch_timer.reset();
+        prefetched = false;
+        KernelTimer kt(spans, stream.get());
+        upload_witness(m, inputs, aux, kt);
+        for (int k = 0; k < 3; k++) transforms(k, kt);
+        finish(kt);
+        kt.report();
+    }
+
+    void prefetch(const DeviceMatrices& m, std::span<const Fr> inputs, std::span<const Fr> aux,
+                  const KernelSpans& spans) {
+        prefetch_timer = std::make_unique<KernelTimer>(spans, upload_stream.get());
+        upload_witness(m, inputs, aux, *prefetch_timer);
         prefetched = true;
     }
 
@@ -273,6 +345,14 @@ void HComputer::prefetch(std::span<const Fr> a, std::span<const Fr> b, std::span
     impl_->prefetch(a, b, c, spans);
 }
 void HComputer::run_prefetched(const KernelSpans& spans) { impl_->run_prefetched(spans); }
+void HComputer::run(const DeviceMatrices& m, std::span<const Fr> inputs, std::span<const Fr> aux,
+                    const KernelSpans& spans) {
+    impl_->run(m, inputs, aux, spans);
+}
+void HComputer::prefetch(const DeviceMatrices& m, std::span<const Fr> inputs, std::span<const Fr> aux,
+                         const KernelSpans& spans) {
+    impl_->prefetch(m, inputs, aux, spans);
+}
 const Fr* HComputer::h_device() const { return impl_->d_a.get(); }
 void HComputer::copy_h_to_host(std::span<Fr> h) const {
     const size_t len = h_gpu_length(impl_->log_n, impl_->convention);

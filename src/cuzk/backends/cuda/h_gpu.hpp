@@ -18,6 +18,7 @@
 #include <span>
 #include <vector>
 
+#include "cuzk/backends/cuda/products_gpu.hpp"
 #include "cuzk/ff/fr.hpp"
 #include "cuzk/groth16/types.hpp"
 #include "cuzk/util/timing.hpp"
@@ -50,6 +51,15 @@ public:
     // except another prefetch or run, which replace the data.
     void prefetch(std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c, const KernelSpans& spans = {});
     void run_prefetched(const KernelSpans& spans = {});
+    // The witness form of run() and prefetch(): z = (inputs, aux) goes up instead of a, b, c, which `m` computes on
+    // the device (DeviceMatrices::evaluate, its rows at most the domain; m must be on this computer's device and
+    // outlive the call that finishes H). Kernel-layer spans "<name>.upload" (z) and "<name>.products". Then
+    // run / run_prefetched throw r1cs::SynthesisError (Unsatisfiable), naming the first row, when the witness
+    // does not satisfy a row.
+    void run(const DeviceMatrices& m, std::span<const Fr> inputs, std::span<const Fr> aux,
+             const KernelSpans& spans = {});
+    void prefetch(const DeviceMatrices& m, std::span<const Fr> inputs, std::span<const Fr> aux,
+                  const KernelSpans& spans = {});
     // h_gpu_length(log_n, convention) values in device memory, valid until the next run().
     const Fr* h_device() const;
     void copy_h_to_host(std::span<Fr> h) const;

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <functional>
 #include <future>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -14,12 +15,15 @@
 
 #include "cuzk/backends/cuda/device_split.hpp"
 #include "cuzk/backends/cuda/h_gpu.hpp"
+#include "cuzk/backends/cuda/products_gpu.hpp"
 #include "cuzk/gpu/cuda_check.cuh"
 #include "cuzk/gpu/device.hpp"
 #include "cuzk/gpu/msm.hpp"
 #include "cuzk/gpu/pinned_upload.cuh"
 #include "cuzk/gpu/subgroup.hpp"
+#include "cuzk/gpu/ntt.hpp"
 #include "cuzk/groth16/prover.hpp"
+#include "cuzk/r1cs/pce.hpp"
 #include "cuzk/util/deallocator.hpp"
 
 namespace cuzk::gpu {
@@ -141,6 +145,10 @@ struct GpuProver::Impl {
     bool pipeline_ok = true;  // false once a second set of arrays did not fit
     std::atomic<bool> first_slot_made{false};  // a proof has made its slot (prepare waits for that)
     std::atomic<size_t> split_bytes_seen{0};   // the largest 0/1 split of one circuit so far (working_bytes)
+    // The compiled matrices on this device (hold_products), by their host object, while a holder keeps them. A
+    // queued kernel never outlives them: cudaFree waits for the device's work.
+    std::mutex products_mu;
+    std::map<const r1cs::PrecompiledR1cs*, std::weak_ptr<DeviceMatrices>> products;
 
     Impl(const groth16::QuerySource& src, HostPins p, const GpuProverConfig& c)
         : shape(src.shape()),
@@ -180,6 +188,56 @@ struct GpuProver::Impl {
             return nullptr;
         }
         return c.get();
+    }
+
+    // hold_products: the matrices of `pce` on this device, shared while held; nullptr without room for them beside
+    // the H slots the proofs of that circuit need (one more once a slot is made, else two) and a margin for the MSM
+    // scratch.
+    std::shared_ptr<const void> hold_products(const r1cs::PrecompiledR1cs& pce) {
+        std::lock_guard<std::mutex> lk(products_mu);
+        for (auto it = products.begin(); it != products.end();)
+            it = it->second.expired() ? products.erase(it) : std::next(it);
+        if (auto it = products.find(&pce); it != products.end())
+            if (auto m = it->second.lock()) return m;
+        if (pce.num_constraints > (size_t{1} << (Fr::S - 1))) return nullptr;
+        use_device(cfg.device);
+        const unsigned log_n = shape.h_convention == groth16::HConvention::Snarkjs
+                                   ? EvaluationDomain::for_size(std::max<size_t>(shape.h, 1)).log_size()
+                                   : EvaluationDomain::for_size(pce.num_constraints).log_size();
+        if (log_n > NTT_MAX_LOG_SIZE) return nullptr;
+        const size_t slots = first_slot_made ? 1 : 2;
+        const size_t need = DeviceMatrices::device_bytes(pce) + slots * h_gpu_device_bytes(log_n, shape.h_convention) +
+                            (size_t{1} << 30);
+        if (need > free_device_memory()) return nullptr;
+        try {
+            auto m = std::make_shared<DeviceMatrices>(pce, cfg.device);
+            products[&pce] = m;
+            return m;
+        } catch (const CudaError&) {
+            return nullptr;
+        }
+    }
+
+    // The device matrices a deferred assignment's products are made with here; nullptr for an assignment that has
+    // its a, b, c, and, once they are completed on the CPU, for one deferred to matrices this device does not hold.
+    std::shared_ptr<DeviceMatrices> products_for(r1cs::ProvingAssignment& asg, TimingSink* timing, int64_t item) {
+        const r1cs::PrecompiledR1cs* pce = asg.deferred_products();
+        if (!pce) return nullptr;
+        {
+            std::lock_guard<std::mutex> lk(products_mu);
+            if (auto it = products.find(pce); it != products.end())
+                if (auto m = it->second.lock()) return m;
+        }
+        ScopedTiming t(timing, kLayer, "products", item);
+        r1cs::complete_products(asg);
+        return nullptr;
+    }
+
+    // H's data into slot hk: the witness when the device makes the products, else a, b, c (consumed).
+    void prefetch_into(HComputer& hk, r1cs::ProvingAssignment& asg, TimingSink* timing, int64_t item) {
+        if (auto m = products_for(asg, timing, item)) hk.prefetch(*m, asg.inputs(), asg.aux(), {timing, "h", item});
+        else hk.prefetch(asg.a(), asg.b(), asg.c(), {timing, "h", item});
+        release_abc(asg);
     }
 
     // A slot for a proof that was not prepared: `preferred` unless it holds a prepared circuit.
@@ -223,9 +281,8 @@ struct GpuProver::Impl {
             upload = std::async(std::launch::async, [&, hn, next, k] {
                 ScopedTiming t(timing, kLayer, "h.prefetch", item + 1);
                 use_device(cfg.device);
-                hn->prefetch(next->a(), next->b(), next->c(), {timing, "h", item + 1});
+                prefetch_into(*hn, *next, timing, item + 1);
                 prefetched[1 - k] = true;
-                release_abc(*next);
             });
         };
         if (uploaded) start_upload();
@@ -239,7 +296,8 @@ struct GpuProver::Impl {
                 hk->run_prefetched({timing, "h", item});
             } else {
                 hk = slot(k, domain, false);
-                hk->run(asg.a(), asg.b(), asg.c(), {timing, "h", item});
+                if (auto m = products_for(asg, timing, item)) hk->run(*m, asg.inputs(), asg.aux(), {timing, "h", item});
+                else hk->run(asg.a(), asg.b(), asg.c(), {timing, "h", item});
                 release_abc(asg);
             }
         }
@@ -423,8 +481,7 @@ std::unique_ptr<groth16::PreparedCircuit> GpuProver::prepare(r1cs::ProvingAssign
         }
         split = impl_->start_split(asg, timing, item);
         ScopedTiming t(timing, kLayer, "h.prefetch", item);
-        hk->prefetch(asg.a(), asg.b(), asg.c(), {timing, "h", item});
-        Impl::release_abc(asg);
+        impl_->prefetch_into(*hk, asg, timing, item);
         split.wait();
     } catch (...) {
         std::lock_guard<std::mutex> lk(impl_->mu);
@@ -499,6 +556,10 @@ size_t GpuProver::working_bytes() const {
     const size_t scalars = k.a + k.b_g1 + k.l;
     const size_t split_bound = scalars * (sizeof(limbs_t<4>) + sizeof(uint32_t)) + scalars / 8;
     return split_bound + 3 * 2 * PinnedUploader::kChunkBytes;
+}
+
+std::shared_ptr<const void> GpuProver::hold_products(const r1cs::PrecompiledR1cs& pce) {
+    return impl_->hold_products(pce);
 }
 
 bool GpuProver::needs_host_points() const { return impl_->cfg.pin_host_params; }

@@ -89,6 +89,10 @@ public:
     // subgroup, by the batched check on the device over the points in place (gpu/subgroup.hpp: a bad point passes
     // with probability at most 2^-64); nullopt when all are in. The check of a source that was not checked before.
     std::optional<std::string> query_outside_subgroup() const;
+    // groth16::ProverBackend::hold_products: the matrices of `pce` on this device (DeviceMatrices, products_gpu.hpp)
+    // while the handle is held, shared by every holder; nullptr when they do not fit beside the H arrays their
+    // circuit's proofs need. A deferred assignment whose matrices are not held here is completed on the CPU.
+    std::shared_ptr<const void> hold_products(const r1cs::PrecompiledR1cs& pce);
     // Device bytes held by the resident queries.
     size_t resident_bytes() const;
     // Whether the host points must outlive the prover (GpuProverConfig::pin_host_params).
@@ -123,6 +127,9 @@ public:
     groth16::Proof prove_prepared(std::unique_ptr<groth16::PreparedCircuit> ticket, r1cs::ProvingAssignment& asg,
                                   const Fr& r, const Fr& s, TimingSink* timing, int64_t item) override {
         return prover_.prove_prepared(std::move(ticket), asg, r, s, timing, item);
+    }
+    std::shared_ptr<const void> hold_products(const r1cs::PrecompiledR1cs& pce) override {
+        return prover_.hold_products(pce);
     }
     std::string name() const override { return "gpu"; }
     std::string lane() const override { return "cuda:" + std::to_string(device_); }
