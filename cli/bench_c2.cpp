@@ -89,6 +89,38 @@ struct CriticalProbe {
     }
 };
 
+// bench porep-c2 --queued N: N - 1 more jobs of the same spec submitted right after the main one, on its key; the
+// seconds at which each of the N ends (from the main job's submission), and the steady state: the interval between
+// the first and the last ends over N - 1 proofs.
+void queue_more(engine::Engine& eng, engine::JobId main, size_t more, const std::function<engine::JobSpec()>& make,
+                nlohmann::json& j) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto keys = eng.keys().loaded();
+    if (keys.size() != 1) throw std::logic_error("bench porep-c2 --queued: the engine should hold the job's key alone");
+    std::vector<engine::JobId> ids;
+    for (size_t k = 0; k < more; k++) {
+        engine::JobSpec s = make();
+        s.key = keys.front();
+        ids.push_back(eng.submit(std::move(s)));
+    }
+    std::vector<double> ends;
+    (void)eng.await(main);
+    ends.push_back(seconds_since(t0));
+    for (engine::JobId id : ids) {
+        const engine::JobResult r = eng.await(id);
+        if (r.state != engine::JobState::Done)
+            throw std::runtime_error("bench porep-c2 --queued: a queued job ended " +
+                                     std::string(engine::job_state_name(r.state)) + ": " + r.error);
+        ends.push_back(seconds_since(t0));
+    }
+    j["queued"] = more + 1;
+    j["queued_end_s"] = ends;
+    j["queued_per_proof_s"] = (ends.back() - ends.front()) / (double)more;
+    j["queued_all_s"] = ends.back();
+    bench_progress("porep-c2", "%zu jobs queued: ends at %s s; %.2f s per proof after the first",
+                   more + 1, nlohmann::json(ends).dump().c_str(), j["queued_per_proof_s"].get<double>());
+}
+
 CriticalProbe critical_probe(const BenchOptions& opt, filecoin::RegisteredSealProof seal, nlohmann::json& j) {
     const auto t0 = std::chrono::steady_clock::now();
     const auto proof = filecoin::post_proof_from_name(
@@ -161,8 +193,9 @@ groth16::Parameters bench_random_parameters(const r1cs::Circuit& partition, cons
 
 namespace {
 
-// One run of a Filecoin bench's job on a fresh engine; prints its JSON line (j, the inputs' figures, plus the job's).
-void run_filecoin_bench_once(nlohmann::json j, const BenchOptions& opt, const std::string& cpu,
+// One run of a Filecoin bench's job on a fresh engine; prints its JSON line (base, as `beside` left it once the job ended,
+// the inputs' figures, plus the job's).
+void run_filecoin_bench_once(const nlohmann::json& base, const BenchOptions& opt, const std::string& cpu,
                              const groth16::Parameters& params, engine::JobSpec spec, size_t partitions,
                              const std::function<void(const engine::JobResult&)>& check_proof,
                              std::function<void(engine::Engine&, engine::JobId)> beside,
@@ -179,6 +212,7 @@ void run_filecoin_bench_once(nlohmann::json j, const BenchOptions& opt, const st
     o.job_peak_rss = true;
     CliJob run = key_file.empty() ? run_engine_job(std::move(spec), params, o)
                                   : run_engine_job(std::move(spec), key_file, true, o);
+    nlohmann::json j = base;  // after the job: with what `beside` added to it meanwhile
     if (!key_file.empty()) {
         j["key_file"] = key_file.string();
         j["key_s"] = run.key_s;  // read, uploaded and checked (in the peak RSS)
@@ -281,13 +315,18 @@ int run_bench_porep_c2(const BenchOptions& opt, const std::string& cpu) {
 
     CriticalProbe probe;
     if (opt.critical_after) probe = critical_probe(opt, c1.registered_proof, j);
+    if (opt.critical_after && opt.queued > 1)
+        throw std::invalid_argument("bench porep-c2: --critical-after and --queued measure different things; pick one");
+    std::function<void(engine::Engine&, engine::JobId)> beside;
+    if (probe.winning)
+        beside = [&](engine::Engine& eng, engine::JobId main) { probe.beside(eng, main, *opt.critical_after, j); };
+    else if (opt.queued > 1)
+        beside = [&](engine::Engine& eng, engine::JobId main) {
+            queue_more(eng, main, opt.queued - 1, [&] { return engine::porep_c2_spec(job, pce ? &*pce : nullptr); }, j);
+        };
     return run_filecoin_bench_job(
         j, opt, cpu, params, engine::porep_c2_spec(job, pce ? &*pce : nullptr), job.partitions.size(),
-        [&](const engine::JobResult& res) { engine::porep_c2_proof(job, res, params.vk); },
-        probe.winning ? std::function<void(engine::Engine&, engine::JobId)>(
-                            [&](engine::Engine& eng, engine::JobId main) { probe.beside(eng, main, *opt.critical_after, j); })
-                      : nullptr,
-        key_file);
+        [&](const engine::JobResult& res) { engine::porep_c2_proof(job, res, params.vk); }, beside, key_file);
 }
 
 }  // namespace cuzk::cli

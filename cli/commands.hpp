@@ -69,6 +69,9 @@ struct BenchOptions {
     // vanilla proof, random or Filecoin's parameters as for the C2) is submitted to the same engine; its latency
     // from submission to proof is reported beside the same job alone (issue 19: priorities that preempt).
     std::optional<size_t> critical_after;
+    // porep-c2: this many C2 jobs of the same C1 submitted to one engine at once (the first is the reported job): the
+    // times at which each ends, for throughput in steady state (issue 22: several C1s queued)
+    size_t queued = 1;
     // porep-c2: the parameters as a file's key, loaded by the engine's key store as `filecoin c2` and the daemon load
     // them (on a GPU host straight onto the GPUs, checked there; no host copy): the file in params_dir, written first
     // with random points of the circuit's shape when it is missing and random_params is set (~2 min at 32 GiB).

@@ -153,6 +153,10 @@ int main(int argc, char** argv) {
         ->check(CLI::ExistingFile);
     bench->add_option("--c1-seed", bench_opt.c1_seed, "porep-c2, post, snap: the generated C1's (vanilla proofs') seed (default 1)");
     bench->add_flag("--poseidon", bench_opt.poseidon, "snap: the EmptySectorUpdate-Poseidon circuit (one partition)");
+    bench->add_option("--queued", bench_opt.queued,
+                      "porep-c2: submit this many C2 jobs of the C1 at once to one engine and report when each ends "
+                      "(steady-state throughput)")
+        ->check(CLI::Range(1, 64));
     bench->add_option("--critical-after", bench_opt.critical_after,
                       "porep-c2: once this many partitions are proven, submit a CRITICAL Winning PoSt of the same "
                       "sector size and report its latency beside the same job alone");

@@ -15,6 +15,8 @@
 #   c2              a 32 GiB PoRep C2 (10 partitions, generated C1, random parameters), default engine settings,
 #                   $RUNS runs (default 3) on fresh engines after one parameter generation; $C2_ARGS adds flags
 #   c2-host         the same with the sparse products on the CPU (--host-products), to compare
+#   c2-queued       $QUEUED (default 3) C2 jobs of one C1 submitted at once to one engine: when each ends, and the
+#                   steady state (seconds per proof after the first)
 #   pipeline        bench pipeline --preset porep-32g --pce --partitions 10, default settings (issue 19 item 4)
 #   msm-tables      bench groth16 (mul chain, random parameters, one witness) at 2^20, 2^22 and 2^24 without and with
 #                   precomputed G1 MSM window tables (--msm-table-bytes: all four queries at 2^20 and 2^22, 60 GB at
@@ -41,7 +43,7 @@ try:
 except Exception as e:
     print("  no JSON:", e); sys.exit(0)
 keys = ["run", "proof_type", "circuit", "sectors", "partitions", "workers", "lookahead", "device_products", "constraints", "pce_compile_s", "params_s", "wall_s",
-        "synthesis_s_by_partition", "proving_s_by_partition", "h_kernel_s", "gpu_busy_share", "peak_rss_bytes", "fallbacks", "checked_gpu_s",
+        "synthesis_s_by_partition", "proving_s_by_partition", "h_kernel_s", "gpu_busy_share", "peak_rss_bytes", "queued_end_s", "queued_per_proof_s", "fallbacks", "checked_gpu_s",
         "checked_cpu_s", "unchecked_s", "checked_gpu_subgroup_s", "checked_gpu_subgroup_wait_s"]
 for j in runs:
     print("  " + ", ".join(f"{k}={j[k]}" for k in keys if k in j))
@@ -93,6 +95,9 @@ for step in "$@"; do
     c2-host)
       # shellcheck disable=SC2086
       bench c2-host porep-c2 --proof-type StackedDrg32GiBV1_1 --random-params --runs "${RUNS:-3}" --host-products ${C2_ARGS:-} ;;
+    c2-queued)
+      # shellcheck disable=SC2086
+      bench c2-queued porep-c2 --proof-type StackedDrg32GiBV1_1 --random-params --queued "${QUEUED:-3}" ${C2_ARGS:-} ;;
     pipeline)
       bench pipeline pipeline --preset porep-32g --random-params --pce --partitions 10 ;;
     msm-tables)
@@ -110,7 +115,7 @@ for step in "$@"; do
       bash tests/cli_roundtrip.sh "$cuzk" >"$OUT/roundtrip.log" 2>&1 || status=1
       tail -3 "$OUT/roundtrip.log" ;;
     *)
-      echo "unknown step '$step' (build, gpu-tests, params-load, winning, window, snap, snap-poseidon, c2, c2-host, pipeline, msm-tables, roundtrip)"; exit 2 ;;
+      echo "unknown step '$step' (build, gpu-tests, params-load, winning, window, snap, snap-poseidon, c2, c2-host, c2-queued, pipeline, msm-tables, roundtrip)"; exit 2 ;;
   esac
 done
 exit $status
