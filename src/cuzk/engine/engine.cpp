@@ -1,6 +1,5 @@
 #include "cuzk/engine/engine.hpp"
 
-
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
