@@ -28,11 +28,19 @@ filecoin::StackedPorepPartition partition0(int64_t proof_id) {
     return c1_to_partitions(g.c1)[0];
 }
 
+// The synthesis threads of argument 1 (0: every hardware thread) for one benchmark, then the previous number again.
+struct SynthesisThreads {
+    size_t before = r1cs::parallel_synthesis_threads();
+    explicit SynthesisThreads(const benchmark::State& state) {
+        r1cs::set_parallel_synthesis_threads(size_t(state.range(1)) ? size_t(state.range(1))
+                                                                    : std::thread::hardware_concurrency());
+    }
+    ~SynthesisThreads() { r1cs::set_parallel_synthesis_threads(before); }
+};
+
 template <class CS>
 void BM_porep_partition_synthesis(benchmark::State& state) {
-    const size_t threads = size_t(state.range(1)) ? size_t(state.range(1)) : std::thread::hardware_concurrency();
-    const size_t before = r1cs::parallel_synthesis_threads();
-    r1cs::set_parallel_synthesis_threads(threads);
+    const SynthesisThreads threads(state);
     const StackedPorepPartition part = partition0(state.range(0));
     const StackedPorepCircuit circuit(part);
     size_t rows = 0;
@@ -42,7 +50,6 @@ void BM_porep_partition_synthesis(benchmark::State& state) {
         rows = cs.aux().size();
         benchmark::DoNotOptimize(rows);
     }
-    r1cs::set_parallel_synthesis_threads(before);
     state.counters["aux"] = double(rows);
     state.counters["aux_per_s"] = benchmark::Counter(double(rows) * double(state.iterations()), benchmark::Counter::kIsRate);
 }
@@ -50,9 +57,7 @@ void BM_porep_partition_synthesis(benchmark::State& state) {
 // The witness as the engine makes it (r1cs::witness_assignment): the assignment reserved to the partition's known
 // size first (its pages faulted in by every pool thread), as the compiled matrices' counts allow.
 void BM_porep_partition_witness_reserved(benchmark::State& state) {
-    const size_t threads = size_t(state.range(1)) ? size_t(state.range(1)) : std::thread::hardware_concurrency();
-    const size_t before = r1cs::parallel_synthesis_threads();
-    r1cs::set_parallel_synthesis_threads(threads);
+    const SynthesisThreads threads(state);
     const StackedPorepPartition part = partition0(state.range(0));
     const StackedPorepCircuit circuit(part);
     size_t inputs = 0, aux = 0;
@@ -68,7 +73,6 @@ void BM_porep_partition_witness_reserved(benchmark::State& state) {
         r1cs::witness_groth16(cs, circuit);
         benchmark::DoNotOptimize(cs.aux().data());
     }
-    r1cs::set_parallel_synthesis_threads(before);
     state.counters["aux"] = double(aux);
     state.counters["aux_per_s"] = benchmark::Counter(double(aux) * double(state.iterations()), benchmark::Counter::kIsRate);
 }

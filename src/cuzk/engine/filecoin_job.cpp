@@ -10,11 +10,6 @@
 
 namespace cuzk::engine {
 
-size_t partition_bytes(const r1cs::PrecompiledR1cs* pce) {
-    if (!pce) return 0;
-    return (3 * pce->num_constraints + pce->num_inputs + pce->num_aux) * sizeof(Fr);
-}
-
 r1cs::ProvingAssignment partition_assignment(const r1cs::Circuit& circuit, const r1cs::PrecompiledR1cs* pce) {
     if (pce) return r1cs::assignment_from_pce(*pce, circuit, ThreadPool::global());
     r1cs::ProvingAssignment asg;

@@ -25,10 +25,6 @@ r1cs::ProvingAssignment partition_assignment(const r1cs::Circuit& circuit, const
 // full synthesis.
 r1cs::ProvingAssignment partition_witness(const r1cs::Circuit& circuit, const r1cs::PrecompiledR1cs* pce);
 
-// What one synthesized partition holds until it is proven (JobSpec::partition_bytes): a, b, c over its rows and the
-// witness, from the compiled matrices; 0 (unknown) without them.
-size_t partition_bytes(const r1cs::PrecompiledR1cs* pce);
-
 // std::runtime_error naming `what` unless the job ended Done; std::logic_error unless it holds `partitions` proofs.
 void require_proofs(std::string_view what, const JobResult& result, size_t partitions);
 

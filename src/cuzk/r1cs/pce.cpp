@@ -66,6 +66,14 @@ inline Fr dot_row(const CompactTerm* t, const CompactTerm* end, const Fr* coeffs
 
 }  // namespace
 
+void check_matrix_shapes(const PrecompiledR1cs& pce, std::string_view who) {
+    for (const CompactMatrix* m : {&pce.a, &pce.b, &pce.c})
+        if (m->rows() != pce.num_constraints || m->row_start.back() != m->terms.size())
+            throw std::invalid_argument(std::string(who) + ": matrix shape does not match num_constraints");
+    if (pce.coeffs.empty() || !pce.coeffs[0].is_one())
+        throw std::invalid_argument(std::string(who) + ": the coefficient table must start with one");
+}
+
 void derive_densities(PrecompiledR1cs& pce) {
     // A nonzero coefficient is what marks density in ProvingAssignment::eval_tracking.
     auto marks = [&](const CompactTerm& t) { return !pce.coeffs[t.coeff].is_zero(); };
@@ -113,11 +121,7 @@ void evaluate(const PrecompiledR1cs& pce, std::span<const Fr> inputs, std::span<
                                     " aux values given, circuit has " + std::to_string(pce.num_aux));
     // The matrices are checked against the counts when compiled or read; a hand-built one is checked here so that
     // the unchecked indexing below cannot read out of bounds.
-    for (const CompactMatrix* m : {&pce.a, &pce.b, &pce.c})
-        if (m->rows() != pce.num_constraints || m->row_start.back() != m->terms.size())
-            throw std::invalid_argument("pce evaluate: matrix shape does not match num_constraints");
-    if (pce.coeffs.empty() || !pce.coeffs[0].is_one())
-        throw std::invalid_argument("pce evaluate: the coefficient table must start with one");
+    check_matrix_shapes(pce, "pce evaluate");
     const size_t n = pce.num_constraints;
     for (std::vector<Fr>* out : {&a, &b, &c}) {
         reserve_huge(*out, n, &pool);
@@ -276,11 +280,7 @@ ProvingAssignment assignment_from_pce(const PrecompiledR1cs& pce, const Circuit&
 }
 
 void write_pce(const std::filesystem::path& path, const PrecompiledR1cs& pce) {
-    for (const CompactMatrix* m : {&pce.a, &pce.b, &pce.c})
-        if (m->rows() != pce.num_constraints || m->row_start.back() != m->terms.size())
-            throw std::invalid_argument("write_pce: matrix shape does not match num_constraints");
-    if (pce.coeffs.empty() || !pce.coeffs[0].is_one())
-        throw std::invalid_argument("write_pce: the coefficient table must start with one");
+    check_matrix_shapes(pce, "write_pce");
     if (pce.a_aux_density.size() != pce.num_aux || pce.b_input_density.size() != pce.num_inputs ||
         pce.b_aux_density.size() != pce.num_aux)
         throw std::invalid_argument("write_pce: density sizes do not match the variable counts");

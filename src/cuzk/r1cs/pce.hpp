@@ -52,6 +52,11 @@ PrecompiledR1cs compile_r1cs(const Circuit& circuit);
 // their densities; for systems recorded without a Circuit (a zkey's rows). Takes the recording out of `ka`.
 PrecompiledR1cs compile_recorded(KeygenAssembly& ka);
 
+// std::invalid_argument, prefixed by `who`, unless every matrix has num_constraints rows whose starts end at its
+// term count and the coefficient table starts with one: what every reader of the rows indexes by (evaluate, the
+// GPU's copy, write_pce; files and compile_r1cs are checked further when made).
+void check_matrix_shapes(const PrecompiledR1cs& pce, std::string_view who);
+
 // Derives the three density trackers of `pce` from its matrices (used by compile_r1cs and to check read_pce).
 void derive_densities(PrecompiledR1cs& pce);
 

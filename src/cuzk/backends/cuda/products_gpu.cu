@@ -80,11 +80,7 @@ struct DeviceMatrices::Impl {
 
     Impl(const r1cs::PrecompiledR1cs& p, int dev) : pce(p), device(dev), bytes(device_bytes(p)) {
         const r1cs::CompactMatrix* ms[3] = {&p.a, &p.b, &p.c};
-        for (const auto* m : ms)
-            if (m->rows() != p.num_constraints || m->row_start.back() != m->terms.size())
-                throw std::invalid_argument("gpu products: a matrix's shape does not match num_constraints");
-        if (p.coeffs.empty() || !p.coeffs[0].is_one())
-            throw std::invalid_argument("gpu products: the coefficient table must start with one");
+        r1cs::check_matrix_shapes(p, "gpu products");
         use_device(dev);
         if (bytes > free_device_memory())
             throw CudaError("gpu products: the compiled matrices need " + std::to_string(bytes) +

@@ -190,6 +190,12 @@ struct GpuProver::Impl {
         return c.get();
     }
 
+    // The device copy of `pce` while someone holds it, else nullptr. Under products_mu.
+    std::shared_ptr<DeviceMatrices> held_products(const r1cs::PrecompiledR1cs* pce) {
+        auto it = products.find(pce);
+        return it == products.end() ? nullptr : it->second.lock();
+    }
+
     // hold_products: the matrices of `pce` on this device, shared while held; nullptr without room for them beside
     // the H slots the proofs of that circuit need (one more once a slot is made, else two) and a margin for the MSM
     // scratch.
@@ -197,8 +203,7 @@ struct GpuProver::Impl {
         std::lock_guard<std::mutex> lk(products_mu);
         for (auto it = products.begin(); it != products.end();)
             it = it->second.expired() ? products.erase(it) : std::next(it);
-        if (auto it = products.find(&pce); it != products.end())
-            if (auto m = it->second.lock()) return m;
+        if (auto m = held_products(&pce)) return m;
         if (pce.num_constraints > (size_t{1} << (Fr::S - 1))) return nullptr;
         use_device(cfg.device);
         const unsigned log_n = shape.h_convention == groth16::HConvention::Snarkjs
@@ -225,8 +230,7 @@ struct GpuProver::Impl {
         if (!pce) return nullptr;
         {
             std::lock_guard<std::mutex> lk(products_mu);
-            if (auto it = products.find(pce); it != products.end())
-                if (auto m = it->second.lock()) return m;
+            if (auto m = held_products(pce)) return m;
         }
         ScopedTiming t(timing, kLayer, "products", item);
         r1cs::complete_products(asg);
