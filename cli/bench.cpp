@@ -27,6 +27,12 @@
 #include "cuzk/poly/ntt.hpp"
 #include "cuzk/util/thread_pool.hpp"
 #include "cuzk/util/timing.hpp"
+#ifdef CUZK_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#include "cuzk/gpu/device.hpp"
+#include "cuzk/gpu/msm.hpp"
+#endif
 
 namespace cuzk::cli {
 
@@ -134,11 +140,46 @@ void bench_msm(const std::string& name, int log_size, int reps) {
     report(name, log_size, 1e3, "ms", 1, s);
 }
 
+// The GPU MSM (gpu::MsmContext) over 2^log_size bases resident on the device (2^20 random points, repeated: a
+// repeated base costs what a fresh one does under random scalars) with random scalars in pinned host memory, as the
+// GPU prover keeps them; each run uploads the scalars and returns the sum on the host. affine_rounds: as
+// GpuMsmConfig's (-1: its model); window_bits: as GpuMsmConfig's (0: its model).
+template <class Cfg>
+void bench_gpu_msm(const std::string& name, int log_size, int reps, int affine_rounds, unsigned window_bits) {
+#ifdef CUZK_HAVE_CUDA
+    if (gpu::devices().empty()) throw std::runtime_error("bench " + name + ": no CUDA device");
+    const size_t n = size_t{1} << log_size;
+    std::vector<Affine<Cfg>> bases(n);
+    {
+        const auto gen = random_points<Cfg>(std::min<size_t>(n, size_t{1} << 20), 5);
+        for (size_t i = 0; i < n; i++) bases[i] = gen[i % gen.size()];
+    }
+    gpu::GpuMsmConfig cfg;
+    cfg.affine_rounds = affine_rounds;
+    cfg.window_bits = window_bits;
+    gpu::MsmContext<Cfg> ctx(bases, cfg);
+    bases = {};
+    Fr* h = nullptr;
+    if (cudaMallocHost(&h, n * sizeof(Fr)) != cudaSuccess) throw std::runtime_error("bench " + name + ": cudaMallocHost");
+    const auto scalars = random_scalars<Fr>(n, 6);
+    std::copy(scalars.begin(), scalars.end(), h);
+    Jacobian<Cfg> r;
+    const auto s = measure(reps, [&] { r = ctx.msm(std::span<const Fr>(h, n)); });
+    cudaFreeHost(h);
+    if (r.is_identity()) std::printf("#\n");
+    report(name + (affine_rounds == 0 ? "-xyzz" : "") + (window_bits ? "-c" + std::to_string(window_bits) : ""),
+           log_size, 1e3, "ms", 1, s);
+#else
+    (void)log_size, (void)reps, (void)affine_rounds, (void)window_bits;
+    throw std::runtime_error("bench " + name + ": built without CUDA");
+#endif
+}
+
 }  // namespace
 
 std::vector<std::string> bench_names() {
-    return {"all", "fq-mul", "fr-mul", "g1-add", "pairing", "ntt", "msm-g1", "msm-g2", "groth16", "pipeline", "porep-c2",
-            "params-load", "post", "snap"};
+    return {"all",      "fq-mul",   "fr-mul",     "g1-add",     "pairing",     "ntt",  "msm-g1", "msm-g2",
+            "gpu-msm-g1", "gpu-msm-g2", "groth16", "pipeline", "porep-c2", "params-load", "post", "snap"};
 }
 
 // `groth16_circuit`: mulchain (2^log_size constraints) or a PoRep circuit (circuits/catalog.hpp).
@@ -156,6 +197,11 @@ int run_bench(const BenchOptions& opt, const std::string& groth16_circuit) {
     if (all || opt.what == "ntt") bench_ntt(size_or(20, 16), reps);
     if (all || opt.what == "msm-g1") bench_msm<G1Config>("msm-g1", size_or(16, 12), reps);
     if (all || opt.what == "msm-g2") bench_msm<G2Config>("msm-g2", size_or(16, 10), reps);
+    // GPU benchmarks: not part of "all" (CPU only)
+    if (opt.what == "gpu-msm-g1") bench_gpu_msm<G1Config>("gpu-msm-g1", size_or(24, 20), reps, opt.affine_rounds,
+                                                                 opt.window_bits);
+    if (opt.what == "gpu-msm-g2") bench_gpu_msm<G2Config>("gpu-msm-g2", size_or(20, 16), reps, opt.affine_rounds,
+                                                                 opt.window_bits);
     if (all || opt.what == "groth16") {
         CircuitOptions c;
         c.name = groth16_circuit;

@@ -109,10 +109,15 @@ int main(int argc, char** argv) {
     bench->add_option("what", bench_opt.what, "benchmark to run")
         ->check(CLI::IsMember(cuzk::cli::bench_names()));
     bench->add_option("--log-size,--log-constraints", bench_opt.log_size, "problem size 2^k for ntt, msm, groth16")
-        ->check(CLI::Range(0, 26));
+        ->check(CLI::Range(0, 27));
     bench->add_option("--reps", bench_opt.repetitions, "timed repetitions (median reported)")
         ->check(CLI::Range(1, 1000));
     bench->add_flag("--quick", bench_opt.quick, "small sizes and 3 repetitions");
+    bench->add_option("--affine-rounds", bench_opt.affine_rounds,
+                      "gpu-msm-g1, gpu-msm-g2: batch-affine rounds before the XYZZ chunks (-1: the model, 0: none)")
+        ->check(CLI::Range(-1, 24));
+    bench->add_option("--window-bits", bench_opt.window_bits, "gpu-msm-g1, gpu-msm-g2: Pippenger window width (0: the model)")
+        ->check(CLI::Range(0, 24));
     bench->add_option("--runs", bench_opt.runs,
                       "porep-c2, post, snap: run the job this many times, each on a fresh engine (one JSON line each; "
                       "inputs and parameters made once)")
