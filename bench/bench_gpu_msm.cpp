@@ -92,28 +92,22 @@ BENCHMARK(BM_GpuMsmG1)->Arg(20)->Arg(22)->Arg(24)->Arg(26)->Iterations(kReps)->U
     benchmark::kMillisecond);
 
 // The same with the scalars in pinned (page-locked) host memory, as the GPU prover keeps them: the upload is a DMA
-// at full PCIe speed instead of the driver's staged copy of pageable memory (~0.2 s of the 2^26 call). Second
-// argument: GpuMsmConfig::affine_rounds (-1: the default model, 0: the XYZZ chunks alone).
+// at full PCIe speed instead of the driver's staged copy of pageable memory (~0.2 s of the 2^26 call).
 void BM_GpuMsmG1Pinned(benchmark::State& state) {
     if (gpu::devices().empty()) return state.SkipWithError("no CUDA device");
     const int log_n = (int)state.range(0);
     const size_t n = size_t(1) << log_n;
     auto& ctx = g1_context();
-    ctx.tuning().affine_rounds = (int)state.range(1);
     Fr* h = nullptr;
     if (cudaMallocHost(&h, n * sizeof(Fr)) != cudaSuccess) return state.SkipWithError("cudaMallocHost failed");
     std::memcpy(h, scalars(n).data(), n * sizeof(Fr));
     std::span<const Fr> s(h, n);
     timed(state, false, log_n, [&] { benchmark::DoNotOptimize(ctx.msm(s)); });
     cudaFreeHost(h);
-    ctx.tuning().affine_rounds = -1;
     state.counters["window_bits"] = gpu::gpu_msm_window_bits(n, gpu::devices()[0].sm_count);
 }
-BENCHMARK(BM_GpuMsmG1Pinned)
-    ->ArgsProduct({{20, 22, 24, 26}, {-1, 0}})
-    ->Iterations(kReps)
-    ->UseManualTime()
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GpuMsmG1Pinned)->Arg(20)->Arg(22)->Arg(24)->Arg(26)->Iterations(kReps)->UseManualTime()->Unit(
+    benchmark::kMillisecond);
 
 // Precomputed window multiples (GpuMsmConfig::precompute_windows): a context over the first 2^log_n tiled bases
 // with its table (W times their memory, built once; table_s is that build), scalars pinned as above.
@@ -246,13 +240,11 @@ void BM_GpuMsmG2(benchmark::State& state) {
     const int log_n = (int)state.range(0);
     const size_t n = size_t(1) << log_n;
     static auto bases = tiled_bases<G2Config>(n, size_t(1) << 20);
-    gpu::GpuMsmConfig cfg;
-    cfg.affine_rounds = (int)state.range(1);  // as in BM_GpuMsmG1Pinned
-    gpu::G2MsmContext ctx(std::span<const G2Affine>(bases).first(n), cfg);
+    gpu::G2MsmContext ctx(std::span<const G2Affine>(bases).first(n));
     std::span<const Fr> s(scalars(n).data(), n);
     timed(state, true, log_n, [&] { benchmark::DoNotOptimize(ctx.msm(s)); });
 }
-BENCHMARK(BM_GpuMsmG2)->ArgsProduct({{20}, {-1, 0}})->Iterations(kReps)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GpuMsmG2)->Arg(20)->Iterations(kReps)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 #endif

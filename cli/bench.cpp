@@ -142,10 +142,10 @@ void bench_msm(const std::string& name, int log_size, int reps) {
 
 // The GPU MSM (gpu::MsmContext) over 2^log_size bases resident on the device (2^20 random points, repeated: a
 // repeated base costs what a fresh one does under random scalars) with random scalars in pinned host memory, as the
-// GPU prover keeps them; each run uploads the scalars and returns the sum on the host. affine_rounds: as
-// GpuMsmConfig's (-1: its model); window_bits: as GpuMsmConfig's (0: its model).
+// GPU prover keeps them; each run uploads the scalars and returns the sum on the host. window_bits: as
+// GpuMsmConfig's (0: its model).
 template <class Cfg>
-void bench_gpu_msm(const std::string& name, int log_size, int reps, int affine_rounds, unsigned window_bits) {
+void bench_gpu_msm(const std::string& name, int log_size, int reps, unsigned window_bits) {
 #ifdef CUZK_HAVE_CUDA
     if (gpu::devices().empty()) throw std::runtime_error("bench " + name + ": no CUDA device");
     const size_t n = size_t{1} << log_size;
@@ -155,7 +155,6 @@ void bench_gpu_msm(const std::string& name, int log_size, int reps, int affine_r
         for (size_t i = 0; i < n; i++) bases[i] = gen[i % gen.size()];
     }
     gpu::GpuMsmConfig cfg;
-    cfg.affine_rounds = affine_rounds;
     cfg.window_bits = window_bits;
     gpu::MsmContext<Cfg> ctx(bases, cfg);
     bases = {};
@@ -167,10 +166,9 @@ void bench_gpu_msm(const std::string& name, int log_size, int reps, int affine_r
     const auto s = measure(reps, [&] { r = ctx.msm(std::span<const Fr>(h, n)); });
     cudaFreeHost(h);
     if (r.is_identity()) std::printf("#\n");
-    report(name + (affine_rounds == 0 ? "-xyzz" : "") + (window_bits ? "-c" + std::to_string(window_bits) : ""),
-           log_size, 1e3, "ms", 1, s);
+    report(name + (window_bits ? "-c" + std::to_string(window_bits) : ""), log_size, 1e3, "ms", 1, s);
 #else
-    (void)log_size, (void)reps, (void)affine_rounds, (void)window_bits;
+    (void)log_size, (void)reps, (void)window_bits;
     throw std::runtime_error("bench " + name + ": built without CUDA");
 #endif
 }
@@ -198,10 +196,8 @@ int run_bench(const BenchOptions& opt, const std::string& groth16_circuit) {
     if (all || opt.what == "msm-g1") bench_msm<G1Config>("msm-g1", size_or(16, 12), reps);
     if (all || opt.what == "msm-g2") bench_msm<G2Config>("msm-g2", size_or(16, 10), reps);
     // GPU benchmarks: not part of "all" (CPU only)
-    if (opt.what == "gpu-msm-g1") bench_gpu_msm<G1Config>("gpu-msm-g1", size_or(24, 20), reps, opt.affine_rounds,
-                                                                 opt.window_bits);
-    if (opt.what == "gpu-msm-g2") bench_gpu_msm<G2Config>("gpu-msm-g2", size_or(20, 16), reps, opt.affine_rounds,
-                                                                 opt.window_bits);
+    if (opt.what == "gpu-msm-g1") bench_gpu_msm<G1Config>("gpu-msm-g1", size_or(24, 20), reps, opt.window_bits);
+    if (opt.what == "gpu-msm-g2") bench_gpu_msm<G2Config>("gpu-msm-g2", size_or(20, 16), reps, opt.window_bits);
     if (all || opt.what == "groth16") {
         CircuitOptions c;
         c.name = groth16_circuit;

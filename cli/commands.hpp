@@ -24,7 +24,6 @@ struct BenchOptions {
     std::string what = "all";  // fq-mul, fr-mul, g1-add, pairing, ntt, msm-g1, msm-g2, groth16, all
     int log_size = -1;         // problem size 2^log_size for ntt/msm (-1: the default of each benchmark)
     int repetitions = 5;       // timed runs; the median is reported
-    int affine_rounds = -1;    // gpu-msm-g1, gpu-msm-g2: GpuMsmConfig::affine_rounds (-1: its model, 0: none)
     unsigned window_bits = 0;  // gpu-msm-g1, gpu-msm-g2: GpuMsmConfig::window_bits (0: its model)
     bool quick = false;        // smaller sizes and 3 repetitions (the demo)
     // pipeline: partitions of one job through the engine

@@ -113,9 +113,6 @@ int main(int argc, char** argv) {
     bench->add_option("--reps", bench_opt.repetitions, "timed repetitions (median reported)")
         ->check(CLI::Range(1, 1000));
     bench->add_flag("--quick", bench_opt.quick, "small sizes and 3 repetitions");
-    bench->add_option("--affine-rounds", bench_opt.affine_rounds,
-                      "gpu-msm-g1, gpu-msm-g2: batch-affine rounds before the XYZZ chunks (-1: the model, 0: none)")
-        ->check(CLI::Range(-1, 24));
     bench->add_option("--window-bits", bench_opt.window_bits, "gpu-msm-g1, gpu-msm-g2: Pippenger window width (0: the model)")
         ->check(CLI::Range(0, 24));
     bench->add_option("--runs", bench_opt.runs,

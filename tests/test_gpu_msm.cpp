@@ -80,8 +80,7 @@ std::vector<Fr> make_scalars(size_t n, Kind kind, std::mt19937_64& rng) {
 template <class Cfg>
 void check(size_t n, Kind kind, uint64_t seed, const gpu::GpuMsmConfig& cfg = {}) {
     SCOPED_TRACE(::testing::Message() << "n = " << n << ", " << kind_name(kind) << ", seed " << seed
-                                      << ", window_bits " << cfg.window_bits << ", piece " << cfg.piece_points
-                                      << ", affine rounds " << cfg.affine_rounds);
+                                      << ", window_bits " << cfg.window_bits << ", piece " << cfg.piece_points);
     std::mt19937_64 rng(seed);
     auto bases = random_points<Cfg>(n, rng());
     auto scalars = make_scalars(n, kind, rng);
@@ -108,12 +107,11 @@ void check(size_t n, Kind kind, uint64_t seed, const gpu::GpuMsmConfig& cfg = {}
 
 bool have_gpu() { return !gpu::devices().empty(); }
 
-gpu::GpuMsmConfig tuned(unsigned window_bits, unsigned piece_points, bool precompute = false, int affine_rounds = -1) {
+gpu::GpuMsmConfig tuned(unsigned window_bits, unsigned piece_points, bool precompute = false) {
     gpu::GpuMsmConfig c;
     c.window_bits = window_bits;
     c.piece_points = piece_points;
     c.precompute_windows = precompute;
-    c.affine_rounds = affine_rounds;
     return c;
 }
 
@@ -165,7 +163,7 @@ TEST(GpuMsm, WindowWidthsAndPieces) {
 // opposite bases with equal scalars (a bucket reaches the identity mid-way).
 template <class Cfg>
 void check_special_bases(size_t n, uint64_t seed, const gpu::GpuMsmConfig& cfg = {}) {
-    SCOPED_TRACE(::testing::Message() << "n = " << n << ", seed " << seed << ", affine rounds " << cfg.affine_rounds);
+    SCOPED_TRACE(::testing::Message() << "n = " << n << ", seed " << seed);
     std::mt19937_64 rng(seed);
     auto bases = random_points<Cfg>(n, rng());
     auto scalars = make_scalars(n, Kind::Dense, rng);
@@ -194,22 +192,6 @@ TEST(GpuMsm, InfinityRepeatedAndOppositeBases) {
     if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
     check_special_bases<G1Config>(1 << 12, fresh_seed());
     check_special_bases<G2Config>(1 << 10, fresh_seed());
-}
-
-// The batch-affine rounds (GpuMsmConfig::affine_rounds) forced on and off, with narrow windows so that buckets hold
-// long runs (2^12 points in 32 buckets: ~128 per bucket): no rounds (the chunks alone), one, a few, more than the
-// runs need (empty rounds), on every scalar kind and on the exceptional bases (infinity, doubling, opposite points).
-TEST(GpuMsm, AffineRoundsAgreeWithTheChunks) {
-    if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
-    for (int rounds : {0, 1, 2, 5, 24}) {
-        for (Kind k : {Kind::Dense, Kind::Sparse, Kind::ZeroOne, Kind::Edge, Kind::Same})
-            check<G1Config>(1 << 12, k, fresh_seed(), tuned(6, 0, false, rounds));
-        check<G1Config>(1000, Kind::Dense, fresh_seed(), tuned(4, 3, false, rounds));
-        check_special_bases<G1Config>(1 << 12, fresh_seed(), tuned(6, 0, false, rounds));
-        check<G2Config>(1 << 10, Kind::Dense, fresh_seed(), tuned(5, 0, false, rounds));
-        check_special_bases<G2Config>(1 << 9, fresh_seed(), tuned(5, 0, false, rounds));
-    }
-    check<G1Config>(1 << 12, Kind::Dense, fresh_seed(), tuned(6, 0, true, 3));  // one bucket set for all windows
 }
 
 // One context, many calls: different scalar vectors, prefixes of the bases, repeats give the same result, and the
@@ -483,10 +465,8 @@ TEST(GpuMsm, SmallerWindowGroupsWhenMemoryIsShort) {
     {
         std::span<const G1Affine> few(bases.data(), 4096);
         std::span<const Fr> fs(s.data(), 4096);
-        for (int rounds : {0, 2}) {  // the XYZZ chunks alone, and the affine rounds with the chunks after them
-            gpu::G1MsmContext warm{few, tuned(6, 0, false, rounds)};
-            EXPECT_EQ(warm.msm(fs), msm<G1Config>(few, fs));
-        }
+        gpu::G1MsmContext warm{few};
+        EXPECT_EQ(warm.msm(fs), msm<G1Config>(few, fs));
     }
     const size_t full = ctx.call_bytes(n);
     // Takes all free device memory but about `leave` bytes. A request of nearly everything can fail on the

@@ -31,10 +31,6 @@ struct GpuMsmConfig {
     // Sorted (bucket, point) entries per accumulation thread (a chunk; runs that cross chunks are combined after),
     // so one huge bucket (e.g. every scalar equal) does not serialise on one thread. 0: 32.
     unsigned piece_points = 0;
-    // Batch-affine rounds before the chunks (msm_impl.cuh), an experiment: 0 (default) none, -1 picked from the
-    // entries per bucket (m / 2^(c-1): floor(log2) - 1 rounds, none below 4), k > 0 runs k (at most 24). On the H200
-    // (2026-12-03) the model's rounds ran G1 2^24 / 2^26 in 122.6 / 459.5 ms against 117.3 / 417.8 ms without them.
-    int affine_rounds = 0;
     // Precomputed window multiples: the constructor also keeps 2^(j c) B_i for every window j on the device (W =
     // ceil(256 / c) times the bases' memory: MsmContext::precomputed_table_bytes), so every window of a call feeds
     // one set of buckets, reduced once, with no doublings between windows; wider windows then pay off. c is fixed

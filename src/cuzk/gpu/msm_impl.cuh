@@ -31,7 +31,6 @@
 #pragma once
 
 #include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_scan.cuh>
 
 #include <algorithm>
 #include <cstring>
@@ -63,8 +62,6 @@ constexpr unsigned kMinWindow = 2, kMaxWindow = 24;
 // A window group's (key, value) pairs: 16 bytes each across the sort's double buffers, so 2^30 pairs hold 16 GiB;
 // larger MSMs run their windows in several groups (CUB's run-length encoder counts items in an int, too).
 constexpr size_t kMaxPairsPerGroup = size_t(1) << 30;
-// With batch-affine rounds: their point buffers hold ~0.75 points per pair (96 B for G1), so 2^27 pairs take ~10 GB.
-constexpr size_t kMaxAffinePairs = size_t(1) << 27;
 // Sorted entries per accumulation thread: with random scalars at c = 16, n = 2^20 a bucket holds ~32 points, so a
 // chunk of 32 covers about two runs.
 constexpr unsigned kDefaultPiece = 32;
@@ -287,22 +284,18 @@ template <class DF>
 struct AccMinBlocks {
     static constexpr int value = sizeof(DF) <= 48 ? 3 : 1;
 };
-// kDirect: the entries are the points themselves (entry i is bases[i], the affine rounds' output) and their number
-// is *d_count (count is only its bound); otherwise entry i is bases[vals[i] >> 1], negated when vals[i] & 1.
-template <class DF, bool kDirect>
+template <class DF>
 __global__ void __launch_bounds__(128, AccMinBlocks<DF>::value) accumulate_chunks(const BaseDev<DF>* __restrict__ bases,
                                                                     const uint32_t* __restrict__ keys,
                                                                     const uint32_t* __restrict__ vals, size_t count,
-                                                                    const uint32_t* __restrict__ d_count,
                                                                     uint32_t L, uint32_t sentinel,
                                                                     uint32_t num_chunks,
                                                                     Xyzz<DF>* __restrict__ buckets, Blocks<DF> bl) {
     const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= num_chunks) return;
-    if constexpr (kDirect) count = *d_count < count ? *d_count : count;
     const size_t b = (size_t)t * L;
     const size_t e = b + L < count ? b + L : count;
-    uint32_t cur = b < count ? keys[b] : sentinel;
+    uint32_t cur = keys[b];
     bl.key_head[t] = cur;
     if (cur == sentinel) {
         bl.key_tail[t] = sentinel;
@@ -311,13 +304,13 @@ __global__ void __launch_bounds__(128, AccMinBlocks<DF>::value) accumulate_chunk
     bool first = true;
     Xyzz<DF> acc;
     {
-        const uint32_t v = kDirect ? (uint32_t)b << 1 : vals[b];
+        const uint32_t v = vals[b];
         xyzz_from_affine(acc, load_base(bases, v >> 1), v & 1);
     }
     for (size_t i = b + 1; i < e; i++) {
         const uint32_t k = keys[i];
         if (k == sentinel) break;
-        const uint32_t v = kDirect ? (uint32_t)i << 1 : vals[i];
+        const uint32_t v = vals[i];
         const BaseDev<DF> pt = load_base(bases, v >> 1);
         if (k != cur) {  // the run `cur` ended inside this chunk
             if (first) bl.head[t] = acc;
@@ -374,216 +367,6 @@ __global__ void finish_blocks(Blocks<DF> bl, uint32_t sentinel, Xyzz<DF>* __rest
     const uint32_t h = bl.key_head[0], t = bl.key_tail[0];
     if (h != sentinel) buckets[h] = bl.head[0];
     if (t != h && t != sentinel) buckets[t] = bl.tail[0];
-}
-
-// ---- batch-affine rounds --------------------------------------------------------------------------------------
-// Before the chunks above, the sorted entries go through R rounds of affine additions. A round pairs entries 2s and
-// 2s + 1 (slot s) of the current sorted array; where both have the same key, their affine sum replaces them, so
-// every run of equal keys roughly halves (runs of length 2 or 3 that straddle slots may not: the chunks finish
-// whatever is left). An affine sum needs 1 / (x1 - x0); the inversions of a whole round are shared by Montgomery's
-// trick at two levels: each thread takes kRoundSlots slots (round_forward: the running product of its
-// denominators), then each thread of invert_batches inverts kInvBatch of those products with one Fermat inversion.
-// round_backward then walks its slots backwards, recovers each slot's inverse, adds, and writes the round's output
-// compacted (positions from an inclusive scan of the entries each slot leaves: 1 for a sum, else its entries).
-// A sum costs 5M + 1S (1 in the forward product, 2 to recover its inverse, 2M + 1S for the point) against the
-// chunks' 8M + 2S per mixed XYZZ addition; the inversions add ~0.5M per sum. The points cross memory three times
-// per round (forward, backward, the write), which the chunks avoid; the rounds stop while runs are still long
-// enough to fill most slots (affine_rounds_for).
-// Exceptional pairs: a side at infinity (x = y = 0) gives the other side; x0 = x1 gives the doubling
-// (denominator 2 y0) when y0 = y1, else infinity; no inversion is spent on infinity results. A zero denominator
-// can only come from points that are not on the curve; it is kept out of the shared product (the result is then
-// infinity, as garbage in gives garbage out, without touching other slots).
-constexpr uint32_t kRoundSlots = 16;
-constexpr uint32_t kInvBatch = 32;
-
-template <class DF>
-struct RoundIn {
-    const uint32_t* keys;
-    const uint32_t* vals;      // round 0: base index << 1 | negate; later rounds: nullptr (entry i is pts[i])
-    const BaseDev<DF>* pts;    // round 0: the bases; later: the previous round's points
-    const uint32_t* d_count;   // entries, on the device (nullptr in round 0: `count`)
-    uint32_t count;            // round 0: entries; later: a bound on them
-    uint32_t sentinel;         // zero digits (round 0 only), dropped
-};
-
-template <class DF>
-__device__ __forceinline__ BaseDev<DF> load_entry(const RoundIn<DF>& in, uint32_t e) {
-    if (!in.vals) return load_base(in.pts, e);
-    const uint32_t v = in.vals[e];
-    BaseDev<DF> p = load_base(in.pts, v >> 1);
-    if (v & 1) p.y = -p.y;  // -0 = 0: infinity stays (0, 0)
-    return p;
-}
-
-// The x coordinate alone (the first half of the entry: the forward pass needs y only when x0 = x1 or x = 0).
-template <class DF>
-__device__ __forceinline__ DF load_entry_x(const RoundIn<DF>& in, uint32_t e) {
-    static_assert(sizeof(DF) % 16 == 0);
-    constexpr unsigned kWords = sizeof(DF) / 16;
-    const uint4* src = reinterpret_cast<const uint4*>(in.pts + (in.vals ? in.vals[e] >> 1 : e));
-    uint4 w[kWords];
-#pragma unroll
-    for (unsigned k = 0; k < kWords; k++) w[k] = __ldg(src + k);
-    DF x;
-    memcpy(&x, w, sizeof(x));
-    return x;
-}
-
-enum : uint32_t { kPairAdd = 0, kPairDbl = 1, kPairTrivial = 2 };
-
-// How p0 + p1 is formed, and its denominator d (nonzero) unless trivial.
-template <class DF>
-__device__ __forceinline__ uint32_t pair_kind(const BaseDev<DF>& p0, const BaseDev<DF>& p1, DF& d) {
-    if (base_is_infinity(p0) || base_is_infinity(p1)) return kPairTrivial;
-    uint32_t kind = kPairAdd;
-    if (p0.x != p1.x) {
-        d = p1.x - p0.x;
-    } else if (p0.y == p1.y) {
-        d = p0.y.dbl();
-        kind = kPairDbl;
-    } else {
-        return kPairTrivial;  // p1 = -p0
-    }
-    return d.is_zero() ? kPairTrivial : kind;
-}
-
-template <class DF>
-__device__ __forceinline__ BaseDev<DF> trivial_sum(const BaseDev<DF>& p0, const BaseDev<DF>& p1) {
-    if (base_is_infinity(p0)) return p1;
-    if (base_is_infinity(p1)) return p0;
-    return BaseDev<DF>{DF::zero(), DF::zero()};
-}
-
-// p0 + p1 given inv_d = 1 / d (pair_kind): lambda = (y1 - y0) / (x1 - x0), or 3 x0^2 / (2 y0) for a doubling.
-template <class DF>
-__device__ __forceinline__ BaseDev<DF> affine_sum(const BaseDev<DF>& p0, const BaseDev<DF>& p1, uint32_t kind,
-                                                  const DF& inv_d) {
-    DF num;
-    if (kind == kPairAdd) {
-        num = p1.y - p0.y;
-    } else {
-        const DF xx = p0.x.square();
-        num = DF::add_lazy(xx.dbl(), xx);
-    }
-    const DF lambda = num * inv_d;
-    BaseDev<DF> r;
-    r.x = lambda.square() - p0.x - p1.x;
-    r.y = lambda * (p0.x - r.x) - p0.y;
-    return r;
-}
-
-// Slot s = i T + t of thread t, i < kRoundSlots (consecutive threads, consecutive slots). counts[s] = entries the
-// slot leaves; prefix[i T + t] = product of the thread's denominators up to slot i; totals[t] = all of them.
-template <class DF>
-__global__ void __launch_bounds__(128) round_forward(RoundIn<DF> in, uint32_t slots, uint32_t T,
-                                                     DF* __restrict__ prefix, DF* __restrict__ totals,
-                                                     uint32_t* __restrict__ counts) {
-    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= T) return;
-    const uint32_t n = in.d_count ? *in.d_count : in.count;
-    DF acc = DF::one();
-    for (uint32_t i = 0; i < kRoundSlots; i++) {
-        const uint64_t s = (uint64_t)i * T + t;
-        if (s >= slots) break;
-        uint32_t left = 0;
-        const uint64_t e0 = 2 * s;
-        if (e0 < n) {
-            const uint32_t k0 = in.keys[e0], k1 = e0 + 1 < n ? in.keys[e0 + 1] : in.sentinel;
-            left = (k0 != in.sentinel) + (k1 != in.sentinel);
-            if (k0 == k1 && k0 != in.sentinel) {
-                left = 1;
-                const DF x0 = load_entry_x(in, (uint32_t)e0), x1 = load_entry_x(in, (uint32_t)e0 + 1);
-                DF d;
-                if (x0 != x1 && !x0.is_zero() && !x1.is_zero()) {  // the usual case: a finite sum of two points
-                    acc = acc * (x1 - x0);
-                } else if (pair_kind(load_entry(in, (uint32_t)e0), load_entry(in, (uint32_t)e0 + 1), d) !=
-                           kPairTrivial) {
-                    acc = acc * d;
-                }
-            }
-        }
-        prefix[(size_t)i * T + t] = acc;
-        counts[s] = left;
-    }
-    totals[t] = acc;
-}
-
-// v[i] = 1 / v[i] for i < n (all nonzero), kInvBatch per thread: one inversion each (tmp: running products).
-template <class DF>
-__global__ void invert_batches(DF* __restrict__ v, DF* __restrict__ tmp, uint32_t n) {
-    const uint64_t b = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) * kInvBatch;
-    if (b >= n) return;
-    const uint32_t e = (uint32_t)(b + kInvBatch < n ? b + kInvBatch : n);
-    DF run = DF::one();
-    for (uint32_t i = (uint32_t)b; i < e; i++) {
-        run = run * v[i];
-        tmp[i] = run;
-    }
-    DF inv = inverse(run);
-    for (uint32_t i = e; i-- > (uint32_t)b;) {
-        const DF x = v[i];
-        v[i] = i > (uint32_t)b ? inv * tmp[i - 1] : inv;
-        inv = inv * x;
-    }
-}
-
-// The sums, from the inverted totals; incl = inclusive scan of round_forward's counts. Writes the round's sorted
-// output (keys, points) and its length (*count_out).
-template <class DF>
-__global__ void __launch_bounds__(128) round_backward(RoundIn<DF> in, uint32_t slots, uint32_t T,
-                                                      const DF* __restrict__ prefix, const DF* __restrict__ inv_totals,
-                                                      const uint32_t* __restrict__ incl,
-                                                      uint32_t* __restrict__ out_keys,
-                                                      BaseDev<DF>* __restrict__ out_pts, uint32_t* count_out) {
-    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= T) return;
-    if (t == 0) *count_out = slots ? incl[slots - 1] : 0;
-    const uint32_t n = in.d_count ? *in.d_count : in.count;
-    DF inv = inv_totals[t];
-    for (uint32_t i = kRoundSlots; i-- > 0;) {
-        const uint64_t s = (uint64_t)i * T + t;
-        if (s >= slots) continue;
-        const uint64_t e0 = 2 * s;
-        if (e0 >= n) continue;
-        const uint32_t k0 = in.keys[e0], k1 = e0 + 1 < n ? in.keys[e0 + 1] : in.sentinel;
-        const uint32_t end = incl[s];
-        if (k0 == k1 && k0 != in.sentinel) {
-            const BaseDev<DF> p0 = load_entry(in, (uint32_t)e0), p1 = load_entry(in, (uint32_t)e0 + 1);
-            DF d;
-            const uint32_t kind = pair_kind(p0, p1, d);
-            BaseDev<DF> r;
-            if (kind == kPairTrivial) {
-                r = trivial_sum(p0, p1);
-            } else {
-                const DF inv_d = i > 0 ? inv * prefix[(size_t)(i - 1) * T + t] : inv;
-                if (i > 0) inv = inv * d;
-                r = affine_sum(p0, p1, kind, inv_d);
-            }
-            out_keys[end - 1] = k0;
-            out_pts[end - 1] = r;
-        } else {
-            uint32_t pos = end - ((k0 != in.sentinel) + (k1 != in.sentinel));
-            if (k0 != in.sentinel) {
-                out_keys[pos] = k0;
-                out_pts[pos++] = load_entry(in, (uint32_t)e0);
-            }
-            if (k1 != in.sentinel) {
-                out_keys[pos] = k1;
-                out_pts[pos] = load_entry(in, (uint32_t)e0 + 1);
-            }
-        }
-    }
-}
-
-// Rounds worth running: while the runs (entries per bucket, m / H with random scalars) are long, nearly every slot
-// holds a pair; the rounds stop near two entries per run (docs/gpu-msm-notes.md has the simulation). auto_rounds:
-// GpuMsmConfig::affine_rounds (-1: this model).
-inline unsigned affine_rounds_for(size_t m, uint32_t H, int configured) {
-    if (configured >= 0) return (unsigned)std::min(configured, 24);
-    const size_t avg = m / H;
-    unsigned r = 0;
-    while ((size_t(4) << r) <= avg) r++;  // floor(log2(avg)) - 1
-    return r;
 }
 
 // ---- bucket reduction -----------------------------------------------------------------------------------------
@@ -662,13 +445,7 @@ struct Plan {
     uint32_t H = 0, sentinel = 0;
     size_t P = 0;          // pairs per (full) group: m * wg
     uint32_t L = 0;        // sorted entries per accumulation chunk (thread)
-    uint32_t chunks = 0;   // chunks of a full group: ceil(entries left for them / L)
-    // batch-affine rounds before the chunks (0: none); bounds on the entries of their outputs: even rounds write
-    // A, odd rounds B; round 0's slots and threads; CUB's scan scratch
-    unsigned R = 0;
-    size_t boundA = 0, boundB = 0;
-    uint32_t slots0 = 0, T0 = 0;
-    size_t scan_bytes = 0;
+    uint32_t chunks = 0;   // chunks of a full group: ceil(P / L)
     uint32_t T = 0, S = 0;  // reduction segments per window, buckets per segment
     size_t cub_bytes = 0;
     // ones
@@ -682,10 +459,6 @@ struct Plan {
         uint32_t *key_head, *key_tail;
         Xyzz<F>*head, *tail, *buckets, *seg0, *seg1;
         void* cub;
-        uint32_t *rkA, *rkB, *rcnt, *rincl, *rcount;
-        BaseDev<F>*rpA, *rpB;
-        F *rprefix, *rtot, *rtot2;
-        void* rscan;
         uint32_t* ones_idx;
         Xyzz<F>*ones0, *ones1;
     };
@@ -714,19 +487,6 @@ struct Plan {
             p.seg0 = (Xyzz<F>*)take((size_t)sets * T * sizeof(Xyzz<F>));
             p.seg1 = (Xyzz<F>*)take((size_t)sets * std::max<uint32_t>(T / 2, 1) * sizeof(Xyzz<F>));
             p.cub = take(cub_bytes);
-            if (R) {
-                p.rkA = (uint32_t*)take(boundA * 4);
-                p.rpA = (BaseDev<F>*)take(boundA * sizeof(BaseDev<F>));
-                p.rkB = (uint32_t*)take(boundB * 4);
-                p.rpB = (BaseDev<F>*)take(boundB * sizeof(BaseDev<F>));
-                p.rcnt = (uint32_t*)take((size_t)slots0 * 4);
-                p.rincl = (uint32_t*)take((size_t)slots0 * 4);
-                p.rprefix = (F*)take((size_t)T0 * kRoundSlots * sizeof(F));
-                p.rtot = (F*)take((size_t)T0 * sizeof(F));
-                p.rtot2 = (F*)take((size_t)T0 * sizeof(F));
-                p.rcount = (uint32_t*)take((size_t)(R + 1) * 4);
-                p.rscan = take(scan_bytes);
-            }
         }
         if (k) {
             p.ones_idx = (uint32_t*)take(words ? (size_t)words * 8 : (size_t)k * 4);
@@ -756,35 +516,18 @@ Plan<F> make_plan(size_t m, size_t k, const GpuMsmConfig& cfg, unsigned sm_count
         if (pl.c < kMinWindow || pl.c > kMaxWindow)
             throw std::invalid_argument("gpu msm: window_bits must be in [2, 24]");
         pl.W = num_windows(pl.c);
-        pl.H = 1u << (pl.c - 1);
-        // Entries per bucket: m per window, or with the table every window of a group in one bucket set.
-        pl.R = affine_rounds_for((size_t)m * (pre_c ? pl.W : 1), pl.H, cfg.affine_rounds);
-        // The rounds' buffers (~75 B per pair) cap a group at kMaxAffinePairs.
-        const size_t cap = std::min(max_pairs, pl.R ? kMaxAffinePairs : kMaxPairsPerGroup);
-        pl.wg = (unsigned)std::min<size_t>(pl.W, std::max<size_t>(1, cap / m));
+        pl.wg = (unsigned)std::min<size_t>(pl.W, std::max<size_t>(1, std::min(max_pairs, kMaxPairsPerGroup) / m));
         pl.pre_stride = pre_c ? pre_stride : 0;
         pl.sets = pre_c ? 1 : pl.wg;
+        pl.H = 1u << (pl.c - 1);
         pl.sentinel = pl.sets * pl.H;  // < 2^28: at most 128 sets of H <= 2^23
         pl.P = (size_t)m * pl.wg;
-        size_t left = pl.P;  // entries the chunks take
-        if (pl.R) {
-            // A round leaves at most one entry per slot plus one per run boundary: ceil(n / 2) + runs.
-            const size_t runs = std::min<size_t>(pl.P, pl.sentinel);
-            auto next = [runs](size_t b) { return std::min(b, (b + 1) / 2 + runs); };
-            pl.boundA = next(pl.P);
-            pl.boundB = next(pl.boundA);
-            for (unsigned r = 0; r < pl.R; r++) left = next(left);
-            pl.slots0 = (uint32_t)((pl.P + 1) / 2);
-            pl.T0 = (pl.slots0 + kRoundSlots - 1) / kRoundSlots;
-            CUZK_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, pl.scan_bytes, (const uint32_t*)nullptr,
-                                                          (uint32_t*)nullptr, (int64_t)pl.slots0));
-        }
         // Default chunk: 32 entries, more for large calls so the blocks (2 points per chunk) stay <= 2^22.
         pl.L = cfg.piece_points ? cfg.piece_points
-                                : std::max<uint32_t>(kDefaultPiece, pow2_ceil((left + (1u << 21) - 1) >> 21));
-        if ((left + pl.L - 1) / pl.L >= (size_t(1) << 30))
+                                : std::max<uint32_t>(kDefaultPiece, pow2_ceil((pl.P + (1u << 21) - 1) >> 21));
+        if ((pl.P + pl.L - 1) / pl.L >= (size_t(1) << 30))
             throw std::invalid_argument("gpu msm: too many accumulation chunks; raise piece_points");
-        pl.chunks = (uint32_t)((left + pl.L - 1) / pl.L);
+        pl.chunks = (uint32_t)((pl.P + pl.L - 1) / pl.L);
         pl.T = std::min<uint32_t>(pl.H, pow2_floor(std::max<uint32_t>(1, kSegmentThreads / pl.sets)));
         pl.S = pl.H / pl.T;
         // CUB scratch, queried (no launch) for the largest group.
@@ -999,6 +742,7 @@ struct MsmContext<Cfg>::Impl {
             const unsigned sets = pl.pre_stride ? 1 : wg;
             const uint32_t sentinel = sets * pl.H;
             const size_t P_g = (size_t)m * wg;
+            const uint32_t chunks = (uint32_t)((P_g + pl.L - 1) / pl.L);
             const int end_bit = 32 - __builtin_clz(sentinel);
             const int sort_span = kt.start("digits_sort", stream);
             if (mont)
@@ -1016,19 +760,11 @@ struct MsmContext<Cfg>::Impl {
             const uint32_t* vals = vb.Current();
             kt.stop(sort_span, stream);
             const int acc_span = kt.start("accumulate", stream);
-            // The entries the chunks take: the sorted pairs, or what the affine rounds leave of them.
-            RoundIn<F> left{keys, vals, d_bases, nullptr, (uint32_t)P_g, sentinel};
-            if (pl.R) left = affine_rounds(pl, b, left, stream);
-            const uint32_t chunks = (uint32_t)((left.count + pl.L - 1) / pl.L);
             // Buckets no run reaches stay the identity (all-zero bytes).
             CUZK_CUDA_CHECK(cudaMemsetAsync(b.buckets, 0, (size_t)sentinel * sizeof(P), stream));
             const Blocks<F> blk{b.head, b.tail, b.key_head, b.key_tail};
-            if (pl.R)
-                accumulate_chunks<F, true><<<blocks_for(chunks), kThreads, 0, stream>>>(
-                    left.pts, left.keys, nullptr, left.count, left.d_count, pl.L, sentinel, chunks, b.buckets, blk);
-            else
-                accumulate_chunks<F, false><<<blocks_for(chunks), kThreads, 0, stream>>>(
-                    d_bases, keys, vals, P_g, nullptr, pl.L, sentinel, chunks, b.buckets, blk);
+            accumulate_chunks<F><<<blocks_for(chunks), kThreads, 0, stream>>>(d_bases, keys, vals, P_g, pl.L,
+                                                                               sentinel, chunks, b.buckets, blk);
             CUZK_CUDA_CHECK(cudaGetLastError());
             for (uint64_t st = 1; st < chunks; st *= 2) {
                 const uint64_t pairs = (chunks + 2 * st - 1) / (2 * st);
@@ -1071,33 +807,6 @@ struct MsmContext<Cfg>::Impl {
             acc += sums[j].to_jacobian();
         }
         return acc;
-    }
-
-    // The plan's R batch-affine rounds over one group's sorted entries `in` (msm_impl.cuh, "batch-affine rounds");
-    // returns what they leave: sorted keys and points, their number on the device, and a bound on it.
-    RoundIn<F> affine_rounds(const Plan<F>& pl, const typename Plan<F>::Ptrs& b, RoundIn<F> in, cudaStream_t stream) {
-        const size_t runs = std::min<size_t>(in.count, in.sentinel);
-        size_t bound = in.count;
-        for (unsigned r = 0; r < pl.R; r++) {
-            const uint32_t slots = (uint32_t)((bound + 1) / 2);
-            const uint32_t T = (slots + kRoundSlots - 1) / kRoundSlots;
-            round_forward<F><<<blocks_for(T), kThreads, 0, stream>>>(in, slots, T, b.rprefix, b.rtot, b.rcnt);
-            CUZK_CUDA_CHECK(cudaGetLastError());
-            invert_batches<F><<<blocks_for((T + kInvBatch - 1) / kInvBatch), kThreads, 0, stream>>>(b.rtot, b.rtot2,
-                                                                                                      T);
-            CUZK_CUDA_CHECK(cudaGetLastError());
-            size_t scan_bytes = pl.scan_bytes;
-            CUZK_CUDA_CHECK(
-                cub::DeviceScan::InclusiveSum(b.rscan, scan_bytes, b.rcnt, b.rincl, (int64_t)slots, stream));
-            uint32_t* const keys = r % 2 ? b.rkB : b.rkA;
-            BaseDev<F>* const pts = r % 2 ? b.rpB : b.rpA;
-            round_backward<F><<<blocks_for(T), kThreads, 0, stream>>>(in, slots, T, b.rprefix, b.rtot, b.rincl, keys,
-                                                                      pts, b.rcount + r + 1);
-            CUZK_CUDA_CHECK(cudaGetLastError());
-            bound = std::min(bound, (size_t)slots + runs);
-            in = RoundIn<F>{keys, nullptr, pts, b.rcount + r + 1, (uint32_t)bound, in.sentinel};
-        }
-        return in;
     }
 
     // ones_words: h_ones is a bitmap of that many words holding k ones (0: k indices).

@@ -180,8 +180,8 @@ std::vector<std::vector<XYZZ<Cfg>>> rounds_on_device(const BaseDev<F>* bases, si
         CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(cub.get(), tmp, kb, vb, (int64_t)n, 0,
                                                         32 - __builtin_clz(K), stream));
         CUZK_CUDA_CHECK(cudaMemsetAsync(buckets.get(), 0, (size_t)K * sizeof(P), stream));
-        accumulate_chunks<F, false><<<blocks_for(chunks), kThreads, 0, stream>>>(
-            bases, kb.Current(), vb.Current(), n, nullptr, L, K, chunks, buckets.get(), blk);
+        accumulate_chunks<F><<<blocks_for(chunks), kThreads, 0, stream>>>(bases, kb.Current(), vb.Current(), n, L,
+                                                                           K, chunks, buckets.get(), blk);
         CUZK_CUDA_CHECK(cudaGetLastError());
         for (uint64_t st = 1; st < chunks; st *= 2) {
             const uint64_t pairs = (chunks + 2 * st - 1) / (2 * st);
