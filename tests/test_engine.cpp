@@ -1457,6 +1457,72 @@ TEST(Timing, BusyTimeJsonAndBreakdown) {
 }
 
 namespace {
+// A pretend device's backend that holds compiled matrices as a GPU's does (products_device_bytes each); its holds
+// are recorded so a test can see when they end.
+struct MatricesOnDevice : CpuBackend {
+    MatricesOnDevice(const groth16::Parameters& p, size_t bytes, std::shared_ptr<std::vector<std::weak_ptr<int>>> holds)
+        : CpuBackend(p), bytes(bytes), holds(std::move(holds)) {}
+    size_t products_device_bytes(const r1cs::PrecompiledR1cs&) const override { return bytes; }
+    std::shared_ptr<const void> hold_products(const r1cs::PrecompiledR1cs&) override {
+        auto h = std::make_shared<int>(0);
+        holds->push_back(h);
+        return h;
+    }
+    size_t bytes;
+    std::shared_ptr<std::vector<std::weak_ptr<int>>> holds;
+};
+}  // namespace
+
+// #22: the matrices a key's jobs are compiled against stay on its devices while the key is loaded, counted in the
+// device budget, so a daemon's jobs do not copy them again each; without room in the budget (or with the option
+// off) the store holds none and the jobs hold them for themselves.
+TEST(KeyStore, MatricesStayOnTheKeysDevicesWithTheKey) {
+    ParamFiles f;
+    const size_t on_device = 4096;
+    auto holds = std::make_shared<std::vector<std::weak_ptr<int>>>();
+    auto with = [&](bool keep) {
+        KeyStoreConfig cfg = with_pretend_device(f.bytes[0] + on_device);  // the key's copy and one set of matrices
+        cfg.make_device_copies = [holds, on_device](const groth16::Parameters& p) {
+            std::vector<DeviceCopy> v;
+            v.push_back({"dev:0", ProvingKeyStore::resident_bytes(p),
+                         std::make_unique<MatricesOnDevice>(p, on_device, holds)});
+            return v;
+        };
+        cfg.keep_device_products = keep;
+        return cfg;
+    };
+    auto chain = [](unsigned log) { return [log] { return r1cs::compile_r1cs(circuits::MulChainCircuit(log, 1, std::nullopt)); }; };
+    ProvingKeyStore store(with(true));
+    auto key = store.get(f.files[0]);
+    ASSERT_EQ(key->devices.size(), 1u);
+    auto m5 = store.matrices(*key, "mulchain 5", chain(5));
+    ASSERT_EQ(holds->size(), 1u);
+    EXPECT_FALSE(holds->front().expired()) << "held by the store";
+    EXPECT_EQ(store.stats().device_bytes.at("dev:0"), f.bytes[0] + on_device);
+    EXPECT_EQ(store.matrices(*key, "mulchain 5", chain(5)).get(), m5.get());
+    EXPECT_EQ(holds->size(), 1u) << "one copy for every job";
+    // Matrices that do not fit in the device budget beside them: made and served, but not held nor counted there.
+    auto m6 = store.matrices(*key, "mulchain 6", chain(6));
+    EXPECT_GT(m6->num_constraints, m5->num_constraints);
+    EXPECT_EQ(holds->size(), 1u);
+    EXPECT_EQ(store.stats().device_bytes.at("dev:0"), f.bytes[0] + on_device);
+    // Evicted with the key, the hold ends and the device bytes go back.
+    key.reset();
+    m5.reset();
+    m6.reset();
+    EXPECT_TRUE(store.evict(f.files[0]));
+    EXPECT_TRUE(holds->front().expired());
+    EXPECT_EQ(store.stats().device_bytes.at("dev:0"), 0u);
+    // The option off: the store holds nothing on the device.
+    holds->clear();
+    ProvingKeyStore off(with(false));
+    auto k = off.get(f.files[0]);
+    (void)off.matrices(*k, "mulchain 5", chain(5));
+    EXPECT_TRUE(holds->empty());
+    EXPECT_EQ(off.stats().device_bytes.at("dev:0"), f.bytes[0]);
+}
+
+namespace {
 // A CPU backend that says it makes the sparse products itself (as a GPU holding the matrices does): it records the
 // assignments it is given and completes the deferred ones with the CPU prover.
 struct HoldingBackend : CpuBackend {

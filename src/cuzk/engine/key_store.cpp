@@ -99,6 +99,9 @@ struct ProvingKeyStore::Entry {
     uint64_t last_use = 0;
     std::mutex matrices_mu;
     std::map<std::string, std::shared_future<std::shared_ptr<const r1cs::PrecompiledR1cs>>> matrices;
+    // The devices' holds on those matrices (hold_on_devices; under matrices_mu). Declared after them: released
+    // first, as a hold must not outlive its matrices.
+    std::vector<std::shared_ptr<const void>> device_holds;
 
     // Idle: loaded, and no job holds the key or any of its matrices.
     bool idle() {
@@ -165,6 +168,11 @@ void ProvingKeyStore::reserve_devices(Entry& e, const std::map<std::string, size
     for (const auto& [dev, b] : e.device_bytes) device_bytes_[dev] -= b;
     e.device_bytes = bytes;
     for (const auto& [dev, b] : e.device_bytes) device_bytes_[dev] += b;
+}
+
+void ProvingKeyStore::add_device_bytes(Entry& e, const std::string& device, int64_t delta) {
+    e.device_bytes[device] += (size_t)delta;
+    device_bytes_[device] += (size_t)delta;
 }
 
 void ProvingKeyStore::drop(const std::string& key) {
@@ -357,6 +365,7 @@ std::shared_ptr<const r1cs::PrecompiledR1cs> ProvingKeyStore::matrices(
             entry->bytes += bytes;
             bytes_ += bytes;
         }
+        hold_on_devices(key, *m, *entry);  // before the future is ready: the entry cannot be idle meanwhile
         mine.set_value(m);
         return m;
     } catch (...) {
@@ -366,6 +375,27 @@ std::shared_ptr<const r1cs::PrecompiledR1cs> ProvingKeyStore::matrices(
         }
         mine.set_exception(std::current_exception());
         throw;
+    }
+}
+
+void ProvingKeyStore::hold_on_devices(const ProvingKey& key, const r1cs::PrecompiledR1cs& m, Entry& entry) {
+    if (!cfg_.keep_device_products) return;
+    for (const auto& d : key.devices) {
+        const size_t bytes = d.backend->products_device_bytes(m);
+        if (bytes == 0) continue;
+        {
+            std::lock_guard<std::mutex> lk(mu_);
+            if (!make_room(0, {{d.device, bytes}}, &entry)) continue;  // jobs will hold them for themselves
+            add_device_bytes(entry, d.device, (int64_t)bytes);           // reserved while the copy is made
+        }
+        auto hold = d.backend->hold_products(m);  // nullptr: no room on the device itself
+        if (hold) {
+            std::lock_guard<std::mutex> lk(entry.matrices_mu);
+            entry.device_holds.push_back(std::move(hold));
+        } else {
+            std::lock_guard<std::mutex> lk(mu_);
+            add_device_bytes(entry, d.device, -(int64_t)bytes);
+        }
     }
 }
 

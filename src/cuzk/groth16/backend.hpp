@@ -50,6 +50,12 @@ public:
         (void)pce;
         return nullptr;
     }
+    // Device bytes a hold of `pce`'s matrices takes (what a key store counts in its device budget when it keeps
+    // them with the key); 0 (the default): this backend holds no matrices.
+    virtual size_t products_device_bytes(const r1cs::PrecompiledR1cs& pce) const {
+        (void)pce;
+        return 0;
+    }
 
     // Optional pipelining for a caller that proves circuits one at a time (the engine): prepare(next) may run on
     // another thread while prove / prove_prepared of the current circuit runs, and starts moving `next`'s data (the

@@ -566,6 +566,10 @@ std::shared_ptr<const void> GpuProver::hold_products(const r1cs::PrecompiledR1cs
     return impl_->hold_products(pce);
 }
 
+size_t GpuBackend::products_device_bytes(const r1cs::PrecompiledR1cs& pce) const {
+    return DeviceMatrices::device_bytes(pce);
+}
+
 bool GpuProver::needs_host_points() const { return impl_->cfg.pin_host_params; }
 
 size_t GpuProver::resident_bytes() const {

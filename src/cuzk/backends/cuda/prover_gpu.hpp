@@ -131,6 +131,7 @@ public:
     std::shared_ptr<const void> hold_products(const r1cs::PrecompiledR1cs& pce) override {
         return prover_.hold_products(pce);
     }
+    size_t products_device_bytes(const r1cs::PrecompiledR1cs& pce) const override;
     std::string name() const override { return "gpu"; }
     std::string lane() const override { return "cuda:" + std::to_string(device_); }
     // Device bytes held by its resident copy of the parameters.
