@@ -32,6 +32,7 @@
 
 #include "cuzk/gpu/device.hpp"
 #include "cuzk/gpu/msm.hpp"
+#include "cuzk/gpu/ntt.hpp"
 #endif
 
 namespace cuzk::cli {
@@ -173,11 +174,39 @@ void bench_gpu_msm(const std::string& name, int log_size, int reps, unsigned win
 #endif
 }
 
+// The GPU NTT (gpu::ntt_device, forward, natural order) of 2^log_size random values resident on the device, with
+// caller-owned scratch and the device's tables, synchronized: each run is the transform's kernels and launches.
+void bench_gpu_ntt(int log_size, int reps) {
+#ifdef CUZK_HAVE_CUDA
+    if (gpu::devices().empty()) throw std::runtime_error("bench gpu-ntt: no CUDA device");
+    const size_t n = size_t{1} << log_size;
+    const auto values = random_scalars<Fr>(n, 4);
+    Fr *d = nullptr, *scratch = nullptr;
+    const size_t scratch_n = std::max<size_t>(gpu::ntt_scratch_elements((unsigned)log_size), 1);
+    if (cudaMalloc(&d, n * sizeof(Fr)) != cudaSuccess || cudaMalloc(&scratch, scratch_n * sizeof(Fr)) != cudaSuccess) {
+        cudaFree(d);
+        throw std::runtime_error("bench gpu-ntt: cudaMalloc");
+    }
+    cudaMemcpy(d, values.data(), n * sizeof(Fr), cudaMemcpyHostToDevice);
+    const auto tables = gpu::ntt_tables();
+    gpu::NttConfig cfg;
+    cfg.d_scratch = scratch;
+    cfg.tables = tables.get();
+    const auto s = measure(reps, [&] { gpu::ntt_device(d, (unsigned)log_size, cfg); });
+    cudaFree(scratch);
+    cudaFree(d);
+    report("gpu-ntt", log_size, 1e3, "ms", 1, s);
+#else
+    (void)log_size, (void)reps;
+    throw std::runtime_error("bench gpu-ntt: built without CUDA");
+#endif
+}
+
 }  // namespace
 
 std::vector<std::string> bench_names() {
     return {"all",      "fq-mul",   "fr-mul",     "g1-add",     "pairing",     "ntt",  "msm-g1", "msm-g2",
-            "gpu-msm-g1", "gpu-msm-g2", "groth16", "pipeline", "porep-c2", "params-load", "post", "snap"};
+            "gpu-msm-g1", "gpu-msm-g2", "gpu-ntt", "groth16", "pipeline", "porep-c2", "params-load", "post", "snap"};
 }
 
 // `groth16_circuit`: mulchain (2^log_size constraints) or a PoRep circuit (circuits/catalog.hpp).
@@ -197,6 +226,7 @@ int run_bench(const BenchOptions& opt, const std::string& groth16_circuit) {
     if (all || opt.what == "msm-g2") bench_msm<G2Config>("msm-g2", size_or(16, 10), reps);
     // GPU benchmarks: not part of "all" (CPU only)
     if (opt.what == "gpu-msm-g1") bench_gpu_msm<G1Config>("gpu-msm-g1", size_or(24, 20), reps, opt.window_bits);
+    if (opt.what == "gpu-ntt") bench_gpu_ntt(size_or(24, 20), reps);
     if (opt.what == "gpu-msm-g2") bench_gpu_msm<G2Config>("gpu-msm-g2", size_or(20, 16), reps, opt.window_bits);
     if (all || opt.what == "groth16") {
         CircuitOptions c;

@@ -190,6 +190,9 @@ __device__ __forceinline__ uint32_t line_of_output(uint32_t q, const PassParams&
 // G consecutive DIF levels (starting at level t0 of an r-level line) on sets of 2^G elements held in registers.
 // Level with half-distance h = 2^hl: (x[j], x[j+h]) -> (x[j] + x[j+h], (x[j] - x[j+h]) * w_{2h}^(j mod h)),
 // w_{2h} = w_{2^11}^(2^(10-hl)). A set is the 2^G elements base + m * 2^a (a = log2 of the last level's h).
+// In a line's last G levels (a = 0) every set starts at a multiple of 2^G, so j mod h depends on m alone, the same
+// for every thread: the butterflies with twiddle 1 (j mod h = 0: 7 of the 12 products of a radix-8 group) skip
+// their product without diverging.
 template <int G>
 __device__ __forceinline__ void dif_levels(uint64_t* smem, uint32_t tile, uint32_t r, uint32_t t0, uint32_t nthr,
                                            const fr_dev* line_roots) {
@@ -213,11 +216,11 @@ __device__ __forceinline__ void dif_levels(uint64_t* smem, uint32_t tile, uint32
             for (int m = 0; m < (1 << G); m++) {
                 if (m & dm) continue;
                 const uint32_t j = (in_line + ((uint32_t)m << a)) & ((1u << hl) - 1);
-                const fr_dev w = load_table(line_roots + (j << (LINE_ROOT_LOG - hl)));
                 const fr_dev s = x[m] + x[m + dm];
                 const fr_dev d = x[m] - x[m + dm];
                 x[m] = s;
-                x[m + dm] = d * w;
+                if (a == 0 && j == 0) x[m + dm] = d;  // uniform across the warp (above)
+                else x[m + dm] = d * load_table(line_roots + (j << (LINE_ROOT_LOG - hl)));
             }
         }
 #pragma unroll
