@@ -187,7 +187,11 @@ void bench_gpu_ntt(int log_size, int reps) {
         cudaFree(d);
         throw std::runtime_error("bench gpu-ntt: cudaMalloc");
     }
-    cudaMemcpy(d, values.data(), n * sizeof(Fr), cudaMemcpyHostToDevice);
+    if (cudaMemcpy(d, values.data(), n * sizeof(Fr), cudaMemcpyHostToDevice) != cudaSuccess) {
+        cudaFree(scratch);
+        cudaFree(d);
+        throw std::runtime_error("bench gpu-ntt: cudaMemcpy");
+    }
     const auto tables = gpu::ntt_tables();
     gpu::NttConfig cfg;
     cfg.d_scratch = scratch;
