@@ -101,12 +101,17 @@ using FqD = mont32_t<cuzk::FqConfig>;
 
 constexpr int ITER = 4096;
 
-__global__ void k_imad_lo(uint32_t* out, uint32_t b) {
+// mad.lo.u32 (kHi false) or mad.hi.u32 (kHi true), 8 independent chains per thread.
+template <bool kHi>
+__global__ void k_imad(uint32_t* out, uint32_t b) {
     uint32_t a[8];
     for (int j = 0; j < 8; j++) a[j] = threadIdx.x + j;
     for (int i = 0; i < ITER; i++) {
 #pragma unroll
-        for (int j = 0; j < 8; j++) asm volatile("mad.lo.u32 %0, %0, %1, %2;" : "+r"(a[j]) : "r"(b), "r"(j));
+        for (int j = 0; j < 8; j++) {
+            if constexpr (kHi) asm volatile("mad.hi.u32 %0, %0, %1, %2;" : "+r"(a[j]) : "r"(b), "r"(j));
+            else asm volatile("mad.lo.u32 %0, %0, %1, %2;" : "+r"(a[j]) : "r"(b), "r"(j));
+        }
     }
     uint32_t s = 0; for (int j = 0; j < 8; j++) s ^= a[j];
     out[blockIdx.x * blockDim.x + threadIdx.x] = s;
@@ -120,16 +125,6 @@ __global__ void k_imad_wide(uint64_t* out, uint32_t b) {
             asm volatile("{.reg .u32 t; cvt.u32.u64 t, %0; mad.wide.u32 %0, t, %1, %0;}" : "+l"(a[j]) : "r"(b));
     }
     uint64_t s = 0; for (int j = 0; j < 8; j++) s ^= a[j];
-    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
-}
-__global__ void k_imad_hi(uint32_t* out, uint32_t b) {
-    uint32_t a[8];
-    for (int j = 0; j < 8; j++) a[j] = threadIdx.x + j;
-    for (int i = 0; i < ITER; i++) {
-#pragma unroll
-        for (int j = 0; j < 8; j++) asm volatile("mad.hi.u32 %0, %0, %1, %2;" : "+r"(a[j]) : "r"(b), "r"(j));
-    }
-    uint32_t s = 0; for (int j = 0; j < 8; j++) s ^= a[j];
     out[blockIdx.x * blockDim.x + threadIdx.x] = s;
 }
 // a carry chain: 8 (lo,hi) pairs per statement group, one CC chain
@@ -235,8 +230,8 @@ int main() {
         printf("%-28s %8.3f ms  %9.1f Gop/s  %6.1f /clk/SM\n", name, ms, gops, gops / (ghz * sms));
     };
     double n8 = (double)blocks * threads * ITER * 8;
-    rep("mad.lo.u32 x8 indep", timeit([&] { k_imad_lo<<<blocks, threads>>>((uint32_t*)buf, 12345); }), n8);
-    rep("mad.hi.u32 x8 indep", timeit([&] { k_imad_hi<<<blocks, threads>>>((uint32_t*)buf, 12345); }), n8);
+    rep("mad.lo.u32 x8 indep", timeit([&] { k_imad<false><<<blocks, threads>>>((uint32_t*)buf, 12345); }), n8);
+    rep("mad.hi.u32 x8 indep", timeit([&] { k_imad<true><<<blocks, threads>>>((uint32_t*)buf, 12345); }), n8);
     rep("mad.wide.u32 x8 indep", timeit([&] { k_imad_wide<<<blocks, threads>>>((uint64_t*)buf, 12345); }), n8);
     rep("madc lo/hi chain (per pair)", timeit([&] { k_madc<<<blocks, threads>>>((uint32_t*)buf, 12345); }), n8);
     rep("dfma x8 indep", timeit([&] { k_dfma<<<blocks, threads>>>((double*)buf, 1.0000001); }), n8);
