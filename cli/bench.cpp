@@ -144,9 +144,11 @@ void bench_msm(const std::string& name, int log_size, int reps) {
 // The GPU MSM (gpu::MsmContext) over 2^log_size bases resident on the device (2^20 random points, repeated: a
 // repeated base costs what a fresh one does under random scalars) with random scalars in pinned host memory, as the
 // GPU prover keeps them; each run uploads the scalars and returns the sum on the host. window_bits: as
-// GpuMsmConfig's (0: its model).
+// GpuMsmConfig's (0: its model). ones_share > 0: the scalars are 0 or 1 instead (that share ones, as a bitmap, or
+// listed), each run summing the bases of the ones as the prover's 0/1 split does.
 template <class Cfg>
-void bench_gpu_msm(const std::string& name, int log_size, int reps, unsigned window_bits) {
+void bench_gpu_msm(const std::string& name, int log_size, int reps, unsigned window_bits, double ones_share,
+                   bool ones_listed) {
 #ifdef CUZK_HAVE_CUDA
     if (gpu::devices().empty()) throw std::runtime_error("bench " + name + ": no CUDA device");
     const size_t n = size_t{1} << log_size;
@@ -159,6 +161,29 @@ void bench_gpu_msm(const std::string& name, int log_size, int reps, unsigned win
     cfg.window_bits = window_bits;
     gpu::MsmContext<Cfg> ctx(bases, cfg);
     bases = {};
+    if (ones_share > 0) {
+        ScalarSplit split;
+        split.size = n;
+        std::mt19937_64 rng(7);
+        std::bernoulli_distribution one(ones_share);
+        if (ones_listed) {
+            std::vector<uint32_t> idx;
+            for (size_t i = 0; i < n; i++)
+                if (one(rng)) idx.push_back((uint32_t)i);
+            split.one_indices.resize(idx.size());
+            std::copy(idx.begin(), idx.end(), split.one_indices.begin());
+        } else {
+            split.one_bits.resize((n + 63) / 64);
+            std::fill(split.one_bits.begin(), split.one_bits.end(), 0);
+            for (size_t i = 0; i < n; i++)
+                if (one(rng)) split.one_bits[i / 64] |= uint64_t(1) << (i % 64), split.one_bit_count++;
+        }
+        Jacobian<Cfg> r;
+        const auto s = measure(reps, [&] { r = ctx.msm_split(split); });
+        if (r.is_identity()) std::printf("#\n");
+        report(name + "-ones" + (ones_listed ? "-listed" : ""), log_size, 1e3, "ms", 1, s);
+        return;
+    }
     Fr* h = nullptr;
     if (cudaMallocHost(&h, n * sizeof(Fr)) != cudaSuccess) throw std::runtime_error("bench " + name + ": cudaMallocHost");
     const auto scalars = random_scalars<Fr>(n, 6);
@@ -169,7 +194,7 @@ void bench_gpu_msm(const std::string& name, int log_size, int reps, unsigned win
     if (r.is_identity()) std::printf("#\n");
     report(name + (window_bits ? "-c" + std::to_string(window_bits) : ""), log_size, 1e3, "ms", 1, s);
 #else
-    (void)log_size, (void)reps, (void)window_bits;
+    (void)log_size, (void)reps, (void)window_bits, (void)ones_share, (void)ones_listed;
     throw std::runtime_error("bench " + name + ": built without CUDA");
 #endif
 }
@@ -229,9 +254,11 @@ int run_bench(const BenchOptions& opt, const std::string& groth16_circuit) {
     if (all || opt.what == "msm-g1") bench_msm<G1Config>("msm-g1", size_or(16, 12), reps);
     if (all || opt.what == "msm-g2") bench_msm<G2Config>("msm-g2", size_or(16, 10), reps);
     // GPU benchmarks: not part of "all" (CPU only)
-    if (opt.what == "gpu-msm-g1") bench_gpu_msm<G1Config>("gpu-msm-g1", size_or(24, 20), reps, opt.window_bits);
+    if (opt.what == "gpu-msm-g1") bench_gpu_msm<G1Config>("gpu-msm-g1", size_or(24, 20), reps, opt.window_bits, opt.ones_share,
+                                                                opt.ones_listed);
     if (opt.what == "gpu-ntt") bench_gpu_ntt(size_or(24, 20), reps);
-    if (opt.what == "gpu-msm-g2") bench_gpu_msm<G2Config>("gpu-msm-g2", size_or(20, 16), reps, opt.window_bits);
+    if (opt.what == "gpu-msm-g2") bench_gpu_msm<G2Config>("gpu-msm-g2", size_or(20, 16), reps, opt.window_bits, opt.ones_share,
+                                                                opt.ones_listed);
     if (all || opt.what == "groth16") {
         CircuitOptions c;
         c.name = groth16_circuit;

@@ -115,6 +115,12 @@ int main(int argc, char** argv) {
     bench->add_flag("--quick", bench_opt.quick, "small sizes and 3 repetitions");
     bench->add_option("--window-bits", bench_opt.window_bits, "gpu-msm-g1, gpu-msm-g2: Pippenger window width (0: the model)")
         ->check(CLI::Range(0, 24));
+    bench->add_option("--ones-share", bench_opt.ones_share,
+                      "gpu-msm-g1, gpu-msm-g2: scalars 0 or 1 with this share of ones, summed by the ones' kernels "
+                      "(a Groth16 witness's bits; 0: random scalars through Pippenger)")
+        ->check(CLI::Range(0.0, 1.0));
+    bench->add_flag("--ones-listed", bench_opt.ones_listed,
+                    "gpu-msm-g1, gpu-msm-g2 with --ones-share: the ones as an index list instead of a bitmap");
     bench->add_option("--runs", bench_opt.runs,
                       "porep-c2, post, snap: run the job this many times, each on a fresh engine (one JSON line each; "
                       "inputs and parameters made once)")

@@ -65,9 +65,9 @@ constexpr size_t kMaxPairsPerGroup = size_t(1) << 30;
 // Sorted entries per accumulation thread: with random scalars at c = 16, n = 2^20 a bucket holds ~32 points, so a
 // chunk of 32 covers about two runs.
 constexpr unsigned kDefaultPiece = 32;
-// Ones: each thread adds 64 bases; 2^20 ones then take 16384 threads, enough to fill the GPU.
+// Listed ones: a warp adds 32 * 64 bases, 64 per lane; 2^20 ones then take 16384 threads, enough to fill the GPU.
 constexpr unsigned kOnesPiece = 64;
-// Ones as a bitmap: each thread reads 2 words (128 positions; ~60 ones at Filecoin's 48% ones).
+// Ones as a bitmap: a warp reads 32 * 2 words (4096 positions; ~60 ones per lane at Filecoin's 48% ones).
 constexpr unsigned kOnesWords = 2;
 constexpr unsigned kThreads = 128;
 // Bucket reduction: about 2^16 segment threads in all (the H200 holds ~400 such register-heavy threads per SM).
@@ -397,43 +397,96 @@ __global__ void halve(const Xyzz<F>* __restrict__ in, Xyzz<F>* __restrict__ out,
 }
 
 // ---- ones -----------------------------------------------------------------------------------------------------
+// A warp takes 32 pieces of work at once and its lanes take the entries in turns (lane j the j-th, (j + 32)-th, ...
+// of the warp's entries): every lane adds about as many bases, and consecutive lanes read nearby bases and indices.
+// One sum per lane. Occupancy as the accumulation's (AccMinBlocks): the same point arithmetic.
+constexpr unsigned kWarp = 32;
+constexpr unsigned kFullMask = 0xffffffffu;
+
+// Listed ones: a warp takes kWarp * L consecutive indices.
 template <class DF>
-__global__ void sum_indexed(const BaseDev<DF>* __restrict__ bases, const uint32_t* __restrict__ idx, uint32_t count,
-                            uint32_t L, Xyzz<DF>* __restrict__ out) {
-    uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
-    uint64_t begin = (uint64_t)p * L;
-    if (begin >= count) return;
-    uint32_t end = (uint32_t)(begin + L < count ? begin + L : count);
+__global__ void __launch_bounds__(kThreads, AccMinBlocks<DF>::value)
+    sum_indexed(const BaseDev<DF>* __restrict__ bases, const uint32_t* __restrict__ idx, uint32_t count, uint32_t L,
+                uint32_t sums, Xyzz<DF>* __restrict__ out) {
+    const uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= sums) return;
+    const uint64_t begin = (uint64_t)(p / kWarp) * kWarp * L + p % kWarp;
+    const uint64_t stop = (uint64_t)(p / kWarp + 1) * kWarp * L;
+    const uint64_t end = stop < count ? stop : count;
     Xyzz<DF> acc = identity<DF>();
-    for (uint32_t e = (uint32_t)begin; e < end; e++) {
+    for (uint64_t e = begin; e < end; e += kWarp) {
         const BaseDev<DF> b = load_base(bases, idx[e]);
         if (!base_is_infinity(b)) add_affine(acc, b.x, b.y);
     }
     out[p] = acc;
 }
 
-// The ones as a bitmap: each thread adds the bases of the set bits of kOnesWords words.
+// The position of the n-th (from 0) set bit of w, which has more than n set bits.
+__device__ __forceinline__ uint32_t nth_set_bit(uint64_t w, uint32_t n) {
+    uint32_t pos = 0;
+#pragma unroll
+    for (uint32_t width = 32; width; width >>= 1) {
+        const uint32_t c = __popcll(w & ((uint64_t(1) << width) - 1));
+        if (n >= c) {
+            n -= c;
+            w >>= width;
+            pos += width;
+        }
+    }
+    return pos;
+}
+
+// The ones as a bitmap: a warp takes kWarp * kOnesWords words, kWarp at a time; the lanes count the set bits of
+// their word, a prefix sum over the warp numbers them, and each lane finds its turn's bit by a binary search over
+// those sums (shuffles) and a search within the word.
 template <class DF>
-__global__ void sum_bits(const BaseDev<DF>* __restrict__ bases, const uint64_t* __restrict__ bits, uint32_t words,
-                         Xyzz<DF>* __restrict__ out) {
-    uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
-    uint64_t begin = (uint64_t)p * kOnesWords;
-    if (begin >= words) return;
-    uint32_t end = (uint32_t)(begin + kOnesWords < words ? begin + kOnesWords : words);
+__global__ void __launch_bounds__(kThreads, AccMinBlocks<DF>::value)
+    sum_bits(const BaseDev<DF>* __restrict__ bases, const uint64_t* __restrict__ bits, uint32_t words, uint32_t sums,
+             Xyzz<DF>* __restrict__ out) {
+    const uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= sums) return;  // whole warps: sums is a multiple of kWarp
+    const uint32_t lane = p % kWarp;
+    const uint64_t first = (uint64_t)(p / kWarp) * kWarp * kOnesWords;  // the warp's first word
     Xyzz<DF> acc = identity<DF>();
-    for (uint32_t w = (uint32_t)begin; w < end; w++) {
-        uint64_t word = bits[w];
-        while (word) {
-            const uint32_t b = (uint32_t)__ffsll((long long)word) - 1;
-            word &= word - 1;
-            const BaseDev<DF> base = load_base(bases, w * 64 + b);
-            if (!base_is_infinity(base)) add_affine(acc, base.x, base.y);
+    for (uint32_t g = 0; g < kOnesWords; g++) {
+        const uint64_t w0 = first + g * kWarp;
+        if (w0 >= words) break;  // the same for the whole warp
+        const uint64_t word = w0 + lane < words ? bits[w0 + lane] : 0;
+        const uint32_t cnt = __popcll(word);
+        uint32_t incl = cnt;
+#pragma unroll
+        for (uint32_t d = 1; d < kWarp; d <<= 1) {
+            const uint32_t t = __shfl_up_sync(kFullMask, incl, d);
+            if (lane >= d) incl += t;
+        }
+        const uint32_t total = __shfl_sync(kFullMask, incl, kWarp - 1);
+        const uint32_t excl = incl - cnt;
+        for (uint32_t r = 0; r < total; r += kWarp) {
+            const uint32_t n = r + lane;  // this lane's set bit, counted over the kWarp words
+            uint32_t owner = 0;           // the last lane whose first set bit is at most n
+#pragma unroll
+            for (uint32_t step = kWarp / 2; step; step >>= 1)
+                if (__shfl_sync(kFullMask, excl, owner + step) <= n) owner += step;
+            const uint64_t ow = __shfl_sync(kFullMask, word, owner);
+            const uint32_t oe = __shfl_sync(kFullMask, excl, owner);
+            if (n < total) {
+                const uint32_t i = (uint32_t)((w0 + owner) * 64 + nth_set_bit(ow, n - oe));
+                const BaseDev<DF> b = load_base(bases, i);
+                if (!base_is_infinity(b)) add_affine(acc, b.x, b.y);
+            }
         }
     }
     out[p] = acc;
 }
 
 // ---- planning -------------------------------------------------------------------------------------------------
+// Partial sums (lanes of whole warps) of k listed ones or of a bitmap of ones_words words.
+inline uint32_t ones_sums(size_t k, size_t ones_words) {
+    const size_t per_warp = ones_words ? (size_t)kWarp * kOnesWords : (size_t)kWarp * kOnesPiece;
+    const size_t items = ones_words ? ones_words : k;
+    return (uint32_t)((items + per_warp - 1) / per_warp * kWarp);
+}
+
 // Scratch layout of one call; the same function sizes the allocation (base == nullptr) and carves it.
 template <class F>
 struct Plan {
@@ -509,8 +562,7 @@ Plan<F> make_plan(size_t m, size_t k, const GpuMsmConfig& cfg, unsigned sm_count
     pl.m = (uint32_t)m;
     pl.k = (uint32_t)k;
     pl.words = (uint32_t)ones_words;
-    if (k) pl.q2 = pow2_ceil(ones_words ? (uint32_t)((ones_words + kOnesWords - 1) / kOnesWords)
-                                        : (k + kOnesPiece - 1) / kOnesPiece);
+    if (k) pl.q2 = pow2_ceil(ones_sums(k, ones_words));
     if (m) {
         pl.c = pre_c ? pre_c : cfg.window_bits ? cfg.window_bits : gpu_msm_window_bits(m, sm_count);
         if (pl.c < kMinWindow || pl.c > kMaxWindow)
@@ -690,14 +742,13 @@ struct MsmContext<Cfg>::Impl {
         PinnedUploader::shared().upload(b.ones_idx, h_ones, pl.words ? (size_t)pl.words * 8 : (size_t)k * 4,
                                         stream);
         CUZK_CUDA_CHECK(cudaMemsetAsync(b.ones0, 0, (size_t)pl.q2 * sizeof(P), stream));  // padding = identity
-        if (pl.words) {
-            const uint32_t q = (pl.words + kOnesWords - 1) / kOnesWords;
+        const uint32_t q = ones_sums(k, pl.words);  // whole warps; kThreads is a multiple of kWarp
+        static_assert(kThreads % kWarp == 0);
+        if (pl.words)
             sum_bits<F><<<blocks_for(q), kThreads, 0, stream>>>(d_bases, reinterpret_cast<const uint64_t*>(b.ones_idx),
-                                                                 pl.words, b.ones0);
-        } else {
-            const uint32_t q = (k + kOnesPiece - 1) / kOnesPiece;
-            sum_indexed<F><<<blocks_for(q), kThreads, 0, stream>>>(d_bases, b.ones_idx, k, kOnesPiece, b.ones0);
-        }
+                                                                 pl.words, q, b.ones0);
+        else
+            sum_indexed<F><<<blocks_for(q), kThreads, 0, stream>>>(d_bases, b.ones_idx, k, kOnesPiece, q, b.ones0);
         CUZK_CUDA_CHECK(cudaGetLastError());
         P* in = b.ones0;
         P* out = b.ones1;
