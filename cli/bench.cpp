@@ -199,10 +199,18 @@ void bench_gpu_msm(const std::string& name, int log_size, int reps, unsigned win
 #endif
 }
 
-// The GPU NTT (gpu::ntt_device, forward, natural order) of 2^log_size random values resident on the device, with
-// caller-owned scratch and the device's tables, synchronized: each run is the transform's kernels and launches.
-void bench_gpu_ntt(int log_size, int reps) {
+// The GPU NTT (gpu::ntt_device, natural order; kind: forward, inverse, coset or coset-inverse) of 2^log_size random
+// values resident on the device, with caller-owned scratch and the device's tables, synchronized: each run is the
+// transform's kernels and launches.
+void bench_gpu_ntt(int log_size, int reps, const std::string& kind) {
 #ifdef CUZK_HAVE_CUDA
+    static const std::map<std::string, gpu::NttKind> kinds = {{"forward", gpu::NttKind::forward},
+                                                              {"inverse", gpu::NttKind::inverse},
+                                                              {"coset", gpu::NttKind::coset_forward},
+                                                              {"coset-inverse", gpu::NttKind::coset_inverse}};
+    const auto k = kinds.find(kind);
+    if (k == kinds.end())
+        throw std::invalid_argument("bench gpu-ntt: unknown kind '" + kind + "' (forward, inverse, coset, coset-inverse)");
     if (gpu::devices().empty()) throw std::runtime_error("bench gpu-ntt: no CUDA device");
     const size_t n = size_t{1} << log_size;
     const auto values = random_scalars<Fr>(n, 4);
@@ -221,12 +229,13 @@ void bench_gpu_ntt(int log_size, int reps) {
     gpu::NttConfig cfg;
     cfg.d_scratch = scratch;
     cfg.tables = tables.get();
+    cfg.kind = k->second;
     const auto s = measure(reps, [&] { gpu::ntt_device(d, (unsigned)log_size, cfg); });
     cudaFree(scratch);
     cudaFree(d);
-    report("gpu-ntt", log_size, 1e3, "ms", 1, s);
+    report(kind == "forward" ? "gpu-ntt" : "gpu-ntt-" + kind, log_size, 1e3, "ms", 1, s);
 #else
-    (void)log_size, (void)reps;
+    (void)log_size, (void)reps, (void)kind;
     throw std::runtime_error("bench gpu-ntt: built without CUDA");
 #endif
 }
@@ -256,7 +265,7 @@ int run_bench(const BenchOptions& opt, const std::string& groth16_circuit) {
     // GPU benchmarks: not part of "all" (CPU only)
     if (opt.what == "gpu-msm-g1") bench_gpu_msm<G1Config>("gpu-msm-g1", size_or(24, 20), reps, opt.window_bits, opt.ones_share,
                                                                 opt.ones_listed);
-    if (opt.what == "gpu-ntt") bench_gpu_ntt(size_or(24, 20), reps);
+    if (opt.what == "gpu-ntt") bench_gpu_ntt(size_or(24, 20), reps, opt.ntt_kind);
     if (opt.what == "gpu-msm-g2") bench_gpu_msm<G2Config>("gpu-msm-g2", size_or(20, 16), reps, opt.window_bits, opt.ones_share,
                                                                 opt.ones_listed);
     if (all || opt.what == "groth16") {

@@ -27,6 +27,7 @@ struct BenchOptions {
     unsigned window_bits = 0;  // gpu-msm-g1, gpu-msm-g2: GpuMsmConfig::window_bits (0: its model)
     double ones_share = 0;     // gpu-msm-g1, gpu-msm-g2: > 0: scalars 0 or 1, this share ones (the ones' sum path)
     bool ones_listed = false;  // with ones_share: the ones as an index list instead of a bitmap
+    std::string ntt_kind = "forward";  // gpu-ntt: forward, inverse, coset, coset-inverse
     bool quick = false;        // smaller sizes and 3 repetitions (the demo)
     // pipeline: partitions of one job through the engine
     size_t partitions = 4;

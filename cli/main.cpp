@@ -121,6 +121,8 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(0.0, 1.0));
     bench->add_flag("--ones-listed", bench_opt.ones_listed,
                     "gpu-msm-g1, gpu-msm-g2 with --ones-share: the ones as an index list instead of a bitmap");
+    bench->add_option("--ntt-kind", bench_opt.ntt_kind, "gpu-ntt: forward, inverse, coset or coset-inverse")
+        ->check(CLI::IsMember({"forward", "inverse", "coset", "coset-inverse"}));
     bench->add_option("--runs", bench_opt.runs,
                       "porep-c2, post, snap: run the job this many times, each on a fresh engine (one JSON line each; "
                       "inputs and parameters made once)")

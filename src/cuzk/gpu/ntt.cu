@@ -27,10 +27,12 @@
 // coset unshift g^-a (coset_inverse) multiplies the output of the last pass. The inverse transform is the same
 // schedule with every root replaced by its inverse (separate tables), so its cost equals the forward one's.
 //
-// Tables (size-independent, built on the CPU from Fr::root_of_unity(), 4.1 MiB per device, owned by NttTables):
+// Tables (size-independent, built on the CPU from Fr::root_of_unity(), 25 MiB per device, owned by NttTables):
 // omega_{2^28}^e = LO[e mod 2^14] * HI[e >> 14] (forward and inverse), the line roots omega_{2^10}^j (forward and
-// inverse), and g^a, g^-a in the same two-half form for a < 2^28. A four-step twiddle costs two cached loads and
-// one multiplication more than a butterfly's: n of them per pass boundary.
+// inverse), g^a, g^-a in the same two-half form for a < 2^28, omega_{2^18}^j for j < 2^18 (forward and inverse),
+// and HI / 2^k for k = 19 .. 28 (inverse). A four-step twiddle of a row of at most 2^18 points is one cached load
+// (the middle pass of 2^19 .. 2^27), of a longer one two loads and a product; an inverse transform of more than 2^18
+// points folds 1/n into pass 0's twiddles through the scaled HI, so neither costs a product of its own.
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -60,6 +62,7 @@ constexpr unsigned MAX_THREADS = 1u << (TILE_LOG - ELEMS_PER_THREAD_LOG);
 constexpr unsigned HALF_LOG = 14;                  // exponent tables: e = lo (14 bits) + hi (14 bits)
 constexpr unsigned EXP_LOG = 2 * HALF_LOG;         // == NTT_MAX_LOG_SIZE: exponents of omega_{2^28}
 constexpr unsigned LINE_ROOT_LOG = TILE_LOG - 1;   // a line of <= 2^11 points needs roots of order <= 2^11, index < 2^10
+constexpr unsigned MID_LOG = 18;                   // four-step twiddles of rows up to 2^18 long: one table load each
 constexpr unsigned MAX_PASSES = 4;
 constexpr size_t SMEM_BYTES = (size_t{1} << TILE_LOG) * sizeof(fr_dev);
 static_assert(EXP_LOG == NTT_MAX_LOG_SIZE, "the exponent tables bound the supported size");
@@ -68,6 +71,10 @@ static_assert(sizeof(fr_dev) == 4 * sizeof(uint64_t), "shared memory holds an el
 // ---- table layout (one allocation, offsets in elements) -------------------------------------------------------
 constexpr size_t HALF = size_t{1} << HALF_LOG;
 constexpr size_t LINE = size_t{1} << LINE_ROOT_LOG;
+constexpr size_t MID = size_t{1} << MID_LOG;
+// Inverse transforms of 2^19 .. 2^28 fold 1/n into pass 0's four-step twiddles: omega28^-(i * 2^14) / 2^k for each k.
+constexpr unsigned SCALED_FIRST_LOG = MID_LOG + 1;
+constexpr unsigned SCALED_COUNT = EXP_LOG - MID_LOG;
 enum : size_t {
     OFF_W_LO = 0,                 // omega28^i,              i < 2^14
     OFF_W_HI = OFF_W_LO + HALF,   // omega28^(i * 2^14)
@@ -79,13 +86,17 @@ enum : size_t {
     OFF_GI_HI = OFF_GI_LO + HALF, // g^-(i * 2^14)
     OFF_L = OFF_GI_HI + HALF,     // omega_{2^11}^j, j < 2^10
     OFF_LI = OFF_L + LINE,        // omega_{2^11}^-j
-    TABLE_ELEMS = OFF_LI + LINE,
+    OFF_M = OFF_LI + LINE,        // omega_{2^18}^j,         j < 2^18
+    OFF_MI = OFF_M + MID,         // omega_{2^18}^-j
+    OFF_WI_HI_SCALED = OFF_MI + MID,  // SCALED_COUNT tables of HALF: omega28^-(i * 2^14) / 2^k, k = 19 .. 28
+    TABLE_ELEMS = OFF_WI_HI_SCALED + SCALED_COUNT * HALF,
 };
 
 struct TableView {
     const fr_dev* w_lo;
     const fr_dev* w_hi;
     const fr_dev* line;
+    const fr_dev* w_mid;  // omega_{2^18}^j: the four-step twiddles of rows up to 2^18 long
     const fr_dev* s_lo;  // coset powers (g or 1/g), only read when pre == PRE_POWERS or post != 0
     const fr_dev* s_hi;
 };
@@ -98,6 +109,7 @@ struct PassParams {
     uint32_t log_s;   // log2 of the column stride S_p (0 in the last pass)
     uint32_t log_c;   // log2 of the lines per tile
     uint32_t last;    // 1: write to the natural (digit-reversed-back) position, no four-step twiddle
+    uint32_t mid;     // 1: the row (2^(r + log_s)) is at most 2^18 long: its twiddles are w_mid loads, no product
     uint32_t ndig;    // last pass: number of earlier passes, whose radices are dig[]
     uint32_t dig[MAX_PASSES - 1];
     uint32_t pre;     // pass 0: PRE_POWERS multiplies x[a] by s^a, PRE_CONST by pre_c
@@ -290,9 +302,11 @@ __global__ void __launch_bounds__(MAX_THREADS, 2)
             const uint32_t L = line0 + line;
             const uint32_t s = L & s_mask;
             dst = ((L >> p.log_s) << (r + p.log_s)) + (k << p.log_s) + s;
-            // s * k < M = 2^(r + log_s) <= 2^28; scaled to an exponent of omega_{2^28}.
-            const uint32_t e = (s * k) << (EXP_LOG - r - p.log_s);
-            x = x * power_at(tb.w_lo, tb.w_hi, e);
+            // s * k < M = 2^(r + log_s) <= 2^28, scaled to an exponent of omega_{2^18} (short rows: one load) or of
+            // omega_{2^28} (two loads and a product)
+            const fr_dev w = p.mid ? load_table(tb.w_mid + ((s * k) << (MID_LOG - r - p.log_s)))
+                                   : power_at(tb.w_lo, tb.w_hi, (s * k) << (EXP_LOG - r - p.log_s));
+            x = x * w;
         } else {
             dst = line0 + line + (k << (p.log_n - r));
             if (p.post) x = x * power_at(tb.s_lo, tb.s_hi, dst);
@@ -365,7 +379,7 @@ bool tables_resident(int dev) {
 
 }  // namespace
 
-// The tables of one device: TABLE_ELEMS elements (4.1 MiB), size-independent, built on the CPU.
+// The tables of one device: TABLE_ELEMS elements (25 MiB), size-independent, built on the CPU.
 class NttTables {
 public:
     // Builds the tables on the current device, `dev`.
@@ -382,6 +396,14 @@ public:
         const Fr w11 = root_of_order_pow2(TILE_LOG);
         fill_powers(&h[OFF_L], w11, LINE);
         fill_powers(&h[OFF_LI], *w11.inverse(), LINE);
+        const Fr w18 = root_of_order_pow2(MID_LOG);
+        fill_powers(&h[OFF_M], w18, MID);
+        fill_powers(&h[OFF_MI], *w18.inverse(), MID);
+        for (unsigned k = SCALED_FIRST_LOG; k <= EXP_LOG; k++) {
+            const Fr n_inv = *Fr::from_u64(uint64_t{1} << k).inverse();
+            Fr* dst = &h[OFF_WI_HI_SCALED + (k - SCALED_FIRST_LOG) * HALF];
+            for (size_t i = 0; i < HALF; i++) dst[i] = h[OFF_WI_HI + i] * n_inv;
+        }
         CUZK_CUDA_CHECK(cudaMemcpy(d_.get(), h.data(), TABLE_ELEMS * sizeof(fr_dev), cudaMemcpyHostToDevice));
         // 64 KiB of dynamic shared memory needs the opt-in (the default limit is 48 KiB).
         CUZK_CUDA_CHECK(
@@ -469,6 +491,7 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
     tb.w_lo = td + (inverse ? OFF_WI_LO : OFF_W_LO);
     tb.w_hi = td + (inverse ? OFF_WI_HI : OFF_W_HI);
     tb.line = td + (inverse ? OFF_LI : OFF_L);
+    tb.w_mid = td + (inverse ? OFF_MI : OFF_M);
     tb.s_lo = td + (cfg.kind == NttKind::coset_forward ? OFF_G_LO : OFF_GI_LO);
     tb.s_hi = td + (cfg.kind == NttKind::coset_forward ? OFF_G_HI : OFF_GI_HI);
 
@@ -494,6 +517,9 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
         unsigned radix[MAX_PASSES];
         for (unsigned i = 0; i < P; i++) radix[i] = log_n / P + (i < log_n % P ? 1 : 0);
         fr_dev* tmp = own_scratch ? scratch.get() : reinterpret_cast<fr_dev*>(cfg.d_scratch);
+        // An inverse of more than 2^18 points multiplies by 1/n through pass 0's twiddles (whose rows are then longer
+        // than the mid table's): omega^-e / n from the scaled high half, one product per element less.
+        const bool fold_inv_n = inverse && P > 1 && log_n > MID_LOG;
         unsigned done = 0;  // log2 of B_p
         for (unsigned i = 0; i < P; i++) {
             PassParams p = base;
@@ -502,7 +528,10 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
             const unsigned tile_log = std::min(TILE_LOG, log_n);
             p.log_c = tile_log - p.r;
             p.last = i + 1 == P;
-            p.pre = i == 0 ? pre : PRE_NONE;
+            p.mid = !p.last && p.r + p.log_s <= MID_LOG;
+            p.pre = i == 0 && !fold_inv_n ? pre : PRE_NONE;
+            TableView pt = tb;
+            if (i == 0 && fold_inv_n) pt.w_hi = td + OFF_WI_HI_SCALED + (log_n - SCALED_FIRST_LOG) * HALF;
             p.post = p.last ? post : 0;
             if (p.last) {
                 p.ndig = i;
@@ -514,7 +543,7 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
             const unsigned blocks = (unsigned)(n >> tile_log);
             const unsigned threads = 1u << (tile_log - ELEMS_PER_THREAD_LOG);
             const size_t smem = (size_t{1} << tile_log) * sizeof(fr_dev);
-            ntt_pass_kernel<<<blocks, threads, smem, stream>>>(src, dst, p, tb);
+            ntt_pass_kernel<<<blocks, threads, smem, stream>>>(src, dst, p, pt);
             CUZK_CUDA_CHECK(cudaGetLastError());
             done += radix[i];
         }
