@@ -6,6 +6,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
@@ -141,6 +142,16 @@ void bench_msm(const std::string& name, int log_size, int reps) {
     report(name, log_size, 1e3, "ms", 1, s);
 }
 
+#ifdef CUZK_HAVE_CUDA
+// Owners of the GPU benches' buffers: freed however the timed calls end.
+struct CudaFree {
+    void operator()(void* p) const { cudaFree(p); }
+};
+struct CudaFreeHost {
+    void operator()(void* p) const { cudaFreeHost(p); }
+};
+#endif
+
 // The GPU MSM (gpu::MsmContext) over 2^log_size bases resident on the device (2^20 random points, repeated: a
 // repeated base costs what a fresh one does under random scalars) with random scalars in pinned host memory, as the
 // GPU prover keeps them; each run uploads the scalars and returns the sum on the host. window_bits: as
@@ -184,13 +195,14 @@ void bench_gpu_msm(const std::string& name, int log_size, int reps, unsigned win
         report(name + "-ones" + (ones_listed ? "-listed" : ""), log_size, 1e3, "ms", 1, s);
         return;
     }
-    Fr* h = nullptr;
-    if (cudaMallocHost(&h, n * sizeof(Fr)) != cudaSuccess) throw std::runtime_error("bench " + name + ": cudaMallocHost");
+    Fr* h_raw = nullptr;
+    if (cudaMallocHost(&h_raw, n * sizeof(Fr)) != cudaSuccess)
+        throw std::runtime_error("bench " + name + ": cudaMallocHost");
+    const std::unique_ptr<Fr, CudaFreeHost> h(h_raw);
     const auto scalars = random_scalars<Fr>(n, 6);
-    std::copy(scalars.begin(), scalars.end(), h);
+    std::copy(scalars.begin(), scalars.end(), h.get());
     Jacobian<Cfg> r;
-    const auto s = measure(reps, [&] { r = ctx.msm(std::span<const Fr>(h, n)); });
-    cudaFreeHost(h);
+    const auto s = measure(reps, [&] { r = ctx.msm(std::span<const Fr>(h.get(), n)); });
     if (r.is_identity()) std::printf("#\n");
     report(name + (window_bits ? "-c" + std::to_string(window_bits) : ""), log_size, 1e3, "ms", 1, s);
 #else
@@ -214,25 +226,21 @@ void bench_gpu_ntt(int log_size, int reps, const std::string& kind) {
     if (gpu::devices().empty()) throw std::runtime_error("bench gpu-ntt: no CUDA device");
     const size_t n = size_t{1} << log_size;
     const auto values = random_scalars<Fr>(n, 4);
-    Fr *d = nullptr, *scratch = nullptr;
     const size_t scratch_n = std::max<size_t>(gpu::ntt_scratch_elements((unsigned)log_size), 1);
-    if (cudaMalloc(&d, n * sizeof(Fr)) != cudaSuccess || cudaMalloc(&scratch, scratch_n * sizeof(Fr)) != cudaSuccess) {
-        cudaFree(d);
-        throw std::runtime_error("bench gpu-ntt: cudaMalloc");
-    }
-    if (cudaMemcpy(d, values.data(), n * sizeof(Fr), cudaMemcpyHostToDevice) != cudaSuccess) {
-        cudaFree(scratch);
-        cudaFree(d);
+    Fr *d_raw = nullptr, *scratch_raw = nullptr;
+    const cudaError_t e1 = cudaMalloc(&d_raw, n * sizeof(Fr));
+    const std::unique_ptr<Fr, CudaFree> d(d_raw);
+    const cudaError_t e2 = e1 == cudaSuccess ? cudaMalloc(&scratch_raw, scratch_n * sizeof(Fr)) : e1;
+    const std::unique_ptr<Fr, CudaFree> scratch(scratch_raw);
+    if (e2 != cudaSuccess) throw std::runtime_error("bench gpu-ntt: cudaMalloc");
+    if (cudaMemcpy(d.get(), values.data(), n * sizeof(Fr), cudaMemcpyHostToDevice) != cudaSuccess)
         throw std::runtime_error("bench gpu-ntt: cudaMemcpy");
-    }
     const auto tables = gpu::ntt_tables();
     gpu::NttConfig cfg;
-    cfg.d_scratch = scratch;
+    cfg.d_scratch = scratch.get();
     cfg.tables = tables.get();
     cfg.kind = k->second;
-    const auto s = measure(reps, [&] { gpu::ntt_device(d, (unsigned)log_size, cfg); });
-    cudaFree(scratch);
-    cudaFree(d);
+    const auto s = measure(reps, [&] { gpu::ntt_device(d.get(), (unsigned)log_size, cfg); });
     report(kind == "forward" ? "gpu-ntt" : "gpu-ntt-" + kind, log_size, 1e3, "ms", 1, s);
 #else
     (void)log_size, (void)reps, (void)kind;

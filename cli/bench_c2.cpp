@@ -128,7 +128,9 @@ CriticalProbe critical_probe(const BenchOptions& opt, filecoin::RegisteredSealPr
     CriticalProbe p;
     p.winning = winning_probe(opt, proof);
     j["critical_proof_type"] = std::string(filecoin::proof_name(proof));
-    engine::Engine alone({.keys = cli_key_store(opt.backend, opt.pin_params)});
+    engine::EngineConfig alone_cfg;
+    alone_cfg.keys = cli_key_store(opt.backend, opt.pin_params);
+    engine::Engine alone(alone_cfg);
     time_job(alone, p.spec(alone));
     j["critical_alone_s"] = time_job(alone, p.spec(alone));
     bench_progress("porep-c2", "critical %s ready in %.2f s (alone: %.3f s from submission to proof)",

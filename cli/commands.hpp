@@ -154,7 +154,11 @@ struct CliJobOptions {
     std::string backend = "auto";
     bool pin_params = false;
     // Synthesis workers for the host (auto) and a memory budget of engine::auto_memory_budget() unless set.
-    engine::EngineConfig engine{.synthesis_workers = 0};
+    engine::EngineConfig engine = [] {
+        engine::EngineConfig c;
+        c.synthesis_workers = 0;
+        return c;
+    }();
     const groth16::VerifyingKey* verify_key = nullptr;
     bool verify = false;        // a file's key: verify against its verifying key
     bool job_peak_rss = false;  // reset the process's peak RSS before the key is made (CliJob::peak_rss_bytes)
