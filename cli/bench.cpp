@@ -222,7 +222,8 @@ void bench_gpu_ntt(int log_size, int reps, const std::string& kind) {
                                                               {"coset-inverse", gpu::NttKind::coset_inverse}};
     const auto k = kinds.find(kind);
     if (k == kinds.end())
-        throw std::invalid_argument("bench gpu-ntt: unknown kind '" + kind + "' (forward, inverse, coset, coset-inverse)");
+        throw std::invalid_argument("bench gpu-ntt: unknown kind '" + kind +
+                                    "' (forward, inverse, coset, coset-inverse)");
     if (gpu::devices().empty()) throw std::runtime_error("bench gpu-ntt: no CUDA device");
     const size_t n = size_t{1} << log_size;
     const auto values = random_scalars<Fr>(n, 4);
@@ -271,11 +272,11 @@ int run_bench(const BenchOptions& opt, const std::string& groth16_circuit) {
     if (all || opt.what == "msm-g1") bench_msm<G1Config>("msm-g1", size_or(16, 12), reps);
     if (all || opt.what == "msm-g2") bench_msm<G2Config>("msm-g2", size_or(16, 10), reps);
     // GPU benchmarks: not part of "all" (CPU only)
-    if (opt.what == "gpu-msm-g1") bench_gpu_msm<G1Config>("gpu-msm-g1", size_or(24, 20), reps, opt.window_bits, opt.ones_share,
-                                                                opt.ones_listed);
+    if (opt.what == "gpu-msm-g1")
+        bench_gpu_msm<G1Config>("gpu-msm-g1", size_or(24, 20), reps, opt.window_bits, opt.ones_share, opt.ones_listed);
     if (opt.what == "gpu-ntt") bench_gpu_ntt(size_or(24, 20), reps, opt.ntt_kind);
-    if (opt.what == "gpu-msm-g2") bench_gpu_msm<G2Config>("gpu-msm-g2", size_or(20, 16), reps, opt.window_bits, opt.ones_share,
-                                                                opt.ones_listed);
+    if (opt.what == "gpu-msm-g2")
+        bench_gpu_msm<G2Config>("gpu-msm-g2", size_or(20, 16), reps, opt.window_bits, opt.ones_share, opt.ones_listed);
     if (all || opt.what == "groth16") {
         CircuitOptions c;
         c.name = groth16_circuit;
