@@ -517,9 +517,6 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
         unsigned radix[MAX_PASSES];
         for (unsigned i = 0; i < P; i++) radix[i] = log_n / P + (i < log_n % P ? 1 : 0);
         fr_dev* tmp = own_scratch ? scratch.get() : reinterpret_cast<fr_dev*>(cfg.d_scratch);
-        // An inverse of more than 2^18 points multiplies by 1/n through pass 0's twiddles (whose rows are then longer
-        // than the mid table's): omega^-e / n from the scaled high half, one product per element less.
-        const bool fold_inv_n = inverse && P > 1 && log_n > MID_LOG;
         unsigned done = 0;  // log2 of B_p
         for (unsigned i = 0; i < P; i++) {
             PassParams p = base;
@@ -529,9 +526,12 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
             p.log_c = tile_log - p.r;
             p.last = i + 1 == P;
             p.mid = !p.last && p.r + p.log_s <= MID_LOG;
+            // An inverse whose pass 0 takes its twiddles as two halves (a row longer than 2^18: n > 2^18) multiplies
+            // by 1/n through them, omega^-e / n from the scaled high half: one product per element less.
+            const bool fold_inv_n = i == 0 && inverse && !p.last && !p.mid;
             p.pre = i == 0 && !fold_inv_n ? pre : PRE_NONE;
             TableView pt = tb;
-            if (i == 0 && fold_inv_n) pt.w_hi = td + OFF_WI_HI_SCALED + (log_n - SCALED_FIRST_LOG) * HALF;
+            if (fold_inv_n) pt.w_hi = td + OFF_WI_HI_SCALED + (log_n - SCALED_FIRST_LOG) * HALF;
             p.post = p.last ? post : 0;
             if (p.last) {
                 p.ndig = i;
