@@ -28,6 +28,19 @@
 
 namespace cuzk::gpu {
 
+// Two variants of the product, off by default: each is faster in a dependent chain of products and slower in the
+// kernels (H200, 2026-12-04, same run, scripts/gpu-field-ab.sh: with the variant / without):
+//  - CUZK_MONT32_LOW01 (kLow01): Fr chain 56.9 / 53.2 G/s; NTT 2^24 6.47 / 5.37 ms, 2^26 22.3 / 21.9, 2^27 45.6 / 44.9;
+//  - CUZK_MONT32_KARATSUBA (kKaratsuba): Fq chain 28.8 / 27.5 G/s; G1 MSM 2^22 37.1 / 35.7 ms, 2^24 121.9 / 117.6,
+//    2^26 436.9 / 418.6; G2 MSM 2^20 35.6 / 33.7.
+// They stay as switches (-D...=1) for the same A/B on other GPUs, whose integer pipes differ.
+#ifndef CUZK_MONT32_LOW01
+#define CUZK_MONT32_LOW01 0
+#endif
+#ifndef CUZK_MONT32_KARATSUBA
+#define CUZK_MONT32_KARATSUBA 0
+#endif
+
 template <class Cfg>
 struct mont32_t {
     using Cpu = MontField<Cfg>;
@@ -58,6 +71,17 @@ struct mont32_t {
     // mul_rshift's odd accumulator has no carry out if p's top 32-bit limb is at most 2^31 - 3 (bound below).
     static constexpr uint32_t kTopLimb = (uint32_t)(Cpu::P[Cfg::N - 1] >> 32);
     static_assert(kTopLimb <= 0x7ffffffdu);
+
+    // Fr's modulus has p_0 = 1 and p_1 = 2^32 - 1 (so -p^{-1} = -1 mod 2^32): in a reduction row m = -E_0, and
+    // m p_0 = m and m p_1 = 2^32 m - m can come from integer adds instead of two wide multiplies (16 of Fr's 64
+    // reduction products). Fq's modulus has no such limbs. Off unless CUZK_MONT32_LOW01 (above: slower NTTs).
+    static constexpr bool kLow01 = CUZK_MONT32_LOW01 &&
+        (uint32_t)Cpu::P[0] == 1 && (uint32_t)(Cpu::P[0] >> 32) == 0xffffffffu && (uint32_t)Cpu::INV == 0xffffffffu;
+    // m p_1 = 2^32 m - m as two words, without a multiply.
+    __device__ __forceinline__ static void times_p1(uint32_t m, uint32_t& lo, uint32_t& hi) {
+        lo = 0u - m;
+        hi = m - (m != 0);
+    }
 
     // Lazy reduction (kLazy): when 4p < R and 3 top + 5 < 2^32 (top = p's top 32-bit limb; Fq: p < 2^381 in
     // R = 2^384, top = 0x1a0111ea; not Fr, whose 4p exceeds 2^256), the product and the square accept inputs below
@@ -145,9 +169,126 @@ struct mont32_t {
     // Montgomery product a * b * 2^(-32N) mod p (CIOS, mul_rshift below) and one conditional subtraction. Inputs
     // below p, or below 2p when kLazy.
     __device__ __forceinline__ friend mont32_t operator*(const mont32_t& a, const mont32_t& b) {
-        uint32_t t[N + 2];
-        mul_rshift(t, a, b);
-        return reduce_once(t);
+        if constexpr (kKaratsuba) {
+            return mul_karatsuba(a, b);
+        } else {
+            uint32_t t[N + 2];
+            mul_rshift(t, a, b);
+            return reduce_once(t);
+        }
+    }
+
+    // One level of subtractive Karatsuba for the product part (Fq, H = N / 2 = 6 words per half): z0 = a_lo b_lo,
+    // z2 = a_hi b_hi, z1 = |a_lo - a_hi| |b_lo - b_hi|, T = z0 + 2^(32N) z2 + 2^(32H) (z0 + z2 -+ z1), then
+    // Montgomery's reduction of the 2N-word T as the square's (redc_wide). 3 H^2 + N^2 = 252 wide multiplies
+    // against the CIOS product's 2 N^2 = 288; the adds it trades them for run on another pipe. H200, 2026-12-04,
+    // dependent chains (bench/experiments/mont_karatsuba.cu): Fq 28.8 against 27.5 G/s; Fr 52.7 against 53.2, so
+    // never for Fr. operator* for Fq only with CUZK_MONT32_KARATSUBA (above: slower MSMs: it needs 116 registers
+    // against 86 in a chain, and the accumulation kernels spill more). Exact for the same inputs as mul_rshift,
+    // also lazy ones below 2p: T < 4p^2 < 2^(64N) and a_lo b_hi + a_hi b_lo < 2^(64H + 1).
+    static constexpr bool kKaratsuba = CUZK_MONT32_KARATSUBA && N == 12;
+    __device__ __forceinline__ static mont32_t mul_karatsuba(const mont32_t& a, const mont32_t& b) {
+        constexpr size_t H = N / 2;
+        uint32_t z0[N], z2[N], z1[N], da[H], db[H];
+        half_product(a.l, b.l, z0);
+        half_product(a.l + H, b.l + H, z2);
+        const uint32_t sa = half_abs_diff(a.l, da), sb = half_abs_diff(b.l, db);
+        half_product(da, db, z1);
+        // (a_lo - a_hi)(b_lo - b_hi) = +z1 when the two signs agree: mid = z0 + z2 - z1 then, else z0 + z2 + z1;
+        // mid < 2^(64H + 1) fits N + 1 words and is exact modulo 2^(32(N + 1)).
+        const uint32_t f = ~(sa ^ sb);  // all ones: subtract z1
+        uint32_t s[N + 1], mid[N + 1], unused;
+        asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(z0[0]), "r"(z2[0]));
+#pragma unroll
+        for (size_t k = 1; k < N; k++) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(s[k]) : "r"(z0[k]), "r"(z2[k]));
+        asm volatile("addc.u32 %0, 0, 0;" : "=r"(s[N]));
+        // mid = s + (z1 ^ f) + (f & 1): z1, or its two's complement over N + 1 words (z1's word N is 0); the carry
+        // flag starts as f & 1 (f & 1 plus 2^32 - 1 carries exactly when f & 1 is 1).
+        asm volatile("add.cc.u32 %0, %1, -1;" : "=r"(unused) : "r"(f & 1));
+#pragma unroll
+        for (size_t k = 0; k < N; k++) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(mid[k]) : "r"(s[k]), "r"(z1[k] ^ f));
+        asm volatile("addc.u32 %0, %1, %2;" : "=r"(mid[N]) : "r"(s[N]), "r"(f));
+        uint32_t t[2 * N];
+#pragma unroll
+        for (size_t k = 0; k < N; k++) {
+            t[k] = z0[k];
+            t[N + k] = z2[k];
+        }
+        asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(t[H]) : "r"(mid[0]));
+#pragma unroll
+        for (size_t k = 1; k < N + 1; k++) asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(t[H + k]) : "r"(mid[k]));
+#pragma unroll
+        for (size_t k = N + H + 1; k < 2 * N; k++) asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[k]));
+        return redc_wide(t);
+    }
+
+    // r = x y (N words) for half-length (N / 2-word) x, y, by rows on two accumulators as mul_rshift's (without
+    // the reduction): after row i, T = E + 2^32 O holds the product's words i and up and E_0 is word i, final.
+    __device__ __forceinline__ static void half_product(const uint32_t* x, const uint32_t* y, uint32_t (&r)[N]) {
+        constexpr size_t H = N / 2;
+        static_assert(H % 2 == 0);
+        uint32_t e[H], o[H];
+        const uint32_t y0 = y[0];
+#pragma unroll
+        for (size_t j = 0; j < H; j += 2) {
+            asm volatile("mul.lo.u32 %0, %1, %2;" : "=r"(e[j]) : "r"(x[j]), "r"(y0));
+            asm volatile("mul.hi.u32 %0, %1, %2;" : "=r"(e[j + 1]) : "r"(x[j]), "r"(y0));
+            asm volatile("mul.lo.u32 %0, %1, %2;" : "=r"(o[j]) : "r"(x[j + 1]), "r"(y0));
+            asm volatile("mul.hi.u32 %0, %1, %2;" : "=r"(o[j + 1]) : "r"(x[j + 1]), "r"(y0));
+        }
+        r[0] = e[0];
+#pragma unroll
+        for (size_t i = 1; i < H; i++) {
+            if (i % 2 == 1) {
+                half_row(e, o, x, y[i]);  // E = o, O = e
+                r[i] = o[0];
+            } else {
+                half_row(o, e, x, y[i]);  // E = e, O = o
+                r[i] = e[0];
+            }
+        }
+        // H is even: after row H - 1, E = o and O = e; the words from H up are O + E / 2^32.
+        asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r[H]) : "r"(e[0]), "r"(o[1]));
+#pragma unroll
+        for (size_t j = 1; j < H - 1; j++) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r[H + j]) : "r"(e[j]), "r"(o[j + 1]));
+        asm volatile("addc.u32 %0, %1, 0;" : "=r"(r[N - 1]) : "r"(e[H - 1]));
+    }
+
+    // rshift_row on half-length accumulators: on entry T = e + 2^32 o; on exit o holds the new E and e the new O.
+    // The O chain has no carry out: O < E_{2..} + x_odd y < 2^(32(H - 2)) + 2^(32 H) - 2^(32 (H - 1)).
+    __device__ __forceinline__ static void half_row(uint32_t (&e)[N / 2], uint32_t (&o)[N / 2], const uint32_t* xs,
+                                                    uint32_t yv) {
+        constexpr size_t H = N / 2;
+        asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(o[0]) : "r"(e[1]));
+#pragma unroll
+        for (size_t j = 0; j + 2 < H; j += 2) {
+            asm volatile("madc.lo.cc.u32 %0, %1, %2, %3;" : "=r"(e[j]) : "r"(xs[j + 1]), "r"(yv), "r"(e[j + 2]));
+            asm volatile("madc.hi.cc.u32 %0, %1, %2, %3;" : "=r"(e[j + 1]) : "r"(xs[j + 1]), "r"(yv), "r"(e[j + 3]));
+        }
+        asm volatile("madc.lo.cc.u32 %0, %1, %2, 0;" : "=r"(e[H - 2]) : "r"(xs[H - 1]), "r"(yv));
+        asm volatile("madc.hi.u32 %0, %1, %2, 0;" : "=r"(e[H - 1]) : "r"(xs[H - 1]), "r"(yv));
+        asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(o[0]) : "r"(xs[0]), "r"(yv));
+        asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(o[1]) : "r"(xs[0]), "r"(yv));
+#pragma unroll
+        for (size_t j = 2; j < H; j += 2) {
+            asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(o[j]) : "r"(xs[j]), "r"(yv));
+            asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(o[j + 1]) : "r"(xs[j]), "r"(yv));
+        }
+        asm volatile("addc.u32 %0, %0, 0;" : "+r"(e[H - 1]));
+    }
+
+    // d = |x_lo - x_hi| over half-length words; returns all ones when x_lo < x_hi, else 0.
+    __device__ __forceinline__ static uint32_t half_abs_diff(const uint32_t* x, uint32_t (&d)[N / 2]) {
+        constexpr size_t H = N / 2;
+        uint32_t m;
+        asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(x[0]), "r"(x[H]));
+#pragma unroll
+        for (size_t k = 1; k < H; k++) asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[k]) : "r"(x[k]), "r"(x[H + k]));
+        asm volatile("subc.u32 %0, 0, 0;" : "=r"(m));
+        asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(d[0] ^ m), "r"(m));  // (d ^ m) - m
+#pragma unroll
+        for (size_t k = 1; k < H; k++) asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[k]) : "r"(d[k] ^ m), "r"(m));
+        return m;
     }
 
     // CIOS on two accumulators that trade roles. After row i (products with b_i and the reduction by m_i):
@@ -212,8 +353,15 @@ struct mont32_t {
     __device__ __forceinline__ static void redc_row(uint32_t (&e)[N], uint32_t (&o)[N]) {
         constexpr Consts c = consts();
         const uint32_t m = e[0] * c.inv;
-        asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(o[0]) : "r"(c.p[1]), "r"(m));
-        asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(o[1]) : "r"(c.p[1]), "r"(m));
+        if constexpr (kLow01) {
+            uint32_t lo, hi;
+            times_p1(m, lo, hi);
+            asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(o[0]) : "r"(lo));
+            asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(o[1]) : "r"(hi));
+        } else {
+            asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(o[0]) : "r"(c.p[1]), "r"(m));
+            asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(o[1]) : "r"(c.p[1]), "r"(m));
+        }
 #pragma unroll
         for (size_t j = 2; j + 2 < N; j += 2) {
             asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(o[j]) : "r"(c.p[j + 1]), "r"(m));
@@ -221,8 +369,24 @@ struct mont32_t {
         }
         asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(o[N - 2]) : "r"(c.p[N - 1]), "r"(m));
         asm volatile("madc.hi.u32 %0, %1, %2, %0;" : "+r"(o[N - 1]) : "r"(c.p[N - 1]), "r"(m));
-        pair_chain(e, c.p, 0, m);
+        low_pair_chain(e, m);
         asm volatile("addc.u32 %0, %0, 0;" : "+r"(o[N - 1]));
+    }
+
+    // acc's pairs += p_even * m (pair_chain), with the product by p_0 = 1 an addition when kLow01.
+    __device__ __forceinline__ static void low_pair_chain(uint32_t (&acc)[N], uint32_t m) {
+        constexpr Consts c = consts();
+        if constexpr (kLow01) {
+            asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(acc[0]) : "r"(m));
+            asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(acc[1]));
+#pragma unroll
+            for (size_t j = 2; j < N; j += 2) {
+                asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(acc[j]) : "r"(c.p[j]), "r"(m));
+                asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(acc[j + 1]) : "r"(c.p[j]), "r"(m));
+            }
+        } else {
+            pair_chain(acc, c.p, 0, m);
+        }
     }
 
     // acc's pairs (2k, 2k + 1) += xs[2k + parity] * y in one carry chain; the carry out is left in the flag.
@@ -284,8 +448,13 @@ struct mont32_t {
             asm volatile("madc.lo.cc.u32 %0, %1, %1, %0;" : "+r"(t[2 * i]) : "r"(l[i]));
             asm volatile("madc.hi.cc.u32 %0, %1, %1, %0;" : "+r"(t[2 * i + 1]) : "r"(l[i]));
         }
-        // Montgomery's reduction of the low half, (T_lo + M p) / 2^(32N) <= p, with the multiplication's two
-        // accumulators (x = E, y = O in row 0, then the roles alternate), then plus T_hi < p: the sum is < 2p.
+        return redc_wide(t);
+    }
+
+    // Montgomery's reduction of a 2N-word T with T_hi = T / 2^(32N) < p: (T_lo + M p) / 2^(32N) <= p with the
+    // multiplication's two accumulators (x = E, y = O in row 0, then the roles alternate), plus T_hi: the sum is
+    // < 2p, reduced once.
+    __device__ __forceinline__ static mont32_t redc_wide(const uint32_t (&t)[2 * N]) {
         uint32_t x[N], y[N];
 #pragma unroll
         for (size_t j = 0; j < N; j++) {
@@ -332,17 +501,28 @@ struct mont32_t {
     // computed; mul.lo does not touch the condition code.
     __device__ __forceinline__ static void redc_shift_row(uint32_t (&e)[N], uint32_t (&o)[N]) {
         constexpr Consts c = consts();
+        uint32_t m, lo = 0, hi = 0;
+        if constexpr (kLow01) {  // m and m p_1 from plain adds, before the chain starts
+            m = 0u - (o[0] + e[1]);
+            times_p1(m, lo, hi);
+        }
         asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(o[0]) : "r"(e[1]));
-        uint32_t m;
-        asm volatile("mul.lo.u32 %0, %1, %2;" : "=r"(m) : "r"(o[0]), "r"(c.inv));
+        if constexpr (kLow01) {
+            asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(e[0]) : "r"(lo), "r"(e[2]));
+            asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(e[1]) : "r"(hi), "r"(e[3]));
+        } else {
+            asm volatile("mul.lo.u32 %0, %1, %2;" : "=r"(m) : "r"(o[0]), "r"(c.inv));
+            asm volatile("madc.lo.cc.u32 %0, %1, %2, %3;" : "=r"(e[0]) : "r"(c.p[1]), "r"(m), "r"(e[2]));
+            asm volatile("madc.hi.cc.u32 %0, %1, %2, %3;" : "=r"(e[1]) : "r"(c.p[1]), "r"(m), "r"(e[3]));
+        }
 #pragma unroll
-        for (size_t j = 0; j + 2 < N; j += 2) {
+        for (size_t j = 2; j + 2 < N; j += 2) {
             asm volatile("madc.lo.cc.u32 %0, %1, %2, %3;" : "=r"(e[j]) : "r"(c.p[j + 1]), "r"(m), "r"(e[j + 2]));
             asm volatile("madc.hi.cc.u32 %0, %1, %2, %3;" : "=r"(e[j + 1]) : "r"(c.p[j + 1]), "r"(m), "r"(e[j + 3]));
         }
         asm volatile("madc.lo.cc.u32 %0, %1, %2, 0;" : "=r"(e[N - 2]) : "r"(c.p[N - 1]), "r"(m));
         asm volatile("madc.hi.u32 %0, %1, %2, 0;" : "=r"(e[N - 1]) : "r"(c.p[N - 1]), "r"(m));
-        pair_chain(o, c.p, 0, m);
+        low_pair_chain(o, m);
         asm volatile("addc.u32 %0, %0, 0;" : "+r"(e[N - 1]));
     }
 
