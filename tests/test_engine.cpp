@@ -384,6 +384,102 @@ TEST(Engine, ProvesOnSeveralBackends) {
 }
 
 namespace {
+// A CPU backend standing in for a GPU that faults from its `ok`-th proof on (a lost device, a sticky CUDA error),
+// with its own lane (as each GPU has), counting its calls.
+struct DyingBackend : Backend {
+    explicit DyingBackend(int ok, std::string lane_name) : ok(ok), lane_name(std::move(lane_name)) {}
+    CpuBackend cpu{params()};
+    const int ok;
+    const std::string lane_name;
+    std::atomic<int> calls{0}, proofs{0};
+    std::vector<groth16::Proof> prove(std::span<r1cs::ProvingAssignment> a, std::span<const Fr> r,
+                                      std::span<const Fr> s, TimingSink* t) override {
+        if (calls++ >= ok) throw std::runtime_error("simulated device fault: device lost");
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        auto out = cpu.prove(a, r, s, t);
+        proofs += (int)a.size();
+        return out;
+    }
+    std::string name() const override { return lane_name; }
+    std::string lane() const override { return lane_name; }
+};
+}  // namespace
+
+// A GPU that fails in the middle of a job loses no proof: it leaves the job, and its partition is synthesized again
+// and proven on the job's other GPUs (not on the CPU fallback while another GPU is left); the proofs are those one
+// backend alone gives, in partition order. CPU backends with their own lanes stand in for the GPUs.
+TEST(Engine, AFailingBackendLeavesTheJobAndTheOthersProveItsPartition) {
+    CpuBackend cpu(params());
+    EngineConfig cfg;
+    cfg.synthesis_workers = 3;
+    cfg.lookahead = 3;
+    Engine engine(cfg);
+    JobSpec direct = chain_job(cpu, 8, 71);
+    direct.randomness_seed = 13;
+    const JobResult want = engine.await(engine.submit(direct));
+    ASSERT_EQ(want.state, JobState::Done) << want.error;
+
+    DyingBackend good(1000, "gpu0-standin"), dying(1, "gpu1-standin");  // dying: one proof, then faults
+    CountingBackend fallback;
+    std::atomic<int> synthesized{0};
+    JobSpec spec = chain_job(cpu, 8, 71);
+    spec.backend = nullptr;
+    spec.backends = {&good, &dying};
+    spec.fallback = &fallback;
+    spec.verify_key = &params().vk;
+    spec.randomness_seed = 13;
+    spec.synthesize = [&synthesized](size_t i) {
+        synthesized++;
+        return synth(71 + i);
+    };
+    std::vector<std::string> reported;
+    std::mutex reported_mu;
+    spec.on_fallback = [&](const std::string& line) {
+        std::lock_guard<std::mutex> lk(reported_mu);
+        reported.push_back(line);
+    };
+    const JobResult res = engine.await(engine.submit(spec));
+    ASSERT_EQ(res.state, JobState::Done) << res.error;
+    EXPECT_TRUE(res.proofs == want.proofs) << "same proofs, partition order";
+    ASSERT_GE(dying.calls.load(), 2) << "the dying backend took a partition after its first";
+    // It failed once and left the job: nothing more was tried on it (a partition its lane had taken meanwhile went
+    // back whole), and one partition was proven again, on the other backend.
+    EXPECT_EQ(dying.calls.load(), 2);
+    EXPECT_EQ(dying.proofs.load(), 1);
+    EXPECT_EQ(good.proofs + dying.proofs, 8);
+    EXPECT_EQ(fallback.proofs.load(), 0) << "another GPU was left: the CPU fallback is not used";
+    EXPECT_EQ(synthesized.load(), 9) << "the failed partition is synthesized again, once";
+    ASSERT_EQ(res.fallbacks.size(), 1u);
+    EXPECT_NE(res.fallbacks[0].find("device lost"), std::string::npos) << res.fallbacks[0];
+    EXPECT_NE(res.fallbacks[0].find("gpu1-standin backend left the job"), std::string::npos) << res.fallbacks[0];
+    EXPECT_EQ(reported, res.fallbacks);
+
+    // Both fail: the last one left falls back to the CPU; without a fallback the job fails, saying why.
+    DyingBackend dead0(0, "gpu0-standin"), dead1(0, "gpu1-standin");
+    JobSpec both = chain_job(cpu, 4, 71);
+    both.backend = nullptr;
+    both.backends = {&dead0, &dead1};
+    both.fallback = &fallback;
+    both.randomness_seed = 13;
+    const JobResult rescued = engine.await(engine.submit(both));
+    ASSERT_EQ(rescued.state, JobState::Done) << rescued.error;
+    for (size_t i = 0; i < 4; i++) EXPECT_TRUE(rescued.proofs[i] == want.proofs[i]) << i;
+    EXPECT_EQ(fallback.proofs.load(), 4);
+    // The first to fail left the job (one line), the last one's failures fell back (one line per partition).
+    ASSERT_EQ(rescued.fallbacks.size(), 5u);
+    EXPECT_EQ(std::count_if(rescued.fallbacks.begin(), rescued.fallbacks.end(),
+                            [](const std::string& l) { return l.find("left the job") != std::string::npos; }),
+              1);
+    const auto on_cpu = [](const std::string& l) { return l.find("on the counting backend") != std::string::npos; };
+    EXPECT_EQ(std::count_if(rescued.fallbacks.begin(), rescued.fallbacks.end(), on_cpu), 4);
+    EXPECT_EQ(dead0.proofs + dead1.proofs, 0);
+    both.fallback = nullptr;
+    const JobResult failed = engine.await(engine.submit(both));
+    EXPECT_EQ(failed.state, JobState::Failed);
+    EXPECT_NE(failed.error.find("device lost"), std::string::npos) << failed.error;
+}
+
+namespace {
 // A backend whose proofs are wrong (a silent device fault): the CPU's proof with A negated.
 struct CorruptingBackend : Backend {
     CpuBackend cpu{params()};

@@ -37,7 +37,7 @@ struct DaemonConfig {
     size_t total_budget = 0;          // bytes for parameters and jobs; 0: "auto" (physical memory minus a margin)
     bool check_params = true;         // subgroup checks of every point when a parameter file is loaded
     bool verify_proofs = true;        // every proof is verified before it is returned
-    bool cpu_fallback = true;         // a partition that fails on the GPU is proven again on the CPU
+    bool cpu_fallback = true;         // a partition that fails on the last GPU left is proven again on the CPU
     // auto: a built-in circuit's partitions are made by its pre-compiled constraint evaluator (witness + sparse
     // product, ~3.6x faster than full synthesis at Filecoin sizes), compiled on first use and kept in
     // [paths] circuits as <shape>.pce for the next start; off: full synthesis unless a request names a .pce file.

@@ -7,9 +7,9 @@
 //   memory budget), stored, and queued ──> the starter thread takes queued jobs by priority, gets their proving key from the key store
 //   (engine::ProvingKeyStore: the parameters loaded once, a copy per GPU and the compiled matrices, kept for later
 //   jobs while they fit the budgets; a key a job holds is never evicted) and submits them to the engine ──> the engine proves
-//   the partitions (synthesis pipelined with proving, proofs verified before they are accepted, a failing GPU
-//   partition proven again on the CPU) ──> on its end the job's result (proofs, public inputs, timeline) is stored
-//   and handed to every AwaitProof waiting for it.
+//   the partitions (synthesis pipelined with proving, proofs verified before they are accepted, a partition whose
+//   GPU fails proven again on the other GPUs, else on the CPU) ──> on its end the job's result (proofs, public
+//   inputs, timeline) is stored and handed to every AwaitProof waiting for it.
 //
 // A restart resumes every job that was accepted and had not ended (same id); finished results stay until a client
 // fetched them (plus a minute) or result_ttl_seconds passed. Shutdown: stop accepting; then `drain` (finish every

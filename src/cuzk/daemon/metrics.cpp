@@ -59,7 +59,8 @@ std::string prometheus_text(const JobCounters& jobs, const engine::ProvingKeySto
     metric("cuzk_jobs_in_engine", "gauge", "Jobs in the engine (queued there or running).", jobs.in_engine);
     metric("cuzk_partitions_proven_total", "counter", "Partitions proven in jobs that completed.",
            jobs.partitions_proven);
-    metric("cuzk_fallbacks_total", "counter", "Partitions proven again on the CPU backend.", jobs.fallbacks);
+    metric("cuzk_fallbacks_total", "counter",
+           "Partitions proven again after a backend failed (on another GPU, else the CPU backend).", jobs.fallbacks);
     metric("cuzk_store_failures_total", "counter", "Writes the job store refused (a full disk?).", jobs.store_failures);
     metric("cuzk_store_unrecorded_results", "gauge", "Ended jobs whose result waits to be written to the job store.",
            jobs.unrecorded_results);

@@ -83,8 +83,9 @@ struct Engine::Impl {
         std::atomic<size_t> proven{0};  // partitions proven so far (progress)
         bool reported = false;          // ended and on_end has returned (await and forget wait for it)
         // The run, under mu.
-        std::vector<std::pair<Lane*, Backend*>> provers;  // its backends and their lanes
+        std::vector<std::pair<Lane*, Backend*>> provers;  // its backends and their lanes (a failed one leaves)
         size_t next = 0;                // next partition to synthesize
+        std::vector<size_t> redo;       // partitions to synthesize again: their backend failed (before `next`)
         size_t taken = 0;               // partitions a lane has taken
         size_t in_flight = 0;           // partitions being synthesized, waiting, or being proven
         std::deque<Ready> ready;        // synthesized, in index order
@@ -199,7 +200,7 @@ struct Engine::Impl {
         for (auto& [id, j] : jobs) {
             if (j->state != JobState::Queued && j->state != JobState::Running) continue;
             if (urgent && j->spec.priority != Priority::Critical) continue;
-            if (j->finishing || j->next >= j->spec.partitions || stopped(*j)) continue;
+            if (j->finishing || (j->next >= j->spec.partitions && j->redo.empty()) || stopped(*j)) continue;
             if (!best || before(*j, *best)) best = j.get();
         }
         if (best && !urgent && !fits(*best)) return nullptr;
@@ -269,7 +270,13 @@ struct Engine::Impl {
             if (stop) return;
             std::shared_ptr<Job> hold = jobs.at(job->id);
             if (job->state == JobState::Queued) start(*job);
-            const size_t i = job->next++;
+            size_t i;
+            if (!job->redo.empty()) {
+                i = job->redo.back();
+                job->redo.pop_back();
+            } else {
+                i = job->next++;
+            }
             job->in_flight++;
             synthesizing++;
             synthesizing_bytes += job->spec.partition_bytes;
@@ -412,23 +419,24 @@ struct Engine::Impl {
     // Proves one partition on its backend (verified, with the fallback), then counts it.
     void prove(Taken& t) {
         Job& job = *t.job;
-        bool go;
+        bool go, left;
         {
             std::lock_guard<std::mutex> lk(mu);
             go = !stop && !stopped(job);
+            left = std::none_of(job.provers.begin(), job.provers.end(),
+                                [&t](const std::pair<Lane*, Backend*>& p) { return p.second == t.backend; });
         }
         if (!go) return skip(t);
+        if (left) return hand_back(t);
         std::string error;
-        const bool ok = prove_partition(t, error);
+        const Outcome out = prove_partition(t, error);
         t.ticket.reset();
         discard(t.item.asg);  // what the prover left (witness, densities) goes to the background thread
         {
             std::lock_guard<std::mutex> lk(mu);
-            if (ok) {
-                job.proven++;
-            } else {
-                fail(job, error);
-            }
+            if (out == Outcome::Proven) job.proven++;
+            if (out == Outcome::Failed) fail(job, error);
+            if (out == Outcome::Requeued) job.taken--;  // taken again once synthesized again
             job.in_flight--;
             proving--;
         }
@@ -436,8 +444,61 @@ struct Engine::Impl {
         finish_if_over(t.job);
     }
 
-    // False, with the error, when the partition was proven neither on its backend nor on the job's fallback.
-    bool prove_partition(Taken& t, std::string& error) {
+    // A partition taken for a backend that has left the job since (it failed, requeue): not tried there, but back
+    // in the job's queue for its other backends when its assignment is whole (nothing was prepared on the failed
+    // backend, which may have consumed a, b, c), else synthesized again.
+    void hand_back(Taken& t) {
+        Job& job = *t.job;
+        const bool whole = !t.ticket && t.prepare_error.empty();
+        t.ticket.reset();
+        {
+            std::lock_guard<std::mutex> lk(mu);
+            job.taken--;
+            proving--;
+            if (whole) {
+                reserved_working += t.item.working;
+                auto at = std::find_if(job.ready.begin(), job.ready.end(),
+                                       [&](const Ready& r) { return r.index > t.item.index; });
+                job.ready.insert(at, std::move(t.item));
+                waiting++;
+            } else {
+                job.redo.push_back(t.item.index);
+                job.in_flight--;
+            }
+        }
+        if (!whole) discard(t.item.asg);
+        work_cv.notify_all();
+        finish_if_over(t.job);
+    }
+
+    // A failed backend among several leaves the job, and its partition is synthesized again (the failed backend
+    // consumed a, b, c) for the job's other backends. False when no other backend is left. Under mu.
+    static bool requeue(Job& job, Backend* failed, size_t i) {
+        const auto is_failed = [failed](const std::pair<Lane*, Backend*>& p) { return p.second == failed; };
+        if (std::all_of(job.provers.begin(), job.provers.end(), is_failed)) return false;
+        std::erase_if(job.provers, is_failed);
+        job.redo.push_back(i);
+        return true;
+    }
+
+    // A line of JobResult::fallbacks, also given to the job's on_fallback.
+    static void report_fallback(Job& job, const std::string& line) {
+        {
+            std::lock_guard<std::mutex> lk(job.fallback_mu);
+            job.result.fallbacks.push_back(line);
+        }
+        if (job.spec.on_fallback) {
+            try {
+                job.spec.on_fallback(line);
+            } catch (...) {
+            }
+        }
+    }
+
+    // Proven on its backend or on the job's fallback; Requeued: its backend failed and the job's other backends
+    // take it (requeue); Failed, with the error, otherwise.
+    enum class Outcome { Proven, Requeued, Failed };
+    Outcome prove_partition(Taken& t, std::string& error) {
         Job& job = *t.job;
         const JobSpec& spec = job.spec;
         TimingSink& sink = *job.result.timeline;
@@ -475,27 +536,27 @@ struct Engine::Impl {
         };
         try {
             prove_on(*t.backend, t.item.asg, "proving");
-            return true;
+            return Outcome::Proven;
         } catch (const std::exception& e) {
             const std::string what =
                 "partition " + std::to_string(i) + ": proving (" + t.backend->name() + " backend): " + e.what();
+            bool requeued;
+            {
+                std::lock_guard<std::mutex> lk(mu);
+                requeued = requeue(job, t.backend, i);
+            }
+            if (requeued) {
+                report_fallback(job, what + "; proven again on the job's other backends (the " + t.backend->name() +
+                                         " backend left the job)");
+                return Outcome::Requeued;
+            }
             if (!spec.fallback) {
                 error = what;
-                return false;
+                return Outcome::Failed;
             }
             // The failed backend consumed a, b, c: the partition is synthesized again (only on this rare path,
             // rather than keeping a copy of every assignment).
-            const std::string line = what + "; proven again on the " + spec.fallback->name() + " backend";
-            {
-                std::lock_guard<std::mutex> lk(job.fallback_mu);
-                job.result.fallbacks.push_back(line);
-            }
-            if (spec.on_fallback) {
-                try {
-                    spec.on_fallback(line);
-                } catch (...) {
-                }
-            }
+            report_fallback(job, what + "; proven again on the " + spec.fallback->name() + " backend");
             try {
                 r1cs::ProvingAssignment again;
                 {
@@ -505,10 +566,10 @@ struct Engine::Impl {
                 std::lock_guard<std::mutex> lk(job.fallback_mu);  // one fallback proof at a time
                 prove_on(*spec.fallback, again, "proving.fallback");
                 discard(again);
-                return true;
+                return Outcome::Proven;
             } catch (const std::exception& e2) {
                 error = what + "; the " + spec.fallback->name() + " backend failed too: " + e2.what();
-                return false;
+                return Outcome::Failed;
             }
         }
     }

@@ -22,8 +22,10 @@
 // Spans (layer Pipeline, item = partition; "job" and "queued" with item -1): "queued" (submit to first partition),
 // "synthesis", "handover" (synthesis end to proving start), "proving", "job" (first partition to end).
 // Errors: an exception in synthesis or proving fails that job (its message kept), never the engine, unless the job
-// names a fallback backend, which then proves that partition again (reported); a job can be cancelled while queued
-// or between partitions, and by its deadline.
+// has another backend or names a fallback: a backend that fails (throws, or its proof does not verify) while the job
+// has others leaves the job, and its partition is synthesized again and proven on the others; with none left, the
+// fallback backend proves it again; each is reported (JobResult::fallbacks). A job can be cancelled while queued or
+// between partitions, and by its deadline.
 #pragma once
 
 #include <cstddef>
@@ -73,18 +75,20 @@ struct JobSpec {
     // Proves the partitions (default: the key's); must outlive the job.
     Backend* backend = nullptr;
     // Optional: several backends (one per GPU), each with its own proving worker taking partitions as they are
-    // synthesized; proofs still come back in partition order. Empty: `backend` alone. Must outlive the job.
+    // synthesized; proofs still come back in partition order. One that fails leaves the job and the others prove
+    // its partition again (synthesized again: the failed backend consumed it). Empty: `backend` alone. Must
+    // outlive the job.
     std::vector<Backend*> backends;
-    // Optional: a partition whose proving throws on `backend` (a GPU fault or out of memory), or whose proof does
-    // not verify, is synthesized again and proven here (typically the CPU backend); each such retry is reported in
-    // JobResult::fallbacks. Must outlive the job.
+    // Optional: a partition whose proving throws on its backend (a GPU fault or out of memory), or whose proof
+    // does not verify, when the job has no other backend left, is synthesized again and proven here (typically the
+    // CPU backend); each such retry is reported in JobResult::fallbacks. Must outlive the job.
+    Backend* fallback = nullptr;
     // Let the backend move partition i + 1's data while partition i is proven (ProverBackend::prepare; the GPU
     // backend uploads a, b, c into a second set of device arrays). Backends without it ignore it.
     bool pipeline = true;
-    Backend* fallback = nullptr;
     // Optional: every proof is verified against this key and the partition's public inputs before it is accepted
-    // (GPU faults happen in the field); one that does not verify is proven again on the fallback backend when
-    // there is one, else the job fails. Must outlive the job.
+    // (GPU faults happen in the field); one that does not verify is proven again as a failed proof is (on the
+    // job's other backends, else on the fallback backend when there is one, else the job fails). Must outlive the job.
     const groth16::VerifyingKey* verify_key = nullptr;
     // Optional: the job is cancelled when it has not ended this long after submission (checked between partitions
     // and by waiting workers); the result then says so.
@@ -112,7 +116,7 @@ const char* job_state_name(JobState s);
 struct JobResult {
     JobState state = JobState::Queued;
     std::string error;                   // for Failed; for Cancelled by the deadline, a note saying so
-    std::vector<std::string> fallbacks;  // one line per partition proven again on the fallback backend
+    std::vector<std::string> fallbacks;  // one line per partition proven again (other backends, or the fallback)
     std::vector<groth16::Proof> proofs;  // partition order, for Done
     std::shared_ptr<TimingSink> timeline;
     double wall_seconds = 0;             // start to end (not the time queued)
