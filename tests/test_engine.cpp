@@ -386,12 +386,19 @@ TEST(Engine, ProvesOnSeveralBackends) {
 namespace {
 // A CPU backend standing in for a GPU that faults from its `ok`-th proof on (a lost device, a sticky CUDA error),
 // with its own lane (as each GPU has), counting its calls.
+// With `prepares`, it takes a, b, c away in prepare() as the GPU backend does (into the ticket), so a partition
+// prepared for it cannot go to another backend as it is.
 struct DyingBackend : Backend {
-    explicit DyingBackend(int ok, std::string lane_name) : ok(ok), lane_name(std::move(lane_name)) {}
+    DyingBackend(int ok, std::string lane_name, bool prepares = false)
+        : ok(ok), lane_name(std::move(lane_name)), prepares(prepares) {}
     CpuBackend cpu{params()};
     const int ok;
     const std::string lane_name;
-    std::atomic<int> calls{0}, proofs{0};
+    const bool prepares;
+    std::atomic<int> calls{0}, proofs{0}, prepared{0}, prepared_proves{0};
+    struct Ticket : groth16::PreparedCircuit {
+        std::vector<Fr> a, b, c;
+    };
     std::vector<groth16::Proof> prove(std::span<r1cs::ProvingAssignment> a, std::span<const Fr> r,
                                       std::span<const Fr> s, TimingSink* t) override {
         if (calls++ >= ok) throw std::runtime_error("simulated device fault: device lost");
@@ -399,6 +406,23 @@ struct DyingBackend : Backend {
         auto out = cpu.prove(a, r, s, t);
         proofs += (int)a.size();
         return out;
+    }
+    std::unique_ptr<groth16::PreparedCircuit> prepare(r1cs::ProvingAssignment& asg, TimingSink*, int64_t) override {
+        if (!prepares) return nullptr;
+        prepared++;
+        auto t = std::make_unique<Ticket>();
+        t->a = std::move(asg.a()), t->b = std::move(asg.b()), t->c = std::move(asg.c());
+        asg.a().clear(), asg.b().clear(), asg.c().clear();
+        return t;
+    }
+    groth16::Proof prove_prepared(std::unique_ptr<groth16::PreparedCircuit> ticket, r1cs::ProvingAssignment& asg,
+                                  const Fr& r, const Fr& s, TimingSink* timing, int64_t) override {
+        prepared_proves++;
+        auto* t = dynamic_cast<Ticket*>(ticket.get());
+        asg.a() = std::move(t->a), asg.b() = std::move(t->b), asg.c() = std::move(t->c);
+        return prove(std::span<r1cs::ProvingAssignment>(&asg, 1), std::span<const Fr>(&r, 1),
+                     std::span<const Fr>(&s, 1), timing)
+            .at(0);
     }
     std::string name() const override { return lane_name; }
     std::string lane() const override { return lane_name; }
@@ -453,6 +477,24 @@ TEST(Engine, AFailingBackendLeavesTheJobAndTheOthersProveItsPartition) {
     EXPECT_NE(res.fallbacks[0].find("device lost"), std::string::npos) << res.fallbacks[0];
     EXPECT_NE(res.fallbacks[0].find("gpu1-standin backend left the job"), std::string::npos) << res.fallbacks[0];
     EXPECT_EQ(reported, res.fallbacks);
+
+    // The same with a backend that prepares (takes a, b, c into its ticket, as the GPU's does): a partition its lane
+    // had prepared when it failed is synthesized again too, never tried on it.
+    DyingBackend good2(1000, "gpu0-standin"), dying2(1, "gpu1-standin", true);
+    synthesized = 0;
+    spec.backends = {&good2, &dying2};
+    const JobResult res2 = engine.await(engine.submit(spec));
+    ASSERT_EQ(res2.state, JobState::Done) << res2.error;
+    EXPECT_TRUE(res2.proofs == want.proofs);
+    ASSERT_GE(dying2.calls.load(), 2);
+    EXPECT_EQ(dying2.calls.load(), 2);
+    EXPECT_EQ(dying2.proofs.load(), 1);
+    EXPECT_EQ(good2.proofs + dying2.proofs, 8);
+    const int unused_tickets = dying2.prepared - dying2.prepared_proves;
+    std::printf("the dying backend prepared %d partitions, %d of them never proven there\n", dying2.prepared.load(),
+                unused_tickets);
+    EXPECT_EQ(synthesized.load(), 9 + unused_tickets) << "prepared " << dying2.prepared.load();
+    EXPECT_EQ(fallback.proofs.load(), 0);
 
     // Both fail: the last one left falls back to the CPU; without a fallback the job fails, saying why.
     DyingBackend dead0(0, "gpu0-standin"), dead1(0, "gpu1-standin");
