@@ -5,12 +5,14 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <random>
 #include <string>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "cuzk/circuits/builtin.hpp"
@@ -441,6 +443,85 @@ TEST(GpuGroth16, EngineSpreadsPartitionsOverEveryGpu) {
         total += counting[d]->proofs.load();
     }
     EXPECT_EQ(total, (int)(4 * backends.size()));
+}
+
+namespace {
+// A GPU backend that faults from its `ok`-th proof on (a lost device), in a lane of its own as another GPU's is;
+// every proof takes at least 20 ms (so that both lanes of a job take partitions).
+struct FlakyGpu : groth16::ProverBackend {
+    groth16::ProverBackend& inner;
+    const int ok;
+    const std::string label;
+    std::atomic<int> calls{0}, proofs{0};
+    FlakyGpu(groth16::ProverBackend& b, int ok, std::string label) : inner(b), ok(ok), label(std::move(label)) {}
+    void enter() {
+        if (calls++ >= ok) throw gpu::CudaError("simulated device fault: the device was lost");
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    std::vector<groth16::Proof> prove(std::span<r1cs::ProvingAssignment> a, std::span<const Fr> r,
+                                      std::span<const Fr> s, TimingSink* t) override {
+        enter();
+        auto out = inner.prove(a, r, s, t);
+        proofs += (int)a.size();
+        return out;
+    }
+    std::unique_ptr<groth16::PreparedCircuit> prepare(r1cs::ProvingAssignment& asg, TimingSink* t,
+                                                      int64_t item) override {
+        return inner.prepare(asg, t, item);
+    }
+    groth16::Proof prove_prepared(std::unique_ptr<groth16::PreparedCircuit> ticket, r1cs::ProvingAssignment& asg,
+                                  const Fr& r, const Fr& s, TimingSink* t, int64_t item) override {
+        enter();
+        auto out = inner.prove_prepared(std::move(ticket), asg, r, s, t, item);
+        proofs++;
+        return out;
+    }
+    std::string name() const override { return label; }
+    std::string lane() const override { return "cuda:" + label; }
+};
+}  // namespace
+
+// A GPU that faults in the middle of a job loses no proof: it leaves the job and the other GPU proves its
+// partitions (a partition it had prepared is synthesized again: its a, b, c went to the lost device); the proofs
+// equal the CPU engine's, each verified, and the CPU fallback is not used. One device stands for two: two GPU
+// backends on it in lanes of their own, the fault injected into one.
+TEST(GpuGroth16, AGpuThatFaultsMidJobLosesNoProof) {
+    if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
+    const ChainJobs jobs;
+    SCOPED_TRACE(jobs.seed);
+    const auto& p = jobs.params;
+    gpu::GpuBackend first(p), second(p);
+    FlakyGpu good(first, 1000, "gpu-a"), dying(second, 1, "gpu-b");
+    groth16::CpuBackend cpu_backend(p);
+    engine::EngineConfig cfg;
+    cfg.synthesis_workers = 3;
+    cfg.lookahead = 3;
+    engine::Engine eng(cfg);
+    engine::JobSpec direct = jobs.spec(8);
+    direct.backend = &cpu_backend;
+    const auto want = eng.await(eng.submit(direct));
+    ASSERT_EQ(want.state, engine::JobState::Done) << want.error;
+    FlakyGpu cpu_fallback(cpu_backend, 1000, "cpu-fallback");
+    engine::JobSpec spec = jobs.spec(8);
+    spec.backends = {&good, &dying};
+    spec.fallback = &cpu_fallback;
+    const auto got = eng.await(eng.submit(spec));
+    ASSERT_EQ(got.state, engine::JobState::Done) << got.error;
+    EXPECT_TRUE(got.proofs == want.proofs) << "same proofs, partition order";
+    ASSERT_GE(dying.calls.load(), 2) << "the dying GPU took a partition after its first";
+    EXPECT_EQ(dying.calls.load(), 2) << "it failed once and took nothing more";
+    EXPECT_EQ(dying.proofs.load(), 1);
+    EXPECT_EQ(good.proofs + dying.proofs, 8);
+    EXPECT_EQ(cpu_fallback.calls.load(), 0) << "another GPU was left: the CPU fallback is not used";
+    ASSERT_EQ(got.fallbacks.size(), 1u);
+    EXPECT_NE(got.fallbacks[0].find("the device was lost"), std::string::npos) << got.fallbacks[0];
+    EXPECT_NE(got.fallbacks[0].find("gpu-b backend left the job"), std::string::npos) << got.fallbacks[0];
+    // The GPU that stayed proves a next job as before.
+    engine::JobSpec after = jobs.spec(2);
+    after.backend = &first;
+    const auto again = eng.await(eng.submit(after));
+    ASSERT_EQ(again.state, engine::JobState::Done) << again.error;
+    EXPECT_TRUE(again.proofs[0] == want.proofs[0] && again.proofs[1] == want.proofs[1]);
 }
 
 // Parameters page-locked in host memory (GpuProverConfig::pin_host_params): the upload reads them by DMA, a second
