@@ -32,6 +32,7 @@
 #include "cuzk/gpu/device.hpp"
 #endif
 #include "cuzk/daemon/job_store.hpp"
+#include "cuzk/daemon/keys.hpp"
 #include "cuzk/engine/key_store.hpp"
 #include "cuzk/formats/bellman_params.hpp"
 #include "cuzk/formats/iden3.hpp"
@@ -919,6 +920,25 @@ result_ttl_seconds = 3600
     EXPECT_FALSE(parse_config("", base).pin_params);
     EXPECT_TRUE(parse_config("[engine]\npin_params = true", base).pin_params);
     refused("[engine]\npin_params = \"yes\"", "engine.pin_params");
+    // The GPUs to prove on: visible ordinals, each once.
+    EXPECT_TRUE(parse_config("", base).gpus.empty()) << "every visible GPU";
+    EXPECT_EQ(parse_config("[engine]\ngpus = [2, 0]", base).gpus, (std::vector<size_t>{2, 0}));
+    refused("[engine]\ngpus = [0, 0]", "engine.gpus");
+    refused("[engine]\ngpus = [-1]", "engine.gpus");
+    refused("[engine]\ngpus = 0", "engine.gpus");
+    refused("[engine]\ngpus = [\"0\"]", "engine.gpus");
+    refused("[engine]\ngpus = []", "engine.gpus");
+    refused("[engine]\nbackend = \"cpu\"\ngpus = [0]", "engine.gpus");
+    // A GPU named and not there is an error at start (this test names one no host has).
+    DaemonConfig missing;
+    missing.gpus = {200};
+    try {
+        (void)gpu_ordinals(missing);
+        ADD_FAILURE() << "device 200 accepted";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("engine.gpus"), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(gpu_ordinals(parse_config("[engine]\nbackend = \"cpu\"", base)).empty());
     EXPECT_NO_THROW(parse_config("[server]\nallow_remote = true\ntcp = \"0.0.0.0:9820\"", base));
     EXPECT_TRUE(is_loopback_address("127.0.0.2:1"));
     EXPECT_TRUE(is_loopback_address("[::1]:1"));

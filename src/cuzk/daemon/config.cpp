@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <limits>
@@ -30,7 +31,7 @@ void check_keys(const toml::table& root) {
         {"server", {"socket", "tcp", "allow_remote", "metrics", "max_request_bytes", "log"}},
         {"paths", {"params", "circuits", "state"}},
         {"engine", {"backend", "synthesis_workers", "lookahead", "total_budget", "check_params", "verify_proofs",
-                    "cpu_fallback", "pce", "pin_params"}},
+                    "cpu_fallback", "pce", "pin_params", "gpus"}},
         {"jobs", {"max_partitions", "max_queued", "result_ttl_seconds", "shutdown"}},
     };
     for (const auto& [k, v] : root) {
@@ -67,6 +68,25 @@ size_t get_count(const toml::table& root, const char* table, const char* key, si
     if (v < (int64_t)lo || (uint64_t)v > hi)
         bad(std::string(table) + "." + key, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
     return (size_t)v;
+}
+
+// An array of distinct device ordinals in [0, 255].
+std::vector<size_t> get_ordinals(const toml::table& root, const char* table, const char* key) {
+    const auto node = root[table][key];
+    if (!node) return {};
+    const std::string name = std::string(table) + "." + key;
+    if (!node.is_array()) bad(name, "must be an array of device ordinals, e.g. [0, 1]");
+    std::vector<size_t> out;
+    for (const auto& e : *node.as_array()) {
+        if (!e.is_integer()) bad(name, "must be an array of device ordinals, e.g. [0, 1]");
+        const int64_t v = *e.value<int64_t>();
+        if (v < 0 || v > 255) bad(name, "a device ordinal must be in [0, 255]");
+        if (std::find(out.begin(), out.end(), (size_t)v) != out.end())
+            bad(name, "device " + std::to_string(v) + " is named twice");
+        out.push_back((size_t)v);
+    }
+    if (out.empty()) bad(name, "names no device (leave it out for every visible one)");
+    return out;
 }
 
 double get_seconds(const toml::table& root, const char* table, const char* key, double def) {
@@ -171,6 +191,8 @@ DaemonConfig parse_config(const std::string& toml_text, const std::filesystem::p
     c.log = get_bool(root, "server", "log", c.log);
     c.backend = get_string(root, "engine", "backend", c.backend);
     if (c.backend != "auto" && c.backend != "cpu" && c.backend != "gpu") bad("engine.backend", "auto, cpu or gpu");
+    c.gpus = get_ordinals(root, "engine", "gpus");
+    if (!c.gpus.empty() && c.backend == "cpu") bad("engine.gpus", "names GPUs while engine.backend is cpu");
     if (root["engine"]["synthesis_workers"].is_string()) {
         if (*root["engine"]["synthesis_workers"].value<std::string>() != "auto")
             bad("engine.synthesis_workers", "\"auto\" or an integer in [1, 256]");

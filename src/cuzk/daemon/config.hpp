@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace cuzk::daemon {
 
@@ -31,6 +32,10 @@ struct DaemonConfig {
     std::filesystem::path state_dir = ".";            // the job database (cuzk.db) and the default socket
     // [engine]
     std::string backend = "auto";     // auto (GPU when built and present), cpu, gpu
+    // The GPUs to prove on, by ordinal among the visible CUDA devices (CUDA_VISIBLE_DEVICES applies first), as
+    // `cuzk daemon` lists them at start; empty (the default): every visible one. A missing ordinal is an error at
+    // start, not a silent CPU fallback.
+    std::vector<size_t> gpus;
     size_t synthesis_workers = 0;     // 0 ("auto", the default): engine::auto_synthesis_workers(), resolved by
                                       // the daemon
     size_t lookahead = 1;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -36,11 +37,11 @@ constexpr size_t kProofWorkspaceDeviceShare = 4;  // 1 / 4 of the device's memor
 std::string device_name(size_t i) { return "cuda:" + std::to_string(i); }
 
 // Each GPU's budget for resident keys: its memory less one proof's workspace.
-std::map<std::string, size_t> device_key_budgets() {
+std::map<std::string, size_t> device_key_budgets(const std::vector<size_t>& ordinals) {
     std::map<std::string, size_t> b;
     const auto devs = gpu::devices();
-    for (size_t i = 0; i < devs.size(); i++) {
-        const size_t total = devs[i].total_memory;
+    for (size_t i : ordinals) {
+        const size_t total = devs.at(i).total_memory;
         const size_t reserve = std::max(kProofWorkspaceMinBytes, total / kProofWorkspaceDeviceShare);
         b[device_name(i)] = total > reserve ? total - reserve : 0;
     }
@@ -49,9 +50,9 @@ std::map<std::string, size_t> device_key_budgets() {
 
 // What a key's copy will take on every GPU before it is made: its host size (the device keeps the same affine
 // points).
-std::map<std::string, size_t> device_key_bytes(size_t host_bytes) {
+std::map<std::string, size_t> device_key_bytes(const std::vector<size_t>& ordinals, size_t host_bytes) {
     std::map<std::string, size_t> b;
-    for (size_t i = 0; i < gpu::devices().size(); i++) b[device_name(i)] = host_bytes;
+    for (size_t i : ordinals) b[device_name(i)] = host_bytes;
     return b;
 }
 
@@ -68,8 +69,9 @@ std::vector<engine::DeviceCopy> copies_of(std::vector<std::unique_ptr<gpu::GpuBa
 
 // The copies made straight from the file; with the check, the first device's resident points are checked (the
 // others hold the same bytes of the same file, which is verified unchanged afterwards).
-std::vector<engine::DeviceCopy> streamed_copies(const formats::ParamsFileSource& src, bool check_subgroup) {
-    auto backends = gpu::gpu_backends(src, 0, gpu::GpuProverConfig{});
+std::vector<engine::DeviceCopy> streamed_copies(const std::vector<size_t>& ordinals,
+                                                const formats::ParamsFileSource& src, bool check_subgroup) {
+    auto backends = gpu::gpu_backends(src, ordinals, gpu::GpuProverConfig{});
     if (check_subgroup && !backends.empty())
         if (auto query = backends.front()->query_outside_subgroup()) src.throw_not_in_subgroup(*query);
     return copies_of(std::move(backends));
@@ -77,6 +79,27 @@ std::vector<engine::DeviceCopy> streamed_copies(const formats::ParamsFileSource&
 
 }  // namespace
 #endif
+
+std::vector<size_t> gpu_ordinals(const DaemonConfig& c) {
+    if (c.backend == "cpu") return {};
+#ifdef CUZK_HAVE_CUDA
+    const auto devs = gpu::devices();
+    std::vector<size_t> out = c.gpus;
+    if (out.empty())
+        for (size_t i = 0; i < devs.size(); i++) out.push_back(i);
+    for (size_t i : out) {
+        if (i < devs.size()) continue;
+        const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+        throw std::runtime_error("engine.gpus: no CUDA device " + std::to_string(i) + ": " +
+                                 std::to_string(devs.size()) + " visible" +
+                                 (visible ? std::string(" (CUDA_VISIBLE_DEVICES=") + visible + ")" : std::string()));
+    }
+    return out;
+#else
+    if (!c.gpus.empty()) throw std::runtime_error("engine.gpus: built without CUDA");
+    return {};
+#endif
+}
 
 engine::KeyStoreConfig key_store_config(const DaemonConfig& c, size_t budget_bytes) {
     engine::KeyStoreConfig kc;
@@ -86,20 +109,28 @@ engine::KeyStoreConfig key_store_config(const DaemonConfig& c, size_t budget_byt
 #ifdef CUZK_HAVE_CUDA
     if (c.backend == "gpu" && gpu::devices().empty())
         throw std::runtime_error("backend gpu: no CUDA device found (backend \"auto\" proves on the CPU then)");
+#endif
+    const std::vector<size_t> ordinals = gpu_ordinals(c);  // throws for a GPU named and not there
+#ifdef CUZK_HAVE_CUDA
     if (c.backend != "cpu") {
         if (c.check_params) kc.device_checks = backends::gpu_subgroup_checks();
-        kc.device_budget_bytes = device_key_budgets();
-        kc.device_bytes = [](const groth16::KeyShape& k) {
-            return device_key_bytes(engine::ProvingKeyStore::resident_bytes(k));
+        kc.device_budget_bytes = device_key_budgets(ordinals);
+        kc.device_bytes = [ordinals](const groth16::KeyShape& k) {
+            return device_key_bytes(ordinals, engine::ProvingKeyStore::resident_bytes(k));
         };
-        kc.make_device_copies = [pin = c.pin_params](const groth16::Parameters& p) {
+        kc.make_device_copies = [pin = c.pin_params, ordinals](const groth16::Parameters& p) {
             gpu::GpuProverConfig gc;
             gc.pin_host_params = pin;  // locked while the key is loaded (the backends live with it)
-            return copies_of(gpu::gpu_backends(p, 0, gc));
+            return copies_of(gpu::gpu_backends(p, ordinals, gc));
         };
         // Pinned parameters stay in host memory; else a file's points go straight to the devices.
-        if (!c.pin_params) kc.stream_device_copies = streamed_copies;
+        if (!c.pin_params)
+            kc.stream_device_copies = [ordinals](const formats::ParamsFileSource& src, bool check_subgroup) {
+                return streamed_copies(ordinals, src, check_subgroup);
+            };
     }
+#else
+    (void)ordinals;
 #endif
     if (c.backend == "gpu" && !kc.make_device_copies) throw std::runtime_error("backend gpu: built without CUDA");
     return kc;
@@ -110,6 +141,17 @@ ProvingKeys::ProvingKeys(const DaemonConfig& cfg, size_t budget_bytes, EventLog 
     const engine::KeyStoreConfig kc = key_store_config(cfg, budget_bytes);
     streams_ = (bool)kc.stream_device_copies && !kc.device_budget_bytes.empty();
     store_ = std::make_shared<engine::ProvingKeyStore>(kc);
+    log_("proving on " + devices_line());
+}
+
+std::string ProvingKeys::devices_line() const {
+    std::string line;
+#ifdef CUZK_HAVE_CUDA
+    const auto devs = gpu::devices();
+    for (size_t i : gpu_ordinals(cfg_))
+        line += (line.empty() ? "GPU " : ", GPU ") + std::to_string(i) + " (" + devs.at(i).name + ")";
+#endif
+    return line.empty() ? "the CPU" : line;
 }
 
 std::shared_ptr<const engine::ProvingKey> ProvingKeys::key(const fs::path& params_path) {
@@ -250,7 +292,7 @@ void ProvingKeys::report(v1::GetStatusResponse& r, const std::function<uint32_t(
 #ifdef CUZK_HAVE_CUDA
     if (cfg_.backend != "cpu") {
         const auto devs = gpu::devices();
-        for (size_t i = 0; i < devs.size(); i++) {
+        for (size_t i : gpu_ordinals(cfg_)) {
             auto* g = r.add_gpus();
             g->set_ordinal((uint32_t)i);
             g->set_name(devs[i].name);

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cuzk.pb.h"
 #include "cuzk/daemon/config.hpp"
@@ -22,6 +23,9 @@ namespace cuzk::daemon {
 // The key store's configuration: `budget_bytes` of host memory, the parameter checks, the CPU fallback and, unless
 // cfg.backend is "cpu", the GPUs' copies. std::runtime_error for backend "gpu" in a build without CUDA.
 engine::KeyStoreConfig key_store_config(const DaemonConfig& cfg, size_t budget_bytes);
+// The GPUs the daemon proves on: [engine] gpus, else every visible device (none for backend cpu or without CUDA);
+// std::runtime_error naming the key for an ordinal with no device (CUDA_VISIBLE_DEVICES applies first).
+std::vector<size_t> gpu_ordinals(const DaemonConfig& cfg);
 
 class ProvingKeys {
 public:
@@ -48,6 +52,8 @@ public:
     // Whether a bellman parameter file's points go from the file straight to the GPUs (GPUs present, parameters not
     // pinned): its key then holds no host copy of them, and admission does not count them.
     bool streams_to_devices() const { return streams_; }
+    // "GPU 0 (NVIDIA H200), GPU 2 (...)", or "the CPU": where the daemon proves (logged at start).
+    std::string devices_line() const;
     // The store itself, shared with the engine (EngineConfig::key_store): the one place keys live.
     const std::shared_ptr<engine::ProvingKeyStore>& store() const { return store_; }
 

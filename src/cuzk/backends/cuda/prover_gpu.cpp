@@ -532,17 +532,37 @@ groth16::Proof GpuProver::prove_prepared(std::unique_ptr<groth16::PreparedCircui
 
 namespace {
 template <class Src>
-std::vector<std::unique_ptr<GpuBackend>> backends_of(const Src& src, size_t first, const GpuProverConfig& base) {
+std::vector<std::unique_ptr<GpuBackend>> backends_on(const Src& src, std::span<const size_t> ordinals,
+                                                     const GpuProverConfig& base) {
     std::vector<std::unique_ptr<GpuBackend>> out;
     const auto devs = devices();
-    for (size_t d = first; d < devs.size(); d++) {
+    for (size_t d : ordinals) {
+        if (d >= devs.size())
+            throw std::invalid_argument("gpu backends: no CUDA device " + std::to_string(d) + " (" +
+                                        std::to_string(devs.size()) + " visible)");
         GpuProverConfig gc = base;
         gc.device = devs[d].id;
         out.push_back(std::make_unique<GpuBackend>(src, gc));
     }
     return out;
 }
+template <class Src>
+std::vector<std::unique_ptr<GpuBackend>> backends_of(const Src& src, size_t first, const GpuProverConfig& base) {
+    std::vector<size_t> ordinals;
+    for (size_t d = first; d < devices().size(); d++) ordinals.push_back(d);
+    return backends_on(src, ordinals, base);
+}
 }  // namespace
+
+std::vector<std::unique_ptr<GpuBackend>> gpu_backends(const groth16::Parameters& params,
+                                                      std::span<const size_t> ordinals, const GpuProverConfig& base) {
+    return backends_on(params, ordinals, base);
+}
+
+std::vector<std::unique_ptr<GpuBackend>> gpu_backends(const groth16::QuerySource& src,
+                                                      std::span<const size_t> ordinals, const GpuProverConfig& base) {
+    return backends_on(src, ordinals, base);
+}
 
 std::vector<std::unique_ptr<GpuBackend>> gpu_backends(const groth16::Parameters& params, size_t first,
                                                       const GpuProverConfig& base) {

@@ -153,5 +153,13 @@ std::vector<std::unique_ptr<GpuBackend>> gpu_backends(const groth16::Parameters&
 // The same from a query source (each device's copy reads it once).
 std::vector<std::unique_ptr<GpuBackend>> gpu_backends(const groth16::QuerySource& src, size_t first = 0,
                                                       const GpuProverConfig& base = {});
+// The same on the visible devices of these ordinals (indices into gpu::devices()), in that order;
+// std::invalid_argument for an ordinal with no device.
+std::vector<std::unique_ptr<GpuBackend>> gpu_backends(const groth16::Parameters& params,
+                                                      std::span<const size_t> ordinals,
+                                                      const GpuProverConfig& base = {});
+std::vector<std::unique_ptr<GpuBackend>> gpu_backends(const groth16::QuerySource& src,
+                                                      std::span<const size_t> ordinals,
+                                                      const GpuProverConfig& base = {});
 
 }  // namespace cuzk::gpu
