@@ -216,14 +216,11 @@ void bench_gpu_msm(const std::string& name, int log_size, int reps, unsigned win
 // transform's kernels and launches.
 void bench_gpu_ntt(int log_size, int reps, const std::string& kind) {
 #ifdef CUZK_HAVE_CUDA
-    static const std::map<std::string, gpu::NttKind> kinds = {{"forward", gpu::NttKind::forward},
-                                                              {"inverse", gpu::NttKind::inverse},
-                                                              {"coset", gpu::NttKind::coset_forward},
-                                                              {"coset-inverse", gpu::NttKind::coset_inverse}};
-    const auto k = kinds.find(kind);
-    if (k == kinds.end())
-        throw std::invalid_argument("bench gpu-ntt: unknown kind '" + kind +
-                                    "' (forward, inverse, coset, coset-inverse)");
+    const gpu::NttKind by_name[] = {gpu::NttKind::forward, gpu::NttKind::inverse, gpu::NttKind::coset_forward,
+                                    gpu::NttKind::coset_inverse};  // kNttKinds' order
+    const auto at = std::find(kNttKinds.begin(), kNttKinds.end(), kind);
+    if (at == kNttKinds.end()) throw std::invalid_argument("bench gpu-ntt: unknown kind '" + kind + "'");
+    const gpu::NttKind ntt_kind = by_name[at - kNttKinds.begin()];
     if (gpu::devices().empty()) throw std::runtime_error("bench gpu-ntt: no CUDA device");
     const size_t n = size_t{1} << log_size;
     const auto values = random_scalars<Fr>(n, 4);
@@ -240,7 +237,7 @@ void bench_gpu_ntt(int log_size, int reps, const std::string& kind) {
     gpu::NttConfig cfg;
     cfg.d_scratch = scratch.get();
     cfg.tables = tables.get();
-    cfg.kind = k->second;
+    cfg.kind = ntt_kind;
     const auto s = measure(reps, [&] { gpu::ntt_device(d.get(), (unsigned)log_size, cfg); });
     report(kind == "forward" ? "gpu-ntt" : "gpu-ntt-" + kind, log_size, 1e3, "ms", 1, s);
 #else

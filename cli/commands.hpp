@@ -20,6 +20,9 @@
 
 namespace cuzk::cli {
 
+// The transforms `bench gpu-ntt --ntt-kind` names, in the order the help lists them.
+inline const std::vector<std::string> kNttKinds = {"forward", "inverse", "coset", "coset-inverse"};
+
 struct BenchOptions {
     std::string what = "all";  // fq-mul, fr-mul, g1-add, pairing, ntt, msm-g1, msm-g2, groth16, all
     int log_size = -1;         // problem size 2^log_size for ntt/msm (-1: the default of each benchmark)
@@ -27,7 +30,7 @@ struct BenchOptions {
     unsigned window_bits = 0;  // gpu-msm-g1, gpu-msm-g2: GpuMsmConfig::window_bits (0: its model)
     double ones_share = 0;     // gpu-msm-g1, gpu-msm-g2: > 0: scalars 0 or 1, this share ones (the ones' sum path)
     bool ones_listed = false;  // with ones_share: the ones as an index list instead of a bitmap
-    std::string ntt_kind = "forward";  // gpu-ntt: forward, inverse, coset, coset-inverse
+    std::string ntt_kind = "forward";  // gpu-ntt: one of kNttKinds
     bool quick = false;        // smaller sizes and 3 repetitions (the demo)
     // pipeline: partitions of one job through the engine
     size_t partitions = 4;

@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
     bench->add_flag("--ones-listed", bench_opt.ones_listed,
                     "gpu-msm-g1, gpu-msm-g2 with --ones-share: the ones as an index list instead of a bitmap");
     bench->add_option("--ntt-kind", bench_opt.ntt_kind, "gpu-ntt: forward, inverse, coset or coset-inverse")
-        ->check(CLI::IsMember({"forward", "inverse", "coset", "coset-inverse"}));
+        ->check(CLI::IsMember(cuzk::cli::kNttKinds));
     bench->add_option("--runs", bench_opt.runs,
                       "porep-c2, post, snap: run the job this many times, each on a fresh engine (one JSON line each; "
                       "inputs and parameters made once)")
