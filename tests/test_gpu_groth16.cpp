@@ -405,6 +405,26 @@ struct CountingBackend : groth16::ProverBackend {
 };
 }  // namespace
 
+// Backends on chosen devices (the daemon's [engine] gpus): one per ordinal, on that device, in the order given; an
+// ordinal with no device is refused, naming it (also without any device: no GPU is needed for this).
+TEST(GpuGroth16, BackendsOnChosenDevices) {
+    const auto p = groth16::generate_parameters(circuits::MulChainCircuit(4, 2, std::nullopt),
+                                                groth16::ToxicWaste::from_seed(3));
+    const size_t n = gpu::devices().size();
+    const std::vector<size_t> missing = {n};
+    try {
+        (void)gpu::gpu_backends(p, std::span<const size_t>(missing));
+        ADD_FAILURE() << "device " << n << " accepted";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("no CUDA device " + std::to_string(n)), std::string::npos) << e.what();
+    }
+    if (n == 0) GTEST_SKIP() << "no CUDA device for the rest";
+    const std::vector<size_t> last = {n - 1};
+    const auto one = gpu::gpu_backends(p, std::span<const size_t>(last));
+    ASSERT_EQ(one.size(), 1u);
+    EXPECT_EQ(one[0]->lane(), gpu::gpu_backends(p, n - 1).at(0)->lane());
+}
+
 // On a host with several GPUs, one job's partitions spread over all of them (gpu::gpu_backends, one proving worker
 // each, as the daemon and `cuzk bench pipeline` run them): every GPU proves some, and the proofs equal the CPU
 // engine's, in partition order.
