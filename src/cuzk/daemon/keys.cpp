@@ -141,6 +141,7 @@ ProvingKeys::ProvingKeys(const DaemonConfig& cfg, size_t budget_bytes, EventLog 
     const engine::KeyStoreConfig kc = key_store_config(cfg, budget_bytes);
     streams_ = (bool)kc.stream_device_copies && !kc.device_budget_bytes.empty();
     store_ = std::make_shared<engine::ProvingKeyStore>(kc);
+    gpus_ = gpu_ordinals(cfg);
     log_("proving on " + devices_line());
 }
 
@@ -148,7 +149,7 @@ std::string ProvingKeys::devices_line() const {
     std::string line;
 #ifdef CUZK_HAVE_CUDA
     const auto devs = gpu::devices();
-    for (size_t i : gpu_ordinals(cfg_))
+    for (size_t i : gpus_)
         line += (line.empty() ? "GPU " : ", GPU ") + std::to_string(i) + " (" + devs.at(i).name + ")";
 #endif
     return line.empty() ? "the CPU" : line;
@@ -292,7 +293,7 @@ void ProvingKeys::report(v1::GetStatusResponse& r, const std::function<uint32_t(
 #ifdef CUZK_HAVE_CUDA
     if (cfg_.backend != "cpu") {
         const auto devs = gpu::devices();
-        for (size_t i : gpu_ordinals(cfg_)) {
+        for (size_t i : gpus_) {
             auto* g = r.add_gpus();
             g->set_ordinal((uint32_t)i);
             g->set_name(devs[i].name);

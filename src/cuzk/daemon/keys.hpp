@@ -68,6 +68,7 @@ private:
     EventLog log_;
     std::shared_ptr<engine::ProvingKeyStore> store_;  // parameter sets, their GPU copies and compiled matrices
     bool streams_ = false;
+    std::vector<size_t> gpus_;  // gpu_ordinals(cfg_), found once at start
 };
 
 }  // namespace cuzk::daemon

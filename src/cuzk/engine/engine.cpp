@@ -304,13 +304,18 @@ struct Engine::Impl {
                 finish_if_over(hold);
                 lk.lock();
             } else {
-                auto at = std::find_if(job->ready.begin(), job->ready.end(),
-                                       [&](const Ready& r) { return r.index > i; });
-                job->ready.insert(at, std::move(item));
-                waiting++;
+                enqueue_ready(*job, std::move(item));
             }
             work_cv.notify_all();
         }
+    }
+
+    // A synthesized partition into its job's queue, kept in index order, and counted as waiting. Under mu.
+    void enqueue_ready(Job& job, Ready&& item) {
+        const size_t i = item.index;
+        auto at = std::find_if(job.ready.begin(), job.ready.end(), [i](const Ready& r) { return r.index > i; });
+        job.ready.insert(at, std::move(item));
+        waiting++;
     }
 
     // ---- proving ----------------------------------------------------------------------------------------------
@@ -457,10 +462,7 @@ struct Engine::Impl {
             proving--;
             if (whole) {
                 reserved_working += t.item.working;
-                auto at = std::find_if(job.ready.begin(), job.ready.end(),
-                                       [&](const Ready& r) { return r.index > t.item.index; });
-                job.ready.insert(at, std::move(t.item));
-                waiting++;
+                enqueue_ready(job, std::move(t.item));
             } else {
                 job.redo.push_back(t.item.index);
                 job.in_flight--;

@@ -239,12 +239,11 @@ struct GpuProver::Impl {
 
     // H's data into slot hk: the witness when the device makes the products, else a, b, c (consumed).
     void prefetch_into(HComputer& hk, r1cs::ProvingAssignment& asg, TimingSink* timing, int64_t item) {
-        if (auto m = products_for(asg, timing, item)) {
+        const auto m = products_for(asg, timing, item);
+        {
             std::lock_guard<std::mutex> turn(upload_turn);
-            hk.prefetch(*m, asg.inputs(), asg.aux(), {timing, "h", item});
-        } else {
-            std::lock_guard<std::mutex> turn(upload_turn);
-            hk.prefetch(asg.a(), asg.b(), asg.c(), {timing, "h", item});
+            if (m) hk.prefetch(*m, asg.inputs(), asg.aux(), {timing, "h", item});
+            else hk.prefetch(asg.a(), asg.b(), asg.c(), {timing, "h", item});
         }
         release_abc(asg);
     }
