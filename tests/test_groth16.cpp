@@ -16,7 +16,9 @@
 #include "cuzk/groth16/setup.hpp"
 #include "cuzk/groth16/verifier.hpp"
 #include "cuzk/poly/domain.hpp"
+#include "cuzk/poly/ntt.hpp"
 #include "cuzk/r1cs/circuit.hpp"
+#include "seeded_rng.hpp"
 
 using namespace cuzk;
 using namespace cuzk::groth16;
@@ -589,6 +591,31 @@ Poly divide_by_vanishing(Poly p, size_t n, Poly& rem) {
     return q;
 }
 }  // namespace
+
+// compute_h leaves C off the coset (H = (coset_intt(A*B on the coset) - C) / Z(g)); bellman's order of steps, all
+// seven transforms, must give the same field elements for any a, b, c, satisfied or not, and for short inputs.
+TEST(Groth16, HEqualsBellmansSevenTransforms) {
+    auto rng = cuzk::testing::seeded_rng("Groth16.HEqualsBellmansSevenTransforms");
+    for (unsigned log_n : {1u, 2u, 5u, 10u}) {
+        const auto d = EvaluationDomain::from_log_size(log_n);
+        const size_t n = d.size();
+        for (size_t m : {n, n / 2 + 1}) {
+            std::vector<Fr> a(m), b(m), c(m);
+            for (size_t i = 0; i < m; i++) a[i] = Fr::random(rng), b[i] = Fr::random(rng), c[i] = Fr::random(rng);
+            const std::vector<Fr> h = compute_h(d, a, b, c);
+            a.resize(n), b.resize(n), c.resize(n);
+            for (auto* v : {&a, &b, &c}) {
+                intt(d, *v);
+                coset_ntt(d, *v);
+            }
+            const Fr z_inv = d.z_on_coset().inverse().value();
+            for (size_t i = 0; i < n; i++) a[i] = (a[i] * b[i] - c[i]) * z_inv;
+            coset_intt(d, a);
+            a.resize(n - 1);
+            EXPECT_EQ(h, a) << "2^" << log_n << ", " << m << " rows";
+        }
+    }
+}
 
 TEST(Groth16, HMatchesSchoolbookDivision) {
     for (bool satisfied : {true, false}) {

@@ -3,7 +3,8 @@
 // r, s the proof is the same group elements bellman / bellperson compute (or snarkjs, for a parameter set with
 // h_convention Snarkjs, see types.hpp):
 //   H:  Bellman: a, b, c padded to the domain size n, inverse NTT, coset NTT, (a*b - c) / Z on the coset, inverse
-//       coset NTT; the first n - 1 coefficients against params.h (the top one is zero for a satisfied assignment).
+//       coset NTT (computed as (coset_intt(a*b on the coset) - C) / Z: the same values, C never on the coset); the
+//       first n - 1 coefficients against params.h (the top one is zero for a satisfied assignment).
 //       Snarkjs: a, b, c on snarkjs's domain, each interpolated and evaluated on the odd coset of the 2n domain,
 //       a*b - c there (n values) against params.h;
 //   A = alpha_1 + sum_{inputs} x_i A_i + sum_{aux in a_aux_density} w_j A_j + r delta_1

@@ -1,5 +1,5 @@
 // Groth16's H on the GPU: see h_gpu.hpp. Composed of the device NTT (gpu/ntt.hpp, bit-identical to the CPU's) and
-// three element-wise kernels on one stream; every array stays on the device between the steps.
+// element-wise kernels on one stream; every array stays on the device between the steps.
 #include "cuzk/backends/cuda/h_gpu.hpp"
 
 #include <algorithm>
@@ -26,13 +26,26 @@ namespace {
 constexpr unsigned kThreads = 256;
 unsigned blocks_for(size_t n) { return (unsigned)((n + kThreads - 1) / kThreads); }
 
-// a[i] = (a[i] b[i] - c[i]) * z_inv, or without the factor when !scale.
-__global__ void ab_minus_c(fr_dev* __restrict__ a, const fr_dev* __restrict__ b, const fr_dev* __restrict__ c, size_t n,
-                           fr_dev z_inv, bool scale) {
+// a[i] = a[i] b[i] - c[i] (snarkjs: H's values on the odd coset are the MSM's scalars).
+__global__ void ab_minus_c(fr_dev* __restrict__ a, const fr_dev* __restrict__ b, const fr_dev* __restrict__ c,
+                           size_t n) {
     const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    const fr_dev t = a[i] * b[i] - c[i];
-    a[i] = scale ? t * z_inv : t;
+    a[i] = a[i] * b[i] - c[i];
+}
+
+// a[i] = a[i] b[i] (bellman: A*B on the coset).
+__global__ void mul_into(fr_dev* __restrict__ a, const fr_dev* __restrict__ b, size_t n) {
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    a[i] = a[i] * b[i];
+}
+
+// a[i] = (a[i] - c[i]) z_inv (bellman: H's coefficients from A*B's and C's).
+__global__ void minus_c_scaled(fr_dev* __restrict__ a, const fr_dev* __restrict__ c, size_t n, fr_dev z_inv) {
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    a[i] = (a[i] - c[i]) * z_inv;
 }
 
 // out[(e j) mod n] = in[j] (scatter) or out[j] = in[(e j) mod n] (gather); n a power of two, e odd.
@@ -225,8 +238,9 @@ struct HComputer::Impl {
         CUZK_CUDA_CHECK(cudaStreamWaitEvent(st, ready[k].get(), 0));
         const int tr = kt.start("transforms", st);
         if (convention == groth16::HConvention::Bellman) {
+            // C only to its coefficients: finish() subtracts them after the coset inverse (groth16::compute_h).
             transform(arrays[k], NttKind::inverse);
-            transform(arrays[k], NttKind::coset_forward);
+            if (k < 2) transform(arrays[k], NttKind::coset_forward);
         } else {
             auto* dx = reinterpret_cast<fr_dev*>(arrays[k]);
             auto* dt = reinterpret_cast<fr_dev*>(d_t.get());
@@ -254,7 +268,8 @@ struct HComputer::Impl {
         ntt_device(x, log_n, cfg);
     }
 
-    // a * b - c (and the final inverse transform, bellman), then waits for the compute stream.
+    // a * b - c (bellman: a * b, the coset inverse, then C's coefficients off and 1 / Z), then waits for the compute
+    // stream.
     void finish(KernelTimer& kt) {
         const cudaStream_t st = stream.get();
         auto* da = reinterpret_cast<fr_dev*>(d_a.get());
@@ -265,11 +280,13 @@ struct HComputer::Impl {
             fr_dev zi;
             static_assert(sizeof(zi) == sizeof(z_inv));
             std::memcpy(&zi, &z_inv, sizeof(zi));
-            ab_minus_c<<<blocks_for(n), kThreads, 0, st>>>(da, db, dc, n, zi, true);
+            mul_into<<<blocks_for(n), kThreads, 0, st>>>(da, db, n);
             CUZK_CUDA_CHECK(cudaGetLastError());
             transform(d_a.get(), NttKind::coset_inverse);  // deg H <= n - 2; bellman drops the top coefficient
+            minus_c_scaled<<<blocks_for(n), kThreads, 0, st>>>(da, dc, n, zi);
+            CUZK_CUDA_CHECK(cudaGetLastError());
         } else {
-            ab_minus_c<<<blocks_for(n), kThreads, 0, st>>>(da, db, dc, n, fr_dev{}, false);
+            ab_minus_c<<<blocks_for(n), kThreads, 0, st>>>(da, db, dc, n);
             CUZK_CUDA_CHECK(cudaGetLastError());
         }
         kt.stop(fin, st);

@@ -1,9 +1,10 @@
 // Groth16's H on the GPU (issue 7, first part): the same values as the CPU's compute_h / compute_h_odd_coset
 // (cuzk/groth16/prover.hpp), bit for bit, from the a, b, c evaluations of one circuit.
 //
-//   bellman (groth16::HConvention::Bellman): a, b, c -> inverse NTT -> coset NTT (g = 7) -> (a b - c) / Z(g) pointwise ->
-//     inverse coset NTT; returns the n - 1 coefficients of H (the top one, zero for a satisfied assignment, is
-//     dropped as bellman does).
+//   bellman (groth16::HConvention::Bellman): a, b, c -> inverse NTT; a, b -> coset NTT (g = 7) -> a b pointwise ->
+//     inverse coset NTT -> minus C's coefficients, times 1 / Z(g): bellman's (a b - c) / Z(g) on the coset, inverse
+//     coset NTT, by linearity with one transform fewer. Returns the n - 1 coefficients of H (the top one, zero for
+//     a satisfied assignment, is dropped as bellman does).
 //   snarkjs (groth16::HConvention::Snarkjs): each of a, b, c re-evaluated on the odd coset s <w> (s^2 = w, snarkjs's roots:
 //     a gather into cuzk's root order, inverse NTT, times s^k, NTT, gather back), then a b - c pointwise; returns
 //     the n evaluations (snarkjs's H points are the odd-coset Lagrange basis, so no division by Z).
