@@ -278,6 +278,28 @@ TEST(GpuMsm, PrecomputedWindows) {
     EXPECT_EQ(ctx.msm(s), msm_g1(bases, s));
 }
 
+// Windows per sort (no GPU needed): a group stays within the passes of one window's keys when that is cheaper.
+// The 32 GiB PoRep's H query (2^27 scalars, c = 22: 12 windows, memory for 8 per group) sorts in groups of 7 and 5
+// (3 passes of 8 bits each: keys below 7 * 2^21 + 1 < 2^24) instead of 8 and 4 (25 bits, 4 passes).
+TEST(GpuMsm, WindowsPerSort) {
+    const size_t n27 = size_t(1) << 27;
+    EXPECT_EQ(gpu::gpu_msm_windows_per_group(12, 22, 8, n27), 7u);
+    EXPECT_EQ(gpu::gpu_msm_windows_per_group(12, 22, 12, n27), 7u);
+    // 2^26 at c = 20: 13 windows, keys below 13 * 2^19 + 1 < 2^24, one group as before.
+    EXPECT_EQ(gpu::gpu_msm_windows_per_group(13, 20, 16, size_t(1) << 26), 13u);
+    // 2^20 at c = 16: one group needs 3 passes against one window's 2, but 17 sorts would cost more.
+    EXPECT_EQ(gpu::gpu_msm_windows_per_group(17, 16, 17, size_t(1) << 20), 17u);
+    // Never more than the memory allows or the windows there are, never zero.
+    for (unsigned c = 2; c <= 24; c++)
+        for (unsigned most : {1u, 3u, 8u, 200u})
+            for (unsigned k : {10u, 20u, 27u}) {
+                const unsigned W = (256 + c - 1) / c;
+                const unsigned g = gpu::gpu_msm_windows_per_group(W, c, most, size_t(1) << k);
+                EXPECT_GE(g, 1u);
+                EXPECT_LE(g, std::min(most, W)) << "c = " << c << ", most " << most << ", 2^" << k;
+            }
+}
+
 // The window model (no GPU needed): on the H200's 132 SMs it reproduces the widths the sweep found best, never
 // shrinks as n grows, and a precomputed table (one reduction for all windows) never makes it narrower.
 TEST(GpuMsm, WindowModel) {

@@ -34,6 +34,31 @@ unsigned gpu_msm_window_bits(size_t n, unsigned sm_count, bool precomputed) {
     return best;
 }
 
+// CUB's onesweep sort (sm_90 tuning) takes 8 key bits a pass, and a group of g windows sorts keys below g H + 1
+// (the sentinel): 2^27 scalars at c = 22 in groups of 8 windows need 25 bits, 4 passes, where a group of at most 7
+// needs 3. In units of one pass over one window's pairs (16 bytes a pair moved), a group costs its windows' passes,
+// a quarter pass more for CUB's histogram, and 2 for the digits kernel reading the scalars (32 bytes each), plus
+// ~50 us of launches (2^23 / n units at ~3 TB/s). The g <= most (the memory's bound) of least cost, the largest of
+// equals.
+unsigned gpu_msm_windows_per_group(unsigned windows, unsigned c, unsigned most, size_t n) {
+    if (windows == 0 || c < kMinWindow || c > kMaxWindow) return 1;
+    most = std::clamp(most, 1u, windows);
+    const uint32_t H = 1u << (c - 1);
+    const auto passes = [H](unsigned g) { return (unsigned)(32 - __builtin_clz(g * H) + 7) / 8; };
+    const double per_group = 2.0 + (double)(size_t(1) << 23) / (double)std::max<size_t>(n, 1);
+    unsigned best = most;
+    double best_cost = std::numeric_limits<double>::infinity();
+    for (unsigned g = most; g >= 1; g--) {
+        double cost = 0;
+        for (unsigned w = 0; w < windows; w += g) {
+            const unsigned size = std::min(g, windows - w);
+            cost += size * (passes(size) + 0.25) + per_group;
+        }
+        if (cost < best_cost) best_cost = cost, best = g;
+    }
+    return best;
+}
+
 template class MsmContext<G1Config>;
 
 MsmScratch::MsmScratch(int device) : impl_(std::make_unique<Impl>(device)) {}

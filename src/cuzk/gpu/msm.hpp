@@ -67,6 +67,9 @@ private:
 // The window width the cost model in msm.cu picks for n Pippenger scalars on a GPU with sm_count SMs, without or
 // with a precomputed table (one bucket set for all windows).
 unsigned gpu_msm_window_bits(size_t n, unsigned sm_count = 132, bool precomputed = false);
+// How many of `windows` windows of c bits one sort takes for n scalars, at most `most` (what the scratch holds):
+// fewer when that saves a radix pass over the pairs (msm.cu has the cost model).
+unsigned gpu_msm_windows_per_group(unsigned windows, unsigned c, unsigned most, size_t n);
 
 // Bases resident on the device across calls: uploaded once by the constructor, then any number of MSMs over
 // (a prefix of) them with scalars streamed from host memory. Device scratch (its own, or the MsmScratch it shares)

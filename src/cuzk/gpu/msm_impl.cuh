@@ -569,6 +569,7 @@ Plan<F> make_plan(size_t m, size_t k, const GpuMsmConfig& cfg, unsigned sm_count
             throw std::invalid_argument("gpu msm: window_bits must be in [2, 24]");
         pl.W = num_windows(pl.c);
         pl.wg = (unsigned)std::min<size_t>(pl.W, std::max<size_t>(1, std::min(max_pairs, kMaxPairsPerGroup) / m));
+        if (!pre_c) pl.wg = gpu_msm_windows_per_group(pl.W, pl.c, pl.wg, m);
         pl.pre_stride = pre_c ? pre_stride : 0;
         pl.sets = pre_c ? 1 : pl.wg;
         pl.H = 1u << (pl.c - 1);
