@@ -146,6 +146,50 @@ TEST(Engine, SynthesisOverlapsProving) {
     EXPECT_LT(syn1->start_s, prove0->start_s + prove0->duration_s) << "no overlap of synthesis and proving";
 }
 
+// JobSpec::first_partition_alone: no other partition of the job starts synthesis before partition 0's ends, though
+// three workers are free; without it they start at once (partition 0 holds until partition 1 has started).
+TEST(Engine, AFirstPartitionAloneIsSynthesizedBeforeTheOthersStart) {
+    for (bool alone : {true, false}) {
+        CpuBackend backend(params());
+        EngineConfig cfg;
+        cfg.synthesis_workers = 3;
+        cfg.lookahead = 2;
+        Engine engine(cfg);
+        JobSpec spec = chain_job(backend, 4, 70);
+        spec.first_partition_alone = alone;
+        std::atomic<bool> first_done{false};
+        std::atomic<int> early{0};  // other partitions started before partition 0 ended
+        Gate second_started;
+        std::atomic<bool> opened{false};
+        spec.synthesize = [&](size_t i) {
+            if (i == 0) {
+                // Without the rule partition 1 starts meanwhile; with it, give it time to (wrongly) start.
+                if (!alone) second_started.f.wait_for(std::chrono::seconds(20));  // a failure, not a hang
+                else std::this_thread::sleep_for(std::chrono::milliseconds(100));
+                auto asg = synth(70);
+                first_done = true;
+                return asg;
+            }
+            if (!first_done) early++;
+            if (!opened.exchange(true)) second_started.open();
+            return synth(70 + i);
+        };
+        const JobResult res = engine.await(engine.submit(spec));
+        ASSERT_EQ(res.state, JobState::Done) << res.error;
+        ASSERT_EQ(res.proofs.size(), 4u);
+        if (alone) EXPECT_EQ(early.load(), 0) << "a partition started before the first one was ready";
+        else EXPECT_GT(early.load(), 0);
+        const auto spans = res.timeline->spans();
+        const TimingSpan* s0 = find(spans, "synthesis", 0);
+        ASSERT_NE(s0, nullptr);
+        for (int64_t i = 1; i < 4 && alone; i++) {
+            const TimingSpan* si = find(spans, "synthesis", i);
+            ASSERT_NE(si, nullptr);
+            EXPECT_GE(si->start_s, s0->start_s + s0->duration_s - 1e-6) << "partition " << i;
+        }
+    }
+}
+
 TEST(Engine, HigherPriorityRunsFirst) {
     CpuBackend backend(params());
     Engine engine;

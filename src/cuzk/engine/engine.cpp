@@ -201,10 +201,17 @@ struct Engine::Impl {
             if (j->state != JobState::Queued && j->state != JobState::Running) continue;
             if (urgent && j->spec.priority != Priority::Critical) continue;
             if (j->finishing || (j->next >= j->spec.partitions && j->redo.empty()) || stopped(*j)) continue;
+            if (first_still_alone(*j)) continue;
             if (!best || before(*j, *best)) best = j.get();
         }
         if (best && !urgent && !fits(*best)) return nullptr;
         return best;
+    }
+
+    // JobSpec::first_partition_alone: the job's first partition is being synthesized and nothing of it is ready
+    // or taken yet. Under mu.
+    static bool first_still_alone(const Job& j) {
+        return j.spec.first_partition_alone && j.next > 0 && j.taken == 0 && j.ready.empty() && j.in_flight > 0;
     }
 
     // The memory budget (EngineConfig::memory_budget_bytes) has room for one more of the job's partitions, or

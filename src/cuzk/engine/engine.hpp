@@ -61,6 +61,10 @@ struct JobSpec {
     size_t partitions = 1;
     // Synthesizes partition i (called on a synthesis worker, possibly concurrently for different i).
     std::function<r1cs::ProvingAssignment(size_t i)> synthesize;
+    // One partition's synthesis already uses every core (PoRep: its challenges run in parallel): the job's first
+    // partition is then synthesized alone, so the idle prover gets it in about half the time, and the other
+    // workers start on the job once it is ready (they catch up while it is proven). Off: all workers start at once.
+    bool first_partition_alone = false;
     // Optional: the compiled matrices synthesize's assignments defer their sparse products to (r1cs::
     // witness_assignment). With EngineConfig::device_products, the engine asks every backend of the job to hold
     // them on its device (ProverBackend::hold_products) for the job's life; when all do, only witnesses are kept

@@ -13,6 +13,7 @@ JobSpec porep_c2_spec(const PorepC2Job& job, const r1cs::PrecompiledR1cs* pce) {
     spec.name = "porep-c2 " + filecoin::sector_size_name(job.config.sector_size);
     spec.partitions = job.partitions.size();
     spec.pce = pce;  // the engine makes the products (on the GPU where it can) and sizes the partitions
+    spec.first_partition_alone = true;  // a partition's challenges are synthesized in parallel
     spec.synthesize = [&job, pce](size_t i) {
         return partition_witness(filecoin::StackedPorepCircuit(job.partitions.at(i)), pce);
     };
