@@ -315,6 +315,12 @@ int run_bench_porep_c2(const BenchOptions& opt, const std::string& cpu) {
     }
     j["params_s"] = seconds_since(t0);
 
+    const auto spec = [&] {
+        engine::JobSpec s = engine::porep_c2_spec(job, pce ? &*pce : nullptr);
+        if (opt.first_with_others) s.first_partition_alone = false;
+        return s;
+    };
+    j["first_partition_alone"] = spec().first_partition_alone;
     CriticalProbe probe;
     if (opt.critical_after) probe = critical_probe(opt, c1.registered_proof, j);
     if (opt.critical_after && opt.queued > 1)
@@ -324,10 +330,10 @@ int run_bench_porep_c2(const BenchOptions& opt, const std::string& cpu) {
         beside = [&](engine::Engine& eng, engine::JobId main) { probe.beside(eng, main, *opt.critical_after, j); };
     else if (opt.queued > 1)
         beside = [&](engine::Engine& eng, engine::JobId main) {
-            queue_more(eng, main, opt.queued - 1, [&] { return engine::porep_c2_spec(job, pce ? &*pce : nullptr); }, j);
+            queue_more(eng, main, opt.queued - 1, spec, j);
         };
     return run_filecoin_bench_job(
-        j, opt, cpu, params, engine::porep_c2_spec(job, pce ? &*pce : nullptr), job.partitions.size(),
+        j, opt, cpu, params, spec(), job.partitions.size(),
         [&](const engine::JobResult& res) { engine::porep_c2_proof(job, res, params.vk); }, beside, key_file);
 }
 

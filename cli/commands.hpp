@@ -40,6 +40,7 @@ struct BenchOptions {
     // porep-c2, post, snap: the sparse products on the CPU even where a GPU could hold the matrices
     // (EngineConfig::device_products off), to compare the two
     bool host_products = false;
+    bool first_with_others = false;  // porep-c2: JobSpec::first_partition_alone off
     std::string backend = "auto";  // pipeline, groth16: auto (GPU when built and present), cpu, gpu
     // groth16: pseudo-random parameters of the circuit's shape (groth16::benchmark_parameters) instead of a setup,
     // for sizes where a setup takes too long; the proofs are not verified

@@ -134,6 +134,9 @@ int main(int argc, char** argv) {
     bench->add_flag("--host-products", bench_opt.host_products,
                     "porep-c2, post, snap: the sparse products a = A z, b = B z, c = C z on the CPU (default: on the GPU "
                     "when it has room for the compiled matrices)");
+    bench->add_flag("--first-with-others", bench_opt.first_with_others,
+                    "porep-c2: every synthesis worker starts at once (default: the first partition is synthesized "
+                    "alone, with every core, while the prover waits for it)");
     bench->add_option("--lookahead", bench_opt.lookahead, "pipeline: synthesized partitions that may wait for the prover")
         ->check(CLI::Range(1, 64));
     bench->add_option("--workers", bench_opt.workers,
