@@ -165,11 +165,13 @@ struct GpuProver::Impl {
     // The H arrays of slot k for this domain (made or remade when the size or convention changed). An optional
     // slot is made only with room to spare (as much again, so the MSMs' scratch, which grows with the largest
     // call, keeps fitting) and is nullptr otherwise; a required one lets the device's error through.
-    HComputer* slot(int k, const EvaluationDomain& domain, bool optional) {
+    // Making one is span "h.slot" (the device buffers: ~17 GB for a 2^27 domain).
+    HComputer* slot(int k, const EvaluationDomain& domain, bool optional, TimingSink* timing, int64_t item) {
         auto& c = hc[k];
         if (c && c->log_n() == domain.log_size() && c->convention() == shape.h_convention) return c.get();
         c.reset();
         prefetched[k] = false;
+        ScopedTiming t(timing, kLayer, "h.slot", item);
         if (!optional) {
             c = std::make_unique<HComputer>(domain.log_size(), shape.h_convention);
             first_slot_made = true;
@@ -288,7 +290,7 @@ struct GpuProver::Impl {
                 std::lock_guard<std::mutex> lk(mu);
                 if (held[1 - k]) return;  // a prepared circuit holds it
             }
-            HComputer* hn = slot(1 - k, *next_domain, true);
+            HComputer* hn = slot(1 - k, *next_domain, true, timing, item + 1);
             if (!hn) return;
             upload = std::async(std::launch::async, [&, hn, next, k] {
                 ScopedTiming t(timing, kLayer, "h.prefetch", item + 1);
@@ -307,7 +309,7 @@ struct GpuProver::Impl {
                 hk = hc[k].get();
                 hk->run_prefetched({timing, "h", item});
             } else {
-                hk = slot(k, domain, false);
+                hk = slot(k, domain, false, timing, item);
                 if (auto m = products_for(asg, timing, item)) {
                     {
                         std::lock_guard<std::mutex> turn(upload_turn);
@@ -492,7 +494,7 @@ std::unique_ptr<groth16::PreparedCircuit> GpuProver::prepare(r1cs::ProvingAssign
     std::future<groth16::QuerySplits> split;
     try {
         use_device(impl_->cfg.device);
-        HComputer* hk = impl_->slot(k, domain, true);
+        HComputer* hk = impl_->slot(k, domain, true, timing, item);
         if (!hk) {
             std::lock_guard<std::mutex> lk(impl_->mu);
             impl_->held[k] = false;
