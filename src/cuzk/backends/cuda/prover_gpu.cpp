@@ -171,9 +171,12 @@ struct GpuProver::Impl {
         if (c && c->log_n() == domain.log_size() && c->convention() == shape.h_convention) return c.get();
         c.reset();
         prefetched[k] = false;
-        ScopedTiming t(timing, kLayer, "h.slot", item);
-        if (!optional) {
+        const auto make = [&] {
+            ScopedTiming t(timing, kLayer, "h.slot", item);
             c = std::make_unique<HComputer>(domain.log_size(), shape.h_convention);
+        };
+        if (!optional) {
+            make();
             first_slot_made = true;
             return c.get();
         }
@@ -184,7 +187,7 @@ struct GpuProver::Impl {
             return nullptr;
         }
         try {
-            c = std::make_unique<HComputer>(domain.log_size(), shape.h_convention);
+            make();
         } catch (const CudaError&) {
             pipeline_ok = false;
             return nullptr;

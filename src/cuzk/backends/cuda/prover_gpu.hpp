@@ -23,9 +23,9 @@
 //
 // Timing spans, layer Prover (item = index in the batch, or the caller's item for prepare / prove_prepared;
 // "msm.split", "msm.b_g2" and "h.prefetch" overlap the others): "h", "h.prefetch", "msm.h", "msm.split", "msm.a",
-// "msm.b_g1", "msm.b_g2", "msm.l", "assembly", "h.slot" where an H slot is made, and "prove" over the call. Layer Kernel (CUDA events): "h.upload",
-// "h.transforms", "h.pointwise_final", and per MSM "<stage>.upload", ".ones", ".digits_sort", ".accumulate",
-// ".reduce".
+// "msm.b_g1", "msm.b_g2", "msm.l", "assembly", "h.slot" where an H slot is made, and "prove" over the call. Layer
+// Kernel (CUDA events): "h.upload", "h.transforms", "h.pointwise_final", and per MSM "<stage>.upload", ".ones",
+// ".digits_sort", ".accumulate", ".reduce".
 #pragma once
 
 #include <cstddef>
