@@ -2,10 +2,12 @@
 // the CUDA code itself is still compiled there.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <random>
 #include <vector>
 
 #include "cuzk/ff/fq.hpp"
+#include "cuzk/ff/fq2.hpp"
 #include "cuzk/ff/fr.hpp"
 #ifdef CUZK_HAVE_CUDA
 #include "cuzk/gpu/device.hpp"
@@ -52,16 +54,19 @@ void check_ops32_against_cpu(Fn gpu_ops, size_t random_pairs) {
     for (auto& x : edge)
         for (auto& y : edge) a.push_back(x), b.push_back(y);
     for (size_t i = 0; i < random_pairs; i++) a.push_back(F::random(rng)), b.push_back(F::random(rng));
-    std::vector<F> out(6 * a.size());
+    std::vector<F> out(8 * a.size());
     gpu_ops(std::span<const F>(a), std::span<const F>(b), std::span<F>(out));
     for (size_t i = 0; i < a.size(); i++) {
-        ASSERT_EQ(out[6 * i], a[i] * b[i]) << "mul, pair " << i;
-        ASSERT_EQ(out[6 * i + 1], a[i] + b[i]) << "add, pair " << i;
-        ASSERT_EQ(out[6 * i + 2], a[i] - b[i]) << "sub, pair " << i;
-        ASSERT_EQ(out[6 * i + 3], a[i].square()) << "square, pair " << i;
+        ASSERT_EQ(out[8 * i], a[i] * b[i]) << "mul, pair " << i;
+        ASSERT_EQ(out[8 * i + 1], a[i] + b[i]) << "add, pair " << i;
+        ASSERT_EQ(out[8 * i + 2], a[i] - b[i]) << "sub, pair " << i;
+        ASSERT_EQ(out[8 * i + 3], a[i].square()) << "square, pair " << i;
         const F s = a[i] + b[i];
-        ASSERT_EQ(out[6 * i + 4], s * (b[i] + b[i])) << "product of lazy sums, pair " << i;
-        ASSERT_EQ(out[6 * i + 5], s.square()) << "square of a lazy sum, pair " << i;
+        const F st = s * (b[i] + b[i]);
+        ASSERT_EQ(out[8 * i + 4], st) << "product of lazy sums, pair " << i;
+        ASSERT_EQ(out[8 * i + 5], s.square()) << "square of a lazy sum, pair " << i;
+        ASSERT_EQ(out[8 * i + 6], a[i] * b[i] - st) << "a b - c d reduced once, pair " << i;
+        ASSERT_EQ(out[8 * i + 7], st - a[i] * b[i]) << "c d - a b reduced once (lazy factors), pair " << i;
     }
 }
 
@@ -72,7 +77,37 @@ TEST(Gpu, Mont32ArithmeticMatchesCpu) {
     check_ops32_against_cpu<Fr>(fr, 1 << 16);
     check_ops32_against_cpu<Fq>(fq, 1 << 16);
 }
+
+// The G2 MSM's Fq2 (three full products, two reductions; paired products) on every pair of edge elements built from the
+// Fq edge values, and random ones.
+TEST(Gpu, Fq2LazyProductMatchesCpu) {
+    if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
+    std::random_device rd;
+    const uint64_t seed = ((uint64_t)rd() << 32) | rd();
+    std::mt19937_64 rng(seed);
+    std::printf("Fq2LazyProductMatchesCpu seed %llu\n", (unsigned long long)seed);
+    limbs_t<Fq::N> ones;
+    ones.fill(~0ULL);
+    const std::vector<Fq> e{Fq::zero(), Fq::one(), -Fq::one(), -Fq::from_u64(2),
+                            Fq::from_canonical_unchecked(Fq::P_MINUS_1_OVER_2), Fq::from_limbs_reduce(ones),
+                            Fq::from_mont_limbs(Fq::sub_one(Fq::P))};
+    std::vector<Fq2> edge;
+    for (const Fq& x : e)
+        for (const Fq& y : e) edge.push_back(Fq2{x, y});
+    std::vector<Fq2> a, b;
+    for (const Fq2& x : edge)
+        for (const Fq2& y : edge) a.push_back(x), b.push_back(y);
+    for (int i = 0; i < (1 << 14); i++) a.push_back(Fq2{Fq::random(rng), Fq::random(rng)}), b.push_back(Fq2{Fq::random(rng), Fq::random(rng)});
+    std::vector<Fq2> out(3 * a.size());
+    gpu::fq2_ops(a, b, out);
+    for (size_t i = 0; i < a.size(); i++) {
+        ASSERT_EQ(out[3 * i], a[i] * b[i]) << "product, pair " << i;
+        ASSERT_EQ(out[3 * i + 1], a[i] * b[i] - (a[i] + b[i]) * b[i]) << "a b - c d (paired products), pair " << i;
+        ASSERT_EQ(out[3 * i + 2], a[i].square()) << "square, pair " << i;
+    }
+}
 #else
+TEST(Gpu, Fq2LazyProductMatchesCpu) { GTEST_SKIP() << "built without CUDA"; }
 TEST(Gpu, FieldMulMatchesCpu) { GTEST_SKIP() << "built without CUDA"; }
 TEST(Gpu, Mont32ArithmeticMatchesCpu) { GTEST_SKIP() << "built without CUDA"; }
 #endif

@@ -49,6 +49,14 @@ __device__ __noinline__ Two<Base> sqr2_out_of_line(Base a, Base b) {
     return {a.square(), b.square()};
 }
 
+// Fq2's product with lazy reduction (mont32_t::fq2_mul): one reduction per component.
+template <class Base>
+__device__ __noinline__ Two<Base> fq2_mul_out_of_line(Base a0, Base a1, Base b0, Base b1) {
+    Two<Base> r;
+    Base::fq2_mul(r.a, r.b, a0, a1, b0, b1);
+    return r;
+}
+
 // A field type (mont32_t, or the CPU's MontField compiled for the device) with multiplication and squaring through
 // one non-inlined function; everything else inline.
 template <class Base>
@@ -94,6 +102,17 @@ struct field_ool {
         r0.v = t.a;
         r1.v = t.b;
     }
+    // Whether this field has the lazy Fq2 product (mont32_t::fq2_mul), and that product: (a0 + a1 u)(b0 + b1 u).
+    static constexpr bool kFq2Lazy = requires(Base x) {
+        Base::fq2_mul(x, x, x, x, x, x);
+        requires Base::kLazy;
+    };
+    __device__ __forceinline__ static void fq2_mul(field_ool& re, field_ool& im, const field_ool& a0,
+                                                   const field_ool& a1, const field_ool& b0, const field_ool& b1) {
+        const Two<Base> t = fq2_mul_out_of_line<Base>(a0.v, a1.v, b0.v, b1.v);
+        re.v = t.a;
+        im.v = t.b;
+    }
 };
 
 // Fq2 = Fq[u] / (u^2 + 1) over a device Fq type F: the CPU Fq2's formulas (Karatsuba product, complex squaring).
@@ -117,10 +136,18 @@ struct fq2_dev {
     __device__ __forceinline__ fq2_dev dbl() const { return {c0.dbl(), c1.dbl()}; }
     // Reduced: a lazy component (< 2p) would break the bound of the Karatsuba sums and subtractions inside.
     __device__ __forceinline__ static fq2_dev add_lazy(const fq2_dev& a, const fq2_dev& b) { return a + b; }
-    // The sums that only feed products are lazy (F::add_lazy: < 2p, no reduction).
+    // Where the base field has it, the lazy product (F::fq2_mul: three full products, two reductions); otherwise
+    // three products, the sums that only feed products lazy (F::add_lazy: < 2p, no reduction).
+    static constexpr bool kLazyProduct = requires { requires F::kFq2Lazy; };
     __device__ __forceinline__ friend fq2_dev operator*(const fq2_dev& a, const fq2_dev& b) {
-        F t0 = a.c0 * b.c0, t1 = a.c1 * b.c1;
-        return {t0 - t1, F::add_lazy(a.c0, a.c1) * F::add_lazy(b.c0, b.c1) - t0 - t1};
+        if constexpr (kLazyProduct) {
+            fq2_dev r;
+            F::fq2_mul(r.c0, r.c1, a.c0, a.c1, b.c0, b.c1);
+            return r;
+        } else {
+            F t0 = a.c0 * b.c0, t1 = a.c1 * b.c1;
+            return {t0 - t1, F::add_lazy(a.c0, a.c1) * F::add_lazy(b.c0, b.c1) - t0 - t1};
+        }
     }
     __device__ __forceinline__ fq2_dev square() const {
         F t0, t1;
@@ -131,6 +158,11 @@ struct fq2_dev {
     // (four).
     __device__ __forceinline__ static void mul2(fq2_dev& r0, fq2_dev& r1, const fq2_dev& a, const fq2_dev& b,
                                                 const fq2_dev& c, const fq2_dev& d) {
+        if constexpr (kLazyProduct) {
+            r0 = a * b;
+            r1 = c * d;
+            return;
+        }
         F a00, c00, a11, c11, am, cm;
         F::mul2(a00, c00, a.c0, b.c0, c.c0, d.c0);
         F::mul2(a11, c11, a.c1, b.c1, c.c1, d.c1);

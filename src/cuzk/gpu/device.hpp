@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cuzk/ff/fq.hpp"
+#include "cuzk/ff/fq2.hpp"
 #include "cuzk/ff/fr.hpp"
 
 namespace cuzk::gpu {
@@ -40,10 +41,14 @@ void fr_mul(std::span<const Fr> a, std::span<const Fr> b, std::span<Fr> out);
 void fq_mul(std::span<const Fq> a, std::span<const Fq> b, std::span<Fq> out);
 
 // The 32-bit-limb PTX arithmetic (mont32.cuh, through dev_field.cuh's wrapper) on device 0: for each i,
-// out[6i..6i+5] = a*b, a+b, a-b, a^2 (the dedicated squaring), (a+b)(2b) and (a+b)^2 with the sums a+b and 2b
-// left unreduced (< 2p) where the field allows lazy sums (Fq). Used by the tests to check it against the CPU.
+// out[8i..8i+7] = a*b, a+b, a-b, a^2 (the dedicated squaring), (a+b)(2b), (a+b)^2, a*b - (a+b)(2b) and
+// (a+b)(2b) - a*b (the last two by mul_sub, one reduction) with the sums a+b and 2b left unreduced (< 2p) where the
+// field allows lazy sums (Fq). Used by the tests to check it against the CPU.
 void fr_ops32(std::span<const Fr> a, std::span<const Fr> b, std::span<Fr> out);
 void fq_ops32(std::span<const Fq> a, std::span<const Fq> b, std::span<Fq> out);
+// Fq2 as the G2 MSM computes it (dev_field.cuh's fq2_dev over the PTX field): out[3i..3i+2] = a*b (the lazy
+// product: two reductions), a*b - (a+b)*b (the products paired as in the point formulas) and a^2.
+void fq2_ops(std::span<const Fq2> a, std::span<const Fq2> b, std::span<Fq2> out);
 
 // Multiplication throughput on device 0 (giga-operations per second): every thread runs a dependent chain of
 // `chain` operations on its own random element. impl: 0 = products by the CPU MontField code compiled for the

@@ -33,7 +33,7 @@ void mul_on_device(std::span<const F> a, std::span<const F> b, std::span<F> out)
 }
 
 // The same values viewed as mont32_t (identical layout), kOps32 results per input pair.
-constexpr size_t kOps32 = 6;
+constexpr size_t kOps32 = 8;
 template <class Cfg>
 __global__ void ops32_kernel(const mont32_t<Cfg>* a, const mont32_t<Cfg>* b, mont32_t<Cfg>* out, size_t n) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -47,6 +47,20 @@ __global__ void ops32_kernel(const mont32_t<Cfg>* a, const mont32_t<Cfg>* b, mon
     const O s = O::add_lazy(x, y), t = O::add_lazy(y, y);  // < 2p where the field allows lazy sums
     out[kOps32 * i + 4] = (s * t).v;
     out[kOps32 * i + 5] = s.square().v;
+    out[kOps32 * i + 6] = mont32_t<Cfg>::mul_sub(x.v, y.v, s.v, t.v);
+    out[kOps32 * i + 7] = mont32_t<Cfg>::mul_sub(s.v, t.v, x.v, y.v);
+}
+
+constexpr size_t kOpsFq2 = 3;
+__global__ void fq2_ops_kernel(const fq2_dev_t* a, const fq2_dev_t* b, fq2_dev_t* out, size_t n) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const fq2_dev_t x = a[i], y = b[i];
+    out[kOpsFq2 * i] = x * y;
+    fq2_dev_t p0, p1;
+    fq2_dev_t::mul2(p0, p1, x, y, x + y, y);  // the point formulas' pairs
+    out[kOpsFq2 * i + 1] = p0 - p1;
+    out[kOpsFq2 * i + 2] = x.square();
 }
 
 template <class Cfg>
@@ -55,7 +69,7 @@ void ops32_on_device(std::span<const MontField<Cfg>> a, std::span<const MontFiel
     using D = mont32_t<Cfg>;
     static_assert(sizeof(D) == sizeof(MontField<Cfg>));
     if (a.size() != b.size() || out.size() != kOps32 * a.size())
-        throw std::invalid_argument("gpu ops32: out must hold 6 results per input pair");
+        throw std::invalid_argument("gpu ops32: out must hold 8 results per input pair");
     size_t n = a.size();
     if (n == 0) return;
     CUZK_CUDA_CHECK(cudaSetDevice(0));
@@ -151,6 +165,22 @@ void fr_ops32(std::span<const Fr> a, std::span<const Fr> b, std::span<Fr> out) {
 }
 void fq_ops32(std::span<const Fq> a, std::span<const Fq> b, std::span<Fq> out) {
     ops32_on_device<FqConfig>(a, b, out);
+}
+
+void fq2_ops(std::span<const Fq2> a, std::span<const Fq2> b, std::span<Fq2> out) {
+    static_assert(sizeof(fq2_dev_t) == sizeof(Fq2));
+    if (a.size() != b.size() || out.size() != kOpsFq2 * a.size())
+        throw std::invalid_argument("gpu fq2 ops: out must hold 3 results per input pair");
+    const size_t n = a.size();
+    if (n == 0) return;
+    CUZK_CUDA_CHECK(cudaSetDevice(0));
+    DeviceBuffer<fq2_dev_t> d_a(n), d_b(n), d_out(kOpsFq2 * n);
+    CUZK_CUDA_CHECK(cudaMemcpy(d_a.get(), a.data(), n * sizeof(Fq2), cudaMemcpyHostToDevice));
+    CUZK_CUDA_CHECK(cudaMemcpy(d_b.get(), b.data(), n * sizeof(Fq2), cudaMemcpyHostToDevice));
+    const unsigned threads = 256;
+    fq2_ops_kernel<<<(unsigned)((n + threads - 1) / threads), threads>>>(d_a.get(), d_b.get(), d_out.get(), n);
+    CUZK_CUDA_CHECK(cudaGetLastError());
+    CUZK_CUDA_CHECK(cudaMemcpy(out.data(), d_out.get(), kOpsFq2 * n * sizeof(Fq2), cudaMemcpyDeviceToHost));
 }
 
 void use_device(int id) { CUZK_CUDA_CHECK(cudaSetDevice(id)); }

@@ -222,15 +222,16 @@ struct mont32_t {
         return redc_wide(t);
     }
 
-    // r = x y (N words) for half-length (N / 2-word) x, y, by rows on two accumulators as mul_rshift's (without
-    // the reduction): after row i, T = E + 2^32 O holds the product's words i and up and E_0 is word i, final.
-    __device__ __forceinline__ static void half_product(const uint32_t* x, const uint32_t* y, uint32_t (&r)[N]) {
-        constexpr size_t H = N / 2;
-        static_assert(H % 2 == 0);
-        uint32_t e[H], o[H];
+    // r = x y (2K words) for K-word x, y (K even), by rows on two accumulators as mul_rshift's (without the
+    // reduction): after row i, T = E + 2^32 O holds the product's words i and up and E_0 is word i, final. K^2 wide
+    // multiply-adds. Karatsuba's halves (K = N / 2) and the full products of mul_sub (K = N).
+    template <size_t K>
+    __device__ __forceinline__ static void product_rows(const uint32_t* x, const uint32_t* y, uint32_t (&r)[2 * K]) {
+        static_assert(K % 2 == 0);
+        uint32_t e[K], o[K];
         const uint32_t y0 = y[0];
 #pragma unroll
-        for (size_t j = 0; j < H; j += 2) {
+        for (size_t j = 0; j < K; j += 2) {
             asm volatile("mul.lo.u32 %0, %1, %2;" : "=r"(e[j]) : "r"(x[j]), "r"(y0));
             asm volatile("mul.hi.u32 %0, %1, %2;" : "=r"(e[j + 1]) : "r"(x[j]), "r"(y0));
             asm volatile("mul.lo.u32 %0, %1, %2;" : "=r"(o[j]) : "r"(x[j + 1]), "r"(y0));
@@ -238,44 +239,138 @@ struct mont32_t {
         }
         r[0] = e[0];
 #pragma unroll
-        for (size_t i = 1; i < H; i++) {
+        for (size_t i = 1; i < K; i++) {
             if (i % 2 == 1) {
-                half_row(e, o, x, y[i]);  // E = o, O = e
+                product_row<K>(e, o, x, y[i]);  // E = o, O = e
                 r[i] = o[0];
             } else {
-                half_row(o, e, x, y[i]);  // E = e, O = o
+                product_row<K>(o, e, x, y[i]);  // E = e, O = o
                 r[i] = e[0];
             }
         }
-        // H is even: after row H - 1, E = o and O = e; the words from H up are O + E / 2^32.
-        asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r[H]) : "r"(e[0]), "r"(o[1]));
+        // K is even: after row K - 1, E = o and O = e; the words from K up are O + E / 2^32.
+        asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r[K]) : "r"(e[0]), "r"(o[1]));
 #pragma unroll
-        for (size_t j = 1; j < H - 1; j++) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r[H + j]) : "r"(e[j]), "r"(o[j + 1]));
-        asm volatile("addc.u32 %0, %1, 0;" : "=r"(r[N - 1]) : "r"(e[H - 1]));
+        for (size_t j = 1; j < K - 1; j++) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r[K + j]) : "r"(e[j]), "r"(o[j + 1]));
+        asm volatile("addc.u32 %0, %1, 0;" : "=r"(r[2 * K - 1]) : "r"(e[K - 1]));
+    }
+    __device__ __forceinline__ static void half_product(const uint32_t* x, const uint32_t* y, uint32_t (&r)[N]) {
+        product_rows<N / 2>(x, y, r);
     }
 
-    // rshift_row on half-length accumulators: on entry T = e + 2^32 o; on exit o holds the new E and e the new O.
-    // The O chain has no carry out: O < E_{2..} + x_odd y < 2^(32(H - 2)) + 2^(32 H) - 2^(32 (H - 1)).
-    __device__ __forceinline__ static void half_row(uint32_t (&e)[N / 2], uint32_t (&o)[N / 2], const uint32_t* xs,
-                                                    uint32_t yv) {
-        constexpr size_t H = N / 2;
+    // rshift_row on K-word accumulators without the reduction: on entry T = e + 2^32 o; on exit o holds the new E
+    // and e the new O. The O chain has no carry out: O < E_{2..} + x_odd y < 2^(32(K - 2)) + 2^(32 K) -
+    // 2^(32 (K - 1)).
+    template <size_t K>
+    __device__ __forceinline__ static void product_row(uint32_t (&e)[K], uint32_t (&o)[K], const uint32_t* xs,
+                                                       uint32_t yv) {
         asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(o[0]) : "r"(e[1]));
 #pragma unroll
-        for (size_t j = 0; j + 2 < H; j += 2) {
+        for (size_t j = 0; j + 2 < K; j += 2) {
             asm volatile("madc.lo.cc.u32 %0, %1, %2, %3;" : "=r"(e[j]) : "r"(xs[j + 1]), "r"(yv), "r"(e[j + 2]));
             asm volatile("madc.hi.cc.u32 %0, %1, %2, %3;" : "=r"(e[j + 1]) : "r"(xs[j + 1]), "r"(yv), "r"(e[j + 3]));
         }
-        asm volatile("madc.lo.cc.u32 %0, %1, %2, 0;" : "=r"(e[H - 2]) : "r"(xs[H - 1]), "r"(yv));
-        asm volatile("madc.hi.u32 %0, %1, %2, 0;" : "=r"(e[H - 1]) : "r"(xs[H - 1]), "r"(yv));
+        asm volatile("madc.lo.cc.u32 %0, %1, %2, 0;" : "=r"(e[K - 2]) : "r"(xs[K - 1]), "r"(yv));
+        asm volatile("madc.hi.u32 %0, %1, %2, 0;" : "=r"(e[K - 1]) : "r"(xs[K - 1]), "r"(yv));
         asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(o[0]) : "r"(xs[0]), "r"(yv));
         asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(o[1]) : "r"(xs[0]), "r"(yv));
 #pragma unroll
-        for (size_t j = 2; j < H; j += 2) {
+        for (size_t j = 2; j < K; j += 2) {
             asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(o[j]) : "r"(xs[j]), "r"(yv));
             asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(o[j + 1]) : "r"(xs[j]), "r"(yv));
         }
-        asm volatile("addc.u32 %0, %0, 0;" : "+r"(e[H - 1]));
+        asm volatile("addc.u32 %0, %0, 0;" : "+r"(e[K - 1]));
     }
+
+    // ---- lazy reduction: differences of full products, reduced once ---------------------------------------------
+    // Montgomery's reduction (redc_wide) accepts any T < p R, and T + k p (k >= 0) reduces to the same element, so
+    // a b - c d can be reduced once: T = a b + W - c d with W = (s p)^2 >= c d, where s = 2 when the inputs may be
+    // lazy (< 2p, kLazy) and 1 otherwise. T < 2 s^2 p^2 < p R needs 2 s^2 p < R (Fq: 8p < 2^384; Fr: 2p < 2^256).
+    // One reduction (N^2 + N wide multiplies) less than two products and a difference.
+    static constexpr uint32_t kWideScale = kLazy ? 2 : 1;  // s
+    static_assert((uint64_t)kTopLimb * 2 * kWideScale * kWideScale + 2 * kWideScale * kWideScale < (1ull << 32),
+                  "a b - c d + W must stay below p R");
+    struct Wide {
+        uint32_t w[2 * N];
+    };
+    // W = (s p)^2 as 2N words, at compile time.
+    static constexpr Wide wide_offset() {
+        constexpr Consts c = consts();
+        uint64_t sp[N + 1] = {};
+        uint64_t carry = 0;
+        for (size_t i = 0; i < N; i++) {
+            const uint64_t v = (uint64_t)c.p[i] * kWideScale + carry;
+            sp[i] = (uint32_t)v;
+            carry = v >> 32;
+        }
+        sp[N] = carry;  // 0: s p < R
+        uint64_t acc[2 * N + 2] = {};
+        for (size_t i = 0; i <= N; i++) {
+            uint64_t cy = 0;
+            for (size_t j = 0; j <= N; j++) {
+                const uint64_t v = acc[i + j] + sp[i] * sp[j] + cy;  // < 2^32 + (2^32 - 1)^2 + 2^32: fits
+                acc[i + j] = (uint32_t)v;
+                cy = v >> 32;
+            }
+            for (size_t k = i + N + 1; k < 2 * N + 2; k++) {
+                const uint64_t v = acc[k] + cy;
+                acc[k] = (uint32_t)v;
+                cy = v >> 32;
+            }
+        }
+        Wide r{};
+        for (size_t i = 0; i < 2 * N; i++) r.w[i] = (uint32_t)acc[i];
+        return r;
+    }
+
+    // t += W - u over 2N words (W >= u, and the sum stays below p R: no borrow, no carry out).
+    __device__ __forceinline__ static void add_offset_minus(uint32_t (&t)[2 * N], const uint32_t (&u)[2 * N]) {
+        constexpr Wide W = wide_offset();
+        uint32_t d[2 * N];
+        asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(W.w[0]), "r"(u[0]));
+#pragma unroll
+        for (size_t k = 1; k < 2 * N; k++) asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[k]) : "r"(W.w[k]), "r"(u[k]));
+        asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(t[0]) : "r"(d[0]));
+#pragma unroll
+        for (size_t k = 1; k < 2 * N; k++) asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(t[k]) : "r"(d[k]));
+    }
+
+    // a b - c d, fully reduced, with one Montgomery reduction. Inputs below p, or below 2p when kLazy. Not used by
+    // the G1 MSM: its Y3 through it was slower (H200, 2026-12-04: G1 2^26 431.3 against 418.9 ms; the accumulation
+    // kernel, capped at 168 registers, spilled more), and the same for Fq2's a b - c d with two reductions (G2
+    // 2^20 33.9 against 31.0 ms, 2^22 112.8 against 96.9). Its pieces make fq2_mul.
+    __device__ __forceinline__ static mont32_t mul_sub(const mont32_t& a, const mont32_t& b, const mont32_t& c,
+                                                       const mont32_t& d) {
+        uint32_t t[2 * N], u[2 * N];
+        product_rows<N>(a.l, b.l, t);
+        product_rows<N>(c.l, d.l, u);
+        add_offset_minus(t, u);
+        return redc_wide(t);
+    }
+
+    // (a0 + a1 u)(b0 + b1 u) over Fq[u] / (u^2 + 1): re = a0 b0 - a1 b1 and im = (a0 + a1)(b0 + b1) - a0 b0 - a1 b1
+    // (= a0 b1 + a1 b0, exact), three full products and two reductions instead of three of each. Inputs below 2p:
+    // re < 4p^2 + W = 8p^2 < p R, im < 8p^2, and a0 + a1 < 4p < R.
+    __device__ __forceinline__ static void fq2_mul(mont32_t& re, mont32_t& im, const mont32_t& a0,
+                                                   const mont32_t& a1, const mont32_t& b0, const mont32_t& b1) {
+        static_assert(kLazy, "the Fq2 product's lazy sums need 4p < R");
+        uint32_t t0[2 * N], t1[2 * N], sum[2 * N];
+        product_rows<N>(a0.l, b0.l, t0);
+        product_rows<N>(a1.l, b1.l, t1);
+        asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(sum[0]) : "r"(t0[0]), "r"(t1[0]));
+#pragma unroll
+        for (size_t k = 1; k < 2 * N; k++) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(sum[k]) : "r"(t0[k]), "r"(t1[k]));
+        add_offset_minus(t0, t1);
+        re = redc_wide(t0);
+        const mont32_t sa = add_lazy(a0, a1), sb = add_lazy(b0, b1);
+        uint32_t m[2 * N];
+        product_rows<N>(sa.l, sb.l, m);
+        asm volatile("sub.cc.u32 %0, %0, %1;" : "+r"(m[0]) : "r"(sum[0]));
+#pragma unroll
+        for (size_t k = 1; k < 2 * N; k++) asm volatile("subc.cc.u32 %0, %0, %1;" : "+r"(m[k]) : "r"(sum[k]));
+        im = redc_wide(m);
+    }
+
 
     // d = |x_lo - x_hi| over half-length words; returns all ones when x_lo < x_hi, else 0.
     __device__ __forceinline__ static uint32_t half_abs_diff(const uint32_t* x, uint32_t (&d)[N / 2]) {
