@@ -682,7 +682,8 @@ TEST(GpuGroth16, MsmTablesProveTheSame) {
 namespace {
 // Deferred assignments (r1cs::witness_assignment) of `circuits` proven by a GPU prover that holds their matrices
 // (the products made on the device; in a batch, so both H slots take a witness) against the CPU seam's proofs of
-// their full assignments with the same r, s: byte-identical; the kernel timeline shows the products.
+// their full assignments with the same r, s: byte-identical; the kernel timeline shows the products, and no H slot
+// is made during the proofs (the hold made both ahead).
 void check_device_products(const groth16::Parameters& p, const r1cs::PrecompiledR1cs& pce,
                            const std::vector<const r1cs::Circuit*>& circuits, std::mt19937_64& rng) {
     std::vector<r1cs::ProvingAssignment> cpu_asg, gpu_asg;
@@ -702,6 +703,8 @@ void check_device_products(const groth16::Parameters& p, const r1cs::Precompiled
     const auto got = prover.prove_from_assignments(gpu_asg, r, s, &sink);
     EXPECT_GT(sink.total(TimingLayer::Kernel, "h.products"), 0.0) << "the products were not made on the device";
     EXPECT_EQ(sink.total(TimingLayer::Prover, "products"), 0.0) << "the products were made on the CPU";
+    EXPECT_EQ(sink.total(TimingLayer::Prover, "h.slot"), 0.0)
+        << "the H slots were not made ahead, when the matrices were held";
     ASSERT_EQ(got.size(), want.size());
     for (size_t i = 0; i < got.size(); i++)
         EXPECT_TRUE(got[i] == want[i]) << "circuit " << i << ": the GPU proof differs from the CPU proof";

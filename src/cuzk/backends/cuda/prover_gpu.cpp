@@ -143,7 +143,12 @@ struct GpuProver::Impl {
     bool held[2] = {false, false};
     bool prefetched[2] = {false, false};
     bool pipeline_ok = true;  // false once a second set of arrays did not fit
-    std::atomic<bool> first_slot_made{false};  // a proof has made its slot (prepare waits for that)
+    std::atomic<bool> first_slot_made{false};  // a proof has claimed its slot (prepare waits for that)
+    // Both slots made ahead of the first proof (warm_slots), on a thread of their own; slot() waits for it. After hc,
+    // so that it is joined before the slots are destroyed.
+    std::mutex warm_mu;
+    std::future<void> warming;
+    bool warm_started = false;  // under warm_mu
     std::atomic<size_t> split_bytes_seen{0};   // the largest 0/1 split of one circuit so far (working_bytes)
     // The compiled matrices on this device (hold_products), by their host object, while a holder keeps them. A
     // queued kernel never outlives them: cudaFree waits for the device's work.
@@ -166,33 +171,69 @@ struct GpuProver::Impl {
     // slot is made only with room to spare (as much again, so the MSMs' scratch, which grows with the largest
     // call, keeps fitting) and is nullptr otherwise; a required one lets the device's error through.
     // Making one is span "h.slot" (the device buffers: ~17 GB for a 2^27 domain).
-    HComputer* slot(int k, const EvaluationDomain& domain, bool optional, TimingSink* timing, int64_t item) {
+    HComputer* slot(int k, unsigned log_n, bool optional, TimingSink* timing, int64_t item) {
+        settle_warm();
         auto& c = hc[k];
-        if (c && c->log_n() == domain.log_size() && c->convention() == shape.h_convention) return c.get();
-        c.reset();
-        prefetched[k] = false;
-        const auto make = [&] {
-            ScopedTiming t(timing, kLayer, "h.slot", item);
-            c = std::make_unique<HComputer>(domain.log_size(), shape.h_convention);
-        };
-        if (!optional) {
-            make();
-            first_slot_made = true;
-            return c.get();
+        if (!(c && c->log_n() == log_n && c->convention() == shape.h_convention)) {
+            c.reset();
+            prefetched[k] = false;
+            if (optional && !room_for_slot(log_n)) return nullptr;
+            try {
+                ScopedTiming t(timing, kLayer, "h.slot", item);
+                c = std::make_unique<HComputer>(log_n, shape.h_convention);
+            } catch (const CudaError&) {
+                if (!optional) throw;
+                pipeline_ok = false;
+                return nullptr;
+            }
         }
-        if (!pipeline_ok) return nullptr;
-        const size_t need = h_gpu_device_bytes(domain.log_size(), shape.h_convention);
-        if (free_device_memory() < 2 * need) {
-            pipeline_ok = false;
-            return nullptr;
-        }
-        try {
-            make();
-        } catch (const CudaError&) {
-            pipeline_ok = false;
-            return nullptr;
-        }
+        if (!optional) first_slot_made = true;  // after its slot exists: prepare's slot never races for its memory
         return c.get();
+    }
+    // Whether an optional slot may be made: the pipeline has not failed, and the device has room for it twice over.
+    bool room_for_slot(unsigned log_n) {
+        if (!pipeline_ok) return false;
+        if (free_device_memory() >= 2 * h_gpu_device_bytes(log_n, shape.h_convention)) return true;
+        pipeline_ok = false;
+        return false;
+    }
+
+    // Both H slots for domains of 2^log_n, made on another thread while nothing has claimed one yet (called when a
+    // job's matrices are held, i.e. before its first partition is synthesized): the first proof then does not wait
+    // ~0.25 s for its ~17 GB of device buffers, and the second slot's allocation does not stall the first proof's
+    // kernels (measured on the H200: 0.35 s during which its H query's sort took 157 ms instead of 20). Each is
+    // optional (made only with room to spare); a slot not made here is made when a proof needs it, as before.
+    void warm_slots(unsigned log_n) {
+        std::lock_guard<std::mutex> lk(warm_mu);
+        if (warm_started || first_slot_made) return;
+        warm_started = true;
+        warming = std::async(std::launch::async, [this, log_n] {
+            try {
+                use_device(cfg.device);
+                for (int k = 0; k < 2; k++)
+                    if (!slot_unsettled(k, log_n)) break;
+            } catch (...) {
+                // Nothing lost: the proofs make their slots.
+            }
+        });
+    }
+    // Waits for warm_slots' thread, once.
+    void settle_warm() {
+        std::lock_guard<std::mutex> lk(warm_mu);
+        if (warming.valid()) warming.get();
+    }
+    // An optional slot k as slot() makes it, without waiting for the warm-up (which is what calls it), and without
+    // giving up the pipeline when there is no room now (the proofs look again).
+    bool slot_unsettled(int k, unsigned log_n) {
+        auto& c = hc[k];
+        if (c && c->log_n() == log_n && c->convention() == shape.h_convention) return true;
+        if (!pipeline_ok || free_device_memory() < 2 * h_gpu_device_bytes(log_n, shape.h_convention)) return false;
+        try {
+            c = std::make_unique<HComputer>(log_n, shape.h_convention);
+        } catch (const CudaError&) {
+            return false;
+        }
+        return true;
     }
 
     // The device copy of `pce` while someone holds it, else nullptr. Under products_mu.
@@ -208,13 +249,16 @@ struct GpuProver::Impl {
         std::lock_guard<std::mutex> lk(products_mu);
         for (auto it = products.begin(); it != products.end();)
             it = it->second.expired() ? products.erase(it) : std::next(it);
-        if (auto m = held_products(&pce)) return m;
         if (pce.num_constraints > (size_t{1} << (Fr::S - 1))) return nullptr;
-        use_device(cfg.device);
         const unsigned log_n = shape.h_convention == groth16::HConvention::Snarkjs
                                    ? EvaluationDomain::for_size(std::max<size_t>(shape.h, 1)).log_size()
                                    : EvaluationDomain::for_size(pce.num_constraints).log_size();
         if (log_n > NTT_MAX_LOG_SIZE) return nullptr;
+        if (auto m = held_products(&pce)) {
+            warm_slots(log_n);
+            return m;
+        }
+        use_device(cfg.device);
         const size_t slots = first_slot_made ? 1 : 2;
         const size_t need = DeviceMatrices::device_bytes(pce) + slots * h_gpu_device_bytes(log_n, shape.h_convention) +
                             (size_t{1} << 30);
@@ -222,6 +266,7 @@ struct GpuProver::Impl {
         try {
             auto m = std::make_shared<DeviceMatrices>(pce, cfg.device);
             products[&pce] = m;
+            warm_slots(log_n);
             return m;
         } catch (const CudaError&) {
             return nullptr;
@@ -293,7 +338,7 @@ struct GpuProver::Impl {
                 std::lock_guard<std::mutex> lk(mu);
                 if (held[1 - k]) return;  // a prepared circuit holds it
             }
-            HComputer* hn = slot(1 - k, *next_domain, true, timing, item + 1);
+            HComputer* hn = slot(1 - k, next_domain->log_size(), true, timing, item + 1);
             if (!hn) return;
             upload = std::async(std::launch::async, [&, hn, next, k] {
                 ScopedTiming t(timing, kLayer, "h.prefetch", item + 1);
@@ -312,7 +357,7 @@ struct GpuProver::Impl {
                 hk = hc[k].get();
                 hk->run_prefetched({timing, "h", item});
             } else {
-                hk = slot(k, domain, false, timing, item);
+                hk = slot(k, domain.log_size(), false, timing, item);
                 if (auto m = products_for(asg, timing, item)) {
                     {
                         std::lock_guard<std::mutex> turn(upload_turn);
@@ -497,7 +542,7 @@ std::unique_ptr<groth16::PreparedCircuit> GpuProver::prepare(r1cs::ProvingAssign
     std::future<groth16::QuerySplits> split;
     try {
         use_device(impl_->cfg.device);
-        HComputer* hk = impl_->slot(k, domain, true, timing, item);
+        HComputer* hk = impl_->slot(k, domain.log_size(), true, timing, item);
         if (!hk) {
             std::lock_guard<std::mutex> lk(impl_->mu);
             impl_->held[k] = false;

@@ -92,6 +92,8 @@ public:
     // groth16::ProverBackend::hold_products: the matrices of `pce` on this device (DeviceMatrices, products_gpu.hpp)
     // while the handle is held, shared by every holder; nullptr when they do not fit beside the H arrays their
     // circuit's proofs need. A deferred assignment whose matrices are not held here is completed on the CPU.
+    // Before the first proof, the first hold also starts making both H slots for that circuit's domain on another
+    // thread (each only with room to spare), so the first proofs do not wait for their device buffers.
     std::shared_ptr<const void> hold_products(const r1cs::PrecompiledR1cs& pce);
     // Device bytes held by the resident queries.
     size_t resident_bytes() const;
