@@ -54,8 +54,12 @@ inline const std::array<Fr, 256>& pow2_table() {
 }
 
 namespace detail {
+[[noreturn, gnu::noinline, gnu::cold]] inline void bit_missing(const char* what) {
+    throw SynthesisError(SynthesisErrorKind::AssignmentMissing, what);
+}
+// Called once per allocated bit (most of a PoRep witness): the throw kept out of line so that this inlines.
 inline Fr bit_to_fr(const std::optional<bool>& v, const char* what) {
-    if (!v) throw SynthesisError(SynthesisErrorKind::AssignmentMissing, what);
+    if (!v) [[unlikely]] bit_missing(what);
     return *v ? Fr::one() : Fr::zero();
 }
 template <class F>
