@@ -78,8 +78,8 @@ TEST(Gpu, Mont32ArithmeticMatchesCpu) {
     check_ops32_against_cpu<Fq>(fq, 1 << 16);
 }
 
-// The G2 MSM's Fq2 (three full products, two reductions; paired products) on every pair of edge elements built from the
-// Fq edge values, and random ones.
+// The G2 MSM's Fq2 (three full products, two reductions; paired products) on every pair of edge elements built
+// from the Fq edge values, and random ones.
 TEST(Gpu, Fq2LazyProductMatchesCpu) {
     if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
     std::random_device rd;
@@ -97,7 +97,10 @@ TEST(Gpu, Fq2LazyProductMatchesCpu) {
     std::vector<Fq2> a, b;
     for (const Fq2& x : edge)
         for (const Fq2& y : edge) a.push_back(x), b.push_back(y);
-    for (int i = 0; i < (1 << 14); i++) a.push_back(Fq2{Fq::random(rng), Fq::random(rng)}), b.push_back(Fq2{Fq::random(rng), Fq::random(rng)});
+    for (int i = 0; i < (1 << 14); i++) {
+        a.push_back(Fq2{Fq::random(rng), Fq::random(rng)});
+        b.push_back(Fq2{Fq::random(rng), Fq::random(rng)});
+    }
     std::vector<Fq2> out(3 * a.size());
     gpu::fq2_ops(a, b, out);
     for (size_t i = 0; i < a.size(); i++) {

@@ -371,7 +371,6 @@ struct mont32_t {
         im = redc_wide(m);
     }
 
-
     // d = |x_lo - x_hi| over half-length words; returns all ones when x_lo < x_hi, else 0.
     __device__ __forceinline__ static uint32_t half_abs_diff(const uint32_t* x, uint32_t (&d)[N / 2]) {
         constexpr size_t H = N / 2;

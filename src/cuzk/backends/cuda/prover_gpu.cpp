@@ -174,7 +174,7 @@ struct GpuProver::Impl {
     HComputer* slot(int k, unsigned log_n, bool optional, TimingSink* timing, int64_t item) {
         settle_warm();
         auto& c = hc[k];
-        if (!(c && c->log_n() == log_n && c->convention() == shape.h_convention)) {
+        if (!slot_fits(k, log_n)) {
             c.reset();
             prefetched[k] = false;
             if (optional && !room_for_slot(log_n)) return nullptr;
@@ -190,10 +190,19 @@ struct GpuProver::Impl {
         if (!optional) first_slot_made = true;  // after its slot exists: prepare's slot never races for its memory
         return c.get();
     }
-    // Whether an optional slot may be made: the pipeline has not failed, and the device has room for it twice over.
+    // Whether slot k holds the H arrays of a domain of 2^log_n in this prover's convention.
+    bool slot_fits(int k, unsigned log_n) const {
+        return hc[k] && hc[k]->log_n() == log_n && hc[k]->convention() == shape.h_convention;
+    }
+    // Whether the device has room for an optional slot twice over (so the MSMs' scratch keeps fitting).
+    bool room_twice(unsigned log_n) const {
+        return free_device_memory() >= 2 * h_gpu_device_bytes(log_n, shape.h_convention);
+    }
+    // Whether an optional slot may be made: the pipeline has not failed and there is room; no room ends the
+    // pipeline.
     bool room_for_slot(unsigned log_n) {
         if (!pipeline_ok) return false;
-        if (free_device_memory() >= 2 * h_gpu_device_bytes(log_n, shape.h_convention)) return true;
+        if (room_twice(log_n)) return true;
         pipeline_ok = false;
         return false;
     }
@@ -225,11 +234,10 @@ struct GpuProver::Impl {
     // An optional slot k as slot() makes it, without waiting for the warm-up (which is what calls it), and without
     // giving up the pipeline when there is no room now (the proofs look again).
     bool slot_unsettled(int k, unsigned log_n) {
-        auto& c = hc[k];
-        if (c && c->log_n() == log_n && c->convention() == shape.h_convention) return true;
-        if (!pipeline_ok || free_device_memory() < 2 * h_gpu_device_bytes(log_n, shape.h_convention)) return false;
+        if (slot_fits(k, log_n)) return true;
+        if (!pipeline_ok || !room_twice(log_n)) return false;
         try {
-            c = std::make_unique<HComputer>(log_n, shape.h_convention);
+            hc[k] = std::make_unique<HComputer>(log_n, shape.h_convention);
         } catch (const CudaError&) {
             return false;
         }
