@@ -239,6 +239,106 @@ TEST(GadgetsSha256, ThreeSystemsAgree) {
     EXPECT_EQ(*sha256_digest_bytes(wdigest), openssl_sha256(data));
 }
 
+// ---- The witness-only path (sha256_witness.hpp) against the gadget --------------------------------------------
+
+namespace {
+// A Boolean for a random bit: constant, a fresh bit, or the negation of a fresh bit (allocated in `cs`), with the
+// given chances of the first and the last.
+Boolean random_boolean(WitnessAssignment& cs, std::mt19937_64& rng, double p_const, double p_not) {
+    std::uniform_real_distribution<double> u(0, 1);
+    const bool v = rng() & 1;
+    if (u(rng) < p_const) return Boolean::constant(v);
+    const bool negate = u(rng) < p_not;
+    AllocatedBit bit = AllocatedBit::alloc(cs, "in", negate ? !v : v);
+    return negate ? Boolean::not_of(bit) : Boolean::is(bit);
+}
+
+// One random shape of block and state, built the same way in `cs` from `seed`.
+struct ShaCase {
+    std::vector<Boolean> block;
+    std::array<UInt32, 8> state;
+};
+ShaCase random_case(WitnessAssignment& cs, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    static constexpr double kConst[] = {0.0, 0.05, 0.5, 0.95, 1.0};
+    static constexpr double kNot[] = {0.0, 0.3, 1.0};
+    ShaCase c;
+    const double pc = kConst[rng() % 5], pn = kNot[rng() % 3];
+    for (int w = 0; w < 16; w++) {
+        // Some words entirely constant or entirely allocated, as message and padding words are.
+        const int mode = (int)(rng() % 4);
+        const double p = mode == 0 ? 1.0 : mode == 1 ? 0.0 : pc;
+        for (int j = 0; j < 32; j++) c.block.push_back(random_boolean(cs, rng, p, pn));
+    }
+    const int state_mode = (int)(rng() % 3);  // the IV, allocated words, or a mix of kinds
+    for (int j = 0; j < 8; j++) {
+        if (state_mode == 0) {
+            c.state[j] = UInt32::constant(kSha256Iv[j]);
+            continue;
+        }
+        std::array<Boolean, 32> bits;
+        for (auto& b : bits) b = random_boolean(cs, rng, state_mode == 1 ? 0.0 : pc, pn);
+        c.state[j] = UInt32::from_bits(bits);
+    }
+    return c;
+}
+
+// Same kind, value and (for allocated bits) variable.
+void expect_same_words(const std::array<UInt32, 8>& a, const std::array<UInt32, 8>& b, uint64_t seed) {
+    for (int w = 0; w < 8; w++)
+        for (int j = 0; j < 32; j++) {
+            const Boolean& x = a[w].bits_le()[j];
+            const Boolean& y = b[w].bits_le()[j];
+            ASSERT_EQ(x.kind(), y.kind()) << "case " << seed << " word " << w << " bit " << j;
+            ASSERT_EQ(x.value(), y.value()) << "case " << seed << " word " << w << " bit " << j;
+            if (!x.is_constant()) {
+                ASSERT_EQ(x.bit().variable(), y.bit().variable()) << "case " << seed;
+            }
+        }
+}
+}  // namespace
+
+TEST(GadgetsSha256, WitnessPathAllocatesWhatTheGadgetDoes) {
+    // Random blocks and states of constant, allocated and negated bits (the masks' every case), one compression
+    // each through the gadget and through the word-level witness path, then a second compression from each one's
+    // output (an allocated state): the same aux values in the same order and the same output Booleans.
+    auto rng = seeded_rng("GadgetsSha256.WitnessPathAllocatesWhatTheGadgetDoes");
+    for (int t = 0; t < 120; t++) {
+        const uint64_t seed = rng();
+        WitnessAssignment ga, wa;
+        ShaCase gc = random_case(ga, seed), wc = random_case(wa, seed);
+        ASSERT_EQ(ga.aux(), wa.aux());
+        const auto g1 = detail::sha256_compression_gadget(ga, gc.block, gc.state);
+        const auto w1 = detail::WitnessSha256<WitnessAssignment>(wa).compress(wc.block, wc.state);
+        ASSERT_TRUE(w1);
+        ASSERT_EQ(ga.aux().size(), wa.aux().size()) << "case " << seed;
+        ASSERT_EQ(ga.aux(), wa.aux()) << "case " << seed;
+        expect_same_words(g1, *w1, seed);
+        const auto g2 = detail::sha256_compression_gadget(ga, gc.block, g1);
+        const auto w2 = detail::WitnessSha256<WitnessAssignment>(wa).compress(wc.block, *w1);
+        ASSERT_TRUE(w2);
+        ASSERT_EQ(ga.aux(), wa.aux()) << "case " << seed;
+        expect_same_words(g2, *w2, seed);
+    }
+}
+
+TEST(GadgetsSha256, WitnessPathLeavesMissingValuesToTheGadget) {
+    // A block bit with no value: the word-level path allocates nothing and declines, and the gadget reports it.
+    WitnessAssignment wa;
+    std::vector<Boolean> block(512, Boolean::constant(false));
+    for (int i = 0; i < 512; i += 3) block[i] = AllocatedBit::alloc(wa, "in", true);
+    block[100] = Boolean(AllocatedBit(r1cs::Variable::aux(0), std::nullopt));
+    const size_t before = wa.aux().size();
+    EXPECT_FALSE(detail::WitnessSha256<WitnessAssignment>(wa).compress(block, sha256_iv()));
+    EXPECT_EQ(wa.aux().size(), before);
+    try {
+        (void)sha256_compression_function(wa, "sha256", block, sha256_iv());
+        FAIL() << "a missing value was not reported";
+    } catch (const r1cs::SynthesisError& e) {
+        EXPECT_EQ(e.kind(), r1cs::SynthesisErrorKind::AssignmentMissing);
+    }
+}
+
 // ---- UInt32 and MultiEq ------------------------------------------------------------------------------------------
 
 TEST(GadgetsUInt32, BitsRotateShift) {
