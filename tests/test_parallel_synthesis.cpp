@@ -237,3 +237,55 @@ TEST(ParallelSynthesis, WitnessPartsWriteIntoTheReservedRoom) {
         }
     }
 }
+
+namespace {
+// Parts that allocate bits in runs of 1..64 (WitnessAssignment / WitnessFragment::alloc_bits where the system has
+// it, one alloc per bit elsewhere), part i larger by (i % 3) * `extra` runs: the runs cross the ends of the slices
+// a reserved room lends, so both the streaming path and its fallback run.
+class BitRunsCircuit : public CircuitImpl<BitRunsCircuit> {
+public:
+    BitRunsCircuit(size_t parts, size_t extra) : parts_(parts), extra_(extra) {}
+    template <class CS>
+    void synthesize(CS& cs) const {
+        cs.alloc_input("in", [] { return Fr::from_u64(3); });
+        cs.alloc("base", [] { return Fr::from_u64(5); });
+        synthesize_parts(cs, parts_, [&](auto& p, size_t i) {
+            uint64_t x = 0x9e3779b97f4a7c15ull * (i + 1);
+            for (size_t k = 0; k < 70 + (i % 3) * extra_; k++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                const int count = 1 + (int)(k % 64);
+                if constexpr (requires { p.alloc_bits(x, count); }) {
+                    const Variable first = p.alloc_bits(x, count);
+                    const Variable expect = p.alloc("probe", [] { return Fr::from_u64(2); });
+                    if (expect.index() != first.index() + (uint32_t)count)
+                        throw std::logic_error("alloc_bits: the variables are not consecutive");
+                } else {
+                    for (int j = 0; j < count; j++) p.alloc("bit", [&] { return Fr::from_u64((x >> j) & 1); });
+                    p.alloc("probe", [] { return Fr::from_u64(2); });
+                }
+            }
+        });
+        cs.alloc("z", [] { return Fr::from_u64(9); });
+    }
+
+private:
+    size_t parts_, extra_;
+};
+}  // namespace
+
+TEST(ParallelSynthesis, BitRunsGiveTheSequentialWitness) {
+    for (size_t extra : {size_t{0}, size_t{40}}) {
+        const BitRunsCircuit c(5, extra);
+        const ProvingAssignment per_bit = synth_with(c, 1);
+        const WitnessAssignment seq = witness_with(c, 1);
+        ASSERT_EQ(seq.aux(), per_bit.aux());
+        const size_t n = seq.aux().size();
+        for (size_t room : {n, 2 * n, n / 2}) {
+            for (size_t threads : {2, 5}) {
+                SCOPED_TRACE(::testing::Message() << "extra " << extra << ", room " << room << ", threads " << threads);
+                const WitnessAssignment w = witness_reserved(c, threads, room);
+                EXPECT_EQ(w.aux(), seq.aux());
+            }
+        }
+    }
+}

@@ -20,6 +20,7 @@
 
 #include "cuzk/gadgets/sha256_constants.hpp"
 #include "cuzk/gadgets/uint32.hpp"
+#include "cuzk/r1cs/witness_assignment.hpp"
 
 namespace cuzk::gadgets::detail {
 
@@ -108,6 +109,7 @@ public:
             const std::array<WitnessWord, 2> ops = {state[j], last[j]};
             out[j] = as_uint32(addmany(ops, &vars), vars);
         }
+        r1cs::detail::stores_done();
         return out;
     }
 
@@ -163,16 +165,37 @@ private:
         return UInt32::from_bits(bits);
     }
 
-    Variable bit(bool b) {
-        return cs_.alloc("", [b] { return b ? Fr::one() : Fr::zero(); });
+    // count fresh bits, bit j of x the j-th (consecutive variables); the first one's variable.
+    Variable fresh_bits(uint64_t x, int count) {
+        if constexpr (requires { cs_.alloc_bits(x, count); }) {
+            return cs_.alloc_bits(x, count);
+        } else {
+            const Variable first = cs_.alloc("", [&] { return x & 1 ? Fr::one() : Fr::zero(); });
+            for (int j = 1; j < count; j++) cs_.alloc("", [&] { return (x >> j) & 1 ? Fr::one() : Fr::zero(); });
+            return first;
+        }
     }
+    void bit(bool b) { fresh_bits(b, 1); }
     // The bits of x where mask is set, least significant first.
     void bits(uint32_t x, uint32_t mask) {
         if (mask == ~0u) {
-            for (int i = 0; i < 32; i++) bit((x >> i) & 1);
+            fresh_bits(x, 32);
             return;
         }
-        for (; mask; mask &= mask - 1) bit((x >> std::countr_zero(mask)) & 1);
+        uint32_t packed = 0;
+        int k = 0;
+        for (; mask; mask &= mask - 1) packed |= ((x >> std::countr_zero(mask)) & 1) << k++;
+        if (k) fresh_bits(packed, k);
+    }
+    // Bit i of x at bit 2i.
+    static uint64_t spread(uint32_t x) {
+        uint64_t v = x;
+        v = (v | v << 16) & 0x0000ffff0000ffffull;
+        v = (v | v << 8) & 0x00ff00ff00ff00ffull;
+        v = (v | v << 4) & 0x0f0f0f0f0f0f0f0full;
+        v = (v | v << 2) & 0x3333333333333333ull;
+        v = (v | v << 1) & 0x5555555555555555ull;
+        return v;
     }
 
     // Boolean::xor_ on every bit: a constant folds into the other operand (negating it when true); two allocated
@@ -197,10 +220,9 @@ private:
         }
         if (all_constants) return WitnessWord::constant((uint32_t)sum);
         const int nbits = std::bit_width((uint64_t)ops.size() * 0xffffffffull);
-        for (int j = 0; j < nbits; j++) {
-            const Variable v = bit((sum >> j) & 1);
-            if (vars && j < 32) (*vars)[j] = v;
-        }
+        const Variable first = fresh_bits(sum, nbits);
+        if (vars)
+            for (int j = 0; j < 32; j++) (*vars)[j] = Variable::aux(first.index() + j);
         return {(uint32_t)sum, 0, 0};
     }
 
@@ -262,11 +284,8 @@ private:
     WitnessWord sha256_maj(const WitnessWord& a, const WitnessWord& b, const WitnessWord& c) {
         const uint32_t v = (a.v & b.v) ^ (a.v & c.v) ^ (b.v & c.v);
         if ((a.c | b.c | c.c) == 0) {
-            const uint32_t bc = b.v & c.v;
-            for (int i = 0; i < 32; i++) {
-                bit((v >> i) & 1);
-                bit((bc >> i) & 1);
-            }
+            // Per bit: maj, then b AND c.
+            fresh_bits(spread(v) | spread(b.v & c.v) << 1, 64);
             return {v, 0, 0};
         }
         WitnessWord r;

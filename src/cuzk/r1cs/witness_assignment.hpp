@@ -13,6 +13,9 @@
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "cuzk/r1cs/constraint_system.hpp"
 #include "cuzk/util/thread_pool.hpp"
@@ -46,6 +49,36 @@ inline void reserve_huge(std::vector<Fr>& v, size_t n, ThreadPool* pool = nullpt
 #endif
 }
 
+namespace detail {
+// Field elements 1 and 0 for bits 0..count-1 of `bits` at out. With SSE2 and a 16-byte aligned destination the
+// stores bypass the cache: a witness is written once and read much later (by its upload), so they skip reading the
+// lines they overwrite (half the memory traffic). stores_done() orders them before the thread's later stores.
+inline void store_bits(Fr* out, uint64_t bits, int count) {
+#if defined(__SSE2__)
+    static_assert(sizeof(Fr) == 32);
+    if (((uintptr_t)out & 15) == 0) {
+        const Fr one = Fr::one();
+        __m128i one_lo, one_hi;
+        std::memcpy(&one_lo, &one, 16);
+        std::memcpy(&one_hi, reinterpret_cast<const char*>(&one) + 16, 16);
+        __m128i* p = reinterpret_cast<__m128i*>(out);
+        for (int j = 0; j < count; j++) {
+            const __m128i m = _mm_set1_epi64x(-(int64_t)((bits >> j) & 1));
+            _mm_stream_si128(p + 2 * j, _mm_and_si128(one_lo, m));
+            _mm_stream_si128(p + 2 * j + 1, _mm_and_si128(one_hi, m));
+        }
+        return;
+    }
+#endif
+    for (int j = 0; j < count; j++) out[j] = (bits >> j) & 1 ? Fr::one() : Fr::zero();
+}
+inline void stores_done() {
+#if defined(__SSE2__)
+    _mm_sfence();
+#endif
+}
+}  // namespace detail
+
 class WitnessFragment;
 
 // A constraint system that records only the assignment: alloc / alloc_input store the values, enforce does
@@ -60,6 +93,15 @@ public:
         if (aux_.size() > Variable::kMaxIndex) throw SynthesisError(SynthesisErrorKind::Other, "too many variables");
         aux_.push_back(value());
         return Variable::aux((uint32_t)(aux_.size() - 1));
+    }
+    // `count` (<= 64) aux bits at once, bit j of `bits` the j-th: consecutive variables, the first returned. The
+    // caller calls detail::stores_done() before its values are read by another thread.
+    Variable alloc_bits(uint64_t bits, int count) {
+        if (aux_.size() + count > size_t{Variable::kMaxIndex} + 1)
+            throw SynthesisError(SynthesisErrorKind::Other, "too many variables");
+        const size_t first = aux_.size();
+        for (int j = 0; j < count; j++) aux_.push_back((bits >> j) & 1 ? Fr::one() : Fr::zero());
+        return Variable::aux((uint32_t)first);
     }
     template <class N, class V>
     Variable alloc_input(N&&, V&& value) {
@@ -132,6 +174,17 @@ public:
         own_.push_back(value());
         size_++;
         return Variable::aux(kLocalBase + (uint32_t)(size_ - 1));
+    }
+    // WitnessAssignment::alloc_bits for a fragment: into its window with streaming stores while they fit.
+    Variable alloc_bits(uint64_t bits, int count) {
+        if (window_ && size_ + count <= window_size_ && size_ + count < Variable::kMaxIndex - kLocalBase) {
+            detail::store_bits(window_ + size_, bits, count);
+            size_ += count;
+            return Variable::aux(kLocalBase + (uint32_t)(size_ - count));
+        }
+        const Variable first = alloc("", [&] { return bits & 1 ? Fr::one() : Fr::zero(); });
+        for (int j = 1; j < count; j++) alloc("", [&] { return (bits >> j) & 1 ? Fr::one() : Fr::zero(); });
+        return first;
     }
     template <class N, class V>
     Variable alloc_input(N&&, V&& value) {
