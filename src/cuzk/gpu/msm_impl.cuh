@@ -649,6 +649,10 @@ struct MsmContext<Cfg>::Impl {
     // The tail (SplitTail::id, 0: none) whose indices the front of the scratch's index list holds, and in which
     // scratch generation it was uploaded.
     uint64_t cached_tail = 0, cached_generation = 0;
+    // Page-locked room for the window sums (or the ones' sum) coming back: a copy into pageable memory holds the
+    // calling thread until the stream has drained, and goes through the driver's staging, which other threads'
+    // allocations and frees can hold up (stalls of 0.15-0.19 s seen once in a C2). Made on first use.
+    PinnedBuffer<P> h_sums;
     // Created on cfg.device by the constructor. Declared last: destroyed first, once its queued work is done, before
     // the bases and the scratch that work reads.
     Stream owned_stream;
@@ -733,6 +737,12 @@ struct MsmContext<Cfg>::Impl {
         return pl;
     }
 
+    // Pinned room for n points coming back from the device (grown as needed; calls on a context take turns).
+    P* sums_room(size_t n) {
+        if (h_sums.size() < n) h_sums = PinnedBuffer<P>(std::max<size_t>(n, 32));
+        return h_sums.get();
+    }
+
     // Sum of the bases listed in h_ones (k of them), or of those whose bit is set in h_ones read as pl.words
     // 64-bit words, as an XYZZ point on the host.
     XYZZ<Cfg> sum_ones(const Plan<F>& pl, const typename Plan<F>::Ptrs& b, const void* h_ones, KernelTimer& kt) {
@@ -758,10 +768,12 @@ struct MsmContext<Cfg>::Impl {
             CUZK_CUDA_CHECK(cudaGetLastError());
             std::swap(in, out);
         }
-        XYZZ<Cfg> r;
-        CUZK_CUDA_CHECK(cudaMemcpyAsync(&r, in, sizeof(P), cudaMemcpyDeviceToHost, stream));
+        P* const host = sums_room(1);
+        CUZK_CUDA_CHECK(cudaMemcpyAsync(host, in, sizeof(P), cudaMemcpyDeviceToHost, stream));
         kt.stop(span, stream);
         CUZK_CUDA_CHECK(cudaStreamSynchronize(stream));
+        XYZZ<Cfg> r;
+        std::memcpy(&r, host, sizeof r);
         return r;
     }
 
@@ -788,7 +800,7 @@ struct MsmContext<Cfg>::Impl {
         }
         kt.stop(up, stream);
         // Window sums (Horner below), or with the precomputed table one sum per group (added up below).
-        std::vector<XYZZ<Cfg>> sums(pl.W);
+        P* const host_sums = sums_room(pl.W);
         for (unsigned w0 = 0; w0 < pl.W; w0 += pl.wg) {
             const unsigned wg = std::min(pl.wg, pl.W - w0);
             const unsigned sets = pl.pre_stride ? 1 : wg;
@@ -839,7 +851,7 @@ struct MsmContext<Cfg>::Impl {
                 std::swap(in, out);
             }
             CUZK_CUDA_CHECK(
-                cudaMemcpyAsync(sums.data() + w0, in, (size_t)sets * sizeof(P), cudaMemcpyDeviceToHost, stream));
+                cudaMemcpyAsync(host_sums + w0, in, (size_t)sets * sizeof(P), cudaMemcpyDeviceToHost, stream));
             kt.stop(red_span, stream);
         }
         CUZK_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -847,6 +859,8 @@ struct MsmContext<Cfg>::Impl {
             cached_tail = tail->id;
             cached_generation = scratch->impl().generation;
         }
+        std::vector<XYZZ<Cfg>> sums(pl.W);
+        std::memcpy(sums.data(), host_sums, pl.W * sizeof(P));
         Jacobian<Cfg> acc = Jacobian<Cfg>::identity();
         if (pl.pre_stride) {
             // The table already scaled window j by 2^(j c): the groups' sums just add.
