@@ -152,7 +152,6 @@ template <class CS>
 std::array<UInt32, 8> sha256_compression(CS& cs, std::span<const Boolean> input,
                                          const std::array<UInt32, 8>& current_hash_value) {
     if constexpr (witness_only<CS>()) {
-        if (input.size() != 512) throw std::invalid_argument("sha256 compression: the block must be 512 bits");
         if (auto out = WitnessSha256<CS>(cs).compress(input, current_hash_value)) return *out;
     }
     return sha256_compression_gadget(cs, input, current_hash_value);

@@ -24,10 +24,12 @@
 
 namespace cuzk::gadgets::detail {
 
-// Systems that only record values: the word-level compression gives them the same aux values as the gadget.
+// Systems that only record values and allocate bits in runs (alloc_bits): the word-level compression gives them
+// the same aux values as the gadget.
 template <class CS>
 constexpr bool witness_only() {
-    return CS::kNeedsValues && !records_constraints<CS>();
+    return CS::kNeedsValues && !records_constraints<CS>() &&
+           requires(CS& cs, uint64_t bits, int count) { cs.alloc_bits(bits, count); };
 }
 
 // A word as a witness-only system sees it, bit i of each mask for bit i of the word (least significant first).
@@ -56,9 +58,11 @@ class WitnessSha256 {
 public:
     explicit WitnessSha256(CS& cs) : cs_(cs) {}
 
-    // nullopt when a bit of the block or of the state has no value: the gadget path then reports it.
+    // nullopt when the block is not 512 bits or a bit of it or of the state has no value: the gadget path then
+    // reports it.
     std::optional<std::array<UInt32, 8>> compress(std::span<const Boolean> input,
                                                   const std::array<UInt32, 8>& current) {
+        if (input.size() != 512) return std::nullopt;
         std::array<WitnessWord, 64> w;
         std::array<WitnessWord, 8> state;
         for (int i = 0; i < 16; i++) {
@@ -166,15 +170,7 @@ private:
     }
 
     // count fresh bits, bit j of x the j-th (consecutive variables); the first one's variable.
-    Variable fresh_bits(uint64_t x, int count) {
-        if constexpr (requires { cs_.alloc_bits(x, count); }) {
-            return cs_.alloc_bits(x, count);
-        } else {
-            const Variable first = cs_.alloc("", [&] { return x & 1 ? Fr::one() : Fr::zero(); });
-            for (int j = 1; j < count; j++) cs_.alloc("", [&] { return (x >> j) & 1 ? Fr::one() : Fr::zero(); });
-            return first;
-        }
-    }
+    Variable fresh_bits(uint64_t x, int count) { return cs_.alloc_bits(x, count); }
     void bit(bool b) { fresh_bits(b, 1); }
     // The bits of x where mask is set, least significant first.
     void bits(uint32_t x, uint32_t mask) {

@@ -50,6 +50,9 @@ inline void reserve_huge(std::vector<Fr>& v, size_t n, ThreadPool* pool = nullpt
 }
 
 namespace detail {
+// Bit j of `bits` as a field element.
+inline Fr bit_fr(uint64_t bits, int j) { return (bits >> j) & 1 ? Fr::one() : Fr::zero(); }
+
 // Field elements 1 and 0 for bits 0..count-1 of `bits` at out. With SSE2 and a 16-byte aligned destination the
 // stores bypass the cache: a witness is written once and read much later (by its upload), so they skip reading the
 // lines they overwrite (half the memory traffic). stores_done() orders them before the thread's later stores.
@@ -70,7 +73,7 @@ inline void store_bits(Fr* out, uint64_t bits, int count) {
         return;
     }
 #endif
-    for (int j = 0; j < count; j++) out[j] = (bits >> j) & 1 ? Fr::one() : Fr::zero();
+    for (int j = 0; j < count; j++) out[j] = bit_fr(bits, j);
 }
 inline void stores_done() {
 #if defined(__SSE2__)
@@ -100,7 +103,7 @@ public:
         if (aux_.size() + count > size_t{Variable::kMaxIndex} + 1)
             throw SynthesisError(SynthesisErrorKind::Other, "too many variables");
         const size_t first = aux_.size();
-        for (int j = 0; j < count; j++) aux_.push_back((bits >> j) & 1 ? Fr::one() : Fr::zero());
+        for (int j = 0; j < count; j++) aux_.push_back(detail::bit_fr(bits, j));
         return Variable::aux((uint32_t)first);
     }
     template <class N, class V>
@@ -182,8 +185,8 @@ public:
             size_ += count;
             return Variable::aux(kLocalBase + (uint32_t)(size_ - count));
         }
-        const Variable first = alloc("", [&] { return bits & 1 ? Fr::one() : Fr::zero(); });
-        for (int j = 1; j < count; j++) alloc("", [&] { return (bits >> j) & 1 ? Fr::one() : Fr::zero(); });
+        const Variable first = alloc("", [&] { return detail::bit_fr(bits, 0); });
+        for (int j = 1; j < count; j++) alloc("", [&] { return detail::bit_fr(bits, j); });
         return first;
     }
     template <class N, class V>
