@@ -295,6 +295,14 @@ struct GpuProver::Impl {
         return nullptr;
     }
 
+    // Whether this device makes asg's products (it holds the matrices they are deferred to).
+    bool device_makes_products(const r1cs::ProvingAssignment& asg) {
+        const r1cs::PrecompiledR1cs* pce = asg.deferred_products();
+        if (!pce) return false;
+        std::lock_guard<std::mutex> lk(products_mu);
+        return held_products(pce) != nullptr;
+    }
+
     // H's data into slot hk: the witness when the device makes the products, else a, b, c (consumed).
     void prefetch_into(HComputer& hk, r1cs::ProvingAssignment& asg, TimingSink* timing, int64_t item) {
         const auto m = products_for(asg, timing, item);
@@ -338,7 +346,7 @@ struct GpuProver::Impl {
         // A proof that was not prepared and whose products the device makes uploads its witness first: the split
         // reads the same 4 GB on the CPU and slowed that upload (a 32 GiB C2's first partition: 0.56 s beside it,
         // 0.27 s without), and it is needed only after H and the H query's MSM.
-        const bool split_after_upload = !split.valid() && !uploaded && asg.deferred_products() != nullptr;
+        const bool split_after_upload = !split.valid() && !uploaded && device_makes_products(asg);
         if (!split.valid() && !split_after_upload) split = start_split(asg, timing, item);
         // The next circuit's upload into the other slot (free: the circuit before this one consumed it), on its
         // own thread and upload stream. When this circuit's a, b, c are already on the device it starts now, beside
@@ -383,7 +391,6 @@ struct GpuProver::Impl {
                 release_abc(asg);
             }
         }
-        if (!split.valid()) split = start_split(asg, timing, item);  // the device products were not held after all
         if (!uploaded) start_upload();
         {
             ScopedTiming t(timing, kLayer, "msm.h", item);
