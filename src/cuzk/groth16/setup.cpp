@@ -1,6 +1,7 @@
 #include "cuzk/groth16/setup.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -16,6 +17,10 @@
 #include "cuzk/r1cs/circuit.hpp"
 #include "cuzk/util/random.hpp"
 #include "cuzk/util/thread_pool.hpp"
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 namespace cuzk::groth16 {
 
@@ -102,6 +107,19 @@ private:
     bool ended_ = true;
 };
 
+// Advice only: errors are harmless, and without THP nothing changes but the speed.
+void advise_huge_pages(void* p, size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    constexpr uintptr_t kHuge = uintptr_t{1} << 21;
+    const uintptr_t lo = ((uintptr_t)p + kHuge - 1) & ~(kHuge - 1);
+    const uintptr_t hi = ((uintptr_t)p + bytes) & ~(kHuge - 1);
+    if (hi > lo) (void)madvise((void*)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
 // Fixed-base scalar multiplication by window tables: for window k of w bits and every digit d in [1, 2^w),
 // table holds [d * 2^(w k)] P in affine form, so [s] P = sum_k table[k][digit_k(s)] costs ceil(255 / w) mixed
 // additions and no doublings. Entries are never the point at infinity: d < 2^w and 2^(w k) are both prime to r.
@@ -112,6 +130,10 @@ public:
 
     FixedBaseTable(const Jacobian<Cfg>& base, unsigned window_bits)
         : w_(window_bits), windows_((kScalarBits + window_bits - 1) / window_bits), per_window_((size_t{1} << w_) - 1) {
+        // Transparent huge pages where the system offers them: the reads are random over ~100 MiB, and with 4 KiB
+        // pages nearly each one also misses the TLB.
+        table_.reserve(windows_ * per_window_);
+        advise_huge_pages(table_.data(), table_.capacity() * sizeof(Affine<Cfg>));
         table_.resize(windows_ * per_window_);
         ThreadPool::global().run_tasks(windows_, [&](size_t k) {
             Jacobian<Cfg> p = base;
@@ -144,18 +166,37 @@ public:
         return best;
     }
 
-    Jacobian<Cfg> mul(const Fr& scalar) const {
-        limbs_t<4> k = scalar.to_canonical();
+    // [k] P for a canonical scalar k.
+    Jacobian<Cfg> mul(const limbs_t<4>& k) const {
         Jacobian<Cfg> acc = Jacobian<Cfg>::identity();
         for (size_t win = 0; win < windows_; win++) {
             uint32_t d = digit(k, win * w_);
             if (d) acc = acc.add_mixed(table_[win * per_window_ + d - 1]);
         }
-        secure_wipe_object(k);  // the scalar is a secret (a function of the toxic waste)
         return acc;
+    }
+    // Asks for the entries mul(k) will read: the table is ~100 MiB, so each of its ceil(255 / w) reads is a cache
+    // miss, and issued together (for the next scalar, while this one is added up) they overlap.
+    void prefetch(const limbs_t<4>& k) const {
+        for (size_t win = 0; win < windows_; win++) {
+            uint32_t d = digit(k, win * w_);
+            if (!d) continue;
+            const char* e = reinterpret_cast<const char*>(&table_[win * per_window_ + d - 1]);
+            prefetch_line(e);
+            prefetch_line(e + sizeof(Affine<Cfg>) - 1);
+        }
     }
 
 private:
+    // GCC's vectorizer drops __builtin_prefetch from the loops it vectorizes (this one, at -O3), an asm statement
+    // it keeps.
+    static void prefetch_line(const char* p) {
+#if defined(__x86_64__) && defined(__GNUC__)
+        asm volatile("prefetcht0 %0" : : "m"(*p));
+#else
+        __builtin_prefetch(p);
+#endif
+    }
     uint32_t digit(const limbs_t<4>& k, size_t bit) const {
         size_t limb = bit / 64, off = bit % 64;
         uint64_t v = k[limb] >> off;
@@ -181,10 +222,18 @@ std::vector<Affine<Cfg>> fixed_base_mul(const FixedBaseTable<Cfg>& table, std::s
         scalars.size(),
         [&](size_t begin, size_t end) {
             std::vector<Jacobian<Cfg>> jac;
+            std::vector<limbs_t<4>> k;
             for (size_t i = begin; i < end; i += kBlock) {
                 size_t m = std::min(kBlock, end - i);
                 jac.resize(m);
-                for (size_t j = 0; j < m; j++) jac[j] = table.mul(scalars[i + j]);
+                k.resize(m);
+                for (size_t j = 0; j < m; j++) k[j] = scalars[i + j].to_canonical();
+                table.prefetch(k[0]);
+                for (size_t j = 0; j < m; j++) {
+                    if (j + 1 < m) table.prefetch(k[j + 1]);
+                    jac[j] = table.mul(k[j]);
+                }
+                secure_wipe(k.data(), k.size() * sizeof(limbs_t<4>));  // the scalars are secrets (of the toxic waste)
                 auto aff = Jacobian<Cfg>::batch_to_affine(jac);
                 std::copy(aff.begin(), aff.end(), out.begin() + (ptrdiff_t)i);
                 progress.advance(m);
