@@ -179,7 +179,7 @@ TEST(SplitLayout, QuerySplitsForTheDeviceReuseTails) {
         if (i % 3) b_aux.mark(i);
     }
     auto circuit = [&] {
-        std::vector<Fr> aux(n);  // others at every 7th position, zeros and ones elsewhere
+        r1cs::AuxValues aux(n);  // others at every 7th position, zeros and ones elsewhere
         for (size_t i = 0; i < n; i++) aux[i] = i % 7 == 0 ? Fr::random(rng) : rng() % 2 ? Fr::one() : Fr::zero();
         return r1cs::ProvingAssignment::from_parts(mixed(5, 30, 30, rng), std::move(aux), {}, {}, {}, a_aux, b_in,
                                                    b_aux);

@@ -766,7 +766,7 @@ TEST(GpuGroth16, DeviceSparseProductsProveAsTheCpu) {
     const auto hold = prover.hold_products(pce);
     ASSERT_NE(hold, nullptr);
     auto w = r1cs::witness_assignment(pce, c, ThreadPool::global());
-    std::vector<Fr> aux = w.aux();
+    r1cs::AuxValues aux = w.aux();
     aux[aux.size() / 2] += Fr::one();
     deferred.clear();
     deferred.push_back(r1cs::ProvingAssignment::deferred(w.inputs(), aux, pce, w.a_aux_density(),

@@ -212,11 +212,37 @@ WitnessAssignment witness_reserved(const Circuit& c, size_t threads, size_t aux_
     set_parallel_synthesis_threads(threads);
     WitnessAssignment w;
     w.reserve(8, aux_room);
+    // The room holds stale values, as reused memory would (lending it to the parts does not clear it): none may
+    // survive into the witness.
+    AuxValues& room = w.aux();
+    room.resize(room.capacity(), Fr::from_u64(0xbad));
+    room.clear();
     witness_groth16(w, c);
     set_parallel_synthesis_threads(0);
     return w;
 }
 }  // namespace
+
+// AuxValues: growing within the capacity leaves what the memory holds (the reserved witness is not zeroed on one
+// thread before its parts write it); equality with a std::vector of field elements either way round.
+TEST(AuxValues, GrowingDoesNotClearAndComparesWithVectors) {
+    AuxValues v;
+    v.reserve(1000);
+    v.resize(1000, Fr::from_u64(77));
+    v.clear();
+    v.resize(1000);
+    size_t kept = 0;
+    for (const Fr& x : v) kept += x == Fr::from_u64(77);
+    EXPECT_EQ(kept, 1000u);
+    const std::vector<Fr> same(1000, Fr::from_u64(77));
+    std::vector<Fr> other = same;
+    other[999] = Fr::zero();
+    EXPECT_TRUE(v == same);
+    EXPECT_TRUE(same == v);
+    EXPECT_FALSE(v == other);
+    EXPECT_FALSE(other == v);
+    EXPECT_FALSE(v == std::vector<Fr>(999, Fr::from_u64(77)));
+}
 
 // With room reserved (as the engine reserves a compiled circuit's witness), the parts write into slices of the
 // parent's room: parts as large as their share (nothing moves), a room larger than needed (slices closed up), and

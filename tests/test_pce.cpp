@@ -201,7 +201,8 @@ TEST(PceEvaluate, SizeMismatchThrows) {
     WitnessAssignment w;
     witness_groth16(w, circuit);
     std::vector<Fr> a, b, c;
-    std::vector<Fr> inputs = w.inputs(), aux = w.aux();
+    std::vector<Fr> inputs = w.inputs();
+    AuxValues aux = w.aux();
     inputs.pop_back();
     EXPECT_THROW(evaluate(pce, inputs, w.aux(), a, b, c), std::invalid_argument);
     aux.push_back(Fr::one());
@@ -248,7 +249,7 @@ TEST(PceEvaluate, RowsTheWitnessDoesNotSatisfyAreRefused) {
     const PrecompiledR1cs honest = compile_r1cs(circuit);
     WitnessAssignment w;
     witness_groth16(w, circuit);
-    std::vector<Fr> aux = w.aux();
+    AuxValues aux = w.aux();
     const uint32_t changed = (uint32_t)(rng() % aux.size());
     aux[changed] += Fr::one();
     size_t first_use = honest.num_constraints;
@@ -474,7 +475,7 @@ TEST(PceDeferred, CompleteProductsGivesTheFullAssignmentAndTheSameProof) {
                                          bad[0].b_input_density(), bad[0].b_aux_density());
     EXPECT_THROW((void)groth16::prove_from_assignments(params, bad, r, s), std::invalid_argument);
     bad[0] = witness_assignment(pce, circuit, pool);
-    std::vector<Fr> aux = bad[0].aux();
+    AuxValues aux = bad[0].aux();
     aux.back() += Fr::one();
     bad[0] = ProvingAssignment::deferred(bad[0].inputs(), aux, pce, bad[0].a_aux_density(), bad[0].b_input_density(),
                                          bad[0].b_aux_density());

@@ -187,7 +187,8 @@ r1cs::ProvingAssignment zkey_assignment(const Zkey& z, const Witness& w) {
             if (d.in_b[i]) b_aux.mark(i - n_in);
         }
     }
-    std::vector<Fr> inputs(w.values.begin(), w.values.begin() + n_in), aux(w.values.begin() + n_in, w.values.end());
+    std::vector<Fr> inputs(w.values.begin(), w.values.begin() + n_in);
+    r1cs::AuxValues aux(w.values.begin() + n_in, w.values.end());
     return r1cs::ProvingAssignment::from_parts(std::move(inputs), std::move(aux), std::move(a), std::move(b),
                                                std::move(c), std::move(a_aux), std::move(b_in), std::move(b_aux));
 }
@@ -201,7 +202,7 @@ r1cs::PrecompiledR1cs zkey_matrices(const Zkey& z) {
 r1cs::ProvingAssignment zkey_assignment(const r1cs::PrecompiledR1cs& rows, const Zkey& z, const Witness& w) {
     check_witness(z, w);
     std::vector<Fr> inputs(w.values.begin(), w.values.begin() + z.n_public + 1);
-    std::vector<Fr> aux(w.values.begin() + z.n_public + 1, w.values.end());
+    r1cs::AuxValues aux(w.values.begin() + z.n_public + 1, w.values.end());
     std::vector<Fr> a, b, c;
     r1cs::evaluate(rows, inputs, aux, a, b, c, ThreadPool::global());  // checks the sizes against the compiled ones
     auto asg = r1cs::ProvingAssignment::from_parts(std::move(inputs), std::move(aux), std::move(a), std::move(b),

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "cuzk/r1cs/linear_combination.hpp"
+#include "cuzk/util/uninit_vector.hpp"
 
 namespace cuzk::r1cs {
 
@@ -78,6 +79,9 @@ public:
 private:
     CS& cs_;
 };
+
+// A witness's aux values (WitnessAssignment, ProvingAssignment): sizing it does not zero it (util/uninit_vector.hpp).
+using AuxValues = nofill_vector<Fr>;
 
 class KeygenAssembly;
 class ProvingAssignment;

@@ -86,7 +86,7 @@ public:
 
     // An assignment whose a, b, c and densities were computed elsewhere (the pre-compiled evaluator's sparse
     // product, pce.hpp): the prover cannot tell it from one synthesis filled. Sizes are checked by the prover.
-    static ProvingAssignment from_parts(std::vector<Fr> inputs, std::vector<Fr> aux, std::vector<Fr> a,
+    static ProvingAssignment from_parts(std::vector<Fr> inputs, AuxValues aux, std::vector<Fr> a,
                                         std::vector<Fr> b, std::vector<Fr> c, DensityTracker a_aux_density,
                                         DensityTracker b_input_density, DensityTracker b_aux_density) {
         ProvingAssignment p;
@@ -105,7 +105,7 @@ public:
     // pre-compiled evaluator, pce.hpp witness_assignment): a, b, c are empty and deferred_products() names the
     // matrices; r1cs::complete_products computes them on the CPU, and a prover backend that holds the matrices on
     // its device computes them there (groth16::ProverBackend::hold_products). `pce` must outlive the assignment.
-    static ProvingAssignment deferred(std::vector<Fr> inputs, std::vector<Fr> aux, const PrecompiledR1cs& pce,
+    static ProvingAssignment deferred(std::vector<Fr> inputs, AuxValues aux, const PrecompiledR1cs& pce,
                                       DensityTracker a_aux_density, DensityTracker b_input_density,
                                       DensityTracker b_aux_density) {
         ProvingAssignment p = from_parts(std::move(inputs), std::move(aux), {}, {}, {}, std::move(a_aux_density),
@@ -120,7 +120,7 @@ public:
 
     size_t num_constraints() const { return a_.size(); }
     const std::vector<Fr>& inputs() const { return inputs_; }
-    const std::vector<Fr>& aux() const { return aux_; }
+    const AuxValues& aux() const { return aux_; }
     // a_j, b_j, c_j for every constraint j (the QAP evaluations the prover interpolates).
     std::vector<Fr>& a() { return a_; }
     std::vector<Fr>& b() { return b_; }
@@ -173,7 +173,8 @@ private:
                                                             (v.is_input() ? "input " : "aux ") + std::to_string(v.index()));
     }
 
-    std::vector<Fr> inputs_, aux_;
+    std::vector<Fr> inputs_;
+    AuxValues aux_;
     std::vector<Fr> a_, b_, c_;
     DensityTracker a_aux_density_, b_input_density_, b_aux_density_;
     const PrecompiledR1cs* deferred_ = nullptr;
@@ -302,14 +303,10 @@ inline void ProvingAssignment::append_all(std::vector<AssignmentFragment>& parts
     // The four value vectors are appended on four threads (GBs each at Filecoin sizes: one thread copying them
     // all was the serial tail of a parallel synthesis), each with its room reserved first; the densities here.
     using Member = std::vector<Fr> AssignmentFragment::*;
-    const std::pair<std::vector<Fr>*, Member> columns[] = {
-        {&aux_, &AssignmentFragment::aux_}, {&a_, &AssignmentFragment::a_},
-        {&b_, &AssignmentFragment::b_},     {&c_, &AssignmentFragment::c_}};
-    std::vector<std::thread> copiers;
+    std::thread copiers[4];
     std::exception_ptr errors[4];
-    for (int k = 0; k < 4; k++)
-        copiers.emplace_back([&parts, &err = errors[k], dst = columns[k].first, member = columns[k].second,
-                              n = k == 0 ? aux : constraints] {
+    auto copy_column = [&parts, &errors, &copiers](auto* dst, Member member, size_t n, int k) {
+        copiers[k] = std::thread([&parts, &err = errors[k], dst, member, n] {
             try {
                 dst->reserve(n);
                 for (auto& f : parts) {
@@ -321,6 +318,11 @@ inline void ProvingAssignment::append_all(std::vector<AssignmentFragment>& parts
                 err = std::current_exception();  // out of memory: rethrown below, after the join
             }
         });
+    };
+    copy_column(&aux_, &AssignmentFragment::aux_, aux, 0);
+    copy_column(&a_, &AssignmentFragment::a_, constraints, 1);
+    copy_column(&b_, &AssignmentFragment::b_, constraints, 2);
+    copy_column(&c_, &AssignmentFragment::c_, constraints, 3);
     for (auto& f : parts) {
         for (size_t w = 0; w < f.ext_a_.size(); w++)
             for (uint64_t bits = f.ext_a_[w]; bits; bits &= bits - 1) a_aux_density_.mark(w * 64 + __builtin_ctzll(bits));

@@ -29,7 +29,8 @@ namespace cuzk::r1cs {
 // With a pool, the block's pages are also faulted in (MADV_POPULATE_WRITE) by all its threads: the kernel zeroes
 // fresh pages as it maps them, and a single thread that first writes GBs (std::vector's resize, an insert) spends
 // most of its time there (H200 host, 4 GB of a 2^27 partition's a, b or c: ~1 s on one thread).
-inline void reserve_huge(std::vector<Fr>& v, size_t n, ThreadPool* pool = nullptr) {
+template <class A>
+inline void reserve_huge(std::vector<Fr, A>& v, size_t n, ThreadPool* pool = nullptr) {
     v.reserve(n);
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
     constexpr uintptr_t kHuge = uintptr_t{2} << 20;
@@ -119,9 +120,9 @@ public:
     void pop_namespace() {}
 
     const std::vector<Fr>& inputs() const { return inputs_; }
-    const std::vector<Fr>& aux() const { return aux_; }
+    const AuxValues& aux() const { return aux_; }
     std::vector<Fr>& inputs() { return inputs_; }
-    std::vector<Fr>& aux() { return aux_; }
+    AuxValues& aux() { return aux_; }
     // Preallocation for a known shape (e.g. from a PrecompiledR1cs), so the witness pass does not regrow.
     void reserve(size_t num_inputs, size_t num_aux, ThreadPool* pool = nullptr) {
         inputs_.reserve(num_inputs);
@@ -142,7 +143,8 @@ private:
     // Room per part below which fragments keep their own vectors (no reservation was made).
     static constexpr size_t kMinWindow = 1024;
     static constexpr size_t kNoWindows = ~size_t{0};
-    std::vector<Fr> inputs_, aux_;
+    std::vector<Fr> inputs_;
+    AuxValues aux_;
     size_t windows_at_ = kNoWindows;  // where the open windows start in aux_
 };
 
@@ -236,7 +238,9 @@ inline void WitnessAssignment::open_windows(std::vector<WitnessFragment>& frags,
     const size_t per_part = (aux_.capacity() - aux_.size()) / parts;
     if (per_part < kMinWindow) return;
     windows_at_ = aux_.size();
-    aux_.resize(aux_.size() + per_part * parts);  // within the capacity: no reallocation, the fork's pointers hold
+    // Within the capacity: no reallocation, the fork's pointers hold. Not zeroed (AuxValues): the fragments write
+    // their slices, and append_all keeps only what they wrote.
+    aux_.resize(aux_.size() + per_part * parts);
     Fr* at = aux_.data() + windows_at_;
     for (size_t g = 0; g < frags.size(); g++) {
         frags[g].window_ = at;
@@ -271,7 +275,7 @@ inline void WitnessAssignment::append_all(std::vector<WitnessFragment>& parts) {
         aux_.resize(n);
     } else {
         // Some fragment outgrew its slice (or none had one): gather every fragment's values after this one's.
-        std::vector<Fr> all;
+        AuxValues all;
         reserve_huge(all, n);
         all.assign(aux_.begin(), aux_.begin() + (std::ptrdiff_t)before);
         for (auto& f : parts) {
