@@ -2,7 +2,7 @@
 # Builds cuzk and runs its main job: a self-check of the arithmetic (the GPU against the CPU when a CUDA device is
 # present), then a demo Groth16 proof (setup, prove a batch of two 2^16-constraint circuits, verify), then Filecoin's
 # PoRep C2 of a 2 KiB sector: sealed natively (its C1 checked, its public inputs), test parameters of the exact
-# partition circuit (generated once into a cache directory: minutes on 2 cores the first time), the C2 proof, verified
+# partition circuit (generated once into a cache directory: about a minute on 2 cores the first time), the C2 proof, verified
 # from the C1; the same C1 through the daemon (gRPC on a unix socket, Curio's request); Filecoin's
 # 32 GiB PoRep, PoSt and SnapDeals circuits counted by synthesis; a few quick benchmarks. Proofs are made on the GPU
 # when one is present, else on the CPU.
@@ -46,7 +46,7 @@ if [ -n "${FIL_PROOFS_PARAMETER_CACHE:-}" ] && [ -s "$FIL_PROOFS_PARAMETER_CACHE
 fi
 if [ ! -s "$params/$name.params" ] || [ ! -s "$params/$name.vk" ]; then
   echo "== test parameters of the 2 KiB PoRep partition circuit (2,687,921 rows, a 2^22 setup) into $params:"
-  echo "   this takes minutes the first time (2.5 min on 2 cores); later runs reuse them"
+  echo "   this takes about a minute the first time (65 s on 2 cores); later runs reuse them"
   mkdir -p "$params"
   gen_tmp=$(mktemp -d "$params/.gen.XXXXXX")  # renamed into place when complete: an interrupted run leaves nothing
   "$CUZK" filecoin params gen --proof-type StackedDrg2KiBV1_1 --out "$gen_tmp" --json
