@@ -21,6 +21,7 @@
 
 #include "cuzk/formats/point_decode.hpp"
 #include "cuzk/msm/batch_subgroup.hpp"
+#include "cuzk/util/huge_pages.hpp"
 #include "cuzk/util/output_file.hpp"
 #include "cuzk/util/thread_pool.hpp"
 #include "cuzk/util/timing.hpp"
@@ -357,18 +358,6 @@ constexpr size_t NO_BAD_POINT = std::numeric_limits<size_t>::max();
 // per GB here): so the storage is reserved first, its pages are touched by all threads (asking for transparent huge
 // pages), and only then are the elements constructed, which leaves plain memory writes on one thread.
 // (Touching reserved, not yet constructed storage through data(): libstdc++ and libc++ return the allocation.)
-constexpr size_t kHugePage = size_t(1) << 21;
-
-// Asks for transparent huge pages over the whole 2 MiB pages of a large allocation; true when it is large enough to
-// be worth it (advice only: errors are harmless).
-bool advise_huge_pages(void* p, size_t bytes) {
-    if (bytes < 8 * kHugePage || p == nullptr) return false;
-    const uintptr_t b = ((uintptr_t)p + kHugePage - 1) & ~(uintptr_t)(kHugePage - 1);
-    const uintptr_t e = ((uintptr_t)p + bytes) & ~(uintptr_t)(kHugePage - 1);
-    if (e > b) ::madvise(reinterpret_cast<void*>(b), e - b, MADV_HUGEPAGE);
-    return true;
-}
-
 template <class A>
 void size_output(std::vector<A>& out, size_t n) {
     out.clear();

@@ -1,7 +1,6 @@
 #include "cuzk/groth16/setup.hpp"
 
 #include <algorithm>
-#include <cstdint>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -15,12 +14,9 @@
 #include "cuzk/poly/domain.hpp"
 #include "cuzk/poly/ntt.hpp"
 #include "cuzk/r1cs/circuit.hpp"
+#include "cuzk/util/huge_pages.hpp"
 #include "cuzk/util/random.hpp"
 #include "cuzk/util/thread_pool.hpp"
-
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 namespace cuzk::groth16 {
 
@@ -106,19 +102,6 @@ private:
     size_t total_ = 0, done_ = 0, last_ = 0;
     bool ended_ = true;
 };
-
-// Advice only: errors are harmless, and without THP nothing changes but the speed.
-void advise_huge_pages(void* p, size_t bytes) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    constexpr uintptr_t kHuge = uintptr_t{1} << 21;
-    const uintptr_t lo = ((uintptr_t)p + kHuge - 1) & ~(kHuge - 1);
-    const uintptr_t hi = ((uintptr_t)p + bytes) & ~(kHuge - 1);
-    if (hi > lo) (void)madvise((void*)lo, hi - lo, MADV_HUGEPAGE);
-#else
-    (void)p;
-    (void)bytes;
-#endif
-}
 
 // Fixed-base scalar multiplication by window tables: for window k of w bits and every digit d in [1, 2^w),
 // table holds [d * 2^(w k)] P in affine form, so [s] P = sum_k table[k][digit_k(s)] costs ceil(255 / w) mixed
