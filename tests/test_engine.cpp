@@ -917,6 +917,35 @@ TEST(KeyStore, DeviceCopiesCountAgainstTheDeviceBudget) {
     EXPECT_LE(store.stats().device_bytes.at("dev:0"), f.bytes[1] + f.bytes[2] + f.bytes[0] / 2);
 }
 
+TEST(KeyStore, AKeyNoDeviceCanHoldProvesOnTheCpuWithoutEvictingOrRereading) {
+    ParamFiles f;
+    // The device's whole budget holds files[0] but not files[2] (a 32 GiB PoRep key on a 16 GB card).
+    ASSERT_LT(f.bytes[0], f.bytes[2]);
+    ProvingKeyStore store(with_pretend_device(f.bytes[0] + (f.bytes[2] - f.bytes[0]) / 2));
+    auto k0 = store.get(f.files[0]);
+    ASSERT_EQ(k0->devices.size(), 1u);
+    k0.reset();  // idle: evicting it would make room, but not enough
+    auto k2 = store.get(f.files[2]);
+    EXPECT_TRUE(k2->without_devices);
+    EXPECT_TRUE(k2->devices.empty());
+    EXPECT_EQ(k2->backend(), k2->cpu.get());
+    EXPECT_NE(k2->devices_too_small.find("dev:0"), std::string::npos) << k2->devices_too_small;
+    EXPECT_NE(k2->devices_too_small.find("GB"), std::string::npos) << k2->devices_too_small;
+    auto st = store.stats();
+    EXPECT_EQ(st.evictions, 0u) << "nothing was evicted for a copy that cannot fit anyway";
+    EXPECT_EQ(st.device_bytes.at("dev:0"), f.bytes[0]);
+    // Idle and asked for again: the same key, not read again to try the device.
+    const auto* first = k2.get();
+    const auto misses = st.misses;
+    k2.reset();
+    auto again = store.get(f.files[2]);
+    EXPECT_EQ(again.get(), first);
+    EXPECT_EQ(store.stats().misses, misses);
+    // The key that fits is still on the device.
+    EXPECT_EQ(store.get(f.files[0])->devices.size(), 1u);
+    EXPECT_EQ(store.stats().misses, misses) << "files[0] stayed loaded";
+}
+
 namespace {
 // A pretend device's backend that keeps its own copy of the points, as a GPU's resident copy does, and so reads
 // the key's host points no more once it is made.

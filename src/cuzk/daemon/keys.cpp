@@ -158,8 +158,14 @@ std::string ProvingKeys::devices_line() const {
 std::shared_ptr<const engine::ProvingKey> ProvingKeys::key(const fs::path& params_path) {
     auto key = store_->get(params_path);
     if (key->without_devices) {
-        const std::string why = params_path.filename().string() +
-                                " does not fit on the GPUs next to the parameter sets that running jobs hold";
+        const std::string name = params_path.filename().string();
+        if (!key->devices_too_small.empty()) {
+            const std::string why = name + " does not fit on the GPUs: " + key->devices_too_small;
+            if (cfg_.backend == "gpu") throw std::runtime_error("backend gpu: " + why);
+            log_(why + "; proving on the CPU (slow: a GPU with more memory proves it)");
+            return key;
+        }
+        const std::string why = name + " does not fit on the GPUs next to the parameter sets that running jobs hold";
         if (cfg_.backend == "gpu") throw std::runtime_error("backend gpu: " + why);
         log_(why + ": proving on the CPU until it fits");
     } else if (cfg_.backend == "gpu" && key->devices.empty()) {

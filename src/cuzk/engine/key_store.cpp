@@ -1,5 +1,6 @@
 #include "cuzk/engine/key_store.hpp"
 
+#include <cstdio>
 #include <future>
 #include <stdexcept>
 #include <string_view>
@@ -28,6 +29,11 @@ size_t estimate(const std::filesystem::path& path) {
 }
 
 std::string bytes_text(size_t bytes) { return std::to_string(bytes) + " bytes"; }
+std::string gb_text(size_t bytes) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f GB", (double)bytes / 1e9);
+    return buf;
+}
 
 // A key file's parameters (a .zkey's with its header and coefficients, the points moved into the parameters).
 struct KeyFile {
@@ -216,7 +222,8 @@ std::shared_ptr<ProvingKey> ProvingKeyStore::load_streamed(const std::filesystem
     opt.check_subgroup = cfg_.check_subgroup;
     opt.device_checks = cfg_.device_checks;
     const formats::ParamsFileSource src(path, opt);  // the layout, the verifying key and ic (checked)
-    if (!reserve_device_room(src.shape(), entry)) return nullptr;  // no room: read for the CPU
+    std::string too_small;
+    if (!reserve_device_room(src.shape(), entry, &too_small)) return nullptr;  // no room: read for the CPU
     auto k = std::make_shared<ProvingKey>();
     k->path = key;
     k->shape = src.shape();
@@ -262,7 +269,8 @@ std::shared_ptr<const ProvingKey> ProvingKeyStore::obtain(const std::string& key
             loaded_cv_.wait(lk);
             continue;  // loaded, or failed and removed: look again
         }
-        if (it->second->key->without_devices && it->second->idle()) {
+        const ProvingKey& held = *it->second->key;
+        if (held.without_devices && held.devices_too_small.empty() && it->second->idle()) {
             drop(key);  // loaded for the CPU while the devices were full: try the devices again
             break;
         }
@@ -304,10 +312,18 @@ std::shared_ptr<const ProvingKey> ProvingKeyStore::obtain(const std::string& key
     return k;
 }
 
-bool ProvingKeyStore::reserve_device_room(const groth16::KeyShape& shape, Entry& entry) {
+bool ProvingKeyStore::reserve_device_room(const groth16::KeyShape& shape, Entry& entry, std::string* too_small) {
     // Room on the devices, reserved at the estimate until the copies say what they hold; without it (the keys that
-    // jobs hold fill a device) the key proves on the CPU until it is idle and asked for again.
+    // jobs hold fill a device) the key proves on the CPU until it is idle and asked for again. A copy no device
+    // could ever hold evicts nothing.
     const auto need = cfg_.device_bytes ? cfg_.device_bytes(shape) : std::map<std::string, size_t>{};
+    for (const auto& [dev, bytes] : need) {
+        auto budget = cfg_.device_budget_bytes.find(dev);
+        if (budget == cfg_.device_budget_bytes.end() || bytes <= budget->second) continue;
+        *too_small = "its copy needs " + gb_text(bytes) + " on " + dev + ", whose budget for keys is " +
+                     gb_text(budget->second);
+        return false;
+    }
     std::lock_guard<std::mutex> lk(mu_);
     if (!make_room(0, need, &entry)) return false;
     reserve_devices(entry, need);
@@ -316,7 +332,7 @@ bool ProvingKeyStore::reserve_device_room(const groth16::KeyShape& shape, Entry&
 
 void ProvingKeyStore::attach_backends(ProvingKey& k, Entry& entry) {
     if (cfg_.make_device_copies) {
-        if (reserve_device_room(k.shape, entry)) k.devices = cfg_.make_device_copies(*k.params);
+        if (reserve_device_room(k.shape, entry, &k.devices_too_small)) k.devices = cfg_.make_device_copies(*k.params);
         else k.without_devices = true;
     }
     // Every device holds the points and no backend reads the host's: a file's key lets them go (top of the header).

@@ -94,6 +94,10 @@ struct ProvingKey {
     // Device copies were wanted but the keys that jobs held left no room: this key proves on the CPU, and is loaded
     // again (with its copies) the first time it is asked for while no job holds it.
     bool without_devices = false;
+    // Why no device can hold this key at all, even with every other key gone (its copy is larger than a device's
+    // whole budget: a 32 GiB PoRep key on a 16 GB card); empty when one can. Such a key proves on the CPU for as
+    // long as it is loaded (without_devices is set too) and is not read again to try the devices.
+    std::string devices_too_small;
 
     // The backend a job proves on (the first device's, else the CPU's), every device's (one proving lane each),
     // and the fallback (the CPU's behind devices; nullptr without devices or with cpu_fallback off).
@@ -156,8 +160,9 @@ private:
     // The key `key`, loaded now by `read` (about `guess` host bytes; the key with its backends) or shared.
     std::shared_ptr<const ProvingKey> obtain(const std::string& key, size_t guess,
                                              const std::function<std::shared_ptr<ProvingKey>(Entry&)>& read);
-    // Reserves the device room the copies of a key of this shape take, evicting idle keys; false without room.
-    bool reserve_device_room(const groth16::KeyShape& shape, Entry& entry);
+    // Reserves the device room the copies of a key of this shape take, evicting idle keys; false without room,
+    // and then, where a copy is larger than a device's whole budget (nothing evicted for it), why in *too_small.
+    bool reserve_device_room(const groth16::KeyShape& shape, Entry& entry, std::string* too_small);
     // The device copies (room permitting) and the CPU backend of a key just read.
     void attach_backends(ProvingKey& k, Entry& entry);
     // Copies of new matrices `m` on the key's devices, held by the entry where the device budget has room.
