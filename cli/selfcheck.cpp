@@ -136,8 +136,10 @@ int run_selfcheck() {
     });
 #ifdef CUZK_HAVE_CUDA
     auto devs = gpu::devices();
+    for (const auto& u : gpu::unusable_devices())
+        std::printf("note: CUDA device %d (%s) is left out: %s\n", u.info.id, u.info.name.c_str(), u.why.c_str());
     if (devs.empty()) {
-        std::printf("%-48s skipped (no CUDA device)\n", "GPU field multiplication against the CPU");
+        std::printf("%-48s skipped (no usable CUDA device)\n", "GPU field multiplication against the CPU");
     } else {
         c.run("GPU field multiplication against the CPU", [&] {
             size_t n = 1 << 18;
@@ -182,10 +184,14 @@ int run_info() {
                                                                        : "scalar (no avx512-ifma on this cpu)");
 #ifdef CUZK_HAVE_CUDA
     auto devs = gpu::devices();
-    if (devs.empty()) std::printf("gpu: none found (CUDA build)\n");
+    std::printf("cuda code: %s\n", gpu::describe_cuda_archs(gpu::built_cuda_archs()).c_str());
+    const auto unusable = gpu::unusable_devices();
+    if (devs.empty() && unusable.empty()) std::printf("gpu: none found (CUDA build)\n");
     for (auto& d : devs)
         std::printf("gpu %d: %s, %.1f GiB, %d SMs, compute capability %d.%d\n", d.id, d.name.c_str(),
                     (double)d.total_memory / (1ull << 30), d.sm_count, d.cc_major, d.cc_minor);
+    for (const auto& u : unusable)
+        std::printf("gpu %d: %s, left out: %s\n", u.info.id, u.info.name.c_str(), u.why.c_str());
 #else
     std::printf("gpu: not built (no nvcc at configure time)\n");
 #endif

@@ -14,7 +14,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 BUILD_DIR=${BUILD_DIR:-build}
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUZK_CUDA="${CUZK_CUDA:-AUTO}"
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUZK_CUDA="${CUZK_CUDA:-AUTO}" \
+  -DCUZK_CUDA_ARCHS="${CUZK_CUDA_ARCHS:-native}"
 cmake --build "$BUILD_DIR" --parallel "$(nproc)" --target cuzk_cli
 CUZK="$BUILD_DIR/cuzk"
 work=$(mktemp -d)

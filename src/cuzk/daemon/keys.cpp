@@ -36,6 +36,14 @@ constexpr size_t kProofWorkspaceDeviceShare = 4;  // 1 / 4 of the device's memor
 // A GPU's budget name: its proving lane ("cuda:0").
 std::string device_name(size_t i) { return "cuda:" + std::to_string(i); }
 
+// The GPUs the driver lists that this build has no code for, for the messages that say which GPUs are used.
+std::string unusable_gpus_text() {
+    std::string s;
+    for (const auto& u : gpu::unusable_devices())
+        s += "; CUDA device " + std::to_string(u.info.id) + " (" + u.info.name + ") is left out: " + u.why;
+    return s;
+}
+
 // Each GPU's budget for resident keys: its memory less one proof's workspace.
 std::map<std::string, size_t> device_key_budgets(const std::vector<size_t>& ordinals) {
     std::map<std::string, size_t> b;
@@ -91,8 +99,9 @@ std::vector<size_t> gpu_ordinals(const DaemonConfig& c) {
         if (i < devs.size()) continue;
         const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
         throw std::runtime_error("engine.gpus: no CUDA device " + std::to_string(i) + ": " +
-                                 std::to_string(devs.size()) + " visible" +
-                                 (visible ? std::string(" (CUDA_VISIBLE_DEVICES=") + visible + ")" : std::string()));
+                                 std::to_string(devs.size()) + " usable" +
+                                 (visible ? std::string(" (CUDA_VISIBLE_DEVICES=") + visible + ")" : std::string()) +
+                                 unusable_gpus_text());
     }
     return out;
 #else
@@ -108,7 +117,8 @@ engine::KeyStoreConfig key_store_config(const DaemonConfig& c, size_t budget_byt
     kc.cpu_fallback = c.cpu_fallback;
 #ifdef CUZK_HAVE_CUDA
     if (c.backend == "gpu" && gpu::devices().empty())
-        throw std::runtime_error("backend gpu: no CUDA device found (backend \"auto\" proves on the CPU then)");
+        throw std::runtime_error("backend gpu: no usable CUDA device found (backend \"auto\" proves on the CPU then)" +
+                                 unusable_gpus_text());
 #endif
     const std::vector<size_t> ordinals = gpu_ordinals(c);  // throws for a GPU named and not there
 #ifdef CUZK_HAVE_CUDA
@@ -142,7 +152,11 @@ ProvingKeys::ProvingKeys(const DaemonConfig& cfg, size_t budget_bytes, EventLog 
     streams_ = (bool)kc.stream_device_copies && !kc.device_budget_bytes.empty();
     store_ = std::make_shared<engine::ProvingKeyStore>(kc);
     gpus_ = gpu_ordinals(cfg);
-    log_("proving on " + devices_line());
+    std::string left_out;
+#ifdef CUZK_HAVE_CUDA
+    if (cfg.backend != "cpu") left_out = unusable_gpus_text();
+#endif
+    log_("proving on " + devices_line() + left_out);
 }
 
 std::string ProvingKeys::devices_line() const {

@@ -9,6 +9,12 @@ namespace cuzk::gpu {
 
 namespace {
 
+// The first usable device (gpu::devices()): "device 0" of the helpers below.
+void use_first_device() {
+    const auto devs = devices();
+    CUZK_CUDA_CHECK(cudaSetDevice(devs.empty() ? 0 : devs.front().id));
+}
+
 template <class F>
 __global__ void mul_kernel(const F* a, const F* b, F* out, size_t n) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -21,7 +27,7 @@ void mul_on_device(std::span<const F> a, std::span<const F> b, std::span<F> out)
         throw std::invalid_argument("gpu mul: input and output sizes differ");
     size_t n = a.size();
     if (n == 0) return;
-    CUZK_CUDA_CHECK(cudaSetDevice(0));
+    use_first_device();
     DeviceBuffer<F> d_a(n), d_b(n), d_out(n);
     CUZK_CUDA_CHECK(cudaMemcpy(d_a.get(), a.data(), n * sizeof(F), cudaMemcpyHostToDevice));
     CUZK_CUDA_CHECK(cudaMemcpy(d_b.get(), b.data(), n * sizeof(F), cudaMemcpyHostToDevice));
@@ -72,7 +78,7 @@ void ops32_on_device(std::span<const MontField<Cfg>> a, std::span<const MontFiel
         throw std::invalid_argument("gpu ops32: out must hold 8 results per input pair");
     size_t n = a.size();
     if (n == 0) return;
-    CUZK_CUDA_CHECK(cudaSetDevice(0));
+    use_first_device();
     DeviceBuffer<D> d_a(n), d_b(n), d_out(kOps32 * n);
     CUZK_CUDA_CHECK(cudaMemcpy(d_a.get(), a.data(), n * sizeof(D), cudaMemcpyHostToDevice));
     CUZK_CUDA_CHECK(cudaMemcpy(d_b.get(), b.data(), n * sizeof(D), cudaMemcpyHostToDevice));
@@ -113,7 +119,7 @@ __global__ void mul_chain_kernel(T* v, size_t chain) {
 
 template <class Cpu, class Dev, int kOp = 0>
 double throughput(size_t threads, size_t chain) {
-    CUZK_CUDA_CHECK(cudaSetDevice(0));
+    use_first_device();
     std::vector<Cpu> h(threads);
     uint64_t s = 0x9e3779b97f4a7c15ULL;
     auto rng = [&] { return s = s * 6364136223846793005ULL + 1442695040888963407ULL; };
@@ -173,7 +179,7 @@ void fq2_ops(std::span<const Fq2> a, std::span<const Fq2> b, std::span<Fq2> out)
         throw std::invalid_argument("gpu fq2 ops: out must hold 3 results per input pair");
     const size_t n = a.size();
     if (n == 0) return;
-    CUZK_CUDA_CHECK(cudaSetDevice(0));
+    use_first_device();
     DeviceBuffer<fq2_dev_t> d_a(n), d_b(n), d_out(kOpsFq2 * n);
     CUZK_CUDA_CHECK(cudaMemcpy(d_a.get(), a.data(), n * sizeof(Fq2), cudaMemcpyHostToDevice));
     CUZK_CUDA_CHECK(cudaMemcpy(d_b.get(), b.data(), n * sizeof(Fq2), cudaMemcpyHostToDevice));
@@ -191,7 +197,17 @@ size_t free_device_memory() {
     return free_b;
 }
 
-std::vector<DeviceInfo> devices() {
+#ifndef CUZK_CUDA_ARCHITECTURES  // set by CMakeLists.txt for the library; the PTX check's compile has no list
+#define CUZK_CUDA_ARCHITECTURES ""  // not understood: covers every device (tests: CudaArchs.DevicesAre...)
+#endif
+const CudaArchs& built_cuda_archs() {
+    static const CudaArchs archs = parse_cuda_archs(CUZK_CUDA_ARCHITECTURES);
+    return archs;
+}
+
+namespace {
+// Every device the driver lists (cudaGetDeviceProperties creates no context).
+std::vector<DeviceInfo> listed_devices() {
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess) {
         cudaGetLastError();  // clear the sticky "no device / no driver" error
@@ -209,6 +225,30 @@ std::vector<DeviceInfo> devices() {
         d.cc_major = prop.major;
         d.cc_minor = prop.minor;
         out.push_back(d);
+    }
+    return out;
+}
+
+bool runnable(const DeviceInfo& d) { return cuda_archs_cover(built_cuda_archs(), d.cc_major, d.cc_minor); }
+}  // namespace
+
+std::vector<DeviceInfo> devices() {
+    std::vector<DeviceInfo> out;
+    for (auto& d : listed_devices())
+        if (runnable(d)) out.push_back(std::move(d));
+    return out;
+}
+
+std::vector<UnusableDevice> unusable_devices() {
+    std::vector<UnusableDevice> out;
+    for (auto& d : listed_devices()) {
+        if (runnable(d)) continue;
+        const std::string cc = std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor);
+        const std::string sm = std::to_string(d.cc_major) + std::to_string(d.cc_minor);
+        std::string why = "compute capability " + cc + ", and this build has code for " +
+                          describe_cuda_archs(built_cuda_archs()) +
+                          " only: build with -DCUZK_CUDA_ARCHS=portable (or " + sm + ")";
+        out.push_back({std::move(d), std::move(why)});
     }
     return out;
 }

@@ -23,9 +23,11 @@ std::optional<size_t> on_device_or_cpu(std::span<const A> points, Device device,
 
 }  // namespace
 
-formats::SubgroupChecks gpu_subgroup_checks(int device) {
+formats::SubgroupChecks gpu_subgroup_checks(size_t ordinal) {
     formats::SubgroupChecks checks;
-    if (device < 0 || (size_t)device >= gpu::devices().size()) return checks;
+    const auto devs = gpu::devices();
+    if (ordinal >= devs.size()) return checks;
+    const int device = devs[ordinal].id;
     checks.g1 = [device](std::span<const G1Affine> p) {
         return on_device_or_cpu(
             p, gpu::g1_first_not_in_subgroup_gpu,

@@ -8,7 +8,8 @@
 
 namespace cuzk::backends {
 
-// The device's checks when `device` exists, else empty (the reader then checks on the CPU).
-formats::SubgroupChecks gpu_subgroup_checks(int device = 0);
+// The checks on the usable GPU of this ordinal (an index into gpu::devices()) when there is one, else empty (the
+// reader then checks on the CPU).
+formats::SubgroupChecks gpu_subgroup_checks(size_t ordinal = 0);
 
 }  // namespace cuzk::backends
