@@ -142,3 +142,41 @@ TEST(Field, VartimeInverseMatchesFermat) {
     EXPECT_EQ(v, w);
     EXPECT_TRUE(v[17].is_zero());
 }
+
+namespace {
+// sum_of_products against n products and additions: random terms, the largest values (p - 1 everywhere: the
+// exact sum's bound), zeros, strided second operands, every n up to the limit.
+template <class F>
+void expect_sum_of_products_agrees(std::mt19937_64& rng) {
+    for (size_t n = 0; n <= F::kMaxSumTerms; n++) {
+        for (size_t stride : {size_t{1}, size_t{3}}) {
+            std::vector<F> a(n), b(n * stride);
+            for (auto& x : a) x = F::random(rng);
+            for (auto& x : b) x = F::random(rng);
+            F want = F::zero();
+            for (size_t k = 0; k < n; k++) want += a[k] * b[k * stride];
+            ASSERT_EQ(F::sum_of_products(a.data(), b.data(), n, stride), want) << "n = " << n << ", stride " << stride;
+        }
+        // Limbs as large as an element's can be: p - 1 (Montgomery limbs of the element whose limbs are p - 1).
+        typename F::limbs top = F::P;
+        top[0] -= 1;
+        std::vector<F> big(n, F::from_mont_limbs(top));
+        F want = F::zero();
+        for (size_t k = 0; k < n; k++) want += big[k] * big[k];
+        ASSERT_EQ(F::sum_of_products(big.data(), big.data(), n), want) << "largest limbs, n = " << n;
+    }
+    std::vector<F> z(5, F::zero()), r(5);
+    for (auto& x : r) x = F::random(rng);
+    EXPECT_TRUE(F::sum_of_products(z.data(), r.data(), 5).is_zero());
+    std::vector<F> too_many(F::kMaxSumTerms + 1, F::one());
+    EXPECT_THROW(F::sum_of_products(too_many.data(), too_many.data(), too_many.size()), std::invalid_argument);
+}
+}  // namespace
+
+TEST(Field, SumOfProductsMatchesProductsAndSums) {
+    auto rng = cuzk::testing::seeded_rng("Field.SumOfProductsMatchesProductsAndSums");
+    for (int rep = 0; rep < 20; rep++) {
+        expect_sum_of_products_agrees<Fr>(rng);
+        expect_sum_of_products_agrees<Fq>(rng);
+    }
+}

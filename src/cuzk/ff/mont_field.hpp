@@ -5,7 +5,10 @@
 // Representation invariant: `l` holds a*R mod p with 0 <= l < p (fully reduced), R = 2^(64N).
 #pragma once
 
+#include <array>
+#include <bit>
 #include <cstring>
+#include <stdexcept>
 #include <type_traits>
 #include <optional>
 #include <span>
@@ -237,6 +240,98 @@ struct MontField {
     friend constexpr MontField operator*(const MontField& a, const MontField& b) {
         MontField r;
         mont_mul(r.l, a.l, b.l);
+        return r;
+    }
+
+    // sum_k a[k] * b[k * b_stride] for k < n <= kMaxSumTerms with one Montgomery reduction instead of n: the 2N-limb
+    // products are summed exactly in 2N + 1 limbs (T < n p^2 < 2^(128N + 4)), T is reduced once (REDC of any T is
+    // (T + m p) / R with m < R, so below T / R + p < (n p / R + 1) p, and p / R < 1/2), and conditional
+    // subtractions of 2^j p bring it below p. About half the work of n products and n - 1 additions (Poseidon's
+    // matrix products).
+    static constexpr size_t kMaxSumTerms = 64;
+    // 2^j p in N + 1 limbs for j = 0..5 (sum_of_products' final subtractions).
+    static constexpr std::array<std::array<uint64_t, N + 1>, 6> shifted_moduli() {
+        std::array<std::array<uint64_t, N + 1>, 6> out{};
+        for (size_t i = 0; i < N; i++) out[0][i] = P[i];
+        for (size_t j = 1; j < 6; j++) {
+            for (size_t i = N; i > 0; i--) out[j][i] = (out[j - 1][i] << 1) | (out[j - 1][i - 1] >> 63);
+            out[j][0] = out[j - 1][0] << 1;
+        }
+        return out;
+    }
+    // t += prod over 2N limbs, the carry into t[2N].
+    static void add_into(uint64_t (&t)[2 * N + 1], const uint64_t (&prod)[2 * N]) {
+#if CUZK_X86_CARRY
+        unsigned char c = 0;
+        for (size_t i = 0; i < 2 * N; i++) {
+            unsigned long long r;
+            c = _addcarry_u64(c, t[i], prod[i], &r);
+            t[i] = r;
+        }
+        t[2 * N] += c;
+#else
+        uint64_t c = 0;
+        for (size_t i = 0; i < 2 * N; i++) {
+            const u128 z = (u128)t[i] + prod[i] + c;
+            t[i] = (uint64_t)z;
+            c = (uint64_t)(z >> 64);
+        }
+        t[2 * N] += c;
+#endif
+    }
+    static MontField sum_of_products(const MontField* a, const MontField* b, size_t n, size_t b_stride = 1) {
+        static_assert(64 * N - BITS >= 1, "the bound below needs p < R / 2");
+        if (n > kMaxSumTerms) throw std::invalid_argument("sum_of_products: more than kMaxSumTerms terms");
+        uint64_t t[2 * N + 1] = {};
+        for (size_t k = 0; k < n; k++) {
+            const limbs& x = a[k].l;
+            const limbs& y = b[k * b_stride].l;
+            uint64_t prod[2 * N];
+            for (size_t i = 0; i < N; i++) {
+                uint64_t carry = 0;
+                for (size_t j = 0; j < N; j++) {
+                    const u128 z = (u128)x[i] * y[j] + (i ? prod[i + j] : 0) + carry;
+                    prod[i + j] = (uint64_t)z;
+                    carry = (uint64_t)(z >> 64);
+                }
+                prod[i + N] = carry;
+            }
+            add_into(t, prod);
+        }
+        // REDC: N steps clear the low limbs; the value left is t[N .. 2N] (N + 1 limbs).
+        constexpr limbs p = P;
+        for (size_t i = 0; i < N; i++) {
+            const uint64_t m = t[i] * INV;
+            uint64_t carry = 0;
+            for (size_t j = 0; j < N; j++) {
+                const u128 z = (u128)m * p[j] + t[i + j] + carry;
+                t[i + j] = (uint64_t)z;
+                carry = (uint64_t)(z >> 64);
+            }
+            for (size_t j = i + N; carry && j <= 2 * N; j++) {
+                const u128 z = (u128)t[j] + carry;
+                t[j] = (uint64_t)z;
+                carry = (uint64_t)(z >> 64);
+            }
+        }
+        // Below (n p / R + 1) p < (n / 2 + 1) p: subtract 2^j p for j = floor(log2(n / 2 + 1)) down to 0 where it
+        // fits (at most 32p for n <= 64).
+        uint64_t v[N + 1];
+        for (size_t i = 0; i <= N; i++) v[i] = t[N + i];
+        constexpr auto kp = shifted_moduli();
+        for (int j = (int)std::bit_width(n / 2 + 1) - 1; j >= 0; j--) {
+            uint64_t d[N + 1];
+            uint64_t borrow = 0;
+            for (size_t i = 0; i <= N; i++) {
+                const u128 z = (u128)v[i] - kp[j][i] - borrow;
+                d[i] = (uint64_t)z;
+                borrow = (uint64_t)(z >> 64) & 1;
+            }
+            const uint64_t keep = 0 - borrow;  // all ones where it did not fit (branch-free: either is likely)
+            for (size_t i = 0; i <= N; i++) v[i] = (v[i] & keep) | (d[i] & ~keep);
+        }
+        MontField r;
+        for (size_t i = 0; i < N; i++) r.l[i] = v[i];
         return r;
     }
     // Addition and subtraction run on the carry flag where it is available: GCC 12 compiles the portable 128-bit

@@ -80,19 +80,15 @@ inline void mix(const PoseidonConstants& c, size_t round, Fr* s) {
     const size_t half = c.half_full_rounds;
     if (round >= half && round < half + c.partial_rounds) {
         const PoseidonSparseMatrix& m = c.sparse_matrices[round - half];
-        Fr first = m.w_hat[0] * s[0];
-        for (size_t i = 1; i < t; i++) first += m.w_hat[i] * s[i];
+        const Fr first = Fr::sum_of_products(m.w_hat.data(), s, t);
         for (size_t j = 1; j < t; j++) s[j] += m.v_rest[j - 1] * s[0];
         s[0] = first;
         return;
     }
+    // Each output a dot product of the state with a column, reduced once (Fr::sum_of_products).
     const PoseidonMatrix& m = round + 1 == half ? c.pre_sparse_matrix : c.mds;
     std::array<Fr, kT ? kT : kMaxWidth> out;
-    for (size_t j = 0; j < t; j++) {
-        Fr acc = s[0] * m.e[j];
-        for (size_t i = 1; i < t; i++) acc += s[i] * m.e[i * t + j];
-        out[j] = acc;
-    }
+    for (size_t j = 0; j < t; j++) out[j] = Fr::sum_of_products(s, m.e.data() + j, t, t);
     for (size_t j = 0; j < t; j++) s[j] = out[j];
 }
 
