@@ -250,13 +250,10 @@ struct MontField {
     // matrix products).
     static constexpr size_t kMaxSumTerms = 64;
     // 2^j p in N + 1 limbs for j = 0..5 (sum_of_products' final subtractions).
-    static constexpr std::array<std::array<uint64_t, N + 1>, 6> shifted_moduli() {
-        std::array<std::array<uint64_t, N + 1>, 6> out{};
+    static constexpr std::array<limbs_t<N + 1>, 6> shifted_moduli() {
+        std::array<limbs_t<N + 1>, 6> out{};
         for (size_t i = 0; i < N; i++) out[0][i] = P[i];
-        for (size_t j = 1; j < 6; j++) {
-            for (size_t i = N; i > 0; i--) out[j][i] = (out[j - 1][i] << 1) | (out[j - 1][i - 1] >> 63);
-            out[j][0] = out[j - 1][0] << 1;
-        }
+        for (size_t j = 1; j < 6; j++) bigint::add(out[j], out[j - 1], out[j - 1]);  // 32p < 2^(64N + 5): no carry
         return out;
     }
     // t += prod over 2N limbs, the carry into t[2N].
@@ -316,17 +313,11 @@ struct MontField {
         }
         // Below (n p / R + 1) p < (n / 2 + 1) p: subtract 2^j p for j = floor(log2(n / 2 + 1)) down to 0 where it
         // fits (at most 32p for n <= 64).
-        uint64_t v[N + 1];
+        limbs_t<N + 1> v, d;
         for (size_t i = 0; i <= N; i++) v[i] = t[N + i];
         constexpr auto kp = shifted_moduli();
         for (int j = (int)std::bit_width(n / 2 + 1) - 1; j >= 0; j--) {
-            uint64_t d[N + 1];
-            uint64_t borrow = 0;
-            for (size_t i = 0; i <= N; i++) {
-                const u128 z = (u128)v[i] - kp[j][i] - borrow;
-                d[i] = (uint64_t)z;
-                borrow = (uint64_t)(z >> 64) & 1;
-            }
+            const uint64_t borrow = bigint::sub(d, v, kp[j]);
             const uint64_t keep = 0 - borrow;  // all ones where it did not fit (branch-free: either is likely)
             for (size_t i = 0; i <= N; i++) v[i] = (v[i] & keep) | (d[i] & ~keep);
         }
