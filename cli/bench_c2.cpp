@@ -210,6 +210,7 @@ void run_filecoin_bench_once(const nlohmann::json& base, const BenchOptions& opt
     o.engine.lookahead = opt.lookahead;
     o.engine.memory_budget_bytes = opt.memory_budget;  // 0: run_engine_job's auto_memory_budget()
     o.engine.device_products = !opt.host_products;
+    o.products_resident = !opt.matrices_per_job;
     o.verify_key = opt.random_params ? nullptr : &params.vk;
     o.job_peak_rss = true;
     CliJob run = key_file.empty() ? run_engine_job(std::move(spec), params, o)
@@ -227,6 +228,8 @@ void run_filecoin_bench_once(const nlohmann::json& base, const BenchOptions& opt
     j["workers"] = opt.workers ? opt.workers : engine::auto_synthesis_workers();
     j["lookahead"] = opt.lookahead;
     j["device_products"] = !opt.host_products;
+    j["matrices_resident"] = run.products_resident;  // held and copied to the GPU before the job
+    if (run.products_resident) j["matrices_s"] = run.products_s;
     j["memory_budget_bytes"] = opt.memory_budget ? opt.memory_budget : engine::auto_memory_budget();
     j["backend"] = run.backend;
     if (!opt.timeline_path.empty()) {

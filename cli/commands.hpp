@@ -40,6 +40,9 @@ struct BenchOptions {
     // porep-c2, post, snap: the sparse products on the CPU even where a GPU could hold the matrices
     // (EngineConfig::device_products off), to compare the two
     bool host_products = false;
+    // porep-c2, post, snap: the job holds the compiled matrices on the GPU itself, so their copy is in its wall time
+    // (default: they are held and copied before the job, as the daemon keeps them with the key)
+    bool matrices_per_job = false;
     bool first_with_others = false;  // porep-c2: JobSpec::first_partition_alone off
     std::string backend = "auto";  // pipeline, groth16: auto (GPU when built and present), cpu, gpu
     // groth16: pseudo-random parameters of the circuit's shape (groth16::benchmark_parameters) instead of a setup,
@@ -169,6 +172,10 @@ struct CliJobOptions {
     // Optional: run on its own thread beside the job, with the engine and the job's id (e.g. to submit another
     // job meanwhile); joined before run_engine_job returns.
     std::function<void(engine::Engine&, engine::JobId)> beside;
+    // The job's compiled matrices (JobSpec::pce) held on the key's devices and copied there before the job is
+    // submitted, as the daemon's key store keeps them with a key after its first job (KeyStoreConfig::
+    // keep_device_products); otherwise the job holds them itself and its first partition waits for the copy.
+    bool products_resident = false;
 };
 struct CliJob {
     engine::JobResult result;
@@ -176,6 +183,8 @@ struct CliJob {
     engine::Engine::Stats stats;  // the engine's, after the job
     size_t peak_rss_bytes = 0;    // with job_peak_rss: the peak from the key's making to the end
     double key_s = 0;             // making the key: reading the parameters (a file's) and uploading them
+    bool products_resident = false;  // with products_resident: every device of the key holds the matrices
+    double products_s = 0;           // holding them and copying them to the devices
     groth16::VerifyingKey vk;     // the key's
 };
 CliJob run_engine_job(engine::JobSpec spec, const groth16::Parameters& params, const CliJobOptions& opt);

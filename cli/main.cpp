@@ -134,6 +134,10 @@ int main(int argc, char** argv) {
     bench->add_flag("--host-products", bench_opt.host_products,
                     "porep-c2, post, snap: the sparse products a = A z, b = B z, c = C z on the CPU (default: on the GPU "
                     "when it has room for the compiled matrices)");
+    bench->add_flag("--matrices-per-job", bench_opt.matrices_per_job,
+                    "porep-c2, post, snap: the job copies the compiled matrices to the GPU itself, inside its wall time "
+                    "(default: copied before the job, as the daemon keeps them on the GPU with the key after its first "
+                    "job)");
     bench->add_flag("--first-with-others", bench_opt.first_with_others,
                     "porep-c2: every synthesis worker starts at once (default: the first partition is synthesized "
                     "alone, with every core, while the prover waits for it)");

@@ -50,6 +50,10 @@ public:
         (void)pce;
         return nullptr;
     }
+    // Returns once this backend's held copy of `pce`'s matrices (hold_products) is on its device, rethrowing the
+    // copy's error; at once when it holds none (the default). A hold's copy otherwise runs in the background and the
+    // first proof that needs it waits.
+    virtual void await_products(const r1cs::PrecompiledR1cs& pce) { (void)pce; }
     // Device bytes a hold of `pce`'s matrices takes (what a key store counts in its device budget when it keeps
     // them with the key); 0 (the default): this backend holds no matrices.
     virtual size_t products_device_bytes(const r1cs::PrecompiledR1cs& pce) const {

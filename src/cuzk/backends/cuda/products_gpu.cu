@@ -119,6 +119,7 @@ DeviceMatrices::DeviceMatrices(const r1cs::PrecompiledR1cs& pce, int device)
     : impl_(std::make_unique<Impl>(pce, device)) {}
 DeviceMatrices::~DeviceMatrices() = default;
 const r1cs::PrecompiledR1cs& DeviceMatrices::source() const { return impl_->pce; }
+void DeviceMatrices::wait_copied() const { impl_->copied.get(); }
 int DeviceMatrices::device() const { return impl_->device; }
 size_t DeviceMatrices::bytes() const { return impl_->bytes; }
 

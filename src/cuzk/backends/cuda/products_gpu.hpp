@@ -34,6 +34,8 @@ public:
     DeviceMatrices& operator=(const DeviceMatrices&) = delete;
 
     const r1cs::PrecompiledR1cs& source() const;
+    // Returns once the copy to the device is done; rethrows its error.
+    void wait_copied() const;
     int device() const;
     size_t bytes() const;
 

@@ -95,6 +95,8 @@ public:
     // Before the first proof, the first hold also starts making both H slots for that circuit's domain on another
     // thread (each only with room to spare), so the first proofs do not wait for their device buffers.
     std::shared_ptr<const void> hold_products(const r1cs::PrecompiledR1cs& pce);
+    // groth16::ProverBackend::await_products: returns once a held copy of `pce`'s matrices is on this device.
+    void await_products(const r1cs::PrecompiledR1cs& pce);
     // Device bytes held by the resident queries.
     size_t resident_bytes() const;
     // Whether the host points must outlive the prover (GpuProverConfig::pin_host_params).
@@ -133,6 +135,7 @@ public:
     std::shared_ptr<const void> hold_products(const r1cs::PrecompiledR1cs& pce) override {
         return prover_.hold_products(pce);
     }
+    void await_products(const r1cs::PrecompiledR1cs& pce) override { prover_.await_products(pce); }
     size_t products_device_bytes(const r1cs::PrecompiledR1cs& pce) const override;
     std::string name() const override { return "gpu"; }
     std::string lane() const override { return "cuda:" + std::to_string(device_); }
