@@ -170,13 +170,17 @@ engine::KeyStoreConfig cli_key_store(const std::string& choice, bool pin_params,
 #ifdef CUZK_HAVE_CUDA
     if (choice != "cpu" && !gpu::devices().empty()) {
         if (checked) kc.device_checks = backends::gpu_subgroup_checks();
-        // One copy per GPU, each with its backend (one proving lane each); the CPU backend behind them.
+        // One copy per GPU, each with its backend (one proving lane each); the CPU backend behind them. No device
+        // budgets here, so the store never narrows the GPUs (`only` stays empty).
         const gpu::GpuProverConfig gc = gpu_config(pin_params, msm_table_bytes);
-        kc.make_device_copies = [gc](const groth16::Parameters& p) { return copies_of(gpu::gpu_backends(p, 0, gc)); };
+        kc.make_device_copies = [gc](const groth16::Parameters& p, const std::vector<std::string>&) {
+            return copies_of(gpu::gpu_backends(p, 0, gc));
+        };
         // A file's points straight onto the GPUs, checked there (the first GPU's copy; the others hold the same
         // bytes of the file, which is verified unchanged afterwards); pinned parameters stay in host memory.
         if (!pin_params)
-            kc.stream_device_copies = [gc](const formats::ParamsFileSource& src, bool check) {
+            kc.stream_device_copies = [gc](const formats::ParamsFileSource& src, bool check,
+                                           const std::vector<std::string>&) {
                 auto backends = gpu::gpu_backends(src, 0, gc);
                 if (check && !backends.empty())
                     if (auto q = backends.front()->query_outside_subgroup()) src.throw_not_in_subgroup(*q);

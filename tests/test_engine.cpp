@@ -870,7 +870,7 @@ KeyStoreConfig with_pretend_device(size_t device_budget) {
     cfg.device_bytes = [](const groth16::KeyShape& k) {
         return std::map<std::string, size_t>{{"dev:0", ProvingKeyStore::resident_bytes(k)}};
     };
-    cfg.make_device_copies = [](const groth16::Parameters& p) {
+    cfg.make_device_copies = [](const groth16::Parameters& p, const std::vector<std::string>&) {
         std::vector<DeviceCopy> v;
         v.push_back({"dev:0", ProvingKeyStore::resident_bytes(p), std::make_unique<CpuBackend>(p)});
         return v;
@@ -946,6 +946,53 @@ TEST(KeyStore, AKeyNoDeviceCanHoldProvesOnTheCpuWithoutEvictingOrRereading) {
     EXPECT_EQ(store.stats().misses, misses) << "files[0] stayed loaded";
 }
 
+// A larger card beside a smaller one: a key the smaller one's whole budget cannot hold gets its copy on the larger
+// alone (its jobs prove there), says why the other holds none, and asks that one for no room; a key both can hold
+// goes on both.
+TEST(KeyStore, AKeyTooLargeForOneOfTwoDevicesGoesOnTheOther) {
+    ParamFiles f;
+    ASSERT_LT(f.bytes[0], f.bytes[2]);
+    KeyStoreConfig cfg;
+    cfg.device_budget_bytes["dev:0"] = f.bytes[0] + f.bytes[2];
+    cfg.device_budget_bytes["dev:1"] = f.bytes[0] + (f.bytes[2] - f.bytes[0]) / 2;  // files[0], not files[2]
+    cfg.device_bytes = [](const groth16::KeyShape& k) {
+        const size_t b = ProvingKeyStore::resident_bytes(k);
+        return std::map<std::string, size_t>{{"dev:0", b}, {"dev:1", b}};
+    };
+    std::vector<std::vector<std::string>> asked;  // `only` of each make_device_copies call
+    cfg.make_device_copies = [&asked](const groth16::Parameters& p, const std::vector<std::string>& only) {
+        asked.push_back(only);
+        std::vector<DeviceCopy> v;
+        for (const char* dev : {"dev:0", "dev:1"})
+            if (only.empty() || std::find(only.begin(), only.end(), dev) != only.end())
+                v.push_back({dev, ProvingKeyStore::resident_bytes(p), std::make_unique<CpuBackend>(p)});
+        return v;
+    };
+    ProvingKeyStore store(cfg);
+    auto k2 = store.get(f.files[2]);
+    EXPECT_FALSE(k2->without_devices);
+    EXPECT_TRUE(k2->devices_too_small.empty()) << k2->devices_too_small;
+    ASSERT_EQ(k2->devices.size(), 1u);
+    EXPECT_EQ(k2->devices[0].device, "dev:0");
+    EXPECT_EQ(k2->backends().size(), 1u) << "its jobs prove on the device that holds it";
+    EXPECT_NE(k2->devices_left_out.find("dev:1"), std::string::npos) << k2->devices_left_out;
+    EXPECT_EQ(k2->devices_left_out.find("dev:0"), std::string::npos) << k2->devices_left_out;
+    ASSERT_EQ(asked.size(), 1u);
+    EXPECT_EQ(asked[0], std::vector<std::string>{"dev:0"});
+    auto st = store.stats();
+    EXPECT_EQ(st.device_bytes.at("dev:0"), f.bytes[2]);
+    EXPECT_EQ(st.device_bytes.count("dev:1") ? st.device_bytes.at("dev:1") : 0u, 0u) << "no room asked of dev:1";
+    // A key both can hold goes on both.
+    auto k0 = store.get(f.files[0]);
+    EXPECT_EQ(k0->devices.size(), 2u);
+    EXPECT_TRUE(k0->devices_left_out.empty()) << k0->devices_left_out;
+    ASSERT_EQ(asked.size(), 2u);
+    EXPECT_TRUE(asked[1].empty()) << "every device";
+    st = store.stats();
+    EXPECT_EQ(st.device_bytes.at("dev:0"), f.bytes[0] + f.bytes[2]);
+    EXPECT_EQ(st.device_bytes.at("dev:1"), f.bytes[0]);
+}
+
 namespace {
 // A pretend device's backend that keeps its own copy of the points, as a GPU's resident copy does, and so reads
 // the key's host points no more once it is made.
@@ -991,7 +1038,7 @@ void expect_device_proof_equals_fallback(const ProvingKey& key, const circuits::
 TEST(KeyStore, AFileKeyWhoseDevicesHoldThePointsLetsItsHostPointsGo) {
     ParamFiles f;
     KeyStoreConfig cfg;
-    cfg.make_device_copies = [](const groth16::Parameters& p) {
+    cfg.make_device_copies = [](const groth16::Parameters& p, const std::vector<std::string>&) {
         std::vector<DeviceCopy> v;
         v.push_back({"dev:0", ProvingKeyStore::resident_bytes(p), std::make_unique<OwnCopyBackend>(p)});
         return v;
@@ -1065,13 +1112,14 @@ TEST(KeyStore, AStreamedKeyGoesFromTheFileToItsDevicesAndReportsBadFilesAsTheRea
     ParamFiles f;
     size_t streams = 0, host_copies = 0;
     KeyStoreConfig cfg = with_pretend_device(f.bytes[1] + f.bytes[2]);
-    cfg.make_device_copies = [&host_copies](const groth16::Parameters& p) {
+    cfg.make_device_copies = [&host_copies](const groth16::Parameters& p, const std::vector<std::string>&) {
         ++host_copies;
         std::vector<DeviceCopy> v;
         v.push_back({"dev:0", ProvingKeyStore::resident_bytes(p), std::make_unique<OwnCopyBackend>(p)});
         return v;
     };
-    cfg.stream_device_copies = [&streams](const formats::ParamsFileSource& src, bool check) {
+    cfg.stream_device_copies = [&streams](const formats::ParamsFileSource& src, bool check,
+                                          const std::vector<std::string>&) {
         return streamed_pretend_copy(src, check, &streams);
     };
     ProvingKeyStore store(cfg);
@@ -1693,7 +1741,7 @@ TEST(KeyStore, MatricesStayOnTheKeysDevicesWithTheKey) {
     auto holds = std::make_shared<std::vector<std::weak_ptr<int>>>();
     auto with = [&](bool keep) {
         KeyStoreConfig cfg = with_pretend_device(f.bytes[0] + on_device);  // the key's copy and one set of matrices
-        cfg.make_device_copies = [holds, on_device](const groth16::Parameters& p) {
+        cfg.make_device_copies = [holds, on_device](const groth16::Parameters& p, const std::vector<std::string>&) {
             std::vector<DeviceCopy> v;
             v.push_back({"dev:0", ProvingKeyStore::resident_bytes(p),
                          std::make_unique<MatricesOnDevice>(p, on_device, holds)});

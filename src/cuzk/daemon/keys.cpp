@@ -64,6 +64,16 @@ std::map<std::string, size_t> device_key_bytes(const std::vector<size_t>& ordina
     return b;
 }
 
+// The ordinals among `ordinals` whose budget names are in `only` (the key store's choice of the GPUs that can hold
+// a key); all of them when `only` is empty.
+std::vector<size_t> chosen_gpus(const std::vector<size_t>& ordinals, const std::vector<std::string>& only) {
+    if (only.empty()) return ordinals;
+    std::vector<size_t> out;
+    for (size_t i : ordinals)
+        if (std::find(only.begin(), only.end(), device_name(i)) != only.end()) out.push_back(i);
+    return out;
+}
+
 // One copy of the parameters per GPU, each with its backend.
 std::vector<engine::DeviceCopy> copies_of(std::vector<std::unique_ptr<gpu::GpuBackend>> backends) {
     std::vector<engine::DeviceCopy> v;
@@ -128,15 +138,17 @@ engine::KeyStoreConfig key_store_config(const DaemonConfig& c, size_t budget_byt
         kc.device_bytes = [ordinals](const groth16::KeyShape& k) {
             return device_key_bytes(ordinals, engine::ProvingKeyStore::resident_bytes(k));
         };
-        kc.make_device_copies = [pin = c.pin_params, ordinals](const groth16::Parameters& p) {
+        kc.make_device_copies = [pin = c.pin_params, ordinals](const groth16::Parameters& p,
+                                                              const std::vector<std::string>& only) {
             gpu::GpuProverConfig gc;
             gc.pin_host_params = pin;  // locked while the key is loaded (the backends live with it)
-            return copies_of(gpu::gpu_backends(p, ordinals, gc));
+            return copies_of(gpu::gpu_backends(p, chosen_gpus(ordinals, only), gc));
         };
         // Pinned parameters stay in host memory; else a file's points go straight to the devices.
         if (!c.pin_params)
-            kc.stream_device_copies = [ordinals](const formats::ParamsFileSource& src, bool check_subgroup) {
-                return streamed_copies(ordinals, src, check_subgroup);
+            kc.stream_device_copies = [ordinals](const formats::ParamsFileSource& src, bool check_subgroup,
+                                                 const std::vector<std::string>& only) {
+                return streamed_copies(chosen_gpus(ordinals, only), src, check_subgroup);
             };
     }
 #else
@@ -187,6 +199,14 @@ std::shared_ptr<const engine::ProvingKey> ProvingKeys::key(const fs::path& param
         log_(why + ": proving on the CPU until it fits");
     } else if (cfg_.backend == "gpu" && key->devices.empty()) {
         throw std::runtime_error("backend gpu: no CUDA device (or built without CUDA)");
+    } else if (!key->devices_left_out.empty()) {
+        std::lock_guard<std::mutex> lk(left_out_mu_);
+        auto& logged = left_out_logged_[key->path];
+        if (logged.lock() != key) {
+            logged = key;
+            log_(params_path.filename().string() + " is proven on " + std::to_string(key->devices.size()) +
+                 " of the GPUs: " + key->devices_left_out);
+        }
     }
     return key;
 }

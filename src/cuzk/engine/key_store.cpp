@@ -222,12 +222,13 @@ std::shared_ptr<ProvingKey> ProvingKeyStore::load_streamed(const std::filesystem
     opt.check_subgroup = cfg_.check_subgroup;
     opt.device_checks = cfg_.device_checks;
     const formats::ParamsFileSource src(path, opt);  // the layout, the verifying key and ic (checked)
-    std::string too_small;
-    if (!reserve_device_room(src.shape(), entry, &too_small)) return nullptr;  // no room: read for the CPU
+    const DevicePlan plan = plan_devices(src.shape());
+    if (!reserve_device_room(plan, entry)) return nullptr;  // no room: read for the CPU
     auto k = std::make_shared<ProvingKey>();
     k->path = key;
     k->shape = src.shape();
-    k->devices = cfg_.stream_device_copies(src, cfg_.check_subgroup);
+    k->devices_left_out = plan.left_out;
+    k->devices = cfg_.stream_device_copies(src, cfg_.check_subgroup, plan.only);
     src.verify_unchanged();
     if (k->devices.empty()) throw std::logic_error("key store: streamed " + key + " onto no device");
     for (const auto& d : k->devices)
@@ -312,28 +313,50 @@ std::shared_ptr<const ProvingKey> ProvingKeyStore::obtain(const std::string& key
     return k;
 }
 
-bool ProvingKeyStore::reserve_device_room(const groth16::KeyShape& shape, Entry& entry, std::string* too_small) {
-    // Room on the devices, reserved at the estimate until the copies say what they hold; without it (the keys that
-    // jobs hold fill a device) the key proves on the CPU until it is idle and asked for again. A copy no device
-    // could ever hold evicts nothing.
+ProvingKeyStore::DevicePlan ProvingKeyStore::plan_devices(const groth16::KeyShape& shape) const {
+    DevicePlan plan;
     const auto need = cfg_.device_bytes ? cfg_.device_bytes(shape) : std::map<std::string, size_t>{};
+    std::string why;  // the devices too small, each with its sizes
     for (const auto& [dev, bytes] : need) {
         auto budget = cfg_.device_budget_bytes.find(dev);
-        if (budget == cfg_.device_budget_bytes.end() || bytes <= budget->second) continue;
-        *too_small = "its copy needs " + gb_text(bytes) + " on " + dev + ", whose budget for keys is " +
-                     gb_text(budget->second);
-        return false;
+        if (budget == cfg_.device_budget_bytes.end() || bytes <= budget->second) {
+            plan.need[dev] = bytes;
+            continue;
+        }
+        why += std::string(why.empty() ? "" : "; ") + "its copy needs " + gb_text(bytes) + " on " + dev +
+               ", whose budget for keys is " + gb_text(budget->second);
     }
+    if (why.empty()) return plan;
+    if (plan.need.empty()) {
+        plan.too_small = why;
+        return plan;
+    }
+    for (const auto& [dev, bytes] : plan.need) plan.only.push_back(dev);
+    plan.left_out = why;
+    return plan;
+}
+
+bool ProvingKeyStore::reserve_device_room(const DevicePlan& plan, Entry& entry) {
+    // Room on the devices, reserved at the estimate until the copies say what they hold; without it (the keys that
+    // jobs hold fill a device) the key proves on the CPU until it is idle and asked for again. A copy no device
+    // could ever hold evicts nothing, and a device too small for it is not asked for room.
+    if (!plan.too_small.empty()) return false;
     std::lock_guard<std::mutex> lk(mu_);
-    if (!make_room(0, need, &entry)) return false;
-    reserve_devices(entry, need);
+    if (!make_room(0, plan.need, &entry)) return false;
+    reserve_devices(entry, plan.need);
     return true;
 }
 
 void ProvingKeyStore::attach_backends(ProvingKey& k, Entry& entry) {
     if (cfg_.make_device_copies) {
-        if (reserve_device_room(k.shape, entry, &k.devices_too_small)) k.devices = cfg_.make_device_copies(*k.params);
-        else k.without_devices = true;
+        const DevicePlan plan = plan_devices(k.shape);
+        k.devices_too_small = plan.too_small;
+        if (reserve_device_room(plan, entry)) {
+            k.devices_left_out = plan.left_out;
+            k.devices = cfg_.make_device_copies(*k.params, plan.only);
+        } else {
+            k.without_devices = true;
+        }
     }
     // Every device holds the points and no backend reads the host's: a file's key lets them go (top of the header).
     bool release = !k.devices.empty() && !is_memory_key(k.path);

@@ -62,15 +62,20 @@ struct KeyStoreConfig {
     // Where those checks run (formats::ParamsReadOptions::device_checks): empty, on the CPU.
     formats::SubgroupChecks device_checks;
     // The device copies of a loaded set (one per GPU), and the bytes they will take on each device before they are
-    // made (for room). Unset or empty: the key proves on the CPU alone.
-    std::function<std::vector<DeviceCopy>(const groth16::Parameters&)> make_device_copies;
+    // made (for room). Unset or empty: the key proves on the CPU alone. `only`, when not empty, names the devices
+    // (their budgets' names) that get a copy: those whose budget can hold the set when another's cannot (a 32 GiB
+    // key on an 80 GB card beside a 24 GB one); empty, every device does.
+    std::function<std::vector<DeviceCopy>(const groth16::Parameters&, const std::vector<std::string>& only)>
+        make_device_copies;
     std::function<std::map<std::string, size_t>(const groth16::KeyShape&)> device_bytes;
     // Device copies made straight from a bellman parameter file (formats::ParamsFileSource: the points decoded into
     // the pinned staging buffers as they go up, never all in host memory), their points checked for their subgroups
     // on the device when the flag says so (a failure: the reader's FormatError). Set, a file's key whose copies fit
     // is loaded this way; unset, or for a .zkey or a key that must prove on the CPU, the file is read into host
-    // memory and make_device_copies makes the copies. The copies' backends must not need host points.
-    std::function<std::vector<DeviceCopy>(const formats::ParamsFileSource&, bool check_subgroup)>
+    // memory and make_device_copies makes the copies. The copies' backends must not need host points. `only` as for
+    // make_device_copies.
+    std::function<std::vector<DeviceCopy>(const formats::ParamsFileSource&, bool check_subgroup,
+                                          const std::vector<std::string>& only)>
         stream_device_copies;
     // A CPU backend behind the device copies (the engine's fallback); a key without device copies always has one.
     bool cpu_fallback = true;
@@ -94,10 +99,13 @@ struct ProvingKey {
     // Device copies were wanted but the keys that jobs held left no room: this key proves on the CPU, and is loaded
     // again (with its copies) the first time it is asked for while no job holds it.
     bool without_devices = false;
-    // Why no device can hold this key at all, even with every other key gone (its copy is larger than a device's
-    // whole budget: a 32 GiB PoRep key on a 16 GB card); empty when one can. Such a key proves on the CPU for as
-    // long as it is loaded (without_devices is set too) and is not read again to try the devices.
+    // Why no device can hold this key at all, even with every other key gone (its copy is larger than every
+    // device's whole budget: a 32 GiB PoRep key on a 16 GB card); empty when one can. Such a key proves on the CPU
+    // for as long as it is loaded (without_devices is set too) and is not read again to try the devices.
     std::string devices_too_small;
+    // The devices left without a copy because the key is larger than their whole budget while others hold it (a
+    // smaller card beside larger ones), and why; empty when every device can. Its jobs prove on the others.
+    std::string devices_left_out;
 
     // The backend a job proves on (the first device's, else the CPU's), every device's (one proving lane each),
     // and the fallback (the CPU's behind devices; nullptr without devices or with cpu_fallback off).
@@ -160,9 +168,18 @@ private:
     // The key `key`, loaded now by `read` (about `guess` host bytes; the key with its backends) or shared.
     std::shared_ptr<const ProvingKey> obtain(const std::string& key, size_t guess,
                                              const std::function<std::shared_ptr<ProvingKey>(Entry&)>& read);
-    // Reserves the device room the copies of a key of this shape take, evicting idle keys; false without room,
-    // and then, where a copy is larger than a device's whole budget (nothing evicted for it), why in *too_small.
-    bool reserve_device_room(const groth16::KeyShape& shape, Entry& entry, std::string* too_small);
+    // Where a key of this shape gets device copies: the devices whose whole budget can hold one. When some can
+    // and others cannot, their names go to *only and why the others cannot to *left_out; when none can (and the
+    // copies need room somewhere), why to *too_small.
+    struct DevicePlan {
+        std::map<std::string, size_t> need;  // bytes per device that gets a copy (empty: none is counted)
+        std::vector<std::string> only;       // empty: every device gets a copy
+        std::string left_out, too_small;
+    };
+    DevicePlan plan_devices(const groth16::KeyShape& shape) const;
+    // Reserves the device room the planned copies take, evicting idle keys; false without room, or when no device
+    // can hold the key at all (plan.too_small; nothing evicted for it).
+    bool reserve_device_room(const DevicePlan& plan, Entry& entry);
     // The device copies (room permitting) and the CPU backend of a key just read.
     void attach_backends(ProvingKey& k, Entry& entry);
     // Copies of new matrices `m` on the key's devices, held by the entry where the device budget has room.
