@@ -186,10 +186,8 @@ std::shared_ptr<const engine::ProvingKey> ProvingKeys::key(const fs::path& param
     if (key->without_devices) {
         const std::string name = params_path.filename().string();
         if (!key->devices_too_small.empty()) {
-            // A copy goes on every GPU proving: with a smaller card beside a larger one, naming only the larger
-            // ones in [engine] gpus lets them hold it.
-            const std::string why = name + " does not fit on the GPUs: " + key->devices_too_small +
-                                    (gpus_.size() > 1 ? " (every GPU in [engine] gpus holds a copy)" : "");
+            // No GPU's whole budget holds it (a GPU that can gets a copy and the others none: devices_left_out).
+            const std::string why = name + " does not fit on the GPUs: " + key->devices_too_small;
             if (cfg_.backend == "gpu") throw std::runtime_error("backend gpu: " + why);
             log_(why + "; proving on the CPU (slow: a GPU with more memory proves it)");
             return key;
