@@ -209,6 +209,7 @@ struct HComputer::Impl {
         uploader.upload(z + inputs.size(), aux.data(), aux.size() * sizeof(Fr), up);
         kt.stop(u, up);
         CUZK_CUDA_CHECK(cudaMemsetAsync(d_bad.get(), 0xff, sizeof(unsigned long long), up));
+        m.wait_copied();  // the matrices' copy first: the "products" span is then the kernel's alone
         const int pr = kt.start("products", up);
         m.evaluate(z, d_a.get(), d_b.get(), d_c.get(), n, d_bad.get(), up);
         kt.stop(pr, up);
