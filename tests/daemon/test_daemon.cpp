@@ -939,6 +939,14 @@ result_ttl_seconds = 3600
         EXPECT_NE(std::string(e.what()).find("engine.gpus"), std::string::npos) << e.what();
     }
     EXPECT_TRUE(gpu_ordinals(parse_config("[engine]\nbackend = \"cpu\"", base)).empty());
+    // Each GPU's budget for keys: its memory less one proof's workspace (max(16 GiB, 1/4)), at least half of it.
+    constexpr size_t GiB = size_t{1} << 30;
+    EXPECT_EQ(gpu_key_budget(140 * GiB), 105 * GiB) << "H200: a quarter for the workspace";
+    EXPECT_EQ(gpu_key_budget(80 * GiB), 60 * GiB);
+    EXPECT_EQ(gpu_key_budget(48 * GiB), 32 * GiB) << "16 GiB for the workspace";
+    EXPECT_EQ(gpu_key_budget(24 * GiB), 12 * GiB) << "at least half the card for keys";
+    EXPECT_EQ(gpu_key_budget(16 * GiB), 8 * GiB) << "a 16 GB card holds the small sets";
+    EXPECT_EQ(gpu_key_budget(0), 0u);
     EXPECT_NO_THROW(parse_config("[server]\nallow_remote = true\ntcp = \"0.0.0.0:9820\"", base));
     EXPECT_TRUE(is_loopback_address("127.0.0.2:1"));
     EXPECT_TRUE(is_loopback_address("[::1]:1"));

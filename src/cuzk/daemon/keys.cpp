@@ -28,11 +28,6 @@ namespace fs = std::filesystem;
 #ifdef CUZK_HAVE_CUDA
 namespace {
 
-// What one proof needs on a GPU beside the resident keys (its H arrays and MSM scratch; a 2^27-constraint
-// partition's MSM scratch alone is ~20 GB): max(16 GiB, a quarter of the device).
-constexpr size_t kProofWorkspaceMinBytes = size_t{16} << 30;
-constexpr size_t kProofWorkspaceDeviceShare = 4;  // 1 / 4 of the device's memory
-
 // A GPU's budget name: its proving lane ("cuda:0").
 std::string device_name(size_t i) { return "cuda:" + std::to_string(i); }
 
@@ -49,9 +44,7 @@ std::map<std::string, size_t> device_key_budgets(const std::vector<size_t>& ordi
     std::map<std::string, size_t> b;
     const auto devs = gpu::devices();
     for (size_t i : ordinals) {
-        const size_t total = devs.at(i).total_memory;
-        const size_t reserve = std::max(kProofWorkspaceMinBytes, total / kProofWorkspaceDeviceShare);
-        b[device_name(i)] = total > reserve ? total - reserve : 0;
+        b[device_name(i)] = gpu_key_budget(devs.at(i).total_memory);
     }
     return b;
 }
@@ -97,6 +90,12 @@ std::vector<engine::DeviceCopy> streamed_copies(const std::vector<size_t>& ordin
 
 }  // namespace
 #endif
+
+size_t gpu_key_budget(size_t total_bytes) {
+    constexpr size_t kWorkspaceMin = size_t{16} << 30;  // one proof's workspace at least
+    const size_t workspace = std::min(std::max(kWorkspaceMin, total_bytes / 4), total_bytes / 2);
+    return total_bytes - workspace;
+}
 
 std::vector<size_t> gpu_ordinals(const DaemonConfig& c) {
     if (c.backend == "cpu") return {};

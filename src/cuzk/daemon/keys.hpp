@@ -25,6 +25,11 @@ namespace cuzk::daemon {
 // The key store's configuration: `budget_bytes` of host memory, the parameter checks, the CPU fallback and, unless
 // cfg.backend is "cpu", the GPUs' copies. std::runtime_error for backend "gpu" in a build without CUDA.
 engine::KeyStoreConfig key_store_config(const DaemonConfig& cfg, size_t budget_bytes);
+// A GPU's budget for resident keys out of its `total_bytes`: what is left after one proof's workspace (its H arrays
+// and MSM scratch; a 2^27-constraint partition's MSM scratch alone is ~20 GB), max(16 GiB, a quarter of the card),
+// but at least half the card, so that a 16-24 GB card still holds the small sets (a Winning PoSt's) whose proofs
+// need far less than 16 GiB.
+size_t gpu_key_budget(size_t total_bytes);
 // The GPUs the daemon proves on: [engine] gpus, else every visible device (none for backend cpu or without CUDA);
 // std::runtime_error naming the key for an ordinal with no device (CUDA_VISIBLE_DEVICES applies first).
 std::vector<size_t> gpu_ordinals(const DaemonConfig& cfg);
