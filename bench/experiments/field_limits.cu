@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 #include "cuzk/ff/fq.hpp"
 #include "cuzk/gpu/mont32.cuh"
+#include "event_timing.cuh"
 // Prototype: Fq Montgomery product (R = 2^384, the CPU's) on 28-bit limbs in 32-bit registers, columns accumulated
 // in 64-bit registers by IMAD.WIDE without carry flags (independent multiply-adds: instruction-level parallelism).
 
@@ -206,16 +207,6 @@ __global__ void k_check(const FqD* a, const FqD* b, FqD* o28, FqD* o32, FqD* s28
     o32[i] = (a[i] * b[i]) * b[i];
     FqD q = a[i].square();
     s32[i] = q.square();
-}
-
-template <class F>
-float timeit(F f) {
-    cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
-    f(); cudaDeviceSynchronize();
-    cudaEventRecord(a); f(); cudaEventRecord(b); cudaEventSynchronize(b);
-    float ms; cudaEventElapsedTime(&ms, a, b);
-    cudaError_t e = cudaGetLastError(); if (e) printf("err %s\n", cudaGetErrorString(e));
-    return ms;
 }
 
 int main() {

@@ -30,6 +30,7 @@
 #include <cuda_runtime.h>
 #include "cuzk/ff/fq.hpp"
 #include "cuzk/gpu/mont32.cuh"
+#include "event_timing.cuh"
 
 using namespace cuzk::gpu;
 using FqD = mont32_t<cuzk::FqConfig>;
@@ -203,16 +204,6 @@ __global__ void k_pipes(uint64_t* out, uint32_t b) {
     uint64_t r = 0;
     for (int j = 0; j < 8; j++) r ^= (uint64_t)d[j] ^ w[j] ^ s[j];
     out[blockIdx.x * blockDim.x + threadIdx.x] = r;
-}
-
-template <class F>
-float timeit(F f) {
-    cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
-    f(); cudaDeviceSynchronize();
-    cudaEventRecord(a); f(); cudaEventRecord(b); cudaEventSynchronize(b);
-    float ms; cudaEventElapsedTime(&ms, a, b);
-    cudaError_t e = cudaGetLastError(); if (e) printf("err %s\n", cudaGetErrorString(e));
-    return ms;
 }
 
 // The host run of mul_core against the CPU field on random and edge inputs (also inputs in [p, 2p)).

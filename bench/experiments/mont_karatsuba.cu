@@ -18,6 +18,7 @@
 #include "cuzk/ff/fq.hpp"
 #include "cuzk/ff/fr.hpp"
 #include "cuzk/gpu/mont32.cuh"
+#include "event_timing.cuh"
 
 using namespace cuzk::gpu;
 
@@ -57,23 +58,6 @@ __global__ void k_check(const F* a, const F* b, F* ok, F* ref, int n) {
     ref[i] = prod<F, 0>(a[i], b[i]);
     ok[n + i] = a[i].square();  // mont32_t's square and product (below), checked against the CPU's
     ok[2 * n + i] = a[i] * b[i];
-}
-
-template <class F>
-float timeit(F f) {
-    cudaEvent_t a, b;
-    cudaEventCreate(&a);
-    cudaEventCreate(&b);
-    f();
-    cudaDeviceSynchronize();
-    cudaEventRecord(a);
-    f();
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
-    float ms;
-    cudaEventElapsedTime(&ms, a, b);
-    if (cudaError_t e = cudaGetLastError()) printf("err %s\n", cudaGetErrorString(e));
-    return ms;
 }
 
 // Random and edge inputs (0, 1, p - 1; for a lazy field also values in [p, 2p): x + p), Karatsuba == mont32_t.

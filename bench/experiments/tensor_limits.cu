@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdint>
 #include <cuda_runtime.h>
+#include "event_timing.cuh"
 
 constexpr int ITER = 4096;
 
@@ -82,24 +83,6 @@ __global__ void k_shfl(int* out, uint32_t seed) {
     int s = 0;
     for (int j = 0; j < 8; j++) s += (int)(v[j] + w[j]);
     out[blockIdx.x * blockDim.x + threadIdx.x] = s;
-}
-
-template <class F>
-float timeit(F f) {
-    cudaEvent_t a, b;
-    cudaEventCreate(&a);
-    cudaEventCreate(&b);
-    f();
-    cudaDeviceSynchronize();
-    cudaEventRecord(a);
-    f();
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
-    float ms;
-    cudaEventElapsedTime(&ms, a, b);
-    cudaError_t e = cudaGetLastError();
-    if (e) printf("err %s\n", cudaGetErrorString(e));
-    return ms;
 }
 
 int main() {
