@@ -207,19 +207,6 @@ void note_fallbacks(engine::JobSpec& spec) {
 }
 
 namespace {
-// Every backend's hold on `pce`'s matrices with their copies done, or none when one backend cannot hold them.
-std::vector<std::shared_ptr<const void>> hold_products_first(const std::vector<groth16::ProverBackend*>& backends,
-                                                             const r1cs::PrecompiledR1cs& pce) {
-    std::vector<std::shared_ptr<const void>> holds;
-    for (groth16::ProverBackend* b : backends) {
-        auto h = b->hold_products(pce);
-        if (!h) return {};
-        holds.push_back(std::move(h));
-    }
-    for (groth16::ProverBackend* b : backends) b->await_products(pce);
-    return holds;
-}
-
 // The job on a fresh engine whose key `make_key` makes (timed, and inside the peak RSS window when asked).
 CliJob run_keyed_job(engine::JobSpec spec, const CliJobOptions& opt, bool checked,
                      const std::function<std::shared_ptr<const engine::ProvingKey>(engine::Engine&)>& make_key) {
@@ -237,7 +224,10 @@ CliJob run_keyed_job(engine::JobSpec spec, const CliJobOptions& opt, bool checke
     std::vector<std::shared_ptr<const void>> holds;  // until the job is done
     if (opt.products_resident && spec.pce && ec.device_products) {
         const auto t1 = std::chrono::steady_clock::now();
-        holds = hold_products_first(key->backends(), *spec.pce);
+        const auto backends = key->backends();
+        holds = groth16::hold_products_on(backends, *spec.pce);
+        if (!holds.empty())
+            for (groth16::ProverBackend* b : backends) b->await_products(*spec.pce);  // the copies done
         job.products_s = seconds_since(t1);
         job.products_resident = !holds.empty();
     }

@@ -717,18 +717,6 @@ constexpr double kMaxDeadline = 100.0 * 365 * 24 * 3600;
 }  // namespace
 
 namespace {
-// Each backend's hold on the matrices (ProverBackend::hold_products), or none when one of them cannot hold them.
-std::vector<std::shared_ptr<const void>> hold_products(const std::vector<Backend*>& backends,
-                                                       const r1cs::PrecompiledR1cs& pce, bool wanted) {
-    std::vector<std::shared_ptr<const void>> holds;
-    if (!wanted) return holds;
-    for (Backend* b : backends) {
-        auto h = b->hold_products(pce);
-        if (!h) return {};
-        holds.push_back(std::move(h));
-    }
-    return holds;
-}
 // What one partition of compiled matrices keeps in host memory until it is proven: its witness, plus a, b, c when
 // they are made on the CPU.
 size_t products_partition_bytes(const r1cs::PrecompiledR1cs& pce, bool on_device) {
@@ -755,7 +743,7 @@ JobId Engine::submit(JobSpec spec) {
     if (spec.pce) {
         std::vector<Backend*> all = spec.backends;
         if (all.empty()) all.push_back(spec.backend);
-        job->product_holds = hold_products(all, *spec.pce, impl_->cfg.device_products);
+        if (impl_->cfg.device_products) job->product_holds = groth16::hold_products_on(all, *spec.pce);
         job->device_products = !job->product_holds.empty();
         if (spec.partition_bytes == 0) spec.partition_bytes = products_partition_bytes(*spec.pce, job->device_products);
     }

@@ -79,6 +79,18 @@ public:
     }
 };
 
+// Each backend's hold on `pce`'s matrices (ProverBackend::hold_products), or none when one of them cannot hold them.
+inline std::vector<std::shared_ptr<const void>> hold_products_on(const std::vector<ProverBackend*>& backends,
+                                                                 const r1cs::PrecompiledR1cs& pce) {
+    std::vector<std::shared_ptr<const void>> holds;
+    for (ProverBackend* b : backends) {
+        auto h = b->hold_products(pce);
+        if (!h) return {};
+        holds.push_back(std::move(h));
+    }
+    return holds;
+}
+
 // The CPU prover. `params` must outlive it.
 class CpuBackend : public ProverBackend {
 public:
