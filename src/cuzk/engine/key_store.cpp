@@ -228,7 +228,7 @@ std::shared_ptr<ProvingKey> ProvingKeyStore::load_streamed(const std::filesystem
     k->path = key;
     k->shape = src.shape();
     k->devices_left_out = plan.left_out;
-    k->devices = cfg_.stream_device_copies(src, cfg_.check_subgroup, plan.only);
+    k->devices = cfg_.stream_device_copies(src, cfg_.check_subgroup, plan.only());
     src.verify_unchanged();
     if (k->devices.empty()) throw std::logic_error("key store: streamed " + key + " onto no device");
     for (const auto& d : k->devices)
@@ -327,13 +327,16 @@ ProvingKeyStore::DevicePlan ProvingKeyStore::plan_devices(const groth16::KeyShap
                ", whose budget for keys is " + gb_text(budget->second);
     }
     if (why.empty()) return plan;
-    if (plan.need.empty()) {
-        plan.too_small = why;
-        return plan;
-    }
-    for (const auto& [dev, bytes] : plan.need) plan.only.push_back(dev);
-    plan.left_out = why;
+    if (plan.need.empty()) plan.too_small = why;
+    else plan.left_out = why;
     return plan;
+}
+
+std::vector<std::string> ProvingKeyStore::DevicePlan::only() const {
+    std::vector<std::string> devices;
+    if (!left_out.empty())
+        for (const auto& [dev, bytes] : need) devices.push_back(dev);
+    return devices;
 }
 
 bool ProvingKeyStore::reserve_device_room(const DevicePlan& plan, Entry& entry) {
@@ -353,7 +356,7 @@ void ProvingKeyStore::attach_backends(ProvingKey& k, Entry& entry) {
         k.devices_too_small = plan.too_small;
         if (reserve_device_room(plan, entry)) {
             k.devices_left_out = plan.left_out;
-            k.devices = cfg_.make_device_copies(*k.params, plan.only);
+            k.devices = cfg_.make_device_copies(*k.params, plan.only());
         } else {
             k.without_devices = true;
         }

@@ -169,12 +169,14 @@ private:
     std::shared_ptr<const ProvingKey> obtain(const std::string& key, size_t guess,
                                              const std::function<std::shared_ptr<ProvingKey>(Entry&)>& read);
     // Where a key of this shape gets device copies: the devices whose whole budget can hold one. When some can
-    // and others cannot, their names go to *only and why the others cannot to *left_out; when none can (and the
-    // copies need room somewhere), why to *too_small.
+    // and others cannot, why the others cannot goes to left_out; when none can (and the copies need room
+    // somewhere), why to too_small.
     struct DevicePlan {
         std::map<std::string, size_t> need;  // bytes per device that gets a copy (empty: none is counted)
-        std::vector<std::string> only;       // empty: every device gets a copy
         std::string left_out, too_small;
+        // The devices the copy makers are asked for (KeyStoreConfig::make_device_copies' `only`): empty, every one,
+        // unless some are left out.
+        std::vector<std::string> only() const;
     };
     DevicePlan plan_devices(const groth16::KeyShape& shape) const;
     // Reserves the device room the planned copies take, evicting idle keys; false without room, or when no device
