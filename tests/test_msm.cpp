@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <random>
 #include <span>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "cuzk/msm/msm.hpp"
+#include "seeded_rng.hpp"
 #include "split_checks.hpp"
 
 using namespace cuzk;
@@ -549,4 +551,84 @@ TEST(SplitScalars, HookContradictionsAreRefused) {
     EXPECT_THROW(split_with({}, {false, false, true}), std::invalid_argument) << "a tail without tails";
     EXPECT_THROW(split_with(two_tails, {}), std::invalid_argument) << "tail count";
     EXPECT_EQ(rebuild(split_with(one_tail, {false, true, true})[0]), v);
+}
+
+// ---- a split cut into ranges (split_range: what each chunk of a streamed MSM's bases needs) ---------------------
+
+namespace {
+
+// The increasing others of a range, no tail, and the slice of the scalars it stands for.
+void expect_range(const ScalarSplit& s, const std::vector<Fr>& v, size_t lo, size_t hi) {
+    SCOPED_TRACE(::testing::Message() << "[" << lo << ", " << hi << ")");
+    const ScalarSplit r = split_range(s, lo, hi);
+    EXPECT_EQ(r.size, hi - lo);
+    EXPECT_EQ(r.dense, s.dense);
+    EXPECT_FALSE(r.tail);
+    EXPECT_EQ(r.tail_size, 0u);
+    EXPECT_TRUE(std::is_sorted(r.other_indices.begin(), r.other_indices.end()));
+    EXPECT_NO_THROW(check_split_indices(r, "test"));
+    EXPECT_EQ(rebuild(r), std::vector<Fr>(v.begin() + (ptrdiff_t)lo, v.begin() + (ptrdiff_t)hi));
+}
+
+}  // namespace
+
+TEST(SplitScalars, RangesStandForTheirSliceInEveryLayout) {
+    Rng rng = cuzk::testing::seeded_rng("SplitScalars.RangesStandForTheirSliceInEveryLayout");
+    ThreadPool pool(2);
+    const size_t n = 2000 + rng() % 1000;
+    auto v = mixed(n, 40, 40, rng);
+    const std::span<const Fr> values[] = {v};
+    const uint64_t* const sel[] = {kAllValues, kAllValues, kAllValues, kAllValues};
+    const auto tail = periodic_tail(n, 7);
+    const std::shared_ptr<const SplitTail> tails[] = {nullptr, nullptr, tail, tail};
+    // Bitmap ones; dense; the tail with bitmap ones; the tail with listed ones.
+    const SplitChoice choices[] = {{false, true, false}, {true, false, false}, {false, true, true},
+                                   {false, false, true}};
+    SplitHook hook{tails, [&](size_t q, const SplitCounts&) { return choices[q]; }};
+    auto s = split_scalars_multi(values, 4, sel, &pool, true, hook);
+    for (size_t q = 0; q < 4; q++) {
+        SCOPED_TRACE(::testing::Message() << "layout " << q);
+        const bool bits = !s[q].one_bits.empty();
+        std::vector<std::pair<size_t, size_t>> ranges = {{0, n}, {0, 0}, {n, n}, {64, 64 * 9}, {64 * 10, n}};
+        if (!bits) ranges.insert(ranges.end(), {{1, 2}, {5, 700}, {n - 3, n}, {0, 1}});
+        for (int k = 0; k < 8; k++) {  // random cuts, on whole words for a bitmap
+            size_t lo = rng() % (n + 1), hi = rng() % (n + 1);
+            if (lo > hi) std::swap(lo, hi);
+            if (bits) lo -= lo % 64, hi = hi == n ? n : hi - hi % 64;
+            ranges.push_back({lo, hi});
+        }
+        for (auto [lo, hi] : ranges) expect_range(s[q], v, lo, hi);
+        EXPECT_THROW(split_range(s[q], 5, 4), std::invalid_argument);
+        EXPECT_THROW(split_range(s[q], 0, n + 1), std::invalid_argument);
+        if (bits) {
+            EXPECT_THROW(split_range(s[q], 1, 64), std::invalid_argument) << "a bitmap cut inside a word";
+            EXPECT_THROW(split_range(s[q], 0, 65), std::invalid_argument) << "a bitmap cut inside a word";
+        }
+    }
+}
+
+TEST(SplitScalars, RangesMsmsAddUpToTheWholeSplits) {
+    Rng rng = cuzk::testing::seeded_rng("SplitScalars.RangesMsmsAddUpToTheWholeSplits");
+    ThreadPool pool(2);
+    const size_t n = 1500;
+    auto v = mixed(n, 30, 30, rng);
+    const auto bases = random_bases<G1Config>(n, rng);
+    const std::span<const Fr> values[] = {v};
+    const uint64_t* const sel[] = {kAllValues};
+    const std::shared_ptr<const SplitTail> tails[] = {periodic_tail(n, 5)};
+    SplitHook hook{tails, [](size_t, const SplitCounts&) { return SplitChoice{false, false, true}; }};
+    const ScalarSplit s = std::move(split_scalars_multi(values, 1, sel, &pool, false, hook)[0]);
+    ASSERT_TRUE(s.tail);
+    MsmConfig cfg;
+    cfg.pool = &pool;
+    const G1Jacobian whole = msm_g1_split(bases, s, cfg);
+    EXPECT_EQ(whole, msm_g1(bases, v, cfg));
+    for (size_t chunk : {size_t(1), size_t(97), size_t(512), n}) {
+        G1Jacobian sum = G1Jacobian::identity();
+        for (size_t lo = 0; lo < n; lo += chunk) {
+            const size_t hi = std::min(n, lo + chunk);
+            sum += msm_g1_split(std::span(bases).subspan(lo, hi - lo), split_range(s, lo, hi), cfg);
+        }
+        EXPECT_EQ(sum, whole) << "chunks of " << chunk;
+    }
 }

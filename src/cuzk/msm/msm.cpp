@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "cuzk/msm/batch_add_ifma.hpp"
 #include "cuzk/msm/batch_affine.hpp"
@@ -705,6 +706,57 @@ void check_split_indices(const ScalarSplit& split, const char* who, ThreadPool* 
         });
         if (found) fail("split index " + std::to_string(bad.load()) + " out of range");
     }
+}
+
+namespace {
+
+// [first, last) of the increasing run idx[0 .. count) that falls in [lo, hi).
+std::pair<size_t, size_t> index_range(const uint32_t* idx, size_t count, size_t lo, size_t hi) {
+    const uint32_t* a = std::lower_bound(idx, idx + count, lo, [](uint32_t v, size_t x) { return v < x; });
+    const uint32_t* b = std::lower_bound(a, idx + count, hi, [](uint32_t v, size_t x) { return v < x; });
+    return {size_t(a - idx), size_t(b - idx)};
+}
+
+}  // namespace
+
+ScalarSplit split_range(const ScalarSplit& split, size_t lo, size_t hi) {
+    if (lo > hi || hi > split.size)
+        throw std::invalid_argument("split_range: [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                                    ") is not inside a split of " + std::to_string(split.size));
+    ScalarSplit out;
+    out.size = hi - lo;
+    out.montgomery = split.montgomery;
+    out.dense = split.dense;
+    if (split.dense) {
+        out.other_scalars.assign(split.other_scalars.begin() + lo, split.other_scalars.begin() + hi);
+        return out;
+    }
+    if (!split.one_bits.empty()) {
+        if (lo < hi && (lo % 64 || (hi % 64 && hi != split.size)))
+            throw std::invalid_argument("split_range: a bitmap split is cut on whole words, not at [" +
+                                        std::to_string(lo) + ", " + std::to_string(hi) + ")");
+        if (lo < hi) out.one_bits.assign(split.one_bits.begin() + lo / 64, split.one_bits.begin() + (hi + 63) / 64);
+        for (uint64_t w : out.one_bits) out.one_bit_count += (size_t)__builtin_popcountll(w);
+    } else {
+        const auto [a, b] = index_range(split.one_indices.data(), split.one_indices.size(), lo, hi);
+        out.one_indices.resize(b - a);
+        for (size_t k = a; k < b; k++) out.one_indices[k - a] = split.one_indices[k] - (uint32_t)lo;
+    }
+    // other_indices: the tail's run, then the extras' run, each increasing; merged into one increasing list.
+    const uint32_t* idx = split.other_indices.data();
+    const size_t t = split.tail_size;
+    const auto [ta, tb] = index_range(idx, t, lo, hi);
+    const auto [xa0, xb0] = index_range(idx + t, split.other_indices.size() - t, lo, hi);
+    const size_t xa = xa0 + t, xb = xb0 + t;
+    out.other_indices.resize((tb - ta) + (xb - xa));
+    out.other_scalars.resize(out.other_indices.size());
+    size_t i = ta, j = xa, o = 0;
+    while (i < tb || j < xb) {
+        const size_t k = (j >= xb || (i < tb && idx[i] < idx[j])) ? i++ : j++;
+        out.other_indices[o] = idx[k] - (uint32_t)lo;
+        out.other_scalars[o++] = split.other_scalars[k];
+    }
+    return out;
 }
 
 unsigned msm_window_bits(size_t n, size_t threads, bool vector_additions) {

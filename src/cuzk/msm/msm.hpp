@@ -158,6 +158,14 @@ std::vector<ScalarSplit> split_scalars_multi(std::span<const std::span<const Fr>
 // parallel pass (a 2^27 split holds ~10^8 indices).
 void check_split_indices(const ScalarSplit& split, const char* who, ThreadPool* pool = nullptr);
 
+// The part of a split that covers positions [lo, hi), as a split of hi - lo positions (its indices less lo): what
+// an MSM over bases lo .. hi - 1 alone needs (gpu::StreamedMsm runs one per chunk of bases; the chunks' sums add up
+// to the whole split's). Same layout and scalar form; the other indices come out increasing and without a tail (a
+// tail's positions keep their values, 0 and 1 included, and go through Pippenger as before). A bitmap split is cut
+// on whole words: lo a multiple of 64, and hi too unless it is split.size (an empty range may lie anywhere). Throws
+// std::invalid_argument for a range outside the split or a bitmap cut inside a word.
+ScalarSplit split_range(const ScalarSplit& split, size_t lo, size_t hi);
+
 // The window width the cost model picks for n Pippenger points on `threads` threads (see msm.cpp), for the scalar
 // batched additions or for the AVX-512 IFMA ones (G1 on a CPU that has them).
 unsigned msm_window_bits(size_t n, size_t threads, bool vector_additions = false);
