@@ -33,6 +33,7 @@
 
 #include "cuzk/gpu/device.hpp"
 #include "cuzk/gpu/msm.hpp"
+#include "cuzk/gpu/msm_streamed.hpp"
 #include "cuzk/gpu/ntt.hpp"
 #endif
 
@@ -72,8 +73,8 @@ std::vector<double> measure(int reps, const std::function<void()>& fn) {
 }
 
 void report(const std::string& name, int log_size, double unit_scale, const char* unit, size_t ops_per_run,
-            const std::vector<double>& seconds) {
-    nlohmann::json j;
+            const std::vector<double>& seconds, const nlohmann::json& extra = nlohmann::json::object()) {
+    nlohmann::json j = extra.is_object() ? extra : nlohmann::json::object();
     j["bench"] = name;
     if (log_size >= 0) j["log_size"] = log_size;
     j["threads"] = num_threads();
@@ -156,11 +157,50 @@ struct CudaFreeHost {
 // repeated base costs what a fresh one does under random scalars) with random scalars in pinned host memory, as the
 // GPU prover keeps them; each run uploads the scalars and returns the sum on the host. window_bits: as
 // GpuMsmConfig's (0: its model). ones_share > 0: the scalars are 0 or 1 instead (that share ones, as a bitmap, or
-// listed), each run summing the bases of the ones as the prover's 0/1 split does.
-template <class Cfg>
-void bench_gpu_msm(const std::string& name, int log_size, int reps, unsigned window_bits, double ones_share,
-                   bool ones_listed) {
+// listed), each run summing the bases of the ones as the prover's 0/1 split does. streamed: the bases stay in
+// page-locked host memory and go up chunk by chunk every run (gpu::StreamedMsm, chunk_points per chunk, 0: its
+// default), each run one call over `sets` scalar sets (each chunk up once for all); resident, a run is `sets` calls.
+struct GpuMsmBench {
+    std::string name;
+    int log_size = 20;
+    int reps = 5;
+    unsigned window_bits = 0;
+    double ones_share = 0;
+    bool ones_listed = false;
+    bool streamed = false;
+    size_t chunk_points = 0;
+    size_t sets = 1;
+};
+
 #ifdef CUZK_HAVE_CUDA
+template <class Cfg>
+void bench_gpu_msm_streamed(const GpuMsmBench& b, std::vector<Affine<Cfg>> bases, std::span<const Fr> scalars) {
+    gpu::StreamedMsmConfig cfg;
+    cfg.msm.window_bits = b.window_bits;
+    cfg.chunk_points = b.chunk_points;
+    gpu::StreamedMsm<Cfg> sm(bases, cfg);
+    bases = {};
+    const size_t n = sm.num_bases();
+    std::vector<std::span<const Fr>> sets;
+    for (size_t k = 0; k < b.sets; k++) sets.push_back(scalars.subspan(k * n, n));
+    std::vector<Jacobian<Cfg>> r;
+    const size_t loads0 = sm.chunks_loaded();
+    const auto s = measure(b.reps, [&] { r = sm.msm(sets); });
+    if (r[0].is_identity()) std::printf("#\n");
+    nlohmann::json extra;
+    extra["chunk_points"] = sm.chunk_points();
+    extra["sets"] = b.sets;
+    extra["chunks_loaded_per_run"] = (double)(sm.chunks_loaded() - loads0) / (b.reps + 1);
+    extra["device_bytes"] = sm.device_bytes();
+    report(b.name + "-streamed", b.log_size, 1e3, "ms", 1, s, extra);
+}
+#endif
+
+template <class Cfg>
+void bench_gpu_msm(const GpuMsmBench& b) {
+#ifdef CUZK_HAVE_CUDA
+    const std::string& name = b.name;
+    const int log_size = b.log_size, reps = b.reps;
     if (gpu::devices().empty()) throw std::runtime_error("bench " + name + ": no CUDA device");
     const size_t n = size_t{1} << log_size;
     std::vector<Affine<Cfg>> bases(n);
@@ -168,16 +208,29 @@ void bench_gpu_msm(const std::string& name, int log_size, int reps, unsigned win
         const auto gen = random_points<Cfg>(std::min<size_t>(n, size_t{1} << 20), 5);
         for (size_t i = 0; i < n; i++) bases[i] = gen[i % gen.size()];
     }
+    const size_t sets = std::max<size_t>(b.sets, 1);
+    Fr* h_raw = nullptr;
+    if (b.ones_share <= 0 && cudaMallocHost(&h_raw, sets * n * sizeof(Fr)) != cudaSuccess)
+        throw std::runtime_error("bench " + name + ": cudaMallocHost");
+    const std::unique_ptr<Fr, CudaFreeHost> h(h_raw);
+    if (h) {
+        const auto scalars = random_scalars<Fr>(n, 6);
+        for (size_t k = 0; k < sets; k++) std::copy(scalars.begin(), scalars.end(), h.get() + k * n);
+    }
+    if (b.streamed) {
+        if (b.ones_share > 0) throw std::invalid_argument("bench " + name + ": --streamed takes random scalars");
+        return bench_gpu_msm_streamed<Cfg>(b, std::move(bases), std::span<const Fr>(h.get(), sets * n));
+    }
     gpu::GpuMsmConfig cfg;
-    cfg.window_bits = window_bits;
+    cfg.window_bits = b.window_bits;
     gpu::MsmContext<Cfg> ctx(bases, cfg);
     bases = {};
-    if (ones_share > 0) {
+    if (b.ones_share > 0) {
         ScalarSplit split;
         split.size = n;
         std::mt19937_64 rng(7);
-        std::bernoulli_distribution one(ones_share);
-        if (ones_listed) {
+        std::bernoulli_distribution one(b.ones_share);
+        if (b.ones_listed) {
             std::vector<uint32_t> idx;
             for (size_t i = 0; i < n; i++)
                 if (one(rng)) idx.push_back((uint32_t)i);
@@ -192,22 +245,19 @@ void bench_gpu_msm(const std::string& name, int log_size, int reps, unsigned win
         Jacobian<Cfg> r;
         const auto s = measure(reps, [&] { r = ctx.msm_split(split); });
         if (r.is_identity()) std::printf("#\n");
-        report(name + "-ones" + (ones_listed ? "-listed" : ""), log_size, 1e3, "ms", 1, s);
+        report(name + "-ones" + (b.ones_listed ? "-listed" : ""), log_size, 1e3, "ms", 1, s);
         return;
     }
-    Fr* h_raw = nullptr;
-    if (cudaMallocHost(&h_raw, n * sizeof(Fr)) != cudaSuccess)
-        throw std::runtime_error("bench " + name + ": cudaMallocHost");
-    const std::unique_ptr<Fr, CudaFreeHost> h(h_raw);
-    const auto scalars = random_scalars<Fr>(n, 6);
-    std::copy(scalars.begin(), scalars.end(), h.get());
     Jacobian<Cfg> r;
-    const auto s = measure(reps, [&] { r = ctx.msm(std::span<const Fr>(h.get(), n)); });
+    const auto s = measure(reps, [&] {
+        for (size_t k = 0; k < sets; k++) r = ctx.msm(std::span<const Fr>(h.get() + k * n, n));
+    });
     if (r.is_identity()) std::printf("#\n");
-    report(name + (window_bits ? "-c" + std::to_string(window_bits) : ""), log_size, 1e3, "ms", 1, s);
+    nlohmann::json extra;
+    if (sets > 1) extra["sets"] = sets;
+    report(name + (b.window_bits ? "-c" + std::to_string(b.window_bits) : ""), log_size, 1e3, "ms", 1, s, extra);
 #else
-    (void)log_size, (void)reps, (void)window_bits, (void)ones_share, (void)ones_listed;
-    throw std::runtime_error("bench " + name + ": built without CUDA");
+    throw std::runtime_error("bench " + b.name + ": built without CUDA");
 #endif
 }
 
@@ -269,11 +319,22 @@ int run_bench(const BenchOptions& opt, const std::string& groth16_circuit) {
     if (all || opt.what == "msm-g1") bench_msm<G1Config>("msm-g1", size_or(16, 12), reps);
     if (all || opt.what == "msm-g2") bench_msm<G2Config>("msm-g2", size_or(16, 10), reps);
     // GPU benchmarks: not part of "all" (CPU only)
-    if (opt.what == "gpu-msm-g1")
-        bench_gpu_msm<G1Config>("gpu-msm-g1", size_or(24, 20), reps, opt.window_bits, opt.ones_share, opt.ones_listed);
+    auto gpu_msm_bench = [&](const char* name, int log_size) {
+        GpuMsmBench b;
+        b.name = name;
+        b.log_size = log_size;
+        b.reps = reps;
+        b.window_bits = opt.window_bits;
+        b.ones_share = opt.ones_share;
+        b.ones_listed = opt.ones_listed;
+        b.streamed = opt.streamed;
+        b.chunk_points = opt.chunk_points;
+        b.sets = opt.sets;
+        return b;
+    };
+    if (opt.what == "gpu-msm-g1") bench_gpu_msm<G1Config>(gpu_msm_bench("gpu-msm-g1", size_or(24, 20)));
     if (opt.what == "gpu-ntt") bench_gpu_ntt(size_or(24, 20), reps, opt.ntt_kind);
-    if (opt.what == "gpu-msm-g2")
-        bench_gpu_msm<G2Config>("gpu-msm-g2", size_or(20, 16), reps, opt.window_bits, opt.ones_share, opt.ones_listed);
+    if (opt.what == "gpu-msm-g2") bench_gpu_msm<G2Config>(gpu_msm_bench("gpu-msm-g2", size_or(20, 16)));
     if (all || opt.what == "groth16") {
         CircuitOptions c;
         c.name = groth16_circuit;

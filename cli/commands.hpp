@@ -30,6 +30,11 @@ struct BenchOptions {
     unsigned window_bits = 0;  // gpu-msm-g1, gpu-msm-g2: GpuMsmConfig::window_bits (0: its model)
     double ones_share = 0;     // gpu-msm-g1, gpu-msm-g2: > 0: scalars 0 or 1, this share ones (the ones' sum path)
     bool ones_listed = false;  // with ones_share: the ones as an index list instead of a bitmap
+    // gpu-msm-g1, gpu-msm-g2: the bases in host memory, streamed up chunk_points at a time (0: the default) every
+    // run (gpu::StreamedMsm), each run one call over `sets` scalar sets; resident, `sets` calls a run
+    bool streamed = false;
+    size_t chunk_points = 0;
+    size_t sets = 1;
     std::string ntt_kind = "forward";  // gpu-ntt: one of kNttKinds
     bool quick = false;        // smaller sizes and 3 repetitions (the demo)
     // pipeline: partitions of one job through the engine

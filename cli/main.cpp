@@ -121,6 +121,14 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(0.0, 1.0));
     bench->add_flag("--ones-listed", bench_opt.ones_listed,
                     "gpu-msm-g1, gpu-msm-g2 with --ones-share: the ones as an index list instead of a bitmap");
+    bench->add_flag("--streamed", bench_opt.streamed,
+                    "gpu-msm-g1, gpu-msm-g2: the bases stay in page-locked host memory and go up chunk by chunk every "
+                    "run (a GPU smaller than its parameters)");
+    bench->add_option("--chunk-points", bench_opt.chunk_points,
+                      "gpu-msm-g1, gpu-msm-g2 with --streamed: bases per chunk (0: the default)");
+    bench->add_option("--sets", bench_opt.sets,
+                      "gpu-msm-g1, gpu-msm-g2: scalar sets per run (streamed: one call, each chunk up once for all)")
+        ->check(CLI::Range(1, 64));
     bench->add_option("--ntt-kind", bench_opt.ntt_kind, "gpu-ntt: forward, inverse, coset or coset-inverse")
         ->check(CLI::IsMember(cuzk::cli::kNttKinds));
     bench->add_option("--runs", bench_opt.runs,

@@ -21,6 +21,9 @@
 #   msm-tables      bench groth16 (mul chain, random parameters, one witness) at 2^20, 2^22 and 2^24 without and with
 #                   precomputed G1 MSM window tables (--msm-table-bytes: all four queries at 2^20 and 2^22, 60 GB at
 #                   2^24), runs alternating, $REPS proofs each (default 5)
+#   msm-streamed    G1 MSMs at 2^24 and 2^26 and G2 at 2^22 with the bases streamed from host memory (gpu::StreamedMsm,
+#                   default chunks and 2^22-point chunks, 1 and 4 scalar sets a call) beside the resident MSM of the
+#                   same sets, $REPS runs each (default 3): what a GPU smaller than its key pays per MSM
 #   roundtrip       tests/cli_roundtrip.sh on the GPU build (setup, prove through the engine's key, verify, errors)
 # Usage: scripts/gpu-filecoin.sh STEP...      (env: OUT, default ./out; BUILD_DIR, default /tmp/b; P32, /tmp/p32)
 # Each step writes STEP.json (the bench's JSON line), STEP.err (progress, notes) and, where it applies, STEP.timeline
@@ -110,12 +113,23 @@ for step in "$@"; do
           python3 -c "import json,sys; j=json.loads(open(sys.argv[1]).read().splitlines()[-1]); print('  prove', j['median_prove_s'], 'stages', {k: round(v * 1e3, 1) for k, v in j['median_stage_s'].items() if k.startswith('msm')}, 'device bytes', j['device_resident_bytes'])" "$OUT/msm-tables-$k-$t-$run.json" || true
         done; done
       done ;;
+    msm-streamed)
+      for g in "g1 24" "g1 26" "g2 22"; do
+        set -- $g
+        for sets in 1 4; do
+          bench "msm-$1-$2-resident-$sets" "gpu-msm-$1" --log-size "$2" --reps "${REPS:-3}" --sets "$sets"
+          bench "msm-$1-$2-streamed-$sets" "gpu-msm-$1" --log-size "$2" --reps "${REPS:-3}" --sets "$sets" --streamed
+          bench "msm-$1-$2-streamed22-$sets" "gpu-msm-$1" --log-size "$2" --reps "${REPS:-3}" --sets "$sets" \
+            --streamed --chunk-points 4194304
+        done
+        for f in "$OUT"/msm-"$1"-"$2"-*.json; do echo "  $(basename "$f" .json): $(cat "$f")"; done
+      done ;;
     roundtrip)
       echo "== roundtrip"
       bash tests/cli_roundtrip.sh "$cuzk" >"$OUT/roundtrip.log" 2>&1 || status=1
       tail -3 "$OUT/roundtrip.log" ;;
     *)
-      echo "unknown step '$step' (build, gpu-tests, params-load, winning, window, snap, snap-poseidon, c2, c2-host, c2-queued, pipeline, msm-tables, roundtrip)"; exit 2 ;;
+      echo "unknown step '$step' (build, gpu-tests, params-load, winning, window, snap, snap-poseidon, c2, c2-host, c2-queued, pipeline, msm-tables, msm-streamed, roundtrip)"; exit 2 ;;
   esac
 done
 exit $status

@@ -1,5 +1,6 @@
 // GPU MSM over G1 (the template is in msm_impl.cuh) and the window-size cost model.
 #include "cuzk/gpu/msm_impl.cuh"
+#include "cuzk/gpu/msm_streamed_impl.cuh"
 #include "cuzk/gpu/subgroup_impl.cuh"
 
 namespace cuzk::gpu {
@@ -60,6 +61,7 @@ unsigned gpu_msm_windows_per_group(unsigned windows, unsigned c, unsigned most, 
 }
 
 template class MsmContext<G1Config>;
+template class StreamedMsm<G1Config>;
 
 MsmScratch::MsmScratch(int device) : impl_(std::make_unique<Impl>(device)) {}
 MsmScratch::~MsmScratch() = default;

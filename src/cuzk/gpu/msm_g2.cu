@@ -1,10 +1,12 @@
 // GPU MSM over G2 (the template is in msm_impl.cuh; gpu::fq2_t coordinates).
 #include "cuzk/gpu/msm_impl.cuh"
+#include "cuzk/gpu/msm_streamed_impl.cuh"
 #include "cuzk/gpu/subgroup_impl.cuh"
 
 namespace cuzk::gpu {
 
 template class MsmContext<G2Config>;
+template class StreamedMsm<G2Config>;
 
 G2Jacobian msm_g2_gpu(std::span<const G2Affine> bases, std::span<const Fr> scalars, const GpuMsmConfig& cfg) {
     if (bases.size() != scalars.size()) throw std::invalid_argument("gpu msm: bases and scalars differ in length");

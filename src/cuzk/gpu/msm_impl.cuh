@@ -875,6 +875,38 @@ struct MsmContext<Cfg>::Impl {
         return acc;
     }
 
+    // MsmContext::msm_split.
+    Jacobian<Cfg> run_split(const ScalarSplit& split, const KernelSpans& spans) {
+        if (split.size > n)
+            throw std::invalid_argument("gpu msm: a split of " + std::to_string(split.size) + " scalars for " +
+                                        std::to_string(n) + " bases");
+        // A split built by hand could index past the bases (or claim a tail it does not start with); the device
+        // must never read outside them.
+        check_split_indices(split, "gpu msm");
+        if (split.dense)
+            return run(split.size, split.other_scalars.data(), split.montgomery, nullptr, 0, nullptr, spans);
+        const bool bits = !split.one_bits.empty();
+        return run(split.other_indices.size(), split.other_scalars.data(), split.montgomery,
+                   split.other_indices.data(), split.one_count(),
+                   bits ? (const void*)split.one_bits.data() : (const void*)split.one_indices.data(), spans, false,
+                   bits ? split.one_bits.size() : 0, split.tail.get());
+    }
+
+    // A context made with room for its bases but not their values (gpu::StreamedMsm's chunk buffers): queues the
+    // copy of `count` bases, already in the device layout in page-locked host memory, into that room on the
+    // context's stream, so the next call runs after it in stream order; the call's bases are then these.
+    void load_async(const BaseDev<F>* host, size_t count) {
+        if (count > bases_mem.size() || pre_c)
+            throw std::invalid_argument("gpu msm: " + std::to_string(count) + " bases loaded into room for " +
+                                        std::to_string(bases_mem.size()));
+        CUZK_CUDA_CHECK(cudaSetDevice(cfg.device));
+        n = count;
+        cached_tail = 0;  // no tail cached against the old bases survives
+        if (count)
+            CUZK_CUDA_CHECK(cudaMemcpyAsync(bases_mem.get(), host, count * sizeof(BaseDev<F>), cudaMemcpyHostToDevice,
+                                            owned_stream.get()));
+    }
+
     // ones_words: h_ones is a bitmap of that many words holding k ones (0: k indices).
     Jacobian<Cfg> run(size_t m, const Limbs4* h_scalars, bool mont, const uint32_t* h_index, size_t k,
                       const void* h_ones, const KernelSpans& spans, bool on_device = false, size_t ones_words = 0,
@@ -942,19 +974,7 @@ Jacobian<Cfg> MsmContext<Cfg>::msm_device(const Fr* d_scalars, size_t m, const K
 
 template <class Cfg>
 Jacobian<Cfg> MsmContext<Cfg>::msm_split(const ScalarSplit& split, const KernelSpans& spans) {
-    if (split.size > impl_->n)
-        throw std::invalid_argument("gpu msm: a split of " + std::to_string(split.size) + " scalars for " +
-                                    std::to_string(impl_->n) + " bases");
-    // A split built by hand could index past the bases (or claim a tail it does not start with); the device must
-    // never read outside them.
-    check_split_indices(split, "gpu msm");
-    if (split.dense)
-        return impl_->run(split.size, split.other_scalars.data(), split.montgomery, nullptr, 0, nullptr, spans);
-    const bool bits = !split.one_bits.empty();
-    return impl_->run(split.other_indices.size(), split.other_scalars.data(), split.montgomery,
-                      split.other_indices.data(), split.one_count(),
-                      bits ? (const void*)split.one_bits.data() : (const void*)split.one_indices.data(), spans, false,
-                      bits ? split.one_bits.size() : 0, split.tail.get());
+    return impl_->run_split(split, spans);
 }
 
 template <class Cfg>

@@ -1,0 +1,78 @@
+// MSMs over bases that stay in host memory: for a GPU smaller than its parameter set (a 32 GiB PoRep key is ~44 GB;
+// most Filecoin hosts have 16-24 GB cards). Host API, no CUDA headers; built into cuzk_cuda only.
+//
+// The bases are kept once in page-locked host memory, already in the device layout, so a chunk of them goes up as
+// one DMA at the link's speed with no CPU work. Each call runs chunk by chunk through two device buffers: the next
+// chunk is copied into one while the MSM over the other runs (copy engine and SMs side by side), and the chunks'
+// sums are added on the host. A call takes several scalar sets (the partitions of one job): each chunk goes up once
+// for all of them. Calls alternate the direction they walk the chunks, so the two chunks the last call left on the
+// device are used first. Each chunk is an MsmContext call (same kernels, same results: the exact group element);
+// its window width is the model's for the chunk's size. Not thread-safe: one call at a time.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "cuzk/gpu/msm.hpp"
+
+namespace cuzk::gpu {
+
+struct StreamedMsmConfig {
+    // Device, window width (0: the model's for each chunk), piece size and a scratch to share (GpuMsmConfig; the
+    // precomputed table is refused: std::invalid_argument).
+    GpuMsmConfig msm;
+    // Bases per chunk, rounded up to a multiple of 64 (a split's ones bitmap is cut on whole words). 0: at most
+    // 2^24 (G1) or 2^23 (G2), at most what an eighth of the device's free memory holds per buffer, at least 2^16.
+    size_t chunk_points = 0;
+};
+
+template <class Cfg>
+class StreamedMsm {
+public:
+    // Copies the bases into page-locked host memory in the device layout (on the global thread pool) and makes the
+    // two chunk buffers on the device. Throws gpu::CudaError when either allocation fails.
+    explicit StreamedMsm(std::span<const Affine<Cfg>> bases, const StreamedMsmConfig& cfg = {});
+    // The same for n bases made by fill(lo, hi, out) (concurrently for disjoint ranges); its exceptions come through.
+    using Fill = typename MsmContext<Cfg>::Fill;
+    StreamedMsm(size_t n, const Fill& fill, const StreamedMsmConfig& cfg = {});
+    ~StreamedMsm();
+    StreamedMsm(StreamedMsm&&) noexcept;
+    StreamedMsm& operator=(StreamedMsm&&) noexcept;
+    StreamedMsm(const StreamedMsm&) = delete;
+    StreamedMsm& operator=(const StreamedMsm&) = delete;
+
+    // One result per scalar set: sum_i set[i] * bases[i] over the first set.size() bases (Montgomery scalars).
+    // std::invalid_argument when a set is longer than the bases.
+    std::vector<Jacobian<Cfg>> msm(std::span<const std::span<const Fr>> sets, const KernelSpans& spans = {});
+    Jacobian<Cfg> msm(std::span<const Fr> scalars, const KernelSpans& spans = {});
+    // The same with each set's m scalars in device memory on this device (complete when the call starts, unchanged
+    // until it returns).
+    std::vector<Jacobian<Cfg>> msm_device(std::span<const Fr* const> d_sets, size_t m, const KernelSpans& spans = {});
+    // The same with split scalars (cuzk::split_scalars or split_scalars_multi; any layout, a tail included: each
+    // chunk gets its split_range). std::invalid_argument when a split is larger than the bases or inconsistent.
+    std::vector<Jacobian<Cfg>> msm_split(std::span<const ScalarSplit* const> splits, const KernelSpans& spans = {});
+
+    size_t num_bases() const;
+    size_t chunk_points() const;
+    // Page-locked host bytes of the bases, and device bytes of the two chunk buffers (the scratch not included:
+    // MsmContext::call_bytes of a chunk).
+    size_t host_bytes() const;
+    size_t device_bytes() const;
+    // Chunks copied to the device so far (what the calls' reuse of the last chunks saves shows here).
+    size_t chunks_loaded() const;
+
+    struct Impl;
+
+private:
+    std::unique_ptr<Impl> impl_;
+};
+
+extern template class StreamedMsm<G1Config>;
+extern template class StreamedMsm<G2Config>;
+
+using G1StreamedMsm = StreamedMsm<G1Config>;
+using G2StreamedMsm = StreamedMsm<G2Config>;
+
+}  // namespace cuzk::gpu

@@ -1,0 +1,229 @@
+// StreamedMsm (msm_streamed.hpp): the bases in page-locked host memory, two MsmContext chunk buffers on the device.
+// Included by msm.cu (G1) and msm_g2.cu (G2), after msm_impl.cuh.
+#pragma once
+
+#include <algorithm>
+#include <functional>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cuzk/gpu/msm_impl.cuh"
+#include "cuzk/gpu/msm_streamed.hpp"
+#include "cuzk/util/thread_pool.hpp"
+
+namespace cuzk::gpu {
+
+template <class Cfg>
+struct StreamedMsm<Cfg>::Impl {
+    using Ctx = typename MsmContext<Cfg>::Impl;
+    using F = typename Ctx::F;
+    using Base = BaseDev<F>;
+    static constexpr size_t kNone = ~size_t(0);
+
+    int device = 0;
+    size_t n = 0;
+    size_t K = 0;  // bases per chunk, a multiple of 64
+    PinnedBuffer<Base> host;
+    std::unique_ptr<Ctx> buf[2];
+    size_t holds[2] = {kNone, kNone};  // the chunk each buffer holds (or has queued), kNone: none
+    bool descending = false;           // the direction of the next call without a chunk to start from
+    size_t loads = 0;
+
+    // pack(host) writes the n bases in the device layout.
+    Impl(size_t count, const std::function<void(Base*)>& pack, const StreamedMsmConfig& c)
+        : device(c.msm.device), n(count) {
+        if (c.msm.precompute_windows)
+            throw std::invalid_argument("gpu streamed msm: no precomputed table (its chunks change per call)");
+        if (n >= (size_t(1) << 31)) throw std::invalid_argument("gpu streamed msm: at most 2^31 - 1 bases");
+        CUZK_CUDA_CHECK(cudaSetDevice(device));
+        host = PinnedBuffer<Base>(n);
+        if (n) pack(host.get());
+        K = chunk_size(c.chunk_points, n);
+        GpuMsmConfig mc = c.msm;
+        if (!mc.scratch) mc.scratch = std::make_shared<MsmScratch>(device);  // one scratch for both buffers
+        for (auto& b : buf) b = std::make_unique<Ctx>(std::min(K, n), [](Base*, cudaStream_t) {}, mc);
+    }
+
+    // chunk_points rounded up to a multiple of 64, or the default (msm_streamed.hpp); never above n rounded up.
+    static size_t chunk_size(size_t asked, size_t n) {
+        size_t k = asked;
+        if (!k) {
+            size_t free_b = 0, total_b = 0;
+            CUZK_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+            const size_t most = sizeof(F) > 48 ? size_t(1) << 23 : size_t(1) << 24;
+            k = std::max<size_t>(size_t(1) << 16, std::min(most, pow2_floor_size(free_b / 8 / sizeof(Base))));
+        }
+        k = (k + 63) / 64 * 64;
+        return std::max<size_t>(64, std::min(k, (n + 63) / 64 * 64));
+    }
+    static size_t pow2_floor_size(size_t x) { return x ? size_t(1) << (63 - __builtin_clzll(x)) : 0; }
+
+    size_t buffer_holding(size_t chunk) const {
+        return holds[0] == chunk ? 0 : holds[1] == chunk ? 1 : kNone;
+    }
+    void load(size_t into, size_t chunk) {
+        const size_t lo = chunk * K;
+        holds[into] = kNone;  // until the copy is queued
+        buf[into]->load_async(host.get() + lo, std::min(K, n - lo));
+        holds[into] = chunk;
+        loads++;
+    }
+
+    // part(set, ctx, lo, hi): that set's sum over bases [lo, hi), run on ctx (which holds them). Walks the chunks
+    // that `extent` bases cover, each once for every set, the next one's copy queued before this one's MSMs.
+    using Part = std::function<Jacobian<Cfg>(size_t set, Ctx& ctx, size_t lo, size_t hi)>;
+    std::vector<Jacobian<Cfg>> walk(size_t sets, size_t extent, const Part& part) {
+        std::vector<Jacobian<Cfg>> acc(sets, Jacobian<Cfg>::identity());
+        const size_t chunks = (extent + K - 1) / K;
+        if (!sets || !chunks) return acc;
+        CUZK_CUDA_CHECK(cudaSetDevice(device));
+        // Start from a chunk the last call left on the device when there is one at either end.
+        const bool desc = buffer_holding(chunks - 1) != kNone ? true : buffer_holding(0) != kNone ? false : descending;
+        descending = !desc;
+        auto chunk_at = [&](size_t t) { return desc ? chunks - 1 - t : t; };
+        try {
+            if (buffer_holding(chunk_at(0)) == kNone) load(chunks > 1 && holds[0] == chunk_at(1) ? 1 : 0, chunk_at(0));
+            for (size_t t = 0; t < chunks; t++) {
+                const size_t j = chunk_at(t), x = buffer_holding(j);
+                if (t + 1 < chunks && buffer_holding(chunk_at(t + 1)) == kNone) load(1 - x, chunk_at(t + 1));
+                const size_t lo = j * K, hi = std::min(n, lo + K);
+                for (size_t b = 0; b < sets; b++) acc[b] += part(b, *buf[x], lo, hi);
+            }
+        } catch (...) {
+            holds[0] = holds[1] = kNone;  // a copy may not have been queued: load again next time
+            throw;
+        }
+        return acc;
+    }
+};
+
+template <class Cfg>
+StreamedMsm<Cfg>::StreamedMsm(std::span<const Affine<Cfg>> bases, const StreamedMsmConfig& cfg)
+    : impl_(std::make_unique<Impl>(
+          bases.size(),
+          [bases](typename Impl::Base* out) {
+              auto* to = reinterpret_cast<unsigned char*>(out);
+              parallel_for(bases.size(), [&](size_t lo, size_t hi) {
+                  for (size_t i = lo; i < hi; i++) pack_base<Cfg, typename Impl::F>(bases[i], to + i * sizeof(*out));
+              });
+          },
+          cfg)) {}
+
+template <class Cfg>
+StreamedMsm<Cfg>::StreamedMsm(size_t n, const Fill& fill, const StreamedMsmConfig& cfg)
+    : impl_(std::make_unique<Impl>(
+          n,
+          [&fill, n](typename Impl::Base* out) {
+              if (!fill) throw std::invalid_argument("gpu streamed msm: no fill for the bases");
+              static constexpr size_t kBlock = 1024;
+              auto* to = reinterpret_cast<unsigned char*>(out);
+              parallel_for(n, [&](size_t lo, size_t hi) {
+                  std::vector<Affine<Cfg>> block(std::min(kBlock, hi - lo));
+                  for (size_t b = lo; b < hi; b += kBlock) {
+                      const size_t e = std::min(hi, b + kBlock);
+                      fill(b, e, block.data());
+                      for (size_t i = b; i < e; i++)
+                          pack_base<Cfg, typename Impl::F>(block[i - b], to + i * sizeof(*out));
+                  }
+              });
+          },
+          cfg)) {}
+
+template <class Cfg>
+StreamedMsm<Cfg>::~StreamedMsm() = default;
+template <class Cfg>
+StreamedMsm<Cfg>::StreamedMsm(StreamedMsm&&) noexcept = default;
+template <class Cfg>
+StreamedMsm<Cfg>& StreamedMsm<Cfg>::operator=(StreamedMsm&&) noexcept = default;
+
+template <class Cfg>
+std::vector<Jacobian<Cfg>> StreamedMsm<Cfg>::msm(std::span<const std::span<const Fr>> sets,
+                                                 const KernelSpans& spans) {
+    size_t extent = 0;
+    for (const auto& s : sets) extent = std::max(extent, s.size());
+    if (extent > impl_->n)
+        throw std::invalid_argument("gpu streamed msm: " + std::to_string(extent) + " scalars for " +
+                                    std::to_string(impl_->n) + " bases");
+    static_assert(sizeof(Fr) == sizeof(Limbs4), "Fr is its Montgomery limbs");
+    return impl_->walk(sets.size(), extent, [&](size_t b, typename Impl::Ctx& ctx, size_t lo, size_t hi) {
+        const std::span<const Fr> s = sets[b];
+        if (lo >= s.size()) return Jacobian<Cfg>::identity();
+        return ctx.run(std::min(hi, s.size()) - lo, reinterpret_cast<const Limbs4*>(s.data() + lo), true, nullptr, 0,
+                       nullptr, spans);
+    });
+}
+
+template <class Cfg>
+Jacobian<Cfg> StreamedMsm<Cfg>::msm(std::span<const Fr> scalars, const KernelSpans& spans) {
+    const std::span<const Fr> one[] = {scalars};
+    return msm(std::span<const std::span<const Fr>>(one), spans)[0];
+}
+
+template <class Cfg>
+std::vector<Jacobian<Cfg>> StreamedMsm<Cfg>::msm_device(std::span<const Fr* const> d_sets, size_t m,
+                                                        const KernelSpans& spans) {
+    if (m > impl_->n)
+        throw std::invalid_argument("gpu streamed msm: " + std::to_string(m) + " scalars for " +
+                                    std::to_string(impl_->n) + " bases");
+    for (const Fr* d : d_sets)
+        if (m && !d) throw std::invalid_argument("gpu streamed msm: null device scalars");
+    return impl_->walk(d_sets.size(), m, [&](size_t b, typename Impl::Ctx& ctx, size_t lo, size_t hi) {
+        return ctx.run(hi - lo, reinterpret_cast<const Limbs4*>(d_sets[b] + lo), true, nullptr, 0, nullptr, spans,
+                       true);
+    });
+}
+
+template <class Cfg>
+std::vector<Jacobian<Cfg>> StreamedMsm<Cfg>::msm_split(std::span<const ScalarSplit* const> splits,
+                                                       const KernelSpans& spans) {
+    size_t extent = 0;
+    for (const ScalarSplit* s : splits) {
+        if (!s) throw std::invalid_argument("gpu streamed msm: null split");
+        if (s->size > impl_->n)
+            throw std::invalid_argument("gpu streamed msm: a split of " + std::to_string(s->size) + " scalars for " +
+                                        std::to_string(impl_->n) + " bases");
+        check_split_indices(*s, "gpu streamed msm");
+        extent = std::max(extent, s->size);
+    }
+    // Every chunk's part of every split, cut on the thread pool before the first chunk (the GPU would otherwise
+    // wait for each cut).
+    const size_t K = impl_->K, chunks = (extent + K - 1) / K;
+    std::vector<ScalarSplit> parts(splits.size() * chunks);
+    parallel_for(parts.size(), [&](size_t lo, size_t hi) {
+        for (size_t p = lo; p < hi; p++) {
+            const ScalarSplit& s = *splits[p / chunks];
+            const size_t a = std::min(s.size, (p % chunks) * K), e = std::min(s.size, a + K);
+            parts[p] = split_range(s, a, e);
+        }
+    });
+    return impl_->walk(splits.size(), extent, [&](size_t b, typename Impl::Ctx& ctx, size_t lo, size_t) {
+        const ScalarSplit& part = parts[b * chunks + lo / K];
+        if (!part.size) return Jacobian<Cfg>::identity();
+        return ctx.run_split(part, spans);
+    });
+}
+
+template <class Cfg>
+size_t StreamedMsm<Cfg>::num_bases() const {
+    return impl_->n;
+}
+template <class Cfg>
+size_t StreamedMsm<Cfg>::chunk_points() const {
+    return impl_->K;
+}
+template <class Cfg>
+size_t StreamedMsm<Cfg>::host_bytes() const {
+    return impl_->n * sizeof(typename Impl::Base);
+}
+template <class Cfg>
+size_t StreamedMsm<Cfg>::device_bytes() const {
+    return 2 * std::min(impl_->K, impl_->n) * sizeof(typename Impl::Base);
+}
+template <class Cfg>
+size_t StreamedMsm<Cfg>::chunks_loaded() const {
+    return impl_->loads;
+}
+
+}  // namespace cuzk::gpu

@@ -1,0 +1,169 @@
+// The streamed GPU MSM (cuzk/gpu/msm_streamed.hpp: bases in page-locked host memory, chunks through two device
+// buffers) against the CPU MSM on fresh random bases and scalars: several scalar sets per call, every scalar form
+// (host, device, each split layout), chunk sizes that cut the sets anywhere. Skipped without a GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <random>
+#include <span>
+#include <stdexcept>
+#include <vector>
+
+#include "cuzk/ec/random_points.hpp"
+#include "cuzk/msm/msm.hpp"
+#include "seeded_rng.hpp"
+#ifdef CUZK_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#include "cuzk/gpu/device.hpp"
+#include "cuzk/gpu/msm_streamed.hpp"
+#endif
+
+using namespace cuzk;
+
+#ifdef CUZK_HAVE_CUDA
+namespace {
+
+bool have_gpu() { return !gpu::devices().empty(); }
+
+// 0 with probability z, 1 with probability o (percent), random otherwise; every 97th value -1 (all digits extreme).
+std::vector<Fr> scalars(size_t n, unsigned z, unsigned o, std::mt19937_64& rng) {
+    std::vector<Fr> v(n);
+    for (size_t i = 0; i < n; i++) {
+        const unsigned k = (unsigned)(rng() % 100);
+        v[i] = i % 97 == 3 ? -Fr::one() : k < z ? Fr::zero() : k < z + o ? Fr::one() : Fr::random(rng);
+    }
+    return v;
+}
+
+std::shared_ptr<const SplitTail> periodic_tail(size_t n, size_t period) {
+    auto t = std::make_shared<SplitTail>();
+    t->id = 77;
+    t->size = n;
+    t->indices.resize((n + period - 1) / period);
+    for (size_t k = 0; k < t->indices.size(); k++) t->indices[k] = (uint32_t)(k * period);
+    t->member.assign((n + 63) / 64, 0);
+    for (uint32_t i : t->indices) t->member[i / 64] |= uint64_t(1) << (i % 64);
+    return t;
+}
+
+// Sets of lengths n, n / 2, n - 7 and 0 through a streamed MSM with the given chunk size, in every scalar form, two
+// calls each (the second walks the other way and reuses the chunks the first left on the device).
+template <class Cfg>
+void check_sets(size_t n, size_t chunk, std::mt19937_64& rng) {
+    SCOPED_TRACE(::testing::Message() << "n = " << n << ", chunk " << chunk);
+    const auto bases = random_points<Cfg>(n, rng());
+    const std::vector<std::vector<Fr>> sets = {scalars(n, 0, 0, rng), scalars(n / 2, 40, 40, rng),
+                                               scalars(n - 7, 60, 30, rng), {}};
+    std::vector<Jacobian<Cfg>> want;
+    for (const auto& s : sets) want.push_back(msm<Cfg>(std::span(bases).first(s.size()), s));
+    gpu::StreamedMsmConfig cfg;
+    cfg.chunk_points = chunk;
+    gpu::StreamedMsm<Cfg> sm(std::span<const Affine<Cfg>>(bases), cfg);
+    ASSERT_EQ(sm.num_bases(), n);
+    ASSERT_EQ(sm.chunk_points() % 64, 0u);
+    const size_t chunks = (n + sm.chunk_points() - 1) / sm.chunk_points();
+
+    std::vector<std::span<const Fr>> host(sets.begin(), sets.end());
+    EXPECT_EQ(sm.msm(host), want) << "host scalars";
+    EXPECT_EQ(sm.chunks_loaded(), chunks);
+    EXPECT_EQ(sm.msm(host), want) << "host scalars, second call";
+    EXPECT_EQ(sm.chunks_loaded(), chunks + (chunks > 2 ? chunks - 2 : 0)) << "the last call's chunks reused";
+    EXPECT_EQ(sm.msm(std::span<const Fr>(sets[1])), want[1]);
+
+    std::vector<Fr*> dev(sets.size(), nullptr);
+    for (size_t b = 0; b < 3; b++) {  // the same length for all: the first 3 sets' common prefix
+        ASSERT_EQ(cudaMalloc(&dev[b], n * sizeof(Fr)), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(dev[b], sets[0].data(), n * sizeof(Fr), cudaMemcpyHostToDevice), cudaSuccess);
+    }
+    const size_t m = n / 2;
+    ASSERT_EQ(cudaMemcpy(dev[1], sets[1].data(), m * sizeof(Fr), cudaMemcpyHostToDevice), cudaSuccess);
+    const std::vector<const Fr*> dsets = {dev[0], dev[1], dev[2]};
+    const auto dres = sm.msm_device(dsets, m);
+    ASSERT_EQ(dres.size(), 3u);
+    const Jacobian<Cfg> first_half = msm<Cfg>(std::span(bases).first(m), std::span(sets[0]).first(m));
+    EXPECT_EQ(dres[0], first_half) << "device scalars";
+    EXPECT_EQ(dres[1], want[1]) << "device scalars";
+    EXPECT_EQ(dres[2], first_half) << "device scalars";
+    for (Fr* d : dev) cudaFree(d);
+
+    // Each split layout (listed ones, bitmap ones, dense, a tail with either), Montgomery scalars as the prover's.
+    const std::span<const Fr> values[] = {sets[0], sets[1], sets[2]};
+    const std::shared_ptr<const SplitTail> tails[] = {periodic_tail(n, 11), periodic_tail(n / 2, 5),
+                                                      periodic_tail(n - 7, 3)};
+    const SplitChoice layouts[][3] = {{{}, {false, true, false}, {true, false, false}},
+                                      {{false, false, true}, {false, true, true}, {false, true, false}}};
+    for (const auto& choice : layouts) {
+        std::vector<std::vector<ScalarSplit>> per_set;
+        for (size_t q = 0; q < 3; q++) {
+            const uint64_t* const sel[] = {kAllValues};
+            const std::shared_ptr<const SplitTail> t[] = {tails[q]};
+            const SplitHook h{t, [&, q](size_t, const SplitCounts&) { return choice[q]; }};
+            per_set.push_back(split_scalars_multi(std::span(values + q, 1), 1, sel, nullptr, true, h));
+        }
+        const std::vector<const ScalarSplit*> splits = {&per_set[0][0], &per_set[1][0], &per_set[2][0]};
+        const auto got = sm.msm_split(splits);
+        ASSERT_EQ(got.size(), 3u);
+        for (size_t q = 0; q < 3; q++)
+            EXPECT_EQ(got[q], want[q]) << "split of set " << q << (splits[q]->dense ? ", dense" : "")
+                                       << (splits[q]->one_bits.empty() ? "" : ", bitmap ones")
+                                       << (splits[q]->tail ? ", tail" : "");
+    }
+}
+
+}  // namespace
+
+TEST(GpuStreamedMsm, G1SetsMatchTheCpuWhateverTheChunks) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+    auto rng = cuzk::testing::seeded_rng("GpuStreamedMsm.G1SetsMatchTheCpuWhateverTheChunks");
+    const size_t n = 3000 + rng() % 2000;
+    for (size_t chunk : {size_t(64), size_t(1000), n, size_t(0)}) check_sets<G1Config>(n, chunk, rng);
+    check_sets<G1Config>(1 << 16, 1 << 13, rng);
+}
+
+TEST(GpuStreamedMsm, G2SetsMatchTheCpuWhateverTheChunks) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+    auto rng = cuzk::testing::seeded_rng("GpuStreamedMsm.G2SetsMatchTheCpuWhateverTheChunks");
+    const size_t n = 600 + rng() % 400;
+    for (size_t chunk : {size_t(128), n}) check_sets<G2Config>(n, chunk, rng);
+}
+
+TEST(GpuStreamedMsm, FilledBasesEqualCopiedOnesAndBadCallsAreRefused) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+    auto rng = cuzk::testing::seeded_rng("GpuStreamedMsm.FilledBasesEqualCopiedOnesAndBadCallsAreRefused");
+    const size_t n = 1500;
+    const auto bases = random_points<G1Config>(n, rng());
+    const auto s = scalars(n, 30, 30, rng);
+    gpu::StreamedMsmConfig cfg;
+    cfg.chunk_points = 256;
+    gpu::G1StreamedMsm filled(
+        n, [&](size_t lo, size_t hi, G1Affine* out) { std::copy(bases.begin() + lo, bases.begin() + hi, out); },
+        cfg);
+    EXPECT_EQ(filled.msm(std::span<const Fr>(s)), msm_g1(bases, s));
+    EXPECT_EQ(filled.host_bytes(), n * 96);
+    EXPECT_EQ(filled.device_bytes(), 2 * 256 * 96);
+
+    const std::vector<Fr> long_set(n + 1, Fr::one());
+    EXPECT_THROW(filled.msm(std::span<const Fr>(long_set)), std::invalid_argument);
+    EXPECT_THROW(filled.msm_device(std::vector<const Fr*>{nullptr}, 4), std::invalid_argument);
+    EXPECT_THROW(filled.msm_split(std::vector<const ScalarSplit*>{nullptr}), std::invalid_argument);
+    ScalarSplit bad = split_scalars(s);
+    bad.other_indices.push_back((uint32_t)n);
+    bad.other_scalars.push_back({});
+    EXPECT_THROW(filled.msm_split(std::vector<const ScalarSplit*>{&bad}), std::invalid_argument);
+    EXPECT_EQ(filled.msm(std::span<const Fr>(s)), msm_g1(bases, s)) << "still right after the refusals";
+
+    gpu::StreamedMsmConfig pre = cfg;
+    pre.msm.precompute_windows = true;
+    EXPECT_THROW(gpu::G1StreamedMsm(std::span<const G1Affine>(bases), pre), std::invalid_argument);
+    EXPECT_THROW(gpu::G1StreamedMsm(
+                     n, [](size_t, size_t, G1Affine*) { throw std::runtime_error("a bad point"); }, cfg),
+                 std::runtime_error);
+    gpu::G1StreamedMsm empty(std::span<const G1Affine>(), cfg);
+    EXPECT_TRUE(empty.msm(std::span<const Fr>()).is_identity());
+}
+
+#else
+TEST(GpuStreamedMsm, MatchesCpu) { GTEST_SKIP() << "built without CUDA"; }
+#endif
