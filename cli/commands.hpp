@@ -57,6 +57,9 @@ struct BenchOptions {
     // full synthesis
     bool pce = false;
     bool pin_params = false;  // groth16, pipeline: page-lock the parameters in host memory (GpuProverConfig)
+    // groth16, pipeline, porep-c2, post, snap: the queries in host memory, streamed to the GPU at every MSM
+    // (GpuProverConfig::stream_queries: what a GPU smaller than the key does)
+    bool stream_queries = false;
     // groth16, pipeline: device bytes for precomputed MSM window tables (GpuProverConfig::msm_table_bytes; 0: none)
     size_t msm_table_bytes = 0;
     // groth16: circuits per engine job (the GPU backend uploads one circuit's a, b, c during the previous one's MSMs)
@@ -148,10 +151,14 @@ int run_info();
 // The key store of the CLI's engines for `choice` (auto, cpu, gpu): one copy of a key's parameters per GPU when the
 // build has CUDA and a device is present (not for cpu), the CPU backend behind them or alone; gpu without a device
 // is an error.
-// msm_table_bytes: GpuProverConfig::msm_table_bytes of every GPU copy.
-// `checked`: a file's points are checked for their subgroups as they load (on the GPU where there is one).
-engine::KeyStoreConfig cli_key_store(const std::string& choice, bool pin_params = false, size_t msm_table_bytes = 0,
-                                     bool checked = true);
+// `gpu`: the GPU prover's settings of every GPU copy. `checked`: a file's points are checked for their subgroups as
+// they load (on the GPU where there is one).
+struct CliGpuOptions {
+    bool pin_params = false;       // GpuProverConfig::pin_host_params
+    size_t msm_table_bytes = 0;    // GpuProverConfig::msm_table_bytes
+    bool stream_queries = false;   // GpuProverConfig::stream_queries
+};
+engine::KeyStoreConfig cli_key_store(const std::string& choice, const CliGpuOptions& gpu = {}, bool checked = true);
 // Parameters the caller keeps alive longer than `eng` as one of its keys (borrowed, not copied).
 std::shared_ptr<const engine::ProvingKey> cli_key(engine::Engine& eng, const std::string& name,
                                                   const groth16::Parameters& params);
@@ -165,6 +172,7 @@ void note_fallbacks(engine::JobSpec& spec);
 struct CliJobOptions {
     std::string backend = "auto";
     bool pin_params = false;
+    bool stream_queries = false;  // GpuProverConfig::stream_queries
     // Synthesis workers for the host (auto) and a memory budget of engine::auto_memory_budget() unless set.
     engine::EngineConfig engine = [] {
         engine::EngineConfig c;

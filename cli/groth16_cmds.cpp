@@ -143,10 +143,11 @@ int run_setup(const SetupOptions& opt) {
 
 
 #ifdef CUZK_HAVE_CUDA
-static gpu::GpuProverConfig gpu_config(bool pin_params, size_t msm_table_bytes) {
+static gpu::GpuProverConfig gpu_config(const CliGpuOptions& o) {
     gpu::GpuProverConfig gc;
-    gc.pin_host_params = pin_params;
-    gc.msm_table_bytes = msm_table_bytes;
+    gc.pin_host_params = o.pin_params;
+    gc.msm_table_bytes = o.msm_table_bytes;
+    gc.stream_queries = o.stream_queries;
     return gc;
 }
 #endif
@@ -163,8 +164,7 @@ static std::vector<engine::DeviceCopy> copies_of(std::vector<std::unique_ptr<gpu
 }
 #endif
 
-engine::KeyStoreConfig cli_key_store(const std::string& choice, bool pin_params, size_t msm_table_bytes,
-                                     bool checked) {
+engine::KeyStoreConfig cli_key_store(const std::string& choice, const CliGpuOptions& gpu_opt, bool checked) {
     engine::KeyStoreConfig kc;
     kc.check_subgroup = checked;
 #ifdef CUZK_HAVE_CUDA
@@ -172,13 +172,13 @@ engine::KeyStoreConfig cli_key_store(const std::string& choice, bool pin_params,
         if (checked) kc.device_checks = backends::gpu_subgroup_checks();
         // One copy per GPU, each with its backend (one proving lane each); the CPU backend behind them. No device
         // budgets here, so the store never narrows the GPUs (`only` stays empty).
-        const gpu::GpuProverConfig gc = gpu_config(pin_params, msm_table_bytes);
+        const gpu::GpuProverConfig gc = gpu_config(gpu_opt);
         kc.make_device_copies = [gc](const groth16::Parameters& p, const std::vector<std::string>&) {
             return copies_of(gpu::gpu_backends(p, 0, gc));
         };
         // A file's points straight onto the GPUs, checked there (the first GPU's copy; the others hold the same
         // bytes of the file, which is verified unchanged afterwards); pinned parameters stay in host memory.
-        if (!pin_params)
+        if (!gpu_opt.pin_params)
             kc.stream_device_copies = [gc](const formats::ParamsFileSource& src, bool check,
                                            const std::vector<std::string>&) {
                 auto backends = gpu::gpu_backends(src, 0, gc);
@@ -188,8 +188,7 @@ engine::KeyStoreConfig cli_key_store(const std::string& choice, bool pin_params,
             };
     }
 #else
-    (void)pin_params;
-    (void)msm_table_bytes;
+    (void)gpu_opt;
 #endif
     if (choice == "gpu" && !kc.make_device_copies)
         throw std::runtime_error("--backend gpu: no CUDA device (or built without CUDA)");
@@ -212,7 +211,7 @@ CliJob run_keyed_job(engine::JobSpec spec, const CliJobOptions& opt, bool checke
                      const std::function<std::shared_ptr<const engine::ProvingKey>(engine::Engine&)>& make_key) {
     engine::EngineConfig ec = opt.engine;
     if (!ec.memory_budget_bytes) ec.memory_budget_bytes = engine::auto_memory_budget();
-    ec.keys = cli_key_store(opt.backend, opt.pin_params, 0, checked);
+    ec.keys = cli_key_store(opt.backend, {opt.pin_params, 0, opt.stream_queries}, checked);
     engine::Engine eng(ec);
     if (opt.job_peak_rss) engine::reset_peak_rss();
     CliJob job;
@@ -397,7 +396,7 @@ int run_bench_groth16(const CircuitOptions& circuit, const BenchOptions& opt, in
     engine::EngineConfig ec;
     ec.synthesis_workers = 1;  // the batches are synthesized before they are submitted
     ec.lookahead = std::max<size_t>(1, opt.batch);
-    ec.keys = cli_key_store(opt.backend, opt.pin_params, opt.msm_table_bytes);
+    ec.keys = cli_key_store(opt.backend, {opt.pin_params, opt.msm_table_bytes, opt.stream_queries});
     engine::Engine eng(ec);
     auto b0 = clock_type::now();
     const auto key = cli_key(eng, c.name, params);
@@ -578,7 +577,7 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
     ecfg.synthesis_workers = opt.workers;
     ecfg.memory_budget_bytes = opt.memory_budget ? opt.memory_budget : engine::auto_memory_budget();
     ecfg.lookahead = opt.lookahead;
-    ecfg.keys = cli_key_store(opt.backend, opt.pin_params, opt.msm_table_bytes);
+    ecfg.keys = cli_key_store(opt.backend, {opt.pin_params, opt.msm_table_bytes, opt.stream_queries});
     engine::Engine eng(ecfg);
     const auto key = cli_key(eng, c.name, params);
     engine::JobSpec spec;

@@ -160,6 +160,9 @@ int main(int argc, char** argv) {
                     "groth16, pipeline: random parameters of the circuit's shape instead of a setup (large sizes; proofs not verified)");
     bench->add_flag("--pin-params", bench_opt.pin_params,
                     "groth16, pipeline: page-lock the parameters in host memory before the GPU upload");
+    bench->add_flag("--stream-queries", bench_opt.stream_queries,
+                    "groth16, pipeline, porep-c2, post, snap: keep the queries in host memory and stream them to the GPU "
+                    "at every MSM (what a GPU smaller than the parameters does)");
     bench->add_flag("--pce", bench_opt.pce,
                     "pipeline: partitions by the pre-compiled constraint evaluator (witness + sparse product)");
     bench->add_option("--msm-table-bytes", bench_opt.msm_table_bytes,

@@ -15,6 +15,8 @@
 #   c2              a 32 GiB PoRep C2 (10 partitions, generated C1, random parameters), default engine settings,
 #                   $RUNS runs (default 3) on fresh engines after one parameter generation; $C2_ARGS adds flags
 #   c2-host         the same with the sparse products on the CPU (--host-products), to compare
+#   c2-streamed     the same with the parameters streamed from their file into host memory and the queries sent to
+#                   the GPU at every MSM (--key-file --stream-queries: what a GPU smaller than the key does)
 #   c2-queued       $QUEUED (default 3) C2 jobs of one C1 submitted at once to one engine: when each ends, and the
 #                   steady state (seconds per proof after the first)
 #   pipeline        bench pipeline --preset porep-32g --pce --partitions 10, default settings (issue 19 item 4)
@@ -45,7 +47,7 @@ try:
     runs = [json.loads(l) for l in open(sys.argv[1]).read().strip().splitlines()]
 except Exception as e:
     print("  no JSON:", e); sys.exit(0)
-keys = ["run", "first_partition_alone", "proof_type", "circuit", "sectors", "partitions", "workers", "lookahead", "device_products", "matrices_resident", "matrices_s", "constraints", "pce_compile_s", "params_s", "wall_s",
+keys = ["run", "first_partition_alone", "proof_type", "circuit", "sectors", "partitions", "workers", "lookahead", "device_products", "stream_queries", "matrices_resident", "matrices_s", "constraints", "pce_compile_s", "params_s", "wall_s",
         "synthesis_s_by_partition", "proving_s_by_partition", "h_kernel_s", "gpu_busy_share", "peak_rss_bytes", "queued_end_s", "queued_per_proof_s", "fallbacks", "checked_gpu_s",
         "checked_cpu_s", "unchecked_s", "checked_gpu_subgroup_s", "checked_gpu_subgroup_wait_s"]
 for j in runs:
@@ -98,6 +100,10 @@ for step in "$@"; do
     c2-host)
       # shellcheck disable=SC2086
       bench c2-host porep-c2 --proof-type StackedDrg32GiBV1_1 --random-params --runs "${RUNS:-3}" --host-products ${C2_ARGS:-} ;;
+    c2-streamed)
+      # shellcheck disable=SC2086
+      bench c2-streamed porep-c2 --proof-type StackedDrg32GiBV1_1 --random-params --runs "${RUNS:-3}" --key-file \
+        --params-dir "$P32" --stream-queries ${C2_ARGS:-} ;;
     c2-queued)
       # shellcheck disable=SC2086
       bench c2-queued porep-c2 --proof-type StackedDrg32GiBV1_1 --random-params --queued "${QUEUED:-3}" ${C2_ARGS:-} ;;
@@ -129,7 +135,7 @@ for step in "$@"; do
       bash tests/cli_roundtrip.sh "$cuzk" >"$OUT/roundtrip.log" 2>&1 || status=1
       tail -3 "$OUT/roundtrip.log" ;;
     *)
-      echo "unknown step '$step' (build, gpu-tests, params-load, winning, window, snap, snap-poseidon, c2, c2-host, c2-queued, pipeline, msm-tables, msm-streamed, roundtrip)"; exit 2 ;;
+      echo "unknown step '$step' (build, gpu-tests, params-load, winning, window, snap, snap-poseidon, c2, c2-host, c2-streamed, c2-queued, pipeline, msm-tables, msm-streamed, roundtrip)"; exit 2 ;;
   esac
 done
 exit $status

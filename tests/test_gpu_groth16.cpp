@@ -188,7 +188,8 @@ struct Bits : r1cs::CircuitImpl<Bits> {
 // Proves `circuits` with the CPU seam and with the GPU prover (same r, s): the proofs must be byte-identical, and
 // they verify (unless `verify` is false: parameters of random points, which no proof verifies against).
 void check_backends_agree(const groth16::Parameters& p, const std::vector<const r1cs::Circuit*>& circuits,
-                          const std::vector<std::vector<Fr>>& publics, std::mt19937_64& rng, bool verify = true) {
+                          const std::vector<std::vector<Fr>>& publics, std::mt19937_64& rng, bool verify = true,
+                          const gpu::GpuProverConfig& gc = {}) {
     std::vector<r1cs::ProvingAssignment> cpu_asg, gpu_asg;
     std::vector<Fr> r, s;
     for (const auto* c : circuits) {
@@ -198,7 +199,7 @@ void check_backends_agree(const groth16::Parameters& p, const std::vector<const 
         s.push_back(Fr::random(rng));
     }
     const auto want = groth16::prove_from_assignments(p, cpu_asg, r, s);
-    gpu::GpuProver prover(p);
+    gpu::GpuProver prover(p, gc);
     EXPECT_GT(prover.resident_bytes(), 0u);
     TimingSink sink;
     const auto got = prover.prove_from_assignments(gpu_asg, r, s, &sink);
@@ -271,16 +272,9 @@ TEST(GpuGroth16, ProofsEqualCpuProofs) {
     check_backends_agree(p, {&b1, &b2}, {b1.public_inputs(), b2.public_inputs()}, rng);
 }
 
-// Three partitions of Filecoin's PoRep circuit (porep-2k: one partition per sector, so three generated sectors) in
-// one batch: the witness is mostly zeros and ones (the ones go up as a bitmap) and the other values sit at nearly
-// the same positions in every partition (the later partitions reuse the first one's tails): byte-identical to the
-// CPU. The parameters are random points of the circuit's shape (a setup of its 2^22 domain takes minutes), so the
-// proofs are compared, not verified (tests/filecoin_c2_roundtrip.sh verifies real 2 KiB proofs, GPU where present).
-TEST(GpuGroth16, PorepPartitionsEqualCpu) {
-    if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
-    uint64_t seed = 0;
-    auto rng = fresh_rng(seed);
-    SCOPED_TRACE(seed);
+namespace {
+// Three partitions of the 2 KiB PoRep circuit in one batch (PorepPartitionsEqualCpu) on a prover made with `gc`.
+void check_porep_partitions(std::mt19937_64& rng, const gpu::GpuProverConfig& gc = {}) {
     circuits::CircuitSpec spec;
     spec.name = "porep-2k";
     spec.witness_seed = rng();
@@ -292,7 +286,21 @@ TEST(GpuGroth16, PorepPartitionsEqualCpu) {
         circuits.push_back(owned.back().get());
     }
     const auto p = groth16::benchmark_parameters(synthesize(*circuits[0]), rng());
-    check_backends_agree(p, circuits, publics, rng, false);
+    check_backends_agree(p, circuits, publics, rng, false, gc);
+}
+}  // namespace
+
+// Three partitions of Filecoin's PoRep circuit (porep-2k: one partition per sector, so three generated sectors) in
+// one batch: the witness is mostly zeros and ones (the ones go up as a bitmap) and the other values sit at nearly
+// the same positions in every partition (the later partitions reuse the first one's tails): byte-identical to the
+// CPU. The parameters are random points of the circuit's shape (a setup of its 2^22 domain takes minutes), so the
+// proofs are compared, not verified (tests/filecoin_c2_roundtrip.sh verifies real 2 KiB proofs, GPU where present).
+TEST(GpuGroth16, PorepPartitionsEqualCpu) {
+    if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
+    uint64_t seed = 0;
+    auto rng = fresh_rng(seed);
+    SCOPED_TRACE(seed);
+    check_porep_partitions(rng);
 }
 
 namespace {
@@ -652,6 +660,71 @@ TEST(GpuGroth16, AFileStreamedOntoTheDeviceProvesTheSame) {
         EXPECT_EQ(e.index(), j);
     }
     EXPECT_GE(gpu::free_device_memory() + (size_t{64} << 20), free_before) << "the failed upload freed its memory";
+    std::filesystem::remove_all(dir);
+}
+
+// The queries kept in host memory and streamed to the device chunk by chunk at every MSM
+// (GpuProverConfig::stream_queries, a GPU smaller than its key): proofs byte-identical to the CPU's with chunks of
+// 64 bases (every MSM in many chunks), of 4096 and the default; three 2 KiB PoRep partitions in one batch (bitmap
+// ones, tails cut per chunk); a file's points decoded straight into the host copy, checked on the device chunk by
+// chunk, a point outside its subgroup found in its query. The device holds only the chunk buffers.
+TEST(GpuGroth16, StreamedQueriesProveTheSame) {
+    if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
+    uint64_t seed = 0;
+    auto rng = fresh_rng(seed);
+    SCOPED_TRACE(seed);
+    const auto p = groth16::generate_parameters(circuits::MulChainCircuit(12, 2, std::nullopt),
+                                                groth16::ToxicWaste::from_seed(rng()));
+    circuits::MulChainCircuit c(12, 2, rng());
+    const size_t plain = gpu::GpuProver(p).resident_bytes();
+    for (size_t chunk : {size_t{64}, size_t{4096}, size_t{0}}) {
+        SCOPED_TRACE(::testing::Message() << "chunk " << chunk);
+        gpu::GpuProverConfig gc;
+        gc.stream_queries = true;
+        gc.stream_chunk_points = chunk;
+        gpu::GpuProver prover(p, gc);
+        EXPECT_GT(prover.streamed_host_bytes(), plain / 2) << "the queries' host copy";
+        if (chunk == 64) {
+            EXPECT_EQ(prover.resident_bytes(), 4 * 2 * 64 * 96 + 2 * 64 * 192) << "two buffers a query";
+        }
+        EXPECT_EQ(prover.query_outside_subgroup(), std::nullopt);
+        for (int k = 0; k < 2; k++) {  // the second proof starts from the chunks the first left on the device
+            const groth16::Proof got = expect_cpu_proof(prover, p, c, rng);
+            EXPECT_TRUE(groth16::verify_proof(groth16::prepare_verifying_key(p.vk), got, c.public_values()));
+        }
+    }
+
+    gpu::GpuProverConfig gc;
+    gc.stream_queries = true;
+    gc.stream_chunk_points = 1 << 18;
+    check_porep_partitions(rng, gc);
+
+    const auto dir = std::filesystem::temp_directory_path() / ("cuzk-streamq-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const auto file = dir / "chain.params";
+    auto bytes = formats::parameters_to_bytes(p);
+    gc.stream_chunk_points = 256;
+    for (bool bad : {false, true}) {
+        const size_t i = rng() % p.l.size();
+        if (bad) {  // a point of l's plus (0, 2), of order 3: on the curve, outside G1
+            const G1Affine order3 = G1Affine::from_xy(Fq::zero(), Fq::from_u64(2));
+            const auto enc = g1_to_uncompressed((p.l[i].to_jacobian() + order3.to_jacobian()).to_affine());
+            const auto& sec = formats::parse_parameters_layout(bytes, "x").section("l");
+            std::copy(enc.begin(), enc.end(), bytes.begin() + (std::ptrdiff_t)(sec.offset + i * sec.point_bytes()));
+        }
+        {
+            std::ofstream out(file, std::ios::binary | std::ios::trunc);
+            out.write(reinterpret_cast<const char*>(bytes.data()), (std::streamsize)bytes.size());
+        }
+        const formats::ParamsFileSource src(file);
+        gpu::GpuProver prover(src, gc);
+        if (!bad) {
+            EXPECT_EQ(prover.query_outside_subgroup(), std::nullopt);
+            expect_cpu_proof(prover, p, c, rng);
+        } else {
+            EXPECT_EQ(prover.query_outside_subgroup(), std::optional<std::string>("l")) << "point " << i;
+        }
+    }
     std::filesystem::remove_all(dir);
 }
 

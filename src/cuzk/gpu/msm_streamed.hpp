@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
@@ -53,6 +54,11 @@ public:
     // The same with split scalars (cuzk::split_scalars or split_scalars_multi; any layout, a tail included: each
     // chunk gets its split_range). std::invalid_argument when a split is larger than the bases or inconsistent.
     std::vector<Jacobian<Cfg>> msm_split(std::span<const ScalarSplit* const> splits, const KernelSpans& spans = {});
+
+    // fn(d_bases, first, count) for every chunk in turn (BaseDev layout, as MsmContext::device_bases; the copy
+    // complete when fn runs), until fn returns false; returns whether every call returned true. For checks that
+    // read the bases in place (gpu::g1_resident_in_subgroup_gpu).
+    bool for_each_chunk(const std::function<bool(const void* d_bases, size_t first, size_t count)>& fn);
 
     size_t num_bases() const;
     size_t chunk_points() const;

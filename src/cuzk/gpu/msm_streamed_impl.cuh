@@ -206,6 +206,19 @@ std::vector<Jacobian<Cfg>> StreamedMsm<Cfg>::msm_split(std::span<const ScalarSpl
 }
 
 template <class Cfg>
+bool StreamedMsm<Cfg>::for_each_chunk(const std::function<bool(const void*, size_t, size_t)>& fn) {
+    bool all = true;
+    impl_->walk(1, impl_->n, [&](size_t, typename Impl::Ctx& ctx, size_t lo, size_t hi) {
+        if (all) {
+            CUZK_CUDA_CHECK(cudaStreamSynchronize(ctx.owned_stream.get()));
+            all = fn(ctx.bases_mem.get(), lo, hi - lo);
+        }
+        return Jacobian<Cfg>::identity();
+    });
+    return all;
+}
+
+template <class Cfg>
 size_t StreamedMsm<Cfg>::num_bases() const {
     return impl_->n;
 }

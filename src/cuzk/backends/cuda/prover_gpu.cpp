@@ -9,7 +9,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -19,6 +21,7 @@
 #include "cuzk/gpu/cuda_check.cuh"
 #include "cuzk/gpu/device.hpp"
 #include "cuzk/gpu/msm.hpp"
+#include "cuzk/gpu/msm_streamed.hpp"
 #include "cuzk/gpu/pinned_upload.cuh"
 #include "cuzk/gpu/subgroup.hpp"
 #include "cuzk/gpu/ntt.hpp"
@@ -79,6 +82,74 @@ G2MsmContext g2_context(const groth16::QuerySource& src, size_t n, const GpuMsmC
         return G2MsmContext(p->points_b_g2(), c);
     return G2MsmContext(n, [&src](size_t lo, size_t hi, G2Affine* out) { src.read_b_g2(lo, hi, out); }, c);
 }
+
+// One query's MSMs: its bases resident on the device, or in page-locked host memory and streamed up at every call
+// (GpuProverConfig::stream_queries).
+template <class Cfg>
+class QueryMsm {
+public:
+    explicit QueryMsm(MsmContext<Cfg> c) : resident_(std::move(c)) {}
+    explicit QueryMsm(StreamedMsm<Cfg> s) : streamed_(std::move(s)) {}
+
+    Jacobian<Cfg> msm_device(const Fr* d_scalars, size_t m, const KernelSpans& spans) {
+        if (resident_) return resident_->msm_device(d_scalars, m, spans);
+        const Fr* const one[] = {d_scalars};
+        return streamed_->msm_device(one, m, spans)[0];
+    }
+    Jacobian<Cfg> msm_split(const ScalarSplit& split, const KernelSpans& spans) {
+        if (resident_) return resident_->msm_split(split, spans);
+        const ScalarSplit* const one[] = {&split};
+        return streamed_->msm_split(one, spans)[0];
+    }
+    size_t device_bytes() const { return resident_ ? resident_->resident_bytes() : streamed_->device_bytes(); }
+    size_t host_bytes() const { return streamed_ ? streamed_->host_bytes() : 0; }
+    // The batched subgroup check over the points on the device (gpu/subgroup.hpp), chunk by chunk when streamed.
+    bool in_subgroup(const BatchSubgroupOptions& o, int device) {
+        const auto check = [&](const void* d, size_t n) {
+            if constexpr (std::is_same_v<Cfg, G1Config>) return g1_resident_in_subgroup_gpu(d, n, o, device);
+            else return g2_resident_in_subgroup_gpu(d, n, o, device);
+        };
+        if (resident_) return check(resident_->device_bases(), resident_->num_bases());
+        return streamed_->for_each_chunk([&](const void* d, size_t, size_t n) { return check(d, n); });
+    }
+
+private:
+    std::optional<MsmContext<Cfg>> resident_;
+    std::optional<StreamedMsm<Cfg>> streamed_;
+};
+
+// Bases per chunk of a streamed G1 query (GpuProverConfig::stream_chunk_points, else a 48th of the device's memory
+// per buffer, 2^16 .. 2^24); B_G2 takes half as many (its points are twice as large).
+size_t stream_chunk(const GpuProverConfig& c) {
+    if (c.stream_chunk_points) return c.stream_chunk_points;
+    const size_t per_buffer = devices().at((size_t)c.device).total_memory / 48 / 96;
+    size_t k = size_t{1} << 16;
+    while (k < (size_t{1} << 24) && 2 * k <= per_buffer) k *= 2;
+    return k;
+}
+
+QueryMsm<G1Config> g1_query(const groth16::QuerySource& src, G1Query q, size_t n, const GpuMsmConfig& c,
+                            const GpuProverConfig& pc) {
+    if (!pc.stream_queries) return QueryMsm<G1Config>(g1_context(src, q, n, c));
+    StreamedMsmConfig sc;
+    sc.msm = c;
+    sc.chunk_points = stream_chunk(pc);
+    if (auto* p = dynamic_cast<const groth16::ParametersSource*>(&src))
+        return QueryMsm<G1Config>(G1StreamedMsm(p->points(q), sc));
+    return QueryMsm<G1Config>(
+        G1StreamedMsm(n, [&src, q](size_t lo, size_t hi, G1Affine* out) { src.read(q, lo, hi, out); }, sc));
+}
+QueryMsm<G2Config> g2_query(const groth16::QuerySource& src, size_t n, const GpuMsmConfig& c,
+                            const GpuProverConfig& pc) {
+    if (!pc.stream_queries) return QueryMsm<G2Config>(g2_context(src, n, c));
+    StreamedMsmConfig sc;
+    sc.msm = c;
+    sc.chunk_points = std::max<size_t>(stream_chunk(pc) / 2, 64);
+    if (auto* p = dynamic_cast<const groth16::ParametersSource*>(&src))
+        return QueryMsm<G2Config>(G2StreamedMsm(p->points_b_g2(), sc));
+    return QueryMsm<G2Config>(
+        G2StreamedMsm(n, [&src](size_t lo, size_t hi, G2Affine* out) { src.read_b_g2(lo, hi, out); }, sc));
+}
 }  // namespace
 
 // Page-locks host arrays for its lifetime (GpuProverConfig::pin_host_params); ranges another owner registered
@@ -130,8 +201,8 @@ struct GpuProver::Impl {
     // The G1 MSMs run one after another (prove_one), so their contexts share one scratch; B_G2's, which runs beside
     // them, has its own.
     std::shared_ptr<MsmScratch> g1_scratch;
-    G1MsmContext a, b1, l, h;
-    G2MsmContext b2;
+    QueryMsm<G1Config> a, b1, l, h;
+    QueryMsm<G2Config> b2;
     // Two sets of device arrays for H ("slots"), kept while the domain size stays the same: while one circuit's
     // MSMs run, the next circuit's a, b, c are uploaded into the other slot (inside a batch, or through prepare()).
     // The second slot is made only when the device has room for it. State under mu: `active` is the slot of the
@@ -159,13 +230,13 @@ struct GpuProver::Impl {
         : shape(src.shape()),
           cfg(c),
           pins(std::move(p)),
-          tables(table_plan(shape, c)),
+          tables(c.stream_queries ? TablePlan{} : table_plan(shape, c)),
           g1_scratch(std::make_shared<MsmScratch>(c.device)),
-          a(g1_context(src, G1Query::A, shape.a, on(c.device, g1_scratch, tables.a))),
-          b1(g1_context(src, G1Query::BG1, shape.b_g1, on(c.device, g1_scratch, tables.b1))),
-          l(g1_context(src, G1Query::L, shape.l, on(c.device, g1_scratch, tables.l))),
-          h(g1_context(src, G1Query::H, shape.h, on(c.device, g1_scratch, tables.h))),
-          b2(g2_context(src, shape.b_g2, on(c.device))) {}
+          a(g1_query(src, G1Query::A, shape.a, on(c.device, g1_scratch, tables.a), c)),
+          b1(g1_query(src, G1Query::BG1, shape.b_g1, on(c.device, g1_scratch, tables.b1), c)),
+          l(g1_query(src, G1Query::L, shape.l, on(c.device, g1_scratch, tables.l), c)),
+          h(g1_query(src, G1Query::H, shape.h, on(c.device, g1_scratch, tables.h), c)),
+          b2(g2_query(src, shape.b_g2, on(c.device), c)) {}
 
     // The H arrays of slot k for this domain (made or remade when the size or convention changed). An optional
     // slot is made only with room to spare (as much again, so the MSMs' scratch, which grows with the largest
@@ -500,11 +571,11 @@ std::optional<std::string> GpuProver::query_outside_subgroup() const {
     const BatchSubgroupOptions o;
     const int d = impl_->cfg.device;
     // File order (h, l, a, b_g1, b_g2), so the report names the section a reader of the whole file would.
-    const std::pair<const char*, const G1MsmContext*> g1[] = {
+    const std::pair<const char*, QueryMsm<G1Config>*> g1[] = {
         {"h", &impl_->h}, {"l", &impl_->l}, {"a", &impl_->a}, {"b_g1", &impl_->b1}};
-    for (const auto& [name, ctx] : g1)
-        if (!g1_resident_in_subgroup_gpu(ctx->device_bases(), ctx->num_bases(), o, d)) return std::string(name);
-    if (!g2_resident_in_subgroup_gpu(impl_->b2.device_bases(), impl_->b2.num_bases(), o, d)) return "b_g2";
+    for (const auto& [name, q] : g1)
+        if (!q->in_subgroup(o, d)) return std::string(name);
+    if (!impl_->b2.in_subgroup(o, d)) return "b_g2";
     return std::nullopt;
 }
 GpuProver::~GpuProver() = default;
@@ -693,8 +764,13 @@ size_t GpuBackend::products_device_bytes(const r1cs::PrecompiledR1cs& pce) const
 bool GpuProver::needs_host_points() const { return impl_->cfg.pin_host_params; }
 
 size_t GpuProver::resident_bytes() const {
-    return impl_->a.resident_bytes() + impl_->b1.resident_bytes() + impl_->l.resident_bytes() +
-           impl_->h.resident_bytes() + impl_->b2.resident_bytes();
+    return impl_->a.device_bytes() + impl_->b1.device_bytes() + impl_->l.device_bytes() + impl_->h.device_bytes() +
+           impl_->b2.device_bytes();
+}
+
+size_t GpuProver::streamed_host_bytes() const {
+    return impl_->a.host_bytes() + impl_->b1.host_bytes() + impl_->l.host_bytes() + impl_->h.host_bytes() +
+           impl_->b2.host_bytes();
 }
 
 }  // namespace cuzk::gpu

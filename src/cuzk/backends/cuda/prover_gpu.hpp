@@ -4,6 +4,9 @@
 // the A, B, L scalars, proof assembly) is the CPU prover's own code (groth16/prover.hpp building blocks), and for
 // the same assignment and r, s the proof is byte-identical to the CPU's (tests/test_gpu_groth16.cpp).
 //
+// With GpuProverConfig::stream_queries the query points stay in page-locked host memory instead and every MSM
+// streams them up chunk by chunk (gpu::StreamedMsm): a device smaller than the key proves on the GPU all the same.
+//
 // Per circuit: H (HComputer, both conventions) and the MSM over the H query read straight from device memory;
 // meanwhile the CPU splits the A, B, L scalars in one pass (zeros skipped, ones summed by a tree on the device, the
 // rest through Pippenger, Montgomery scalars converted on the device). Each query's split takes the layout its
@@ -57,6 +60,14 @@ struct GpuProverConfig {
     // H, L, A and B_G1 get a table in that order while the next one fits; 0: none. Counted in resident_bytes(), so a
     // key store budgets it with the key. The gain per proof is in docs/perf.md.
     size_t msm_table_bytes = 0;
+    // Keep the queries in page-locked host memory, in the device layout, and stream them to the device chunk by
+    // chunk at every MSM (gpu::StreamedMsm) instead of holding them there: for a device smaller than its key (a
+    // 32 GiB PoRep key is ~44 GB). Device memory per query: two chunk buffers; no window tables (msm_table_bytes is
+    // ignored). Host memory: the whole key, page-locked, for the prover's lifetime.
+    bool stream_queries = false;
+    // Bases per chunk of a G1 query with stream_queries (B_G2: half as many); 0: from the device's memory (a G1
+    // buffer a 48th of it, 2^16 .. 2^24 bases).
+    size_t stream_chunk_points = 0;
 };
 
 class GpuProver {
@@ -97,8 +108,10 @@ public:
     std::shared_ptr<const void> hold_products(const r1cs::PrecompiledR1cs& pce);
     // groth16::ProverBackend::await_products: returns once a held copy of `pce`'s matrices is on this device.
     void await_products(const r1cs::PrecompiledR1cs& pce);
-    // Device bytes held by the resident queries.
+    // Device bytes held by the resident queries (with stream_queries: their chunk buffers).
     size_t resident_bytes() const;
+    // Page-locked host bytes of the streamed queries (0 unless GpuProverConfig::stream_queries).
+    size_t streamed_host_bytes() const;
     // Whether the host points must outlive the prover (GpuProverConfig::pin_host_params).
     bool needs_host_points() const;
     // Host bytes a circuit takes while it is proven here, beyond its assignment: its 0/1 splits, the most one has
