@@ -1105,6 +1105,79 @@ std::vector<DeviceCopy> streamed_pretend_copy(const formats::ParamsFileSource& s
 }
 }  // namespace
 
+// A file's key no device's whole budget holds, with a maker of streamed copies (KeyStoreConfig::streamed_copies:
+// the queries in host memory, sent to the device at every MSM): it gets streamed copies on every device whose budget
+// holds their buffers, proves the same bytes as its fallback, counts their host bytes in the host budget and
+// their buffers in the device's, and still says why no whole copy fits. Without the maker, or with no budget for
+// the buffers, it proves on the CPU as before; a key that fits whole is not streamed.
+TEST(KeyStore, AKeyNoDeviceHoldsWholeGetsStreamedCopiesWhereTheirBuffersFit) {
+    ParamFiles f;
+    ASSERT_LT(f.bytes[0], f.bytes[2]);
+    const size_t buffers = f.bytes[0] / 8;
+    size_t streams = 0, streamed = 0;
+    std::vector<std::vector<std::string>> asked;
+    KeyStoreConfig cfg;
+    cfg.device_budget_bytes["dev:0"] = f.bytes[0] + (f.bytes[2] - f.bytes[0]) / 2;  // files[0] whole, not files[2]
+    cfg.device_budget_bytes["dev:1"] = buffers / 2;                                   // not even the buffers
+    cfg.device_bytes = [](const groth16::KeyShape& k) {
+        const size_t b = ProvingKeyStore::resident_bytes(k);
+        return std::map<std::string, size_t>{{"dev:0", b}, {"dev:1", b}};
+    };
+    cfg.streamed_device_bytes = [buffers](const groth16::KeyShape&) {
+        return std::map<std::string, size_t>{{"dev:0", buffers}, {"dev:1", buffers}};
+    };
+    cfg.stream_device_copies = [&streams](const formats::ParamsFileSource& src, bool check,
+                                          const std::vector<std::string>&) {
+        return streamed_pretend_copy(src, check, &streams);
+    };
+    cfg.make_device_copies = [](const groth16::Parameters&, const std::vector<std::string>&) {
+        ADD_FAILURE() << "a whole copy made from host memory";
+        return std::vector<DeviceCopy>{};
+    };
+    auto streamed_maker = [&](const formats::ParamsFileSource& src, bool check, const std::vector<std::string>& d) {
+        asked.push_back(d);
+        ++streamed;
+        size_t ignored = 0;
+        auto v = streamed_pretend_copy(src, check, &ignored);
+        v[0].host_bytes = v[0].bytes;  // the queries, page-locked on the host
+        v[0].bytes = buffers;          // the chunk buffers on the device
+        return v;
+    };
+    {
+        ProvingKeyStore without(cfg);
+        auto k2 = without.get(f.files[2]);
+        EXPECT_TRUE(k2->without_devices) << "no streamed maker: the CPU";
+        EXPECT_EQ(k2->backend(), k2->cpu.get());
+        EXPECT_FALSE(k2->devices_too_small.empty());
+        EXPECT_FALSE(k2->streamed);
+        EXPECT_EQ(streams, 0u);
+    }
+    cfg.streamed_copies = streamed_maker;
+    ProvingKeyStore store(cfg);
+    auto k2 = store.get(f.files[2]);
+    EXPECT_TRUE(k2->streamed);
+    EXPECT_FALSE(k2->without_devices);
+    ASSERT_EQ(k2->devices.size(), 1u);
+    EXPECT_EQ(k2->backend(), k2->devices[0].backend.get());
+    EXPECT_NE(k2->devices_too_small.find("dev:0"), std::string::npos) << "why no whole copy: " << k2->devices_too_small;
+    EXPECT_NE(k2->devices_left_out.find("dev:1"), std::string::npos) << k2->devices_left_out;
+    ASSERT_EQ(asked.size(), 1u);
+    EXPECT_EQ(asked[0], std::vector<std::string>{"dev:0"}) << "the device whose budget holds the buffers";
+    EXPECT_EQ(streams, 0u) << "no whole copy was made";
+    auto st = store.stats();
+    EXPECT_EQ(st.device_bytes.at("dev:0"), buffers);
+    EXPECT_GE(st.bytes, f.bytes[2]) << "the streamed queries count in the host budget";
+    const uint64_t seed = std::random_device{}();
+    std::printf("seed %llu\n", (unsigned long long)seed);
+    expect_device_proof_equals_fallback(*k2, circuits::MulChainCircuit(7, 1, seed), seed,
+                                        "the streamed copy and the re-read file prove the same bytes");
+    // A key that fits whole goes on the device whole, as before.
+    auto k0 = store.get(f.files[0]);
+    EXPECT_FALSE(k0->streamed);
+    EXPECT_EQ(streams, 1u);
+    EXPECT_EQ(streamed, 1u);
+}
+
 // #19 item 6: with stream_device_copies a file's points go from the file to the device copies without a host copy
 // of them all: the key never holds them, proves the same bytes on the device and on its re-reading fallback, and a
 // bad file is refused with the reader's own report; a .zkey, or a key with no device room, is read as before.

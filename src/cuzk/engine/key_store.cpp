@@ -222,13 +222,25 @@ std::shared_ptr<ProvingKey> ProvingKeyStore::load_streamed(const std::filesystem
     opt.check_subgroup = cfg_.check_subgroup;
     opt.device_checks = cfg_.device_checks;
     const formats::ParamsFileSource src(path, opt);  // the layout, the verifying key and ic (checked)
-    const DevicePlan plan = plan_devices(src.shape());
+    DevicePlan plan = plan_devices(src.shape());
+    // No device holds the key whole: streamed copies where their buffers fit, when there is a maker for them.
+    const std::string too_small = plan.too_small;
+    const std::optional<DevicePlan> streamed = too_small.empty() ? std::nullopt : plan_streamed(src.shape());
+    if (streamed) plan = *streamed;
     if (!reserve_device_room(plan, entry)) return nullptr;  // no room: read for the CPU
     auto k = std::make_shared<ProvingKey>();
     k->path = key;
     k->shape = src.shape();
     k->devices_left_out = plan.left_out;
-    k->devices = cfg_.stream_device_copies(src, cfg_.check_subgroup, plan.only());
+    if (streamed) {
+        std::vector<std::string> devices;
+        for (const auto& [dev, bytes] : plan.need) devices.push_back(dev);
+        k->devices = cfg_.streamed_copies(src, cfg_.check_subgroup, devices);
+        k->streamed = true;
+        k->devices_too_small = too_small;
+    } else {
+        k->devices = cfg_.stream_device_copies(src, cfg_.check_subgroup, plan.only());
+    }
     src.verify_unchanged();
     if (k->devices.empty()) throw std::logic_error("key store: streamed " + key + " onto no device");
     for (const auto& d : k->devices)
@@ -236,7 +248,8 @@ std::shared_ptr<ProvingKey> ProvingKeyStore::load_streamed(const std::filesystem
             throw std::logic_error("key store: a streamed device copy of " + key + " needs host points");
     if (cfg_.cpu_fallback)
         k->cpu = std::make_unique<RereadingCpuBackend>(k->path, k->shape, cfg_.check_subgroup, cfg_.device_checks);
-    k->host_bytes = resident_bytes(groth16::KeyShape{k->shape.vk});  // the verifying key alone
+    k->host_bytes = resident_bytes(groth16::KeyShape{k->shape.vk});  // the verifying key, and streamed queries
+    for (const auto& d : k->devices) k->host_bytes += d.host_bytes;
     return k;
 }
 
@@ -314,8 +327,22 @@ std::shared_ptr<const ProvingKey> ProvingKeyStore::obtain(const std::string& key
 }
 
 ProvingKeyStore::DevicePlan ProvingKeyStore::plan_devices(const groth16::KeyShape& shape) const {
+    return plan_devices(cfg_.device_bytes ? cfg_.device_bytes(shape) : std::map<std::string, size_t>{});
+}
+
+std::optional<ProvingKeyStore::DevicePlan> ProvingKeyStore::plan_streamed(const groth16::KeyShape& shape) const {
+    if (!cfg_.streamed_copies) return std::nullopt;
+    std::map<std::string, size_t> need = cfg_.streamed_device_bytes ? cfg_.streamed_device_bytes(shape)
+                                                                      : std::map<std::string, size_t>{};
+    if (cfg_.device_bytes)  // every device a whole copy was planned for, nothing where no size is given
+        for (const auto& [dev, bytes] : cfg_.device_bytes(shape)) need.emplace(dev, 0);
+    DevicePlan plan = plan_devices(need);
+    if (!plan.too_small.empty()) return std::nullopt;  // not even the buffers fit: the CPU
+    return plan;
+}
+
+ProvingKeyStore::DevicePlan ProvingKeyStore::plan_devices(const std::map<std::string, size_t>& need) const {
     DevicePlan plan;
-    const auto need = cfg_.device_bytes ? cfg_.device_bytes(shape) : std::map<std::string, size_t>{};
     std::string why;  // the devices too small, each with its sizes
     for (const auto& [dev, bytes] : need) {
         auto budget = cfg_.device_budget_bytes.find(dev);

@@ -30,6 +30,7 @@
 #include <functional>
 #include <future>
 #include <map>
+#include <optional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -48,6 +49,7 @@ struct DeviceCopy {
     std::string device;  // its budget's name (the backend's lane: "cuda:0")
     size_t bytes = 0;    // device memory it holds
     std::unique_ptr<groth16::ProverBackend> backend;
+    size_t host_bytes = 0;  // host memory it holds (a streamed copy's queries, page-locked), in the host budget
 };
 
 struct KeyStoreConfig {
@@ -77,6 +79,15 @@ struct KeyStoreConfig {
     std::function<std::vector<DeviceCopy>(const formats::ParamsFileSource&, bool check_subgroup,
                                           const std::vector<std::string>& only)>
         stream_device_copies;
+    // Copies for a file's key that no device's budget can hold whole (a 32 GiB PoRep key on 16-24 GB cards): the
+    // queries stay in host memory and go to the device at every MSM (GpuProverConfig::stream_queries), each copy's
+    // DeviceCopy::host_bytes counted in the host budget. `devices` names those to use (every device whose budget
+    // holds streamed_device_bytes). Unset: such a key proves on the CPU (ProvingKey::devices_too_small).
+    std::function<std::vector<DeviceCopy>(const formats::ParamsFileSource&, bool check_subgroup,
+                                          const std::vector<std::string>& devices)>
+        streamed_copies;
+    // The device bytes a streamed copy takes on each device (its chunk buffers), by name; unset: nothing.
+    std::function<std::map<std::string, size_t>(const groth16::KeyShape&)> streamed_device_bytes;
     // A CPU backend behind the device copies (the engine's fallback); a key without device copies always has one.
     bool cpu_fallback = true;
     // Matrices made for a key (matrices()) also go onto its devices and stay there while the key does
@@ -106,6 +117,9 @@ struct ProvingKey {
     // The devices left without a copy because the key is larger than their whole budget while others hold it (a
     // smaller card beside larger ones), and why; empty when every device can. Its jobs prove on the others.
     std::string devices_left_out;
+    // Its device copies stream the queries from host memory (KeyStoreConfig::streamed_copies): devices_too_small
+    // says why a whole copy fits on none.
+    bool streamed = false;
 
     // The backend a job proves on (the first device's, else the CPU's), every device's (one proving lane each),
     // and the fallback (the CPU's behind devices; nullptr without devices or with cpu_fallback off).
@@ -179,6 +193,11 @@ private:
         std::vector<std::string> only() const;
     };
     DevicePlan plan_devices(const groth16::KeyShape& shape) const;
+    // The same for copies that take `need` bytes on each device.
+    DevicePlan plan_devices(const std::map<std::string, size_t>& need) const;
+    // The plan of streamed copies for a key no device holds whole (KeyStoreConfig::streamed_copies), or nullopt
+    // when there is no such maker.
+    std::optional<DevicePlan> plan_streamed(const groth16::KeyShape& shape) const;
     // Reserves the device room the planned copies take, evicting idle keys; false without room, or when no device
     // can hold the key at all (plan.too_small; nothing evicted for it).
     bool reserve_device_room(const DevicePlan& plan, Entry& entry);
