@@ -920,6 +920,9 @@ result_ttl_seconds = 3600
     EXPECT_FALSE(parse_config("", base).pin_params);
     EXPECT_TRUE(parse_config("[engine]\npin_params = true", base).pin_params);
     refused("[engine]\npin_params = \"yes\"", "engine.pin_params");
+    EXPECT_FALSE(parse_config("", base).stream_large_keys) << "off until measured";
+    EXPECT_TRUE(parse_config("[engine]\nstream_large_keys = true", base).stream_large_keys);
+    refused("[engine]\nstream_large_keys = 1", "engine.stream_large_keys");
     // The GPUs to prove on: visible ordinals, each once.
     EXPECT_TRUE(parse_config("", base).gpus.empty()) << "every visible GPU";
     EXPECT_EQ(parse_config("[engine]\ngpus = [2, 0]", base).gpus, (std::vector<size_t>{2, 0}));

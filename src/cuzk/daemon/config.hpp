@@ -50,6 +50,10 @@ struct DaemonConfig {
     // Page-lock each loaded parameter set in host memory while it is cached (GPU backend only): it can then never
     // be paged out. The upload to the device is as fast without (docs/perf.md), so off by default.
     bool pin_params = false;
+    // A parameter set no GPU's key budget holds whole (a 32 GiB PoRep set on a 16-24 GB card) is kept in host
+    // memory, page-locked (~44 GB per GPU for that set), and its points go to the GPU at every MSM instead of the
+    // set proving on the CPU. Off by default: not measured yet (docs/gpu-msm-notes.md).
+    bool stream_large_keys = false;
     // [jobs]
     size_t max_partitions = 64;
     size_t max_queued = 1000;         // jobs waiting or running; more are refused (RESOURCE_EXHAUSTED)

@@ -71,7 +71,7 @@ std::vector<size_t> chosen_gpus(const std::vector<size_t>& ordinals, const std::
 std::vector<engine::DeviceCopy> copies_of(std::vector<std::unique_ptr<gpu::GpuBackend>> backends) {
     std::vector<engine::DeviceCopy> v;
     for (auto& b : backends) {
-        engine::DeviceCopy d{b->lane(), b->resident_bytes(), nullptr};
+        engine::DeviceCopy d{b->lane(), b->resident_bytes(), nullptr, b->streamed_host_bytes()};
         d.backend = std::move(b);
         v.push_back(std::move(d));
     }
@@ -81,8 +81,9 @@ std::vector<engine::DeviceCopy> copies_of(std::vector<std::unique_ptr<gpu::GpuBa
 // The copies made straight from the file; with the check, the first device's resident points are checked (the
 // others hold the same bytes of the same file, which is verified unchanged afterwards).
 std::vector<engine::DeviceCopy> streamed_copies(const std::vector<size_t>& ordinals,
-                                                const formats::ParamsFileSource& src, bool check_subgroup) {
-    auto backends = gpu::gpu_backends(src, ordinals, gpu::GpuProverConfig{});
+                                                const formats::ParamsFileSource& src, bool check_subgroup,
+                                                const gpu::GpuProverConfig& gc = {}) {
+    auto backends = gpu::gpu_backends(src, ordinals, gc);
     if (check_subgroup && !backends.empty())
         if (auto query = backends.front()->query_outside_subgroup()) src.throw_not_in_subgroup(*query);
     return copies_of(std::move(backends));
@@ -149,6 +150,24 @@ engine::KeyStoreConfig key_store_config(const DaemonConfig& c, size_t budget_byt
                                                  const std::vector<std::string>& only) {
                 return streamed_copies(chosen_gpus(ordinals, only), src, check_subgroup);
             };
+        // A set no GPU holds whole: its queries in host memory, sent to the GPUs at every MSM.
+        if (!c.pin_params && c.stream_large_keys) {
+            gpu::GpuProverConfig streamed;
+            streamed.stream_queries = true;
+            kc.streamed_copies = [ordinals, streamed](const formats::ParamsFileSource& src, bool check_subgroup,
+                                                      const std::vector<std::string>& devices) {
+                return streamed_copies(chosen_gpus(ordinals, devices), src, check_subgroup, streamed);
+            };
+            kc.streamed_device_bytes = [ordinals, streamed](const groth16::KeyShape& k) {
+                std::map<std::string, size_t> b;
+                for (size_t i : ordinals) {
+                    gpu::GpuProverConfig on = streamed;
+                    on.device = (int)i;
+                    b[device_name(i)] = gpu::streamed_query_device_bytes(k, on);
+                }
+                return b;
+            };
+        }
     }
 #else
     (void)ordinals;
@@ -196,13 +215,19 @@ std::shared_ptr<const engine::ProvingKey> ProvingKeys::key(const fs::path& param
         log_(why + ": proving on the CPU until it fits");
     } else if (cfg_.backend == "gpu" && key->devices.empty()) {
         throw std::runtime_error("backend gpu: no CUDA device (or built without CUDA)");
-    } else if (!key->devices_left_out.empty()) {
+    } else if (!key->devices_left_out.empty() || key->streamed) {
         std::lock_guard<std::mutex> lk(left_out_mu_);
         auto& logged = left_out_logged_[key->path];
         if (logged.lock() != key) {
             logged = key;
-            log_(params_path.filename().string() + " is proven on " + std::to_string(key->devices.size()) +
-                 " of the GPUs: " + key->devices_left_out);
+            const std::string name = params_path.filename().string();
+            if (key->streamed)
+                log_(name + " does not fit on the GPUs whole (" + key->devices_too_small + "): its points stay in " +
+                     "host memory and go to " + std::to_string(key->devices.size()) + " GPU(s) at every proof" +
+                     (key->devices_left_out.empty() ? "" : "; " + key->devices_left_out));
+            else
+                log_(name + " is proven on " + std::to_string(key->devices.size()) + " of the GPUs: " +
+                     key->devices_left_out);
         }
     }
     return key;

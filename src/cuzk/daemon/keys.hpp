@@ -76,7 +76,7 @@ private:
     std::shared_ptr<engine::ProvingKeyStore> store_;  // parameter sets, their GPU copies and compiled matrices
     bool streams_ = false;
     std::vector<size_t> gpus_;  // gpu_ordinals(cfg_), found once at start
-    // The last loaded key of each path whose devices_left_out was logged (once per load, not per job).
+    // The last loaded key of each path whose devices_left_out or streaming was logged (once per load, not per job).
     std::mutex left_out_mu_;
     std::map<std::string, std::weak_ptr<const engine::ProvingKey>> left_out_logged_;
 };

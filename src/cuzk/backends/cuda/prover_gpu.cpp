@@ -768,6 +768,13 @@ size_t GpuProver::resident_bytes() const {
            impl_->b2.device_bytes();
 }
 
+size_t streamed_query_device_bytes(const groth16::KeyShape& shape, const GpuProverConfig& c) {
+    const size_t k = stream_chunk(c), k2 = std::max<size_t>(k / 2, 64);
+    auto buffers = [](size_t n, size_t chunk, size_t point) { return 2 * std::min(n, (chunk + 63) / 64 * 64) * point; };
+    return buffers(shape.a, k, 96) + buffers(shape.b_g1, k, 96) + buffers(shape.l, k, 96) + buffers(shape.h, k, 96) +
+           buffers(shape.b_g2, k2, 192);
+}
+
 size_t GpuProver::streamed_host_bytes() const {
     return impl_->a.host_bytes() + impl_->b1.host_bytes() + impl_->l.host_bytes() + impl_->h.host_bytes() +
            impl_->b2.host_bytes();

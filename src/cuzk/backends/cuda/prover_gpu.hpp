@@ -156,12 +156,17 @@ public:
     size_t resident_bytes() const { return prover_.resident_bytes(); }
     std::optional<std::string> query_outside_subgroup() const { return prover_.query_outside_subgroup(); }
     size_t working_bytes() const override { return prover_.working_bytes(); }
+    size_t streamed_host_bytes() const { return prover_.streamed_host_bytes(); }
     bool needs_host_points() const override { return prover_.needs_host_points(); }
 
 private:
     int device_ = 0;
     GpuProver prover_;
 };
+
+// Device bytes a prover with GpuProverConfig::stream_queries holds for a key of this shape on c.device: its chunk
+// buffers, two a query (the MSM scratch and H's arrays not included, as for a resident key).
+size_t streamed_query_device_bytes(const groth16::KeyShape& shape, const GpuProverConfig& c);
 
 // One GPU backend per visible device (gpu::devices() order) from index `first` on, each with its own resident copy
 // of `params`: the proving workers of a job spread over several GPUs (engine::JobSpec::backends).
