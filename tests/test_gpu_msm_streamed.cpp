@@ -164,6 +164,58 @@ TEST(GpuStreamedMsm, FilledBasesEqualCopiedOnesAndBadCallsAreRefused) {
     EXPECT_TRUE(empty.msm(std::span<const Fr>()).is_identity());
 }
 
+// The walk's plan (host logic, no GPU needed): over random sequences of calls of 0 .. 9 chunks, each chunk runs
+// once, in one direction, from the buffer that holds it; a copy never goes into the buffer in use and always
+// brings the next step's chunk; what the buffers hold afterwards is what the plan says; a call after one of the
+// same size starts from the chunks that one left and copies two fewer.
+TEST(GpuStreamedMsm, ChunkWalksUseEveryChunkOnceFromTheBufferThatHoldsIt) {
+    auto rng = cuzk::testing::seeded_rng("GpuStreamedMsm.ChunkWalksUseEveryChunkOnceFromTheBufferThatHoldsIt");
+    constexpr size_t kNone = gpu::ChunkWalk::kNone;
+    size_t holds[2] = {kNone, kNone};
+    bool descending = false;
+    size_t last = 0, reuses = 0;
+    for (int call = 0; call < 2000; call++) {
+        const size_t chunks = rng() % 4 == 0 ? last : rng() % 10;
+        SCOPED_TRACE(::testing::Message() << "call " << call << ", " << chunks << " chunks, held " << holds[0] << " "
+                                          << holds[1]);
+        const gpu::ChunkWalk w = gpu::plan_chunk_walk(chunks, holds, descending);
+        size_t sim[2] = {holds[0], holds[1]}, loads = 0;
+        if (w.first_load != kNone) sim[w.first_buffer] = w.first_load, loads++;
+        ASSERT_EQ(w.steps.size(), chunks);
+        std::vector<int> seen(chunks, 0);
+        for (size_t t = 0; t < chunks; t++) {
+            const auto& st = w.steps[t];
+            ASSERT_LT(st.chunk, chunks);
+            ASSERT_LT(st.buffer, 2u);
+            if (st.prefetch != kNone) {
+                ASSERT_LT(t + 1, chunks) << "a copy after the last step";
+                EXPECT_EQ(st.prefetch, w.steps[t + 1].chunk) << "a copy of another chunk than the next";
+                sim[1 - st.buffer] = st.prefetch, loads++;
+            }
+            EXPECT_EQ(sim[st.buffer], st.chunk) << "step " << t << " runs from a buffer that does not hold it";
+            seen[st.chunk]++;
+            if (t) {
+                const bool up = w.steps[1].chunk > w.steps[0].chunk;
+                EXPECT_EQ(st.chunk, up ? w.steps[t - 1].chunk + 1 : w.steps[t - 1].chunk - 1) << "one direction";
+            }
+        }
+        for (size_t j = 0; j < chunks; j++) EXPECT_EQ(seen[j], 1) << "chunk " << j;
+        EXPECT_EQ(w.holds_after[0], sim[0]);
+        EXPECT_EQ(w.holds_after[1], sim[1]);
+        EXPECT_LE(loads, chunks);
+        // The last call of this size left its last two chunks, at either end.
+        const size_t lo = std::min(holds[0], holds[1]), hi = std::max(holds[0], holds[1]);
+        if (chunks >= 2 && chunks == last && hi != kNone && hi == lo + 1 && (lo == 0 || hi == chunks - 1)) {
+            EXPECT_EQ(loads, chunks - 2) << "the two chunks the last call left, reused";
+            reuses++;
+        }
+        holds[0] = w.holds_after[0], holds[1] = w.holds_after[1];
+        descending = w.descending_next;
+        last = chunks;
+    }
+    EXPECT_GT(reuses, 50u) << "calls after one of the same size were checked";
+}
+
 #else
 TEST(GpuStreamedMsm, MatchesCpu) { GTEST_SKIP() << "built without CUDA"; }
 #endif

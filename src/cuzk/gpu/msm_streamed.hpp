@@ -29,6 +29,25 @@ struct StreamedMsmConfig {
     size_t chunk_points = 0;
 };
 
+// The order in which a call walks its chunks through the two device buffers (host logic, StreamedMsm's plan):
+// the direction whose first chunk is already on the device (else `descending`), each chunk in the buffer that
+// holds it or gets it, the next chunk's copy queued into the other buffer before this chunk's MSMs run.
+struct ChunkWalk {
+    static constexpr size_t kNone = ~size_t(0);
+    struct Step {
+        size_t chunk = kNone;     // the chunk whose MSMs run at this step
+        unsigned buffer = 0;      // the buffer that holds it
+        size_t prefetch = kNone;  // the chunk copied into the other buffer before they run, kNone: none
+    };
+    size_t first_load = kNone;  // the chunk copied into first_buffer before the first step, kNone: held already
+    unsigned first_buffer = 0;
+    std::vector<Step> steps;
+    size_t holds_after[2] = {kNone, kNone};  // what each buffer holds once the walk is done
+    bool descending_next = false;            // the direction of a next call that finds neither end held
+};
+// The walk of `chunks` chunks when the buffers hold holds[0], holds[1] (chunk numbers, ChunkWalk::kNone: nothing).
+ChunkWalk plan_chunk_walk(size_t chunks, const size_t holds[2], bool descending);
+
 template <class Cfg>
 class StreamedMsm {
 public:

@@ -20,14 +20,13 @@ struct StreamedMsm<Cfg>::Impl {
     using Ctx = typename MsmContext<Cfg>::Impl;
     using F = typename Ctx::F;
     using Base = BaseDev<F>;
-    static constexpr size_t kNone = ~size_t(0);
 
     int device = 0;
     size_t n = 0;
     size_t K = 0;  // bases per chunk, a multiple of 64
     PinnedBuffer<Base> host;
     std::unique_ptr<Ctx> buf[2];
-    size_t holds[2] = {kNone, kNone};  // the chunk each buffer holds (or has queued), kNone: none
+    size_t holds[2] = {ChunkWalk::kNone, ChunkWalk::kNone};  // the chunk each buffer holds (or has queued)
     bool descending = false;           // the direction of the next call without a chunk to start from
     size_t loads = 0;
 
@@ -60,41 +59,36 @@ struct StreamedMsm<Cfg>::Impl {
     }
     static size_t pow2_floor_size(size_t x) { return x ? size_t(1) << (63 - __builtin_clzll(x)) : 0; }
 
-    size_t buffer_holding(size_t chunk) const {
-        return holds[0] == chunk ? 0 : holds[1] == chunk ? 1 : kNone;
-    }
-    void load(size_t into, size_t chunk) {
+    void load(unsigned into, size_t chunk) {
         const size_t lo = chunk * K;
-        holds[into] = kNone;  // until the copy is queued
         buf[into]->load_async(host.get() + lo, std::min(K, n - lo));
-        holds[into] = chunk;
         loads++;
     }
 
     // part(set, ctx, lo, hi): that set's sum over bases [lo, hi), run on ctx (which holds them). Walks the chunks
-    // that `extent` bases cover, each once for every set, the next one's copy queued before this one's MSMs.
+    // that `extent` bases cover (plan_chunk_walk), each once for every set, the next one's copy queued before this
+    // one's MSMs.
     using Part = std::function<Jacobian<Cfg>(size_t set, Ctx& ctx, size_t lo, size_t hi)>;
     std::vector<Jacobian<Cfg>> walk(size_t sets, size_t extent, const Part& part) {
         std::vector<Jacobian<Cfg>> acc(sets, Jacobian<Cfg>::identity());
         const size_t chunks = (extent + K - 1) / K;
         if (!sets || !chunks) return acc;
         CUZK_CUDA_CHECK(cudaSetDevice(device));
-        // Start from a chunk the last call left on the device when there is one at either end.
-        const bool desc = buffer_holding(chunks - 1) != kNone ? true : buffer_holding(0) != kNone ? false : descending;
-        descending = !desc;
-        auto chunk_at = [&](size_t t) { return desc ? chunks - 1 - t : t; };
+        const ChunkWalk w = plan_chunk_walk(chunks, holds, descending);
+        holds[0] = holds[1] = ChunkWalk::kNone;  // until the walk is done: a copy may fail to be queued
         try {
-            if (buffer_holding(chunk_at(0)) == kNone) load(chunks > 1 && holds[0] == chunk_at(1) ? 1 : 0, chunk_at(0));
-            for (size_t t = 0; t < chunks; t++) {
-                const size_t j = chunk_at(t), x = buffer_holding(j);
-                if (t + 1 < chunks && buffer_holding(chunk_at(t + 1)) == kNone) load(1 - x, chunk_at(t + 1));
-                const size_t lo = j * K, hi = std::min(n, lo + K);
-                for (size_t b = 0; b < sets; b++) acc[b] += part(b, *buf[x], lo, hi);
+            if (w.first_load != ChunkWalk::kNone) load(w.first_buffer, w.first_load);
+            for (const ChunkWalk::Step& st : w.steps) {
+                if (st.prefetch != ChunkWalk::kNone) load(1 - st.buffer, st.prefetch);
+                const size_t lo = st.chunk * K, hi = std::min(n, lo + K);
+                for (size_t b = 0; b < sets; b++) acc[b] += part(b, *buf[st.buffer], lo, hi);
             }
         } catch (...) {
-            holds[0] = holds[1] = kNone;  // a copy may not have been queued: load again next time
+            descending = w.descending_next;
             throw;
         }
+        holds[0] = w.holds_after[0], holds[1] = w.holds_after[1];
+        descending = w.descending_next;
         return acc;
     }
 };
