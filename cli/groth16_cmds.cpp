@@ -14,6 +14,7 @@
 #include <optional>
 #include <random>
 #include <sstream>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -155,8 +156,10 @@ static gpu::GpuProverConfig gpu_config(const CliGpuOptions& o) {
 #ifdef CUZK_HAVE_CUDA
 static std::vector<engine::DeviceCopy> copies_of(std::vector<std::unique_ptr<gpu::GpuBackend>> backends) {
     std::vector<engine::DeviceCopy> v;
+    std::set<const gpu::StreamedKey*> counted;  // streamed copies share one host copy of the queries
     for (auto& b : backends) {
-        engine::DeviceCopy d{b->lane(), b->resident_bytes(), nullptr};
+        const bool first = counted.insert(b->streamed_key()).second;
+        engine::DeviceCopy d{b->lane(), b->resident_bytes(), nullptr, first ? b->streamed_host_bytes() : 0};
         d.backend = std::move(b);
         v.push_back(std::move(d));
     }

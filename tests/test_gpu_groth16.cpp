@@ -694,6 +694,32 @@ TEST(GpuGroth16, StreamedQueriesProveTheSame) {
         }
     }
 
+    // One host copy for the provers of several GPUs (gpu_backends makes one for all): two provers over one key.
+    {
+        auto key = std::make_shared<const gpu::StreamedKey>(groth16::ParametersSource(p));
+        EXPECT_EQ(key->shape(), groth16::KeyShape::of(p));
+        gpu::GpuProverConfig small;
+        small.stream_chunk_points = 512;
+        gpu::GpuProver first(key, small), second(key);
+        EXPECT_EQ(first.streamed_key(), key.get());
+        EXPECT_EQ(second.streamed_key(), key.get());
+        EXPECT_EQ(first.streamed_host_bytes(), key->host_bytes());
+        expect_cpu_proof(first, p, c, rng);
+        expect_cpu_proof(second, p, c, rng);
+        gpu::GpuProverConfig streamed;
+        streamed.stream_queries = true;
+        const auto backends = gpu::gpu_backends(p, 0, streamed);
+        ASSERT_FALSE(backends.empty());
+        for (const auto& b : backends) {
+            EXPECT_NE(b->streamed_key(), nullptr);
+            EXPECT_EQ(b->streamed_key(), backends[0]->streamed_key()) << "one host copy for every GPU";
+        }
+        EXPECT_THROW(gpu::GpuProver(std::shared_ptr<const gpu::StreamedKey>()), std::invalid_argument);
+        gpu::GpuProverConfig pinned;
+        pinned.pin_host_params = true;
+        EXPECT_THROW(gpu::GpuProver(key, pinned), std::invalid_argument);
+    }
+
     gpu::GpuProverConfig gc;
     gc.stream_queries = true;
     gc.stream_chunk_points = 1 << 18;

@@ -67,11 +67,14 @@ std::vector<size_t> chosen_gpus(const std::vector<size_t>& ordinals, const std::
     return out;
 }
 
-// One copy of the parameters per GPU, each with its backend.
+// One copy of the parameters per GPU, each with its backend; streamed copies share one host copy of the queries,
+// counted once.
 std::vector<engine::DeviceCopy> copies_of(std::vector<std::unique_ptr<gpu::GpuBackend>> backends) {
     std::vector<engine::DeviceCopy> v;
+    std::set<const gpu::StreamedKey*> counted;
     for (auto& b : backends) {
-        engine::DeviceCopy d{b->lane(), b->resident_bytes(), nullptr, b->streamed_host_bytes()};
+        const bool first = counted.insert(b->streamed_key()).second;
+        engine::DeviceCopy d{b->lane(), b->resident_bytes(), nullptr, first ? b->streamed_host_bytes() : 0};
         d.backend = std::move(b);
         v.push_back(std::move(d));
     }

@@ -61,6 +61,7 @@ unsigned gpu_msm_windows_per_group(unsigned windows, unsigned c, unsigned most, 
 }
 
 template class MsmContext<G1Config>;
+template class HostBases<G1Config>;
 template class StreamedMsm<G1Config>;
 
 MsmScratch::MsmScratch(int device) : impl_(std::make_unique<Impl>(device)) {}

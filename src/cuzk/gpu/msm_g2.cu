@@ -6,6 +6,7 @@
 namespace cuzk::gpu {
 
 template class MsmContext<G2Config>;
+template class HostBases<G2Config>;
 template class StreamedMsm<G2Config>;
 
 G2Jacobian msm_g2_gpu(std::span<const G2Affine> bases, std::span<const Fr> scalars, const GpuMsmConfig& cfg) {

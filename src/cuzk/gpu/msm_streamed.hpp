@@ -48,6 +48,29 @@ struct ChunkWalk {
 // The walk of `chunks` chunks when the buffers hold holds[0], holds[1] (chunk numbers, ChunkWalk::kNone: nothing).
 ChunkWalk plan_chunk_walk(size_t chunks, const size_t holds[2], bool descending);
 
+// Bases in page-locked host memory, in the device layout (portable: the StreamedMsm of every device can share one).
+template <class Cfg>
+class HostBases {
+public:
+    // Packs the bases on the global thread pool. gpu::CudaError when the page-locked allocation fails.
+    explicit HostBases(std::span<const Affine<Cfg>> bases);
+    // n bases made by fill(lo, hi, out) (concurrently for disjoint ranges); its exceptions come through.
+    using Fill = typename MsmContext<Cfg>::Fill;
+    HostBases(size_t n, const Fill& fill);
+    ~HostBases();
+    HostBases(const HostBases&) = delete;
+    HostBases& operator=(const HostBases&) = delete;
+
+    size_t size() const;
+    size_t bytes() const;
+    const void* data() const;  // size() entries of the device layout
+
+    struct Impl;
+
+private:
+    std::unique_ptr<Impl> impl_;
+};
+
 template <class Cfg>
 class StreamedMsm {
 public:
@@ -57,6 +80,8 @@ public:
     // The same for n bases made by fill(lo, hi, out) (concurrently for disjoint ranges); its exceptions come through.
     using Fill = typename MsmContext<Cfg>::Fill;
     StreamedMsm(size_t n, const Fill& fill, const StreamedMsmConfig& cfg = {});
+    // Over bases already in host memory, shared (with other devices' StreamedMsm); only the chunk buffers are made.
+    explicit StreamedMsm(std::shared_ptr<const HostBases<Cfg>> host, const StreamedMsmConfig& cfg = {});
     ~StreamedMsm();
     StreamedMsm(StreamedMsm&&) noexcept;
     StreamedMsm& operator=(StreamedMsm&&) noexcept;
@@ -81,8 +106,8 @@ public:
 
     size_t num_bases() const;
     size_t chunk_points() const;
-    // Page-locked host bytes of the bases, and device bytes of the two chunk buffers (the scratch not included:
-    // MsmContext::call_bytes of a chunk).
+    // Page-locked host bytes of the bases (shared or not), and device bytes of the two chunk buffers (the scratch
+    // not included: MsmContext::call_bytes of a chunk).
     size_t host_bytes() const;
     size_t device_bytes() const;
     // Chunks copied to the device so far (what the calls' reuse of the last chunks saves shows here).
@@ -94,6 +119,8 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
+extern template class HostBases<G1Config>;
+extern template class HostBases<G2Config>;
 extern template class StreamedMsm<G1Config>;
 extern template class StreamedMsm<G2Config>;
 

@@ -16,6 +16,60 @@
 namespace cuzk::gpu {
 
 template <class Cfg>
+struct HostBases<Cfg>::Impl {
+    using F = typename DeviceFieldOf<typename Cfg::F>::type;
+    using Base = BaseDev<F>;
+    PinnedBuffer<Base> mem;
+    size_t n = 0;
+    // pack(mem) writes the n bases in the device layout.
+    Impl(size_t count, const std::function<void(unsigned char*)>& pack) : n(count) {
+        if (n >= (size_t(1) << 31)) throw std::invalid_argument("gpu streamed msm: at most 2^31 - 1 bases");
+        mem = PinnedBuffer<Base>(n);
+        if (n) pack(reinterpret_cast<unsigned char*>(mem.get()));
+    }
+};
+
+template <class Cfg>
+HostBases<Cfg>::HostBases(std::span<const Affine<Cfg>> bases)
+    : impl_(std::make_unique<Impl>(bases.size(), [bases](unsigned char* to) {
+          parallel_for(bases.size(), [&](size_t lo, size_t hi) {
+              for (size_t i = lo; i < hi; i++)
+                  pack_base<Cfg, typename Impl::F>(bases[i], to + i * sizeof(typename Impl::Base));
+          });
+      })) {}
+
+template <class Cfg>
+HostBases<Cfg>::HostBases(size_t n, const Fill& fill)
+    : impl_(std::make_unique<Impl>(n, [&fill, n](unsigned char* to) {
+          if (!fill) throw std::invalid_argument("gpu streamed msm: no fill for the bases");
+          static constexpr size_t kBlock = 1024;
+          parallel_for(n, [&](size_t lo, size_t hi) {
+              std::vector<Affine<Cfg>> block(std::min(kBlock, hi - lo));
+              for (size_t b = lo; b < hi; b += kBlock) {
+                  const size_t e = std::min(hi, b + kBlock);
+                  fill(b, e, block.data());
+                  for (size_t i = b; i < e; i++)
+                      pack_base<Cfg, typename Impl::F>(block[i - b], to + i * sizeof(typename Impl::Base));
+              }
+          });
+      })) {}
+
+template <class Cfg>
+HostBases<Cfg>::~HostBases() = default;
+template <class Cfg>
+size_t HostBases<Cfg>::size() const {
+    return impl_->n;
+}
+template <class Cfg>
+size_t HostBases<Cfg>::bytes() const {
+    return impl_->n * sizeof(typename Impl::Base);
+}
+template <class Cfg>
+const void* HostBases<Cfg>::data() const {
+    return impl_->mem.get();
+}
+
+template <class Cfg>
 struct StreamedMsm<Cfg>::Impl {
     using Ctx = typename MsmContext<Cfg>::Impl;
     using F = typename Ctx::F;
@@ -24,21 +78,23 @@ struct StreamedMsm<Cfg>::Impl {
     int device = 0;
     size_t n = 0;
     size_t K = 0;  // bases per chunk, a multiple of 64
-    PinnedBuffer<Base> host;
+    std::shared_ptr<const HostBases<Cfg>> host_bases;
+    const Base* host = nullptr;  // host_bases' entries
     std::unique_ptr<Ctx> buf[2];
     size_t holds[2] = {ChunkWalk::kNone, ChunkWalk::kNone};  // the chunk each buffer holds (or has queued)
     bool descending = false;           // the direction of the next call without a chunk to start from
     size_t loads = 0;
 
-    // pack(host) writes the n bases in the device layout.
-    Impl(size_t count, const std::function<void(Base*)>& pack, const StreamedMsmConfig& c)
-        : device(c.msm.device), n(count) {
+    // make() makes the host bases (after the checks, on the device).
+    Impl(const std::function<std::shared_ptr<const HostBases<Cfg>>()>& make, const StreamedMsmConfig& c)
+        : device(c.msm.device) {
         if (c.msm.precompute_windows)
             throw std::invalid_argument("gpu streamed msm: no precomputed table (its chunks change per call)");
-        if (n >= (size_t(1) << 31)) throw std::invalid_argument("gpu streamed msm: at most 2^31 - 1 bases");
         CUZK_CUDA_CHECK(cudaSetDevice(device));
-        host = PinnedBuffer<Base>(n);
-        if (n) pack(host.get());
+        host_bases = make();
+        if (!host_bases) throw std::invalid_argument("gpu streamed msm: no host bases");
+        n = host_bases->size();
+        host = static_cast<const Base*>(host_bases->data());
         K = chunk_size(c.chunk_points, n);
         GpuMsmConfig mc = c.msm;
         if (!mc.scratch) mc.scratch = std::make_shared<MsmScratch>(device);  // one scratch for both buffers
@@ -61,7 +117,7 @@ struct StreamedMsm<Cfg>::Impl {
 
     void load(unsigned into, size_t chunk) {
         const size_t lo = chunk * K;
-        buf[into]->load_async(host.get() + lo, std::min(K, n - lo));
+        buf[into]->load_async(host + lo, std::min(K, n - lo));
         loads++;
     }
 
@@ -95,35 +151,15 @@ struct StreamedMsm<Cfg>::Impl {
 
 template <class Cfg>
 StreamedMsm<Cfg>::StreamedMsm(std::span<const Affine<Cfg>> bases, const StreamedMsmConfig& cfg)
-    : impl_(std::make_unique<Impl>(
-          bases.size(),
-          [bases](typename Impl::Base* out) {
-              auto* to = reinterpret_cast<unsigned char*>(out);
-              parallel_for(bases.size(), [&](size_t lo, size_t hi) {
-                  for (size_t i = lo; i < hi; i++) pack_base<Cfg, typename Impl::F>(bases[i], to + i * sizeof(*out));
-              });
-          },
-          cfg)) {}
+    : impl_(std::make_unique<Impl>([bases] { return std::make_shared<const HostBases<Cfg>>(bases); }, cfg)) {}
 
 template <class Cfg>
 StreamedMsm<Cfg>::StreamedMsm(size_t n, const Fill& fill, const StreamedMsmConfig& cfg)
-    : impl_(std::make_unique<Impl>(
-          n,
-          [&fill, n](typename Impl::Base* out) {
-              if (!fill) throw std::invalid_argument("gpu streamed msm: no fill for the bases");
-              static constexpr size_t kBlock = 1024;
-              auto* to = reinterpret_cast<unsigned char*>(out);
-              parallel_for(n, [&](size_t lo, size_t hi) {
-                  std::vector<Affine<Cfg>> block(std::min(kBlock, hi - lo));
-                  for (size_t b = lo; b < hi; b += kBlock) {
-                      const size_t e = std::min(hi, b + kBlock);
-                      fill(b, e, block.data());
-                      for (size_t i = b; i < e; i++)
-                          pack_base<Cfg, typename Impl::F>(block[i - b], to + i * sizeof(*out));
-                  }
-              });
-          },
-          cfg)) {}
+    : impl_(std::make_unique<Impl>([n, &fill] { return std::make_shared<const HostBases<Cfg>>(n, fill); }, cfg)) {}
+
+template <class Cfg>
+StreamedMsm<Cfg>::StreamedMsm(std::shared_ptr<const HostBases<Cfg>> host, const StreamedMsmConfig& cfg)
+    : impl_(std::make_unique<Impl>([&host] { return host; }, cfg)) {}
 
 template <class Cfg>
 StreamedMsm<Cfg>::~StreamedMsm() = default;
@@ -222,7 +258,7 @@ size_t StreamedMsm<Cfg>::chunk_points() const {
 }
 template <class Cfg>
 size_t StreamedMsm<Cfg>::host_bytes() const {
-    return impl_->n * sizeof(typename Impl::Base);
+    return impl_->host_bases->bytes();
 }
 template <class Cfg>
 size_t StreamedMsm<Cfg>::device_bytes() const {

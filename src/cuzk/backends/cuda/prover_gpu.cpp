@@ -102,7 +102,6 @@ public:
         return streamed_->msm_split(one, spans)[0];
     }
     size_t device_bytes() const { return resident_ ? resident_->resident_bytes() : streamed_->device_bytes(); }
-    size_t host_bytes() const { return streamed_ ? streamed_->host_bytes() : 0; }
     // The batched subgroup check over the points on the device (gpu/subgroup.hpp), chunk by chunk when streamed.
     bool in_subgroup(const BatchSubgroupOptions& o, int device) {
         const auto check = [&](const void* d, size_t n) {
@@ -128,27 +127,58 @@ size_t stream_chunk(const GpuProverConfig& c) {
     return k;
 }
 
-QueryMsm<G1Config> g1_query(const groth16::QuerySource& src, G1Query q, size_t n, const GpuMsmConfig& c,
-                            const GpuProverConfig& pc) {
-    if (!pc.stream_queries) return QueryMsm<G1Config>(g1_context(src, q, n, c));
+StreamedMsmConfig streamed_config(const GpuMsmConfig& c, size_t chunk) {
     StreamedMsmConfig sc;
     sc.msm = c;
-    sc.chunk_points = stream_chunk(pc);
-    if (auto* p = dynamic_cast<const groth16::ParametersSource*>(&src))
-        return QueryMsm<G1Config>(G1StreamedMsm(p->points(q), sc));
-    return QueryMsm<G1Config>(
-        G1StreamedMsm(n, [&src, q](size_t lo, size_t hi, G1Affine* out) { src.read(q, lo, hi, out); }, sc));
+    sc.chunk_points = chunk;
+    return sc;
 }
-QueryMsm<G2Config> g2_query(const groth16::QuerySource& src, size_t n, const GpuMsmConfig& c,
+}  // namespace
+
+struct StreamedKey::Impl {
+    groth16::KeyShape shape;
+    std::shared_ptr<const HostBases<G1Config>> h, l, a, b1;
+    std::shared_ptr<const HostBases<G2Config>> b2;
+
+    explicit Impl(const groth16::QuerySource& src) : shape(src.shape()) {
+        auto g1 = [&src](G1Query q, size_t n) {
+            if (auto* p = dynamic_cast<const groth16::ParametersSource*>(&src))
+                return std::make_shared<const HostBases<G1Config>>(std::span<const G1Affine>(p->points(q)));
+            return std::make_shared<const HostBases<G1Config>>(
+                n, [&src, q](size_t lo, size_t hi, G1Affine* out) { src.read(q, lo, hi, out); });
+        };
+        h = g1(G1Query::H, shape.h);
+        l = g1(G1Query::L, shape.l);
+        a = g1(G1Query::A, shape.a);
+        b1 = g1(G1Query::BG1, shape.b_g1);
+        if (auto* p = dynamic_cast<const groth16::ParametersSource*>(&src))
+            b2 = std::make_shared<const HostBases<G2Config>>(std::span<const G2Affine>(p->points_b_g2()));
+        else
+            b2 = std::make_shared<const HostBases<G2Config>>(
+                shape.b_g2, [&src](size_t lo, size_t hi, G2Affine* out) { src.read_b_g2(lo, hi, out); });
+    }
+};
+
+StreamedKey::StreamedKey(const groth16::QuerySource& src) : impl_(std::make_unique<Impl>(src)) {}
+StreamedKey::~StreamedKey() = default;
+const groth16::KeyShape& StreamedKey::shape() const { return impl_->shape; }
+size_t StreamedKey::host_bytes() const {
+    return impl_->h->bytes() + impl_->l->bytes() + impl_->a->bytes() + impl_->b1->bytes() + impl_->b2->bytes();
+}
+
+namespace {
+QueryMsm<G1Config> g1_query(const groth16::QuerySource* src, const StreamedKey* key, G1Query q, size_t n,
+                            const GpuMsmConfig& c, const GpuProverConfig& pc) {
+    if (!key) return QueryMsm<G1Config>(g1_context(*src, q, n, c));
+    const StreamedKey::Impl& k = key->impl();
+    const auto& host = q == G1Query::H ? k.h : q == G1Query::L ? k.l : q == G1Query::A ? k.a : k.b1;
+    return QueryMsm<G1Config>(G1StreamedMsm(host, streamed_config(c, stream_chunk(pc))));
+}
+QueryMsm<G2Config> g2_query(const groth16::QuerySource* src, const StreamedKey* key, size_t n, const GpuMsmConfig& c,
                             const GpuProverConfig& pc) {
-    if (!pc.stream_queries) return QueryMsm<G2Config>(g2_context(src, n, c));
-    StreamedMsmConfig sc;
-    sc.msm = c;
-    sc.chunk_points = std::max<size_t>(stream_chunk(pc) / 2, 64);
-    if (auto* p = dynamic_cast<const groth16::ParametersSource*>(&src))
-        return QueryMsm<G2Config>(G2StreamedMsm(p->points_b_g2(), sc));
+    if (!key) return QueryMsm<G2Config>(g2_context(*src, n, c));
     return QueryMsm<G2Config>(
-        G2StreamedMsm(n, [&src](size_t lo, size_t hi, G2Affine* out) { src.read_b_g2(lo, hi, out); }, sc));
+        G2StreamedMsm(key->impl().b2, streamed_config(c, std::max<size_t>(stream_chunk(pc) / 2, 64))));
 }
 }  // namespace
 
@@ -197,6 +227,7 @@ struct GpuProver::Impl {
     const groth16::KeyShape shape;  // what proving needs of the parameters besides the points, which are resident
     GpuProverConfig cfg;
     HostPins pins;  // before the contexts: their uploads read the pinned arrays
+    std::shared_ptr<const StreamedKey> streamed;  // the queries' host copy when streamed (before the contexts)
     TablePlan tables;
     // The G1 MSMs run one after another (prove_one), so their contexts share one scratch; B_G2's, which runs beside
     // them, has its own.
@@ -226,17 +257,20 @@ struct GpuProver::Impl {
     std::mutex products_mu;
     std::map<const r1cs::PrecompiledR1cs*, std::weak_ptr<DeviceMatrices>> products;
 
-    Impl(const groth16::QuerySource& src, HostPins p, const GpuProverConfig& c)
-        : shape(src.shape()),
+    // The queries from `src` made resident, or streamed from `key`, their shared host copy (src is then unused).
+    Impl(const groth16::KeyShape& k, const groth16::QuerySource* src, std::shared_ptr<const StreamedKey> key,
+         HostPins p, const GpuProverConfig& c)
+        : shape(k),
           cfg(c),
           pins(std::move(p)),
-          tables(c.stream_queries ? TablePlan{} : table_plan(shape, c)),
+          streamed(std::move(key)),
+          tables(streamed ? TablePlan{} : table_plan(shape, c)),
           g1_scratch(std::make_shared<MsmScratch>(c.device)),
-          a(g1_query(src, G1Query::A, shape.a, on(c.device, g1_scratch, tables.a), c)),
-          b1(g1_query(src, G1Query::BG1, shape.b_g1, on(c.device, g1_scratch, tables.b1), c)),
-          l(g1_query(src, G1Query::L, shape.l, on(c.device, g1_scratch, tables.l), c)),
-          h(g1_query(src, G1Query::H, shape.h, on(c.device, g1_scratch, tables.h), c)),
-          b2(g2_query(src, shape.b_g2, on(c.device), c)) {}
+          a(g1_query(src, streamed.get(), G1Query::A, shape.a, on(c.device, g1_scratch, tables.a), c)),
+          b1(g1_query(src, streamed.get(), G1Query::BG1, shape.b_g1, on(c.device, g1_scratch, tables.b1), c)),
+          l(g1_query(src, streamed.get(), G1Query::L, shape.l, on(c.device, g1_scratch, tables.l), c)),
+          h(g1_query(src, streamed.get(), G1Query::H, shape.h, on(c.device, g1_scratch, tables.h), c)),
+          b2(g2_query(src, streamed.get(), shape.b_g2, on(c.device), c)) {}
 
     // The H arrays of slot k for this domain (made or remade when the size or convention changed). An optional
     // slot is made only with room to spare (as much again, so the MSMs' scratch, which grows with the largest
@@ -557,14 +591,41 @@ struct GpuPrepared : groth16::PreparedCircuit {
     }
 };
 
+namespace {
+// stream_queries: the config of a prover that streams its queries from a host copy of its own (pinning the
+// caller's points then serves nothing).
+GpuProverConfig streaming(GpuProverConfig c) {
+    c.stream_queries = true;
+    c.pin_host_params = false;
+    return c;
+}
+}  // namespace
+
 GpuProver::GpuProver(const groth16::Parameters& params, const GpuProverConfig& cfg)
-    : impl_(std::make_unique<Impl>(groth16::ParametersSource(params), pins_for(params, cfg), cfg)) {}
+    : impl_([&] {
+          const groth16::ParametersSource src(params);
+          if (cfg.stream_queries)
+              return std::make_unique<Impl>(src.shape(), nullptr, std::make_shared<const StreamedKey>(src), HostPins{},
+                                            streaming(cfg));
+          return std::make_unique<Impl>(src.shape(), &src, nullptr, pins_for(params, cfg), cfg);
+      }()) {}
 
 GpuProver::GpuProver(const groth16::QuerySource& src, const GpuProverConfig& cfg)
     : impl_([&] {
+          if (cfg.stream_queries)
+              return std::make_unique<Impl>(src.shape(), nullptr, std::make_shared<const StreamedKey>(src), HostPins{},
+                                            streaming(cfg));
           if (cfg.pin_host_params && !dynamic_cast<const groth16::ParametersSource*>(&src))
               throw std::invalid_argument("gpu prover: pin_host_params needs parameters in host memory");
-          return std::make_unique<Impl>(src, HostPins{}, cfg);
+          return std::make_unique<Impl>(src.shape(), &src, nullptr, HostPins{}, cfg);
+      }()) {}
+
+GpuProver::GpuProver(std::shared_ptr<const StreamedKey> key, const GpuProverConfig& cfg)
+    : impl_([&] {
+          if (!key) throw std::invalid_argument("gpu prover: no streamed key");
+          if (cfg.pin_host_params) throw std::invalid_argument("gpu prover: a streamed key keeps its own host copy");
+          const groth16::KeyShape shape = key->shape();
+          return std::make_unique<Impl>(shape, nullptr, std::move(key), HostPins{}, streaming(cfg));
       }()) {}
 
 std::optional<std::string> GpuProver::query_outside_subgroup() const {
@@ -698,13 +759,26 @@ std::vector<std::unique_ptr<GpuBackend>> backends_on(const Src& src, std::span<c
                                                      const GpuProverConfig& base) {
     std::vector<std::unique_ptr<GpuBackend>> out;
     const auto devs = devices();
-    for (size_t d : ordinals) {
+    for (size_t d : ordinals)
         if (d >= devs.size())
             throw std::invalid_argument("gpu backends: no CUDA device " + std::to_string(d) + " (" +
                                         std::to_string(devs.size()) + " visible)");
+    // Streamed queries: one host copy for every device.
+    std::shared_ptr<const StreamedKey> key;
+    if (base.stream_queries && !ordinals.empty()) {
+        if constexpr (std::is_same_v<Src, groth16::Parameters>) key = std::make_shared<const StreamedKey>(
+                                                                   groth16::ParametersSource(src));
+        else key = std::make_shared<const StreamedKey>(src);
+    }
+    for (size_t d : ordinals) {
         GpuProverConfig gc = base;
         gc.device = devs[d].id;
-        out.push_back(std::make_unique<GpuBackend>(src, gc));
+        if (key) {
+            gc.pin_host_params = false;
+            out.push_back(std::make_unique<GpuBackend>(key, gc));
+        } else {
+            out.push_back(std::make_unique<GpuBackend>(src, gc));
+        }
     }
     return out;
 }
@@ -776,8 +850,9 @@ size_t streamed_query_device_bytes(const groth16::KeyShape& shape, const GpuProv
 }
 
 size_t GpuProver::streamed_host_bytes() const {
-    return impl_->a.host_bytes() + impl_->b1.host_bytes() + impl_->l.host_bytes() + impl_->h.host_bytes() +
-           impl_->b2.host_bytes();
+    return impl_->streamed ? impl_->streamed->host_bytes() : 0;
 }
+
+const StreamedKey* GpuProver::streamed_key() const { return impl_->streamed.get(); }
 
 }  // namespace cuzk::gpu

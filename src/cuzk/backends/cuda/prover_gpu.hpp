@@ -70,6 +70,26 @@ struct GpuProverConfig {
     size_t stream_chunk_points = 0;
 };
 
+// A key's query points in page-locked host memory, in the device layout (GpuProverConfig::stream_queries): made
+// once from a query source and shared by the provers of every GPU (gpu_backends makes one for all of them).
+class StreamedKey {
+public:
+    // Reads every point of `src` (a file's decoded as they are read); its errors come through. gpu::CudaError when
+    // the page-locked memory cannot be had.
+    explicit StreamedKey(const groth16::QuerySource& src);
+    ~StreamedKey();
+    StreamedKey(const StreamedKey&) = delete;
+    StreamedKey& operator=(const StreamedKey&) = delete;
+    const groth16::KeyShape& shape() const;
+    size_t host_bytes() const;
+
+    struct Impl;
+    const Impl& impl() const { return *impl_; }
+
+private:
+    std::unique_ptr<Impl> impl_;
+};
+
 class GpuProver {
 public:
     // Uploads the queries of `params`. The prover keeps their shape (groth16::KeyShape) and reads the host points no
@@ -80,6 +100,8 @@ public:
     // as they go up, formats::ParamsFileSource: no host copy of them all); the source is read only by the
     // constructor, and its errors come through. pin_host_params needs Parameters (std::invalid_argument).
     explicit GpuProver(const groth16::QuerySource& src, const GpuProverConfig& cfg = {});
+    // Streams the queries of a shared host copy (stream_queries implied; pin_host_params refused).
+    explicit GpuProver(std::shared_ptr<const StreamedKey> key, const GpuProverConfig& cfg = {});
     ~GpuProver();
     GpuProver(const GpuProver&) = delete;
     GpuProver& operator=(const GpuProver&) = delete;
@@ -110,8 +132,10 @@ public:
     void await_products(const r1cs::PrecompiledR1cs& pce);
     // Device bytes held by the resident queries (with stream_queries: their chunk buffers).
     size_t resident_bytes() const;
-    // Page-locked host bytes of the streamed queries (0 unless GpuProverConfig::stream_queries).
+    // Page-locked host bytes of the streamed queries (0 unless GpuProverConfig::stream_queries), and their host
+    // copy (nullptr unless streamed; the provers gpu_backends makes in one call share one).
     size_t streamed_host_bytes() const;
+    const StreamedKey* streamed_key() const;
     // Whether the host points must outlive the prover (GpuProverConfig::pin_host_params).
     bool needs_host_points() const;
     // Host bytes a circuit takes while it is proven here, beyond its assignment: its 0/1 splits, the most one has
@@ -133,6 +157,8 @@ public:
         : device_(cfg.device), prover_(params, cfg) {}
     explicit GpuBackend(const groth16::QuerySource& src, const GpuProverConfig& cfg = {})
         : device_(cfg.device), prover_(src, cfg) {}
+    explicit GpuBackend(std::shared_ptr<const StreamedKey> key, const GpuProverConfig& cfg = {})
+        : device_(cfg.device), prover_(std::move(key), cfg) {}
     std::vector<groth16::Proof> prove(std::span<r1cs::ProvingAssignment> assignments, std::span<const Fr> r,
                                       std::span<const Fr> s, TimingSink* timing) override {
         return prover_.prove_from_assignments(assignments, r, s, timing);
@@ -157,6 +183,7 @@ public:
     std::optional<std::string> query_outside_subgroup() const { return prover_.query_outside_subgroup(); }
     size_t working_bytes() const override { return prover_.working_bytes(); }
     size_t streamed_host_bytes() const { return prover_.streamed_host_bytes(); }
+    const StreamedKey* streamed_key() const { return prover_.streamed_key(); }
     bool needs_host_points() const override { return prover_.needs_host_points(); }
 
 private:
@@ -169,7 +196,8 @@ private:
 size_t streamed_query_device_bytes(const groth16::KeyShape& shape, const GpuProverConfig& c);
 
 // One GPU backend per visible device (gpu::devices() order) from index `first` on, each with its own resident copy
-// of `params`: the proving workers of a job spread over several GPUs (engine::JobSpec::backends).
+// of `params`: the proving workers of a job spread over several GPUs (engine::JobSpec::backends). With
+// base.stream_queries they share one StreamedKey instead.
 // `base` gives every other setting (its device is replaced).
 std::vector<std::unique_ptr<GpuBackend>> gpu_backends(const groth16::Parameters& params, size_t first = 0,
                                                       const GpuProverConfig& base = {});
