@@ -224,7 +224,7 @@ HostPins pins_for(const groth16::Parameters& p, const GpuProverConfig& c) {
 }
 
 struct GpuProver::Impl {
-    const groth16::KeyShape shape;  // what proving needs of the parameters besides the points, which are resident
+    const groth16::KeyShape shape;  // what proving needs of the parameters besides the points (resident or streamed)
     GpuProverConfig cfg;
     HostPins pins;  // before the contexts: their uploads read the pinned arrays
     std::shared_ptr<const StreamedKey> streamed;  // the queries' host copy when streamed (before the contexts)
@@ -766,9 +766,10 @@ std::vector<std::unique_ptr<GpuBackend>> backends_on(const Src& src, std::span<c
     // Streamed queries: one host copy for every device.
     std::shared_ptr<const StreamedKey> key;
     if (base.stream_queries && !ordinals.empty()) {
-        if constexpr (std::is_same_v<Src, groth16::Parameters>) key = std::make_shared<const StreamedKey>(
-                                                                   groth16::ParametersSource(src));
-        else key = std::make_shared<const StreamedKey>(src);
+        if constexpr (std::is_same_v<Src, groth16::Parameters>)
+            key = std::make_shared<const StreamedKey>(groth16::ParametersSource(src));
+        else
+            key = std::make_shared<const StreamedKey>(src);
     }
     for (size_t d : ordinals) {
         GpuProverConfig gc = base;
