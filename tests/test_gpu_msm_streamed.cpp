@@ -79,6 +79,9 @@ void check_sets(size_t n, size_t chunk, std::mt19937_64& rng) {
     }
     const size_t m = n / 2;
     ASSERT_EQ(cudaMemcpy(dev[1], sets[1].data(), m * sizeof(Fr), cudaMemcpyHostToDevice), cudaSuccess);
+    // A copy from pageable memory may return before its DMA lands, and the MSM's streams do not wait for the
+    // default stream: the scalars must be complete when the call starts (msm_streamed.hpp).
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     const std::vector<const Fr*> dsets = {dev[0], dev[1], dev[2]};
     const auto dres = sm.msm_device(dsets, m);
     ASSERT_EQ(dres.size(), 3u);
