@@ -200,7 +200,9 @@ std::vector<Jacobian<Cfg>> StreamedMsm<Cfg>::msm_device(std::span<const Fr* cons
     for (const Fr* d : d_sets)
         if (m && !d) throw std::invalid_argument("gpu streamed msm: null device scalars");
     return impl_->walk(d_sets.size(), m, [&](size_t b, typename Impl::Ctx& ctx, size_t lo, size_t hi) {
-        return ctx.run(hi - lo, reinterpret_cast<const Limbs4*>(d_sets[b] + lo), true, nullptr, 0, nullptr, spans,
+        const size_t end = std::min(hi, m);  // the last chunk may hold bases past the m scalars
+        if (lo >= end) return Jacobian<Cfg>::identity();
+        return ctx.run(end - lo, reinterpret_cast<const Limbs4*>(d_sets[b] + lo), true, nullptr, 0, nullptr, spans,
                        true);
     });
 }
