@@ -52,7 +52,7 @@ struct DaemonConfig {
     bool pin_params = false;
     // A parameter set no GPU's key budget holds whole (a 32 GiB PoRep set on a 16-24 GB card) is kept in host
     // memory, page-locked (~44 GB per GPU for that set), and its points go to the GPU at every MSM instead of the
-    // set proving on the CPU. Off by default: not measured yet (docs/gpu-msm-notes.md).
+    // set proving on the CPU. Off by default: measured on an 80 GB H100 only, not on a small card (docs/perf.md).
     bool stream_large_keys = false;
     // [jobs]
     size_t max_partitions = 64;
