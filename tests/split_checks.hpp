@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -37,6 +38,18 @@ inline std::vector<Fr> rebuild(const ScalarSplit& s) {
     for (size_t k = 0; k < s.other_indices.size(); k++)
         put(s.other_indices[k], Fr::from_mont_limbs(s.other_scalars[k]));
     return v;
+}
+
+// A tail at the positions i with i % period == 0 of a list of n.
+inline std::shared_ptr<const SplitTail> periodic_tail(size_t n, size_t period) {
+    auto t = std::make_shared<SplitTail>();
+    t->id = 1;
+    t->size = n;
+    t->indices.resize((n + period - 1) / period);
+    for (size_t k = 0; k < t->indices.size(); k++) t->indices[k] = (uint32_t)(k * period);
+    t->member.assign((n + 63) / 64, 0);
+    for (uint32_t i : t->indices) t->member[i / 64] |= uint64_t(1) << (i % 64);
+    return t;
 }
 
 // Values that are 0 with probability z, 1 with probability o, random otherwise (in percent).

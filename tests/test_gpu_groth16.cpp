@@ -687,6 +687,8 @@ TEST(GpuGroth16, StreamedQueriesProveTheSame) {
         if (chunk == 64) {
             EXPECT_EQ(prover.resident_bytes(), 4 * 2 * 64 * 96 + 2 * 64 * 192) << "two buffers a query";
         }
+        EXPECT_EQ(gpu::streamed_query_device_bytes(groth16::KeyShape::of(p), gc), prover.resident_bytes())
+            << "the key store's estimate of a streamed copy";
         EXPECT_EQ(prover.query_outside_subgroup(), std::nullopt);
         for (int k = 0; k < 2; k++) {  // the second proof starts from the chunks the first left on the device
             const groth16::Proof got = expect_cpu_proof(prover, p, c, rng);

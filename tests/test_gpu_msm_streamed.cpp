@@ -13,6 +13,7 @@
 #include "cuzk/ec/random_points.hpp"
 #include "cuzk/msm/msm.hpp"
 #include "seeded_rng.hpp"
+#include "split_checks.hpp"
 #ifdef CUZK_HAVE_CUDA
 #include <cuda_runtime.h>
 
@@ -21,6 +22,7 @@
 #endif
 
 using namespace cuzk;
+using cuzk::testing::periodic_tail;
 
 #ifdef CUZK_HAVE_CUDA
 namespace {
@@ -35,17 +37,6 @@ std::vector<Fr> scalars(size_t n, unsigned z, unsigned o, std::mt19937_64& rng) 
         v[i] = i % 97 == 3 ? -Fr::one() : k < z ? Fr::zero() : k < z + o ? Fr::one() : Fr::random(rng);
     }
     return v;
-}
-
-std::shared_ptr<const SplitTail> periodic_tail(size_t n, size_t period) {
-    auto t = std::make_shared<SplitTail>();
-    t->id = 77;
-    t->size = n;
-    t->indices.resize((n + period - 1) / period);
-    for (size_t k = 0; k < t->indices.size(); k++) t->indices[k] = (uint32_t)(k * period);
-    t->member.assign((n + 63) / 64, 0);
-    for (uint32_t i : t->indices) t->member[i / 64] |= uint64_t(1) << (i % 64);
-    return t;
 }
 
 // Sets of lengths n, n / 2, n - 7 and 0 through a streamed MSM with the given chunk size, in every scalar form, two

@@ -13,6 +13,7 @@
 
 using namespace cuzk;
 using cuzk::testing::mixed;
+using cuzk::testing::periodic_tail;
 using cuzk::testing::rebuild;
 
 namespace {
@@ -460,18 +461,6 @@ TEST(SplitScalars, MultiEqualsOneSplitPerList) {
 // ---- the layout hook (SplitHook): each list laid out as the caller chooses from its counts ----------------------
 
 namespace {
-
-// A tail at the positions i with i % period == 0 of a list of n.
-std::shared_ptr<const SplitTail> periodic_tail(size_t n, size_t period) {
-    auto t = std::make_shared<SplitTail>();
-    t->id = 1;
-    t->size = n;
-    t->indices.resize((n + period - 1) / period);
-    for (size_t k = 0; k < t->indices.size(); k++) t->indices[k] = (uint32_t)(k * period);
-    t->member.assign((n + 63) / 64, 0);
-    for (uint32_t i : t->indices) t->member[i / 64] |= uint64_t(1) << (i % 64);
-    return t;
-}
 
 // The counts split_scalars_multi's first pass should report for v (against `tail` when set).
 SplitCounts expected_counts(const std::vector<Fr>& v, const SplitTail* tail) {

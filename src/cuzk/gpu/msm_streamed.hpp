@@ -110,6 +110,8 @@ public:
     // not included: MsmContext::call_bytes of a chunk).
     size_t host_bytes() const;
     size_t device_bytes() const;
+    // The device bytes of the chunk buffers of n bases in chunks of chunk_points (> 0), before making them.
+    static size_t device_bytes(size_t n, size_t chunk_points);
     // Chunks copied to the device so far (what the calls' reuse of the last chunks saves shows here).
     size_t chunks_loaded() const;
 

@@ -267,6 +267,11 @@ size_t StreamedMsm<Cfg>::device_bytes() const {
     return 2 * std::min(impl_->K, impl_->n) * sizeof(typename Impl::Base);
 }
 template <class Cfg>
+size_t StreamedMsm<Cfg>::device_bytes(size_t n, size_t chunk_points) {
+    if (!chunk_points) throw std::invalid_argument("gpu streamed msm: device_bytes needs a chunk size");
+    return 2 * std::min(Impl::chunk_size(chunk_points, n), n) * sizeof(typename Impl::Base);
+}
+template <class Cfg>
 size_t StreamedMsm<Cfg>::chunks_loaded() const {
     return impl_->loads;
 }

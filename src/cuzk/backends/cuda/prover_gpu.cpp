@@ -127,6 +127,9 @@ size_t stream_chunk(const GpuProverConfig& c) {
     return k;
 }
 
+// B_G2's: half as many (its points are twice as large).
+size_t g2_stream_chunk(const GpuProverConfig& c) { return std::max<size_t>(stream_chunk(c) / 2, 64); }
+
 StreamedMsmConfig streamed_config(const GpuMsmConfig& c, size_t chunk) {
     StreamedMsmConfig sc;
     sc.msm = c;
@@ -178,7 +181,7 @@ QueryMsm<G2Config> g2_query(const groth16::QuerySource* src, const StreamedKey* 
                             const GpuProverConfig& pc) {
     if (!key) return QueryMsm<G2Config>(g2_context(*src, n, c));
     return QueryMsm<G2Config>(
-        G2StreamedMsm(key->impl().b2, streamed_config(c, std::max<size_t>(stream_chunk(pc) / 2, 64))));
+        G2StreamedMsm(key->impl().b2, streamed_config(c, g2_stream_chunk(pc))));
 }
 }  // namespace
 
@@ -844,10 +847,10 @@ size_t GpuProver::resident_bytes() const {
 }
 
 size_t streamed_query_device_bytes(const groth16::KeyShape& shape, const GpuProverConfig& c) {
-    const size_t k = stream_chunk(c), k2 = std::max<size_t>(k / 2, 64);
-    auto buffers = [](size_t n, size_t chunk, size_t point) { return 2 * std::min(n, (chunk + 63) / 64 * 64) * point; };
-    return buffers(shape.a, k, 96) + buffers(shape.b_g1, k, 96) + buffers(shape.l, k, 96) + buffers(shape.h, k, 96) +
-           buffers(shape.b_g2, k2, 192);
+    const size_t k = stream_chunk(c);
+    return G1StreamedMsm::device_bytes(shape.a, k) + G1StreamedMsm::device_bytes(shape.b_g1, k) +
+           G1StreamedMsm::device_bytes(shape.l, k) + G1StreamedMsm::device_bytes(shape.h, k) +
+           G2StreamedMsm::device_bytes(shape.b_g2, g2_stream_chunk(c));
 }
 
 size_t GpuProver::streamed_host_bytes() const {
