@@ -60,6 +60,8 @@ struct BenchOptions {
     // groth16, pipeline, porep-c2, post, snap: the queries in host memory, streamed to the GPU at every MSM
     // (GpuProverConfig::stream_queries: what a GPU smaller than the key does)
     bool stream_queries = false;
+    // groth16, pipeline, porep-c2, post, snap: the A, B, L MSMs beside the H query's (GpuProverConfig::overlap_query_msms)
+    bool overlap_msms = false;
     // groth16, pipeline: device bytes for precomputed MSM window tables (GpuProverConfig::msm_table_bytes; 0: none)
     size_t msm_table_bytes = 0;
     // groth16: circuits per engine job (the GPU backend uploads one circuit's a, b, c during the previous one's MSMs)
@@ -157,6 +159,7 @@ struct CliGpuOptions {
     bool pin_params = false;       // GpuProverConfig::pin_host_params
     size_t msm_table_bytes = 0;    // GpuProverConfig::msm_table_bytes
     bool stream_queries = false;   // GpuProverConfig::stream_queries
+    bool overlap_msms = false;     // GpuProverConfig::overlap_query_msms
 };
 engine::KeyStoreConfig cli_key_store(const std::string& choice, const CliGpuOptions& gpu = {}, bool checked = true);
 // Parameters the caller keeps alive longer than `eng` as one of its keys (borrowed, not copied).
@@ -173,6 +176,7 @@ struct CliJobOptions {
     std::string backend = "auto";
     bool pin_params = false;
     bool stream_queries = false;  // GpuProverConfig::stream_queries
+    bool overlap_msms = false;    // GpuProverConfig::overlap_query_msms
     // Synthesis workers for the host (auto) and a memory budget of engine::auto_memory_budget() unless set.
     engine::EngineConfig engine = [] {
         engine::EngineConfig c;

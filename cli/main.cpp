@@ -163,6 +163,8 @@ int main(int argc, char** argv) {
     bench->add_flag("--stream-queries", bench_opt.stream_queries,
                     "groth16, pipeline, porep-c2, post, snap: keep the queries in host memory and stream them to the GPU "
                     "at every MSM (what a GPU smaller than the parameters does)");
+    bench->add_flag("--overlap-msms", bench_opt.overlap_msms,
+                    "groth16, pipeline, porep-c2, post, snap: the GPU prover runs the A, B, L MSMs beside the H query's");
     bench->add_flag("--pce", bench_opt.pce,
                     "pipeline: partitions by the pre-compiled constraint evaluator (witness + sparse product)");
     bench->add_option("--msm-table-bytes", bench_opt.msm_table_bytes,

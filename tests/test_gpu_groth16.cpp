@@ -303,6 +303,24 @@ TEST(GpuGroth16, PorepPartitionsEqualCpu) {
     check_porep_partitions(rng);
 }
 
+// The A, B, L MSMs beside the H query's (GpuProverConfig::overlap_query_msms: their own thread, stream and
+// scratch): byte-identical to the CPU on PoRep partitions (ones as bitmaps, tails reused, the next circuit's split
+// started while H's MSM runs) and on a batch of dense mul chains; the prover holds a second MSM scratch.
+TEST(GpuGroth16, OverlappedQueryMsmsProveTheSame) {
+    if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
+    uint64_t seed = 0;
+    auto rng = fresh_rng(seed);
+    SCOPED_TRACE(seed);
+    gpu::GpuProverConfig gc;
+    gc.overlap_query_msms = true;
+    check_porep_partitions(rng, gc);
+    const auto p = groth16::generate_parameters(circuits::MulChainCircuit(12, 3, std::nullopt),
+                                                groth16::ToxicWaste::from_seed(rng()));
+    circuits::MulChainCircuit c1(12, 3, rng()), c2(12, 3, rng()), c3(12, 3, rng());
+    check_backends_agree(p, {&c1, &c2, &c3}, {c1.public_values(), c2.public_values(), c3.public_values()}, rng, true,
+                         gc);
+}
+
 namespace {
 // Engine jobs of mulchain 2^12 partitions: parameters, witnesses and r, s from one fresh seed (traced on failure).
 struct ChainJobs {

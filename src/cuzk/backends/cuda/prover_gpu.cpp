@@ -232,9 +232,9 @@ struct GpuProver::Impl {
     HostPins pins;  // before the contexts: their uploads read the pinned arrays
     std::shared_ptr<const StreamedKey> streamed;  // the queries' host copy when streamed (before the contexts)
     TablePlan tables;
-    // The G1 MSMs run one after another (prove_one), so their contexts share one scratch; B_G2's, which runs beside
-    // them, has its own.
-    std::shared_ptr<MsmScratch> g1_scratch;
+    // H's MSM and the A, B_G1, L MSMs (one after another) share one scratch, unless cfg.overlap_query_msms runs them
+    // beside each other: A, B_G1, L then share a second one. B_G2's, which runs beside them, has its own.
+    std::shared_ptr<MsmScratch> g1_scratch, abl_scratch;
     QueryMsm<G1Config> a, b1, l, h;
     QueryMsm<G2Config> b2;
     // Two sets of device arrays for H ("slots"), kept while the domain size stays the same: while one circuit's
@@ -269,9 +269,10 @@ struct GpuProver::Impl {
           streamed(std::move(key)),
           tables(streamed ? TablePlan{} : table_plan(shape, c)),
           g1_scratch(std::make_shared<MsmScratch>(c.device)),
-          a(g1_query(src, streamed.get(), G1Query::A, shape.a, on(c.device, g1_scratch, tables.a), c)),
-          b1(g1_query(src, streamed.get(), G1Query::BG1, shape.b_g1, on(c.device, g1_scratch, tables.b1), c)),
-          l(g1_query(src, streamed.get(), G1Query::L, shape.l, on(c.device, g1_scratch, tables.l), c)),
+          abl_scratch(c.overlap_query_msms ? std::make_shared<MsmScratch>(c.device) : g1_scratch),
+          a(g1_query(src, streamed.get(), G1Query::A, shape.a, on(c.device, abl_scratch, tables.a), c)),
+          b1(g1_query(src, streamed.get(), G1Query::BG1, shape.b_g1, on(c.device, abl_scratch, tables.b1), c)),
+          l(g1_query(src, streamed.get(), G1Query::L, shape.l, on(c.device, abl_scratch, tables.l), c)),
           h(g1_query(src, streamed.get(), G1Query::H, shape.h, on(c.device, g1_scratch, tables.h), c)),
           b2(g2_query(src, streamed.get(), shape.b_g2, on(c.device), c)) {}
 
@@ -500,39 +501,65 @@ struct GpuProver::Impl {
             }
         }
         if (!uploaded) start_upload();
-        {
+        auto h_msm = [&] {
             ScopedTiming t(timing, kLayer, "msm.h", item);
-            h_sum = h.msm_device(hk->h_device(), shape.h, {timing, "msm.h", item});  // H stays on the device
+            return h.msm_device(hk->h_device(), shape.h, {timing, "msm.h", item});  // H stays on the device
+        };
+        QuerySums sums;
+        if (cfg.overlap_query_msms) {
+            // The A, B, L MSMs wait for the split on their own thread while H's runs (a future from std::async
+            // joins on destruction, so an exception from H's MSM still waits for them).
+            auto others = std::async(std::launch::async, [&] {
+                use_device(cfg.device);
+                return query_sums(split, next, next_split, timing, item);
+            });
+            h_sum = h_msm();
+            sums = others.get();
+        } else {
+            h_sum = h_msm();
+            sums = query_sums(split, next, next_split, timing, item);
         }
+        if (upload.valid()) upload.get();  // rethrows an upload failure
+        ScopedTiming t(timing, kLayer, "assembly", item);
+        return groth16::assemble_proof(shape.vk, sums.a, sums.b1, sums.b2, h_sum, sums.l, r, s);
+    }
+
+    struct QuerySums {
+        G1Jacobian a, b1, l;
+        G2Jacobian b2;
+    };
+    // The A, B_G1, L MSMs of a circuit's 0/1 split (one after another) and B_G2's beside them (another host thread,
+    // its own stream); the next circuit's split starts once this one is consumed.
+    QuerySums query_sums(std::future<groth16::QuerySplits>& split, r1cs::ProvingAssignment* next,
+                         std::future<groth16::QuerySplits>* next_split, TimingSink* timing, int64_t item) {
         groth16::QuerySplits q = split.get();
         note_split(q);
         if (next && next_split) *next_split = start_split(*next, timing, item + 1);
         auto b2_future = std::async(std::launch::async, [&] {
             ScopedTiming t(timing, kLayer, "msm.b_g2", item);
+            use_device(cfg.device);
             return b2.msm_split(q.b, {timing, "msm.b_g2", item});
         });
-        G1Jacobian a_sum, b1_sum, l_sum;
+        QuerySums sums;
         {
             ScopedTiming t(timing, kLayer, "msm.a", item);
-            a_sum = a.msm_split(q.a, {timing, "msm.a", item});
+            sums.a = a.msm_split(q.a, {timing, "msm.a", item});
         }
         {
             ScopedTiming t(timing, kLayer, "msm.b_g1", item);
-            b1_sum = b1.msm_split(q.b, {timing, "msm.b_g1", item});
+            sums.b1 = b1.msm_split(q.b, {timing, "msm.b_g1", item});
         }
         {
             ScopedTiming t(timing, kLayer, "msm.l", item);
-            l_sum = l.msm_split(q.l, {timing, "msm.l", item});
+            sums.l = l.msm_split(q.l, {timing, "msm.l", item});
         }
-        const G2Jacobian b2_sum = b2_future.get();
-        if (upload.valid()) upload.get();  // rethrows an upload failure
+        sums.b2 = b2_future.get();
         for (ScalarSplit* sp : {&q.a, &q.b, &q.l}) {
             Deallocator::global().defer(sp->one_indices);
             Deallocator::global().defer(sp->other_indices);
             Deallocator::global().defer(sp->other_scalars);
         }
-        ScopedTiming t(timing, kLayer, "assembly", item);
-        return groth16::assemble_proof(shape.vk, a_sum, b1_sum, b2_sum, h_sum, l_sum, r, s);
+        return sums;
     }
 
     // The 0/1 split of asg's A, B, L scalars on another thread; it reads inputs, aux and densities only (never a, b,

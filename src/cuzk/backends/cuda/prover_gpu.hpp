@@ -68,6 +68,10 @@ struct GpuProverConfig {
     // Bases per chunk of a G1 query with stream_queries (B_G2: half as many); 0: from the device's memory (a G1
     // buffer a 48th of it, 2^16 .. 2^24 bases).
     size_t stream_chunk_points = 0;
+    // Run the A, B_G1 and L MSMs (B_G2 beside them, as always) while the H query's MSM runs, on their own stream and
+    // a second MSM scratch, instead of after it: the sorts and window reductions of H's MSM and the ones' sums are not
+    // bound by the field product as its accumulation is. The figures are in docs/perf.md.
+    bool overlap_query_msms = false;
 };
 
 // A key's query points in page-locked host memory, in the device layout (GpuProverConfig::stream_queries): made
