@@ -33,7 +33,6 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -371,11 +370,6 @@ __global__ void finish_blocks(Blocks<DF> bl, uint32_t sentinel, Xyzz<DF>* __rest
 }
 
 // ---- bucket reduction -----------------------------------------------------------------------------------------
-// A window's sum_k k B_k in two steps. Each thread walks S consecutive buckets (lo, lo + S] from the top with a
-// running sum and writes the pair {acc, run} = {sum (k - lo) B_k, sum B_k} (pair t at seg[2t], seg[2t + 1]); then a
-// tree merges neighbouring pairs (merge_segments). Weighting by the segment's offset lo happens in the tree, by
-// doublings, instead of a multiplication by lo in every thread: that multiplication (up to log2 H doublings and as
-// many additions) was as long as the walk itself for G2's short segments.
 template <class F>
 __global__ void window_segments(const Xyzz<F>* __restrict__ buckets, uint32_t wg, uint32_t H, uint32_t S,
                                 Xyzz<F>* __restrict__ seg) {
@@ -389,50 +383,8 @@ __global__ void window_segments(const Xyzz<F>* __restrict__ buckets, uint32_t wg
         running = add(running, B[k - 1]);
         acc = add(acc, running);
     }
-    seg[2 * (size_t)tid] = acc;
-    seg[2 * (size_t)tid + 1] = running;
-}
-
-// One level of the segment tree: pair i of `out` merges pairs 2i (buckets (lo, lo + width]) and 2i + 1 (the next
-// `width` buckets) of `in`: acc = acc_0 + acc_1 + width run_1 (the upper half's weights are width more from lo),
-// run = run_0 + run_1. width = 2^log_width; merged pairs never straddle windows (T per window is a power of two).
-template <class F>
-__global__ void merge_segments(const Xyzz<F>* __restrict__ in, Xyzz<F>* __restrict__ out, uint32_t n_out,
-                               uint32_t log_width) {
-    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n_out) return;
-    const Xyzz<F>* lo = in + 4 * (size_t)i;
-    Xyzz<F> shifted = lo[3];
-    for (uint32_t b = 0; b < log_width; b++) shifted = dbl(shifted);
-    out[2 * (size_t)i] = add(add(lo[0], lo[2]), shifted);
-    out[2 * (size_t)i + 1] = add(lo[1], lo[3]);
-}
-
-// TEMPORARY (measurement of merge_segments against the per-thread multiplication by lo; removed after it).
-template <class F>
-__device__ Xyzz<F> experiment_mul_small(const Xyzz<F>& p, uint32_t k) {
-    Xyzz<F> r = identity<F>();
-    if (k == 0) return r;
-    for (int bit = 31 - __clz(k); bit >= 0; bit--) {
-        r = dbl(r);
-        if ((k >> bit) & 1) r = add(r, p);
-    }
-    return r;
-}
-template <class F>
-__global__ void experiment_window_segments_old(const Xyzz<F>* __restrict__ buckets, uint32_t wg, uint32_t H,
-                                               uint32_t S, Xyzz<F>* __restrict__ seg) {
-    const uint32_t T = H / S;
-    uint32_t tid = blockIdx.x * blockDim.x + threadIdx.x;
-    if (tid >= wg * T) return;
-    const uint32_t w = tid / T, t = tid % T, lo = t * S;
-    const Xyzz<F>* B = buckets + (size_t)w * H;
-    Xyzz<F> running = identity<F>(), acc = identity<F>();
-    for (uint32_t k = lo + S; k > lo; k--) {
-        running = add(running, B[k - 1]);
-        acc = add(acc, running);
-    }
-    if (lo) acc = add(acc, experiment_mul_small(running, lo));
+    // acc = sum_{k in (lo, lo + S]} (k - lo) B_k; the missing lo * sum B_k:
+    if (lo) acc = add(acc, mul_small(running, lo));
     seg[tid] = acc;
 }
 
@@ -585,8 +537,8 @@ struct Plan {
             p.head = (Xyzz<F>*)take((size_t)chunks * sizeof(Xyzz<F>));
             p.tail = (Xyzz<F>*)take((size_t)chunks * sizeof(Xyzz<F>));
             p.buckets = (Xyzz<F>*)take((size_t)sets * H * sizeof(Xyzz<F>));
-            p.seg0 = (Xyzz<F>*)take(2 * (size_t)sets * T * sizeof(Xyzz<F>));  // {acc, run} pairs
-            p.seg1 = (Xyzz<F>*)take(2 * (size_t)sets * std::max<uint32_t>(T / 2, 1) * sizeof(Xyzz<F>));
+            p.seg0 = (Xyzz<F>*)take((size_t)sets * T * sizeof(Xyzz<F>));
+            p.seg1 = (Xyzz<F>*)take((size_t)sets * std::max<uint32_t>(T / 2, 1) * sizeof(Xyzz<F>));
             p.cub = take(cub_bytes);
         }
         if (k) {
@@ -888,38 +840,18 @@ struct MsmContext<Cfg>::Impl {
             CUZK_CUDA_CHECK(cudaGetLastError());
             kt.stop(acc_span, stream);
             const int red_span = kt.start("reduce", stream);
-            static const bool experiment_old = std::getenv("CUZK_EXPERIMENT_OLD_REDUCE") != nullptr;
-            if (experiment_old) {
-                experiment_window_segments_old<F><<<blocks_for((size_t)sets * pl.T), kThreads, 0, stream>>>(
-                    b.buckets, sets, pl.H, pl.S, b.seg0);
-                CUZK_CUDA_CHECK(cudaGetLastError());
-                P* in = b.seg0;
-                P* out = b.seg1;
-                for (uint32_t cnt = pl.T; cnt > 1; cnt /= 2) {
-                    halve<F><<<blocks_for((size_t)sets * cnt / 2), kThreads, 0, stream>>>(in, out, sets * cnt / 2);
-                    CUZK_CUDA_CHECK(cudaGetLastError());
-                    std::swap(in, out);
-                }
-                CUZK_CUDA_CHECK(cudaMemcpyAsync(host_sums + w0, in, (size_t)sets * sizeof(P), cudaMemcpyDeviceToHost,
-                                                stream));
-                kt.stop(red_span, stream);
-                continue;
-            }
             window_segments<F><<<blocks_for((size_t)sets * pl.T), kThreads, 0, stream>>>(b.buckets, sets, pl.H,
                                                                                           pl.S, b.seg0);
             CUZK_CUDA_CHECK(cudaGetLastError());
             P* in = b.seg0;
             P* out = b.seg1;
-            uint32_t log_width = (uint32_t)__builtin_ctz(pl.S);
-            for (uint32_t cnt = pl.T; cnt > 1; cnt /= 2, log_width++) {
-                merge_segments<F><<<blocks_for((size_t)sets * cnt / 2), kThreads, 0, stream>>>(in, out,
-                                                                                              sets * cnt / 2, log_width);
+            for (uint32_t cnt = pl.T; cnt > 1; cnt /= 2) {
+                halve<F><<<blocks_for((size_t)sets * cnt / 2), kThreads, 0, stream>>>(in, out, sets * cnt / 2);
                 CUZK_CUDA_CHECK(cudaGetLastError());
                 std::swap(in, out);
             }
-            // Each window's acc, every other entry of the pairs.
-            CUZK_CUDA_CHECK(cudaMemcpy2DAsync(host_sums + w0, sizeof(P), in, 2 * sizeof(P), sizeof(P), sets,
-                                              cudaMemcpyDeviceToHost, stream));
+            CUZK_CUDA_CHECK(
+                cudaMemcpyAsync(host_sums + w0, in, (size_t)sets * sizeof(P), cudaMemcpyDeviceToHost, stream));
             kt.stop(red_span, stream);
         }
         CUZK_CUDA_CHECK(cudaStreamSynchronize(stream));

@@ -118,4 +118,16 @@ __device__ Xyzz<F> add(const Xyzz<F>& p, const Xyzz<F>& q) {
     return r;
 }
 
+// [k] p for a small public k (double-and-add from the top set bit).
+template <class F>
+__device__ Xyzz<F> mul_small(const Xyzz<F>& p, uint32_t k) {
+    Xyzz<F> r = identity<F>();
+    if (k == 0) return r;
+    for (int bit = 31 - __clz(k); bit >= 0; bit--) {
+        r = dbl(r);
+        if ((k >> bit) & 1) r = add(r, p);
+    }
+    return r;
+}
+
 }  // namespace cuzk::gpu::msm_detail
