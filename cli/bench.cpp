@@ -260,7 +260,8 @@ void bench_gpu_msm(const GpuMsmBench& b) {
     (void)ctx.msm(std::span<const Fr>(h.get(), n), {&sink, "msm"});
     for (const auto& sp : sink.spans()) {
         const double ms = sp.duration_s * 1e3;
-        extra["kernel_ms"][sp.name] = extra["kernel_ms"].value(sp.name, 0.0) + ms;
+        nlohmann::json& k = extra["kernel_ms"][sp.name];
+        k = (k.is_number() ? k.get<double>() : 0.0) + ms;
     }
     report(name + (b.window_bits ? "-c" + std::to_string(b.window_bits) : ""), log_size, 1e3, "ms", 1, s, extra);
 #else
