@@ -152,15 +152,6 @@ public:
         CUZK_CUDA_CHECK(cudaStreamCreateWithFlags(&s, flags));
         return Stream(s);
     }
-    // The same at the device's greatest stream priority: its kernels' blocks are scheduled before those of
-    // streams at the default priority whenever an SM has room.
-    static Stream create_urgent(unsigned flags = cudaStreamNonBlocking) {
-        int least = 0, greatest = 0;
-        CUZK_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-        cudaStream_t s = nullptr;
-        CUZK_CUDA_CHECK(cudaStreamCreateWithPriority(&s, flags, greatest));
-        return Stream(s);
-    }
 
 private:
     explicit Stream(cudaStream_t s) noexcept : UniqueHandle(s) {}

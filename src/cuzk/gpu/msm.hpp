@@ -40,9 +40,6 @@ struct GpuMsmConfig {
     bool precompute_windows = false;
     // Device scratch shared with other contexts on the same device (MsmScratch); nullptr: the context has its own.
     std::shared_ptr<MsmScratch> scratch;
-    // The context's stream at the device's greatest priority (Stream::create_urgent): for MSMs that run beside a
-    // long one and should take the SMs it frees first.
-    bool urgent = false;
 };
 
 // Device scratch for MSM calls, which several contexts on one device may share (GpuMsmConfig::scratch): a call

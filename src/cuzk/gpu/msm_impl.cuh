@@ -679,7 +679,7 @@ struct MsmContext<Cfg>::Impl {
                                             " windows of " + std::to_string(n) +
                                             " bases exceeds 2^31 entries; use wider windows or no table");
         }
-        owned_stream = cfg.urgent ? Stream::create_urgent() : Stream::create();
+        owned_stream = Stream::create();
         const cudaStream_t stream = owned_stream.get();
         if (n) {
             size_t free_b = 0, total_b = 0;

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
 #include <functional>
 #include <future>
 #include <map>
@@ -41,13 +40,6 @@ GpuMsmConfig on(int device, std::shared_ptr<MsmScratch> scratch = nullptr, bool 
     c.scratch = std::move(scratch);
     c.precompute_windows = table;
     return c;
-}
-
-// The A, B_G1, L and B_G2 contexts: urgent streams when they run beside H's MSM (GpuProverConfig::overlap_query_msms),
-// so their short kernels take the SMs that H's accumulation frees instead of queuing behind its whole grid.
-GpuMsmConfig beside_h(GpuMsmConfig m, const GpuProverConfig& c) {
-    m.urgent = c.overlap_query_msms && !std::getenv("CUZK_EXPERIMENT_PLAIN_STREAMS");
-    return m;
 }
 
 // Which G1 queries get a precomputed window table under GpuProverConfig::msm_table_bytes: H, L, A, B_G1 in that
@@ -278,12 +270,11 @@ struct GpuProver::Impl {
           tables(streamed ? TablePlan{} : table_plan(shape, c)),
           g1_scratch(std::make_shared<MsmScratch>(c.device)),
           abl_scratch(c.overlap_query_msms ? std::make_shared<MsmScratch>(c.device) : g1_scratch),
-          a(g1_query(src, streamed.get(), G1Query::A, shape.a, beside_h(on(c.device, abl_scratch, tables.a), c), c)),
-          b1(g1_query(src, streamed.get(), G1Query::BG1, shape.b_g1, beside_h(on(c.device, abl_scratch, tables.b1), c),
-                      c)),
-          l(g1_query(src, streamed.get(), G1Query::L, shape.l, beside_h(on(c.device, abl_scratch, tables.l), c), c)),
+          a(g1_query(src, streamed.get(), G1Query::A, shape.a, on(c.device, abl_scratch, tables.a), c)),
+          b1(g1_query(src, streamed.get(), G1Query::BG1, shape.b_g1, on(c.device, abl_scratch, tables.b1), c)),
+          l(g1_query(src, streamed.get(), G1Query::L, shape.l, on(c.device, abl_scratch, tables.l), c)),
           h(g1_query(src, streamed.get(), G1Query::H, shape.h, on(c.device, g1_scratch, tables.h), c)),
-          b2(g2_query(src, streamed.get(), shape.b_g2, beside_h(on(c.device), c), c)) {}
+          b2(g2_query(src, streamed.get(), shape.b_g2, on(c.device), c)) {}
 
     // The H arrays of slot k for this domain (made or remade when the size or convention changed). An optional
     // slot is made only with room to spare (as much again, so the MSMs' scratch, which grows with the largest
