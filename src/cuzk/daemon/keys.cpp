@@ -141,21 +141,23 @@ engine::KeyStoreConfig key_store_config(const DaemonConfig& c, size_t budget_byt
         kc.device_bytes = [ordinals](const groth16::KeyShape& k) {
             return device_key_bytes(ordinals, engine::ProvingKeyStore::resident_bytes(k));
         };
-        kc.make_device_copies = [pin = c.pin_params, ordinals](const groth16::Parameters& p,
-                                                              const std::vector<std::string>& only) {
-            gpu::GpuProverConfig gc;
+        gpu::GpuProverConfig base;
+        base.overlap_query_msms = c.overlap_msms;
+        kc.make_device_copies = [pin = c.pin_params, ordinals, base](const groth16::Parameters& p,
+                                                                    const std::vector<std::string>& only) {
+            gpu::GpuProverConfig gc = base;
             gc.pin_host_params = pin;  // locked while the key is loaded (the backends live with it)
             return copies_of(gpu::gpu_backends(p, chosen_gpus(ordinals, only), gc));
         };
         // Pinned parameters stay in host memory; else a file's points go straight to the devices.
         if (!c.pin_params)
-            kc.stream_device_copies = [ordinals](const formats::ParamsFileSource& src, bool check_subgroup,
-                                                 const std::vector<std::string>& only) {
-                return streamed_copies(chosen_gpus(ordinals, only), src, check_subgroup);
+            kc.stream_device_copies = [ordinals, base](const formats::ParamsFileSource& src, bool check_subgroup,
+                                                       const std::vector<std::string>& only) {
+                return streamed_copies(chosen_gpus(ordinals, only), src, check_subgroup, base);
             };
         // A set no GPU holds whole: its queries in host memory, sent to the GPUs at every MSM.
         if (!c.pin_params && c.stream_large_keys) {
-            gpu::GpuProverConfig streamed;
+            gpu::GpuProverConfig streamed = base;
             streamed.stream_queries = true;
             kc.streamed_copies = [ordinals, streamed](const formats::ParamsFileSource& src, bool check_subgroup,
                                                       const std::vector<std::string>& devices) {
