@@ -54,10 +54,10 @@ struct DaemonConfig {
     // memory, page-locked (~44 GB per GPU for that set), and its points go to the GPU at every MSM instead of the
     // set proving on the CPU. Off by default: measured on an 80 GB H100 only, not on a small card (docs/perf.md).
     bool stream_large_keys = false;
-    // The GPU prover runs a partition's A, B, L MSMs beside its H query's MSM, on a second MSM scratch (~2 GB for a
-    // 32 GiB PoRep partition): on the H200 1.5 % less GPU time per partition and 0.4 s off a C2's first one. Off by
-    // default: on an 80 GB card beside a resident 32 GiB key the second scratch may not fit, and the partition then
-    // fails over to the CPU (docs/perf.md).
+    // The GPU prover runs a partition's A, B, L MSMs beside its H query's MSM, on a second MSM scratch (estimated
+    // at 1-2 GB for a 32 GiB PoRep partition, not measured): on the H200 1.5 % less GPU time per partition and 0.4 s
+    // off a C2's first one. Off by default: on an 80 GB card beside a resident 32 GiB key the second scratch may not
+    // fit, and the partition then fails over to the CPU (docs/perf.md).
     bool overlap_msms = false;
     // [jobs]
     size_t max_partitions = 64;
