@@ -165,6 +165,7 @@ struct GpuMsmBench {
     int log_size = 20;
     int reps = 5;
     unsigned window_bits = 0;
+    unsigned lanes = 0;
     double ones_share = 0;
     bool ones_listed = false;
     bool streamed = false;
@@ -177,6 +178,7 @@ template <class Cfg>
 void bench_gpu_msm_streamed(const GpuMsmBench& b, std::vector<Affine<Cfg>> bases, std::span<const Fr> scalars) {
     gpu::StreamedMsmConfig cfg;
     cfg.msm.window_bits = b.window_bits;
+    cfg.msm.accumulate_lanes = b.lanes;
     cfg.chunk_points = b.chunk_points;
     gpu::StreamedMsm<Cfg> sm(bases, cfg);
     bases = {};
@@ -223,6 +225,7 @@ void bench_gpu_msm(const GpuMsmBench& b) {
     }
     gpu::GpuMsmConfig cfg;
     cfg.window_bits = b.window_bits;
+    cfg.accumulate_lanes = b.lanes;
     gpu::MsmContext<Cfg> ctx(bases, cfg);
     bases = {};
     if (b.ones_share > 0) {
@@ -263,6 +266,7 @@ void bench_gpu_msm(const GpuMsmBench& b) {
         nlohmann::json& k = extra["kernel_ms"][sp.name];
         k = (k.is_number() ? k.get<double>() : 0.0) + ms;
     }
+    extra["lanes"] = b.lanes;
     report(name + (b.window_bits ? "-c" + std::to_string(b.window_bits) : ""), log_size, 1e3, "ms", 1, s, extra);
 #else
     throw std::runtime_error("bench " + b.name + ": built without CUDA");
@@ -333,6 +337,7 @@ int run_bench(const BenchOptions& opt, const std::string& groth16_circuit) {
         b.log_size = log_size;
         b.reps = reps;
         b.window_bits = opt.window_bits;
+        b.lanes = opt.lanes;
         b.ones_share = opt.ones_share;
         b.ones_listed = opt.ones_listed;
         b.streamed = opt.streamed;

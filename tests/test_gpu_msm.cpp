@@ -80,7 +80,8 @@ std::vector<Fr> make_scalars(size_t n, Kind kind, std::mt19937_64& rng) {
 template <class Cfg>
 void check(size_t n, Kind kind, uint64_t seed, const gpu::GpuMsmConfig& cfg = {}) {
     SCOPED_TRACE(::testing::Message() << "n = " << n << ", " << kind_name(kind) << ", seed " << seed
-                                      << ", window_bits " << cfg.window_bits << ", piece " << cfg.piece_points);
+                                      << ", window_bits " << cfg.window_bits << ", piece " << cfg.piece_points
+                                      << ", lanes " << cfg.accumulate_lanes);
     std::mt19937_64 rng(seed);
     auto bases = random_points<Cfg>(n, rng());
     auto scalars = make_scalars(n, kind, rng);
@@ -163,7 +164,7 @@ TEST(GpuMsm, WindowWidthsAndPieces) {
 // opposite bases with equal scalars (a bucket reaches the identity mid-way).
 template <class Cfg>
 void check_special_bases(size_t n, uint64_t seed, const gpu::GpuMsmConfig& cfg = {}) {
-    SCOPED_TRACE(::testing::Message() << "n = " << n << ", seed " << seed);
+    SCOPED_TRACE(::testing::Message() << "n = " << n << ", seed " << seed << ", lanes " << cfg.accumulate_lanes);
     std::mt19937_64 rng(seed);
     auto bases = random_points<Cfg>(n, rng());
     auto scalars = make_scalars(n, Kind::Dense, rng);
@@ -192,6 +193,33 @@ TEST(GpuMsm, InfinityRepeatedAndOppositeBases) {
     if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
     check_special_bases<G1Config>(1 << 12, fresh_seed());
     check_special_bases<G2Config>(1 << 10, fresh_seed());
+}
+
+// The bucket accumulation with one point per thread and with one point per lane pair (each lane half of it), for
+// both curves whatever their default: every scalar kind, chunks of 1 and 3 entries (runs cut at every chunk
+// boundary, so pairs start, store and merge mid-run), and the exceptional bases (doubling, opposite points, points
+// at infinity).
+TEST(GpuMsm, AccumulationOnOneOrTwoLanes) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+    for (unsigned lanes : {1u, 2u}) {
+        gpu::GpuMsmConfig c;
+        c.accumulate_lanes = lanes;
+        for (Kind k : {Kind::Dense, Kind::ZeroOne, Kind::Edge, Kind::Same}) {
+            check<G1Config>(1 << 10, k, fresh_seed(), c);
+            check<G2Config>(1 << 10, k, fresh_seed(), c);
+        }
+        check<G1Config>(1 << 16, Kind::Dense, fresh_seed(), c);
+        check<G2Config>(1 << 14, Kind::Dense, fresh_seed(), c);
+        for (unsigned piece : {1u, 3u}) {
+            gpu::GpuMsmConfig p = tuned(6, piece);
+            p.accumulate_lanes = lanes;
+            check<G1Config>(1 << 10, Kind::Same, fresh_seed(), p);
+            check<G2Config>(1 << 10, Kind::Dense, fresh_seed(), p);
+            check<G2Config>(1 << 10, Kind::Same, fresh_seed(), p);
+        }
+        check_special_bases<G1Config>(1 << 10, fresh_seed(), c);
+        check_special_bases<G2Config>(1 << 10, fresh_seed(), c);
+    }
 }
 
 // One context, many calls: different scalar vectors, prefixes of the bases, repeats give the same result, and the
@@ -336,6 +364,10 @@ TEST(GpuMsm, RejectsBadInput) {
     EXPECT_THROW(ctx.msm_split(bad), std::invalid_argument);
     gpu::G1MsmContext wide(bases, tuned(25, 0));
     EXPECT_THROW(wide.msm(std::vector<Fr>(16, Fr::one())), std::invalid_argument);
+    gpu::GpuMsmConfig three;
+    three.accumulate_lanes = 3;
+    gpu::G1MsmContext three_lanes(bases, three);
+    EXPECT_THROW(three_lanes.msm(std::vector<Fr>(16, Fr::one())), std::invalid_argument) << "3 lanes per point";
     EXPECT_THROW(gpu::G1MsmContext(bases, tuned(25, 0, true)), std::invalid_argument) << "table with c = 25";
     EXPECT_THROW(gpu::G1MsmContext::precomputed_table_bytes(16, 1), std::invalid_argument);
     EXPECT_THROW(gpu::msm_g1_gpu(bases, std::vector<Fr>(15, Fr::one())), std::invalid_argument);
@@ -415,6 +447,63 @@ TEST(GpuMsm, SharedTailsAcrossCalls) {
 // Two contexts sharing one scratch (as the prover's G1 contexts do): each keeps its tail cached between its own
 // calls, and a call of the other in between (which writes over the index list) makes it upload again; the scratch
 // is the largest call of either; calls from two threads take turns.
+// A scratch with a fallback (MsmScratch's second constructor): calls that do not fit its room run in the fallback,
+// whose turn they wait for, its own bytes given back; calls that fit stay. Tails cached in one scratch are not
+// taken for the other's.
+TEST(GpuMsm, ScratchFallsBackWhenACallDoesNotFit) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+    const uint64_t seed = fresh_seed();
+    SCOPED_TRACE(::testing::Message() << "seed " << seed);
+    std::mt19937_64 rng(seed);
+    const size_t n = 20000;
+    auto bases = random_points<G1Config>(n, rng());
+    ThreadPool pool(2);
+    auto shaped = [&](size_t shift, size_t extra) { return tail_shaped(rng, n, 9, shift, extra); };
+    // What one tail-shaped call needs, on a scratch of its own.
+    size_t tail_bytes = 0;
+    {
+        gpu::G1MsmContext probe{std::span<const G1Affine>(bases)};
+        std::shared_ptr<const SplitTail> t;
+        (void)probe.msm_split(split_with_tail(shaped(0, 0), t, pool));
+        tail_bytes = probe.scratch_bytes();
+    }
+    ASSERT_GT(tail_bytes, 0u);
+    auto shared = std::make_shared<gpu::MsmScratch>(0);
+    gpu::GpuMsmConfig nothing_fits, tails_fit;
+    nothing_fits.scratch = std::make_shared<gpu::MsmScratch>(0, shared, 1);
+    tails_fit.scratch = std::make_shared<gpu::MsmScratch>(0, shared, tail_bytes + tail_bytes / 4);
+    gpu::G1MsmContext a{std::span<const G1Affine>(bases), nothing_fits}, b{std::span<const G1Affine>(bases), tails_fit};
+    std::shared_ptr<const SplitTail> ta, tb;
+    auto run = [&](gpu::G1MsmContext& ctx, std::shared_ptr<const SplitTail>& tail, const std::vector<Fr>& v,
+                   const char* what) {
+        const ScalarSplit sp = split_with_tail(v, tail, pool);
+        if (sp.tail) tail = sp.tail;
+        EXPECT_EQ(ctx.msm_split(sp), msm<G1Config>(bases, v)) << what;
+    };
+    run(a, ta, shaped(0, 0), "a: in the fallback");
+    run(a, ta, shaped(0, 5), "a: in the fallback, its tail cached there");
+    EXPECT_EQ(nothing_fits.scratch->fallbacks(), 2u);
+    EXPECT_EQ(nothing_fits.scratch->bytes(), 0u);
+    EXPECT_GT(shared->bytes(), 0u);
+    run(b, tb, shaped(0, 0), "b: fits");
+    run(b, tb, shaped(0, 3), "b: fits, tail cached");
+    EXPECT_EQ(tails_fit.scratch->fallbacks(), 0u);
+    EXPECT_GT(tails_fit.scratch->bytes(), 0u);
+    // A context on the same scratch whose call cannot fit it (its scalars alone are 4 MiB).
+    std::vector<G1Affine> more(size_t{1} << 17);
+    for (size_t i = 0; i < more.size(); i++) more[i] = bases[i % n];
+    gpu::G1MsmContext big{std::span<const G1Affine>(more), tails_fit};
+    auto dense = make_scalars(more.size(), Kind::Dense, rng);
+    EXPECT_EQ(big.msm(dense), msm<G1Config>(more, dense)) << "a dense call, in the fallback";
+    EXPECT_EQ(tails_fit.scratch->fallbacks(), 1u);
+    EXPECT_EQ(tails_fit.scratch->bytes(), 0u) << "its bytes given back";
+    run(b, tb, shaped(0, 2), "b: fits again, its tail uploaded again");
+    run(a, ta, shaped(0, 1), "a: after b's call in the fallback");
+    run(b, tb, shaped(0, 4), "b: its own again");
+    EXPECT_EQ(tails_fit.scratch->fallbacks(), 1u);
+    EXPECT_THROW(gpu::MsmScratch(0, nothing_fits.scratch), std::invalid_argument) << "a fallback with a fallback";
+}
+
 TEST(GpuMsm, ContextsShareScratch) {
     if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
     const uint64_t seed = fresh_seed();

@@ -923,7 +923,7 @@ result_ttl_seconds = 3600
     EXPECT_FALSE(parse_config("", base).stream_large_keys) << "off until measured";
     EXPECT_TRUE(parse_config("[engine]\nstream_large_keys = true", base).stream_large_keys);
     refused("[engine]\nstream_large_keys = 1", "engine.stream_large_keys");
-    EXPECT_FALSE(parse_config("", base).overlap_msms) << "off until the second scratch falls back when it does not fit";
+    EXPECT_FALSE(parse_config("", base).overlap_msms) << "off until measured on an 80 GB card";
     EXPECT_TRUE(parse_config("[engine]\noverlap_msms = true", base).overlap_msms);
     refused("[engine]\noverlap_msms = \"on\"", "engine.overlap_msms");
     // The GPUs to prove on: visible ordinals, each once.

@@ -65,6 +65,16 @@ template class HostBases<G1Config>;
 template class StreamedMsm<G1Config>;
 
 MsmScratch::MsmScratch(int device) : impl_(std::make_unique<Impl>(device)) {}
+MsmScratch::MsmScratch(int device, std::shared_ptr<MsmScratch> fallback, size_t limit)
+    : impl_(std::make_unique<Impl>(device)) {
+    if (fallback && fallback->device() != device)
+        throw std::invalid_argument("gpu msm: a fallback scratch of device " + std::to_string(fallback->device()) +
+                                    " for a scratch on device " + std::to_string(device));
+    if (fallback && fallback->impl_->fallback)
+        throw std::invalid_argument("gpu msm: a fallback scratch may not have a fallback of its own");
+    impl_->fallback = std::move(fallback);
+    impl_->limit = limit;
+}
 MsmScratch::~MsmScratch() = default;
 int MsmScratch::device() const {
     return impl_->device;
@@ -72,6 +82,9 @@ int MsmScratch::device() const {
 size_t MsmScratch::bytes() const {
     std::lock_guard<std::mutex> lk(impl_->mu);
     return impl_->size();
+}
+uint64_t MsmScratch::fallbacks() const {
+    return impl_->fallbacks.load();
 }
 
 

@@ -31,6 +31,9 @@ struct GpuMsmConfig {
     // Sorted (bucket, point) entries per accumulation thread (a chunk; runs that cross chunks are combined after),
     // so one huge bucket (e.g. every scalar equal) does not serialise on one thread. 0: 32.
     unsigned piece_points = 0;
+    // Threads per point in the bucket accumulation: 1, or 2 (a lane pair holds one point, half its coordinates
+    // each, and splits each addition's products: fewer registers per thread). 0: the measured best per curve.
+    unsigned accumulate_lanes = 0;
     // Precomputed window multiples: the constructor also keeps 2^(j c) B_i for every window j on the device (W =
     // ceil(256 / c) times the bases' memory: MsmContext::precomputed_table_bytes), so every window of a call feeds
     // one set of buckets, reduced once, with no doublings between windows; wider windows then pay off. c is fixed
@@ -49,6 +52,11 @@ struct GpuMsmConfig {
 class MsmScratch {
 public:
     explicit MsmScratch(int device = 0);
+    // A scratch whose calls run in `fallback` instead (waiting for its turn there) when they do not fit this one's
+    // room, even with one window per sort: the bytes it holds plus the device's free memory, and at most `limit`
+    // bytes (0: no limit). Its own bytes are then given back. A second scratch beside a busy one
+    // (GpuProverConfig::overlap_query_msms) so costs the overlap, never a failed call, on a card short of memory.
+    MsmScratch(int device, std::shared_ptr<MsmScratch> fallback, size_t limit = 0);
     ~MsmScratch();
     MsmScratch(const MsmScratch&) = delete;
     MsmScratch& operator=(const MsmScratch&) = delete;
@@ -56,6 +64,8 @@ public:
     int device() const;
     // Bytes held now (waits for a call in progress).
     size_t bytes() const;
+    // Calls that ran in the fallback scratch.
+    uint64_t fallbacks() const;
 
     struct Impl;
     Impl& impl() { return *impl_; }

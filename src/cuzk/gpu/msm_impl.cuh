@@ -33,6 +33,7 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -70,6 +71,10 @@ constexpr unsigned kOnesPiece = 64;
 // Ones as a bitmap: a warp reads 32 * 2 words (4096 positions; ~60 ones per lane at Filecoin's 48% ones).
 constexpr unsigned kOnesWords = 2;
 constexpr unsigned kThreads = 128;
+// Threads per point in the bucket accumulation and the reduction's segments (GpuMsmConfig::accumulate_lanes = 0):
+// one for both curves until the lane pairs (accumulate_chunk_pairs, window_segment_pairs) are measured.
+template <class F>
+constexpr unsigned kDefaultLanes = 1;
 // Bucket reduction: about 2^16 segment threads in all (the H200 holds ~400 such register-heavy threads per SM).
 constexpr uint32_t kSegmentThreads = 1u << 16;
 
@@ -327,6 +332,95 @@ __global__ void __launch_bounds__(128, AccMinBlocks<DF>::value) accumulate_chunk
     bl.key_tail[t] = cur;
 }
 
+// accumulate_chunks on lane pairs (XyzzHalf, msm_point.cuh): threads 2t and 2t + 1 walk chunk t together, the
+// even one with the bases' x and the points' (X, ZZ), the odd one with y and (Y, ZZZ); they write their halves of
+// the same Xyzz records, so merge_blocks and the reduction read what accumulate_chunks would have written.
+template <class DF>
+struct AccPairMinBlocks {
+    static constexpr int value = sizeof(DF) <= 48 ? 4 : 2;
+};
+template <class DF>
+__device__ __forceinline__ DF load_coord(const BaseDev<DF>* __restrict__ bases, uint32_t i, bool odd) {
+    static_assert(sizeof(DF) % 16 == 0);
+    constexpr unsigned kWords = sizeof(DF) / 16;
+    uint4 w[kWords];
+    const uint4* src = reinterpret_cast<const uint4*>(reinterpret_cast<const DF*>(bases + i) + (odd ? 1 : 0));
+#pragma unroll
+    for (unsigned k = 0; k < kWords; k++) w[k] = __ldg(src + k);
+    DF r;
+    memcpy(&r, w, sizeof(r));
+    return r;
+}
+template <class DF>
+__device__ __forceinline__ void store_half(Xyzz<DF>* dst, const XyzzHalf<DF>& h, bool odd) {
+    DF* d = reinterpret_cast<DF*>(dst);  // {X, Y, ZZ, ZZZ}
+    d[odd ? 1 : 0] = h.c;
+    d[odd ? 3 : 2] = h.z;
+}
+template <class DF>
+__global__ void __launch_bounds__(128, AccPairMinBlocks<DF>::value)
+    accumulate_chunk_pairs(const BaseDev<DF>* __restrict__ bases, const uint32_t* __restrict__ keys,
+                           const uint32_t* __restrict__ vals, size_t count, uint32_t L, uint32_t sentinel,
+                           uint32_t num_chunks, Xyzz<DF>* __restrict__ buckets, Blocks<DF> bl) {
+    const uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
+    const uint32_t t = g >> 1;
+    const bool odd = g & 1;
+    const unsigned mask = 3u << (threadIdx.x & 30);
+    if (t >= num_chunks) return;  // both lanes of a pair
+    const size_t b = (size_t)t * L;
+    const size_t e = b + L < count ? b + L : count;
+    uint32_t cur = keys[b];
+    if (!odd) bl.key_head[t] = cur;
+    if (cur == sentinel) {
+        if (!odd) bl.key_tail[t] = sentinel;
+        return;
+    }
+    // A base at infinity is (0, 0): its two halves are zero.
+    auto start = [&](XyzzHalf<DF>& acc, const DF& q, bool neg) {
+        const bool inf = __shfl_xor_sync(mask, (int)q.is_zero(), 1) && q.is_zero();
+        acc.c = inf ? DF::zero() : (odd && neg) ? -q : q;
+        acc.z = inf ? DF::zero() : DF::one();
+    };
+    bool first = true;
+    XyzzHalf<DF> acc;
+    {
+        const uint32_t v = vals[b];
+        start(acc, load_coord(bases, v >> 1, odd), v & 1);
+    }
+    for (size_t i = b + 1; i < e; i++) {
+        const uint32_t k = keys[i];
+        if (k == sentinel) break;
+        const uint32_t v = vals[i];
+        const DF q = load_coord(bases, v >> 1, odd);
+        if (k != cur) {  // the run `cur` ended inside this chunk
+            store_half(first ? bl.head + t : buckets + cur, acc, odd);
+            first = false;
+            cur = k;
+            start(acc, q, v & 1);
+        } else {
+            const bool zero = q.is_zero();
+            if (!(__shfl_xor_sync(mask, (int)zero, 1) && zero))
+                add_affine_pair(acc, (odd && (v & 1)) ? -q : q, odd, mask);
+        }
+    }
+    store_half(first ? bl.head + t : bl.tail + t, acc, odd);
+    if (!odd) bl.key_tail[t] = cur;
+}
+
+// The accumulation of one sorted window group on one or two lanes per point (Plan::lanes).
+template <class DF>
+void launch_accumulate(unsigned lanes, const BaseDev<DF>* bases, const uint32_t* keys, const uint32_t* vals,
+                       size_t count, uint32_t L, uint32_t sentinel, uint32_t chunks, Xyzz<DF>* buckets,
+                       const Blocks<DF>& blk, cudaStream_t stream) {
+    if (lanes == 2)
+        accumulate_chunk_pairs<DF><<<blocks_for(2 * (size_t)chunks), kThreads, 0, stream>>>(
+            bases, keys, vals, count, L, sentinel, chunks, buckets, blk);
+    else
+        accumulate_chunks<DF><<<blocks_for(chunks), kThreads, 0, stream>>>(bases, keys, vals, count, L, sentinel,
+                                                                            chunks, buckets, blk);
+    CUZK_CUDA_CHECK(cudaGetLastError());
+}
+
 // Block a = merge(block a, block a + s) for a = 2 s j (one level of the tree, in place).
 template <class DF>
 __global__ void merge_blocks(Blocks<DF> bl, uint32_t n, uint32_t s, uint32_t sentinel,
@@ -386,6 +480,40 @@ __global__ void window_segments(const Xyzz<F>* __restrict__ buckets, uint32_t wg
     // acc = sum_{k in (lo, lo + S]} (k - lo) B_k; the missing lo * sum B_k:
     if (lo) acc = add(acc, mul_small(running, lo));
     seg[tid] = acc;
+}
+
+// window_segments on lane pairs (threads 2t, 2t + 1 take segment t, each with half of every point).
+template <class F>
+__global__ void __launch_bounds__(128, AccPairMinBlocks<F>::value)
+    window_segment_pairs(const Xyzz<F>* __restrict__ buckets, uint32_t wg, uint32_t H, uint32_t S,
+                         Xyzz<F>* __restrict__ seg) {
+    const uint32_t T = H / S;
+    const uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
+    const uint32_t tid = g >> 1;
+    const bool odd = g & 1;
+    const unsigned mask = 3u << (threadIdx.x & 30);
+    if (tid >= wg * T) return;  // both lanes of a pair
+    const uint32_t w = tid / T, t = tid % T, lo = t * S;
+    const F* B = reinterpret_cast<const F*>(buckets + (size_t)w * H);  // bucket k: B[4 (k - 1) ...]
+    XyzzHalf<F> running{F::zero(), F::zero()}, acc{F::zero(), F::zero()};
+    for (uint32_t k = lo + S; k > lo; k--) {
+        const F* bk = B + 4 * (size_t)(k - 1);
+        running = add_pair(running, XyzzHalf<F>{bk[odd ? 1 : 0], bk[odd ? 3 : 2]}, odd, mask);
+        acc = add_pair(acc, running, odd, mask);
+    }
+    if (lo) acc = add_pair(acc, mul_small_pair(running, lo, odd, mask), odd, mask);
+    store_half(seg + tid, acc, odd);
+}
+
+// The bucket reduction's first step on one or two lanes per point.
+template <class F>
+void launch_segments(unsigned lanes, const Xyzz<F>* buckets, uint32_t sets, uint32_t H, uint32_t S, uint32_t T,
+                     Xyzz<F>* seg, cudaStream_t stream) {
+    if (lanes == 2)
+        window_segment_pairs<F><<<blocks_for(2 * (size_t)sets * T), kThreads, 0, stream>>>(buckets, sets, H, S, seg);
+    else
+        window_segments<F><<<blocks_for((size_t)sets * T), kThreads, 0, stream>>>(buckets, sets, H, S, seg);
+    CUZK_CUDA_CHECK(cudaGetLastError());
 }
 
 // out[i] = in[2i] + in[2i+1]: one level of a tree over groups of a power-of-two size (pairs never straddle groups).
@@ -498,6 +626,7 @@ struct Plan {
     uint32_t H = 0, sentinel = 0;
     size_t P = 0;          // pairs per (full) group: m * wg
     uint32_t L = 0;        // sorted entries per accumulation chunk (thread)
+    unsigned lanes = 1;    // threads per point in the accumulation (GpuMsmConfig::accumulate_lanes)
     uint32_t chunks = 0;   // chunks of a full group: ceil(P / L)
     uint32_t T = 0, S = 0;  // reduction segments per window, buckets per segment
     size_t cub_bytes = 0;
@@ -581,6 +710,8 @@ Plan<F> make_plan(size_t m, size_t k, const GpuMsmConfig& cfg, unsigned sm_count
         if ((pl.P + pl.L - 1) / pl.L >= (size_t(1) << 30))
             throw std::invalid_argument("gpu msm: too many accumulation chunks; raise piece_points");
         pl.chunks = (uint32_t)((pl.P + pl.L - 1) / pl.L);
+        if (cfg.accumulate_lanes > 2) throw std::invalid_argument("gpu msm: accumulate_lanes must be 0, 1 or 2");
+        pl.lanes = cfg.accumulate_lanes ? cfg.accumulate_lanes : kDefaultLanes<F>;
         pl.T = std::min<uint32_t>(pl.H, pow2_floor(std::max<uint32_t>(1, kSegmentThreads / pl.sets)));
         pl.S = pl.H / pl.T;
         // CUB scratch, queried (no launch) for the largest group.
@@ -605,6 +736,9 @@ struct MsmScratch::Impl {
     // (MsmContext::Impl::cached_generation) are valid only while it stays the same.
     uint64_t generation = 0;
     const void* user = nullptr;  // the context of the last call
+    std::shared_ptr<MsmScratch> fallback;  // where calls go that do not fit (MsmScratch's second constructor)
+    size_t limit = 0;                      // bytes at most (0: what the device has)
+    std::atomic<uint64_t> fallbacks{0};
 
     explicit Impl(int d) : device(d) {}
     ~Impl() {
@@ -624,11 +758,11 @@ struct MsmScratch::Impl {
         generation++;  // a tail uploaded into the old bytes is gone
         mem = DeviceBuffer<std::byte>(bytes);
     }
-    // The largest call that fits: the bytes held plus the device's free memory.
+    // The largest call that fits: the bytes held plus the device's free memory, at most the limit.
     size_t available() const {
         size_t free_b = 0, total_b = 0;
         CUZK_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-        return free_b + size();
+        return limit ? std::min(limit, free_b + size()) : free_b + size();
     }
 };
 
@@ -646,9 +780,10 @@ struct MsmContext<Cfg>::Impl {
     unsigned pre_windows = 1;  // bases entries per base held on the device (W with the table)
     DeviceBuffer<BaseDev<F>> bases_mem;  // n entries, or n * W: entry w * n + i = 2^(w pre_c) B_i
     std::shared_ptr<MsmScratch> scratch;  // cfg.scratch, or this context's own
-    // The tail (SplitTail::id, 0: none) whose indices the front of the scratch's index list holds, and in which
-    // scratch generation it was uploaded.
+    // The tail (SplitTail::id, 0: none) whose indices the front of a scratch's index list holds, that scratch (its
+    // own or its fallback) and the scratch generation it was uploaded in.
     uint64_t cached_tail = 0, cached_generation = 0;
+    const MsmScratch::Impl* cached_in = nullptr;
     // Page-locked room for the window sums (or the ones' sum) coming back: a copy into pageable memory holds the
     // calling thread until the stream has drained, and goes through the driver's staging, which other threads'
     // allocations and frees can hold up (stalls of 0.15-0.19 s seen once in a C2). Made on first use.
@@ -780,9 +915,10 @@ struct MsmContext<Cfg>::Impl {
     // Pippenger over m scalars (Montgomery cuzk::Fr when mont, else canonical limbs), base i or h_index[i].
     // on_device: h_scalars is device memory (read in place), else host memory (uploaded).
     // tail: the split's tail (h_index starts with its indices), or nullptr.
-    Jacobian<Cfg> pippenger(const Plan<F>& pl, const typename Plan<F>::Ptrs& b, const Limbs4* h_scalars, bool mont,
-                            const uint32_t* h_index, KernelTimer& kt, bool on_device = false,
-                            const SplitTail* tail = nullptr) {
+    // sc: the scratch the call holds (b is carved from it).
+    Jacobian<Cfg> pippenger(const Plan<F>& pl, const typename Plan<F>::Ptrs& b, const MsmScratch::Impl& sc,
+                            const Limbs4* h_scalars, bool mont, const uint32_t* h_index, KernelTimer& kt,
+                            bool on_device = false, const SplitTail* tail = nullptr) {
         const uint32_t m = pl.m;
         const cudaStream_t stream = owned_stream.get();
         const BaseDev<F>* const d_bases = bases_mem.get();
@@ -793,7 +929,8 @@ struct MsmContext<Cfg>::Impl {
         if (h_index) {
             // A tail this context uploaded last time (same tail, same scratch) is still at the front of the index
             // list: only the extras move.
-            const bool cached = tail && tail->id == cached_tail && scratch->impl().generation == cached_generation;
+            const bool cached =
+                tail && tail->id == cached_tail && &sc == cached_in && sc.generation == cached_generation;
             const size_t skip = cached ? tail->indices.size() : 0;
             cached_tail = 0;  // until this call has finished
             if (m > skip) PinnedUploader::shared().upload(b.index + skip, h_index + skip, (m - skip) * 4, stream);
@@ -827,9 +964,7 @@ struct MsmContext<Cfg>::Impl {
             // Buckets no run reaches stay the identity (all-zero bytes).
             CUZK_CUDA_CHECK(cudaMemsetAsync(b.buckets, 0, (size_t)sentinel * sizeof(P), stream));
             const Blocks<F> blk{b.head, b.tail, b.key_head, b.key_tail};
-            accumulate_chunks<F><<<blocks_for(chunks), kThreads, 0, stream>>>(d_bases, keys, vals, P_g, pl.L,
-                                                                               sentinel, chunks, b.buckets, blk);
-            CUZK_CUDA_CHECK(cudaGetLastError());
+            launch_accumulate<F>(pl.lanes, d_bases, keys, vals, P_g, pl.L, sentinel, chunks, b.buckets, blk, stream);
             for (uint64_t st = 1; st < chunks; st *= 2) {
                 const uint64_t pairs = (chunks + 2 * st - 1) / (2 * st);
                 merge_blocks<F><<<blocks_for(pairs), kThreads, 0, stream>>>(blk, chunks, (uint32_t)st, sentinel,
@@ -840,9 +975,7 @@ struct MsmContext<Cfg>::Impl {
             CUZK_CUDA_CHECK(cudaGetLastError());
             kt.stop(acc_span, stream);
             const int red_span = kt.start("reduce", stream);
-            window_segments<F><<<blocks_for((size_t)sets * pl.T), kThreads, 0, stream>>>(b.buckets, sets, pl.H,
-                                                                                          pl.S, b.seg0);
-            CUZK_CUDA_CHECK(cudaGetLastError());
+            launch_segments<F>(pl.lanes, b.buckets, sets, pl.H, pl.S, pl.T, b.seg0, stream);
             P* in = b.seg0;
             P* out = b.seg1;
             for (uint32_t cnt = pl.T; cnt > 1; cnt /= 2) {
@@ -857,7 +990,8 @@ struct MsmContext<Cfg>::Impl {
         CUZK_CUDA_CHECK(cudaStreamSynchronize(stream));
         if (h_index && tail) {
             cached_tail = tail->id;
-            cached_generation = scratch->impl().generation;
+            cached_generation = sc.generation;
+            cached_in = &sc;
         }
         std::vector<XYZZ<Cfg>> sums(pl.W);
         std::memcpy(sums.data(), host_sums, pl.W * sizeof(P));
@@ -912,20 +1046,30 @@ struct MsmContext<Cfg>::Impl {
                       const void* h_ones, const KernelSpans& spans, bool on_device = false, size_t ones_words = 0,
                       const SplitTail* tail = nullptr) {
         CUZK_CUDA_CHECK(cudaSetDevice(cfg.device));
-        MsmScratch::Impl& sc = scratch->impl();
-        std::lock_guard<std::mutex> lk(sc.mu);
-        if (sc.user != this) {
-            sc.user = this;
-            sc.generation++;  // another context's call wrote over the index list
+        MsmScratch::Impl* sc = &scratch->impl();
+        std::unique_lock<std::mutex> lk(sc->mu);
+        Plan<F> pl = fitting_plan(m, k, ones_words, *sc);
+        if (sc->fallback && pl.total > sc->size() && pl.total > sc->available()) {
+            // Not even one window a sort fits here: this scratch's bytes go back, the call runs in the fallback.
+            CUZK_CUDA_CHECK(sc->mem.reset());
+            sc->generation++;
+            sc->fallbacks++;
+            lk.unlock();
+            sc = &sc->fallback->impl();
+            lk = std::unique_lock<std::mutex>(sc->mu);
+            pl = fitting_plan(m, k, ones_words, *sc);
         }
-        const Plan<F> pl = fitting_plan(m, k, ones_words, sc);
-        sc.reserve(pl.total);
-        auto b = pl.carve(sc.ptr());
+        if (sc->user != this) {
+            sc->user = this;
+            sc->generation++;  // another context's call wrote over the index list
+        }
+        sc->reserve(pl.total);
+        auto b = pl.carve(sc->ptr());
         KernelTimer kt(spans, owned_stream.get());
         if (!m) cached_tail = 0;  // the ones' buffer now starts where the index list did
         Jacobian<Cfg> acc = Jacobian<Cfg>::identity();
         if (k) acc += sum_ones(pl, b, h_ones, kt).to_jacobian();
-        if (m) acc += pippenger(pl, b, h_scalars, mont, h_index, kt, on_device, tail);
+        if (m) acc += pippenger(pl, b, *sc, h_scalars, mont, h_index, kt, on_device, tail);
         kt.report();  // both stages synchronize the stream before they return
         return acc;
     }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 namespace cuzk::gpu::msm_detail {
 
@@ -92,6 +93,150 @@ __device__ void add_affine(Xyzz<F>& p, const F& x, const F& y) {
     p.Y = t0 - t1;
     p.X = X3;
     F::mul2(p.ZZ, p.ZZZ, p.ZZ, PP, p.ZZZ, PPP);
+}
+
+// ---- one point on two lanes ----------------------------------------------------------------------------------
+// The lane-pair layout of the bucket accumulation: lanes 2k and 2k + 1 of a warp hold one XYZZ point, the even lane
+// (X, ZZ) and the odd lane (Y, ZZZ), so a thread holds half a point. A mixed addition gives each lane 5 of its 10
+// products and swaps four intermediate values between the two by warp shuffles (4 x sizeof(F) / 4 of them against
+// ~5 products' worth of wide multiplies a lane). What it buys is registers: over Fq2 the one-thread addition needs
+// more than a thread's 255 and spills (docs/gpu-msm-notes.md).
+template <class F>
+struct XyzzHalf {
+    F c;  // X on the even lane, Y on the odd one
+    F z;  // ZZ on the even lane, ZZZ on the odd one (both 0 for the identity: ZZ^3 = ZZZ^2)
+};
+
+// The other lane's v (lanes 2k, 2k + 1; mask: the pair's two bits, both lanes call it).
+template <class F>
+__device__ __forceinline__ F pair_swap(const F& v, unsigned mask) {
+    static_assert(sizeof(F) % 4 == 0);
+    constexpr unsigned kWords = sizeof(F) / 4;
+    uint32_t w[kWords];
+    memcpy(w, &v, sizeof(F));
+#pragma unroll
+    for (unsigned i = 0; i < kWords; i++) w[i] = __shfl_xor_sync(mask, w[i], 1);
+    F r;
+    memcpy(&r, w, sizeof(F));
+    return r;
+}
+
+// c ? a : b word by word (a select per register, no branch).
+template <class F>
+__device__ __forceinline__ F pick(bool c, const F& a, const F& b) {
+    constexpr unsigned kWords = sizeof(F) / 4;
+    uint32_t wa[kWords], wb[kWords];
+    memcpy(wa, &a, sizeof(F));
+    memcpy(wb, &b, sizeof(F));
+#pragma unroll
+    for (unsigned i = 0; i < kWords; i++) wa[i] = c ? wa[i] : wb[i];
+    F r;
+    memcpy(&r, wa, sizeof(F));
+    return r;
+}
+
+// p += (x, y) for a finite affine point on a lane pair: q is x on the even lane and y on the odd one. The products
+// of madd-2008-s split between the lanes (even: U2 = x ZZ1, PP = P^2, Q = X1 PP, ZZ3 = ZZ1 PP, R (Q - X3); odd:
+// S2 = y ZZZ1, RR = R^2, PPP = P PP, ZZZ3 = ZZZ1 PPP, Y1 PPP). Every branch depends only on values both lanes
+// hold, so a pair never diverges; the exceptional cases as add_affine.
+template <class F>
+__device__ void add_affine_pair(XyzzHalf<F>& p, const F& q, bool odd, unsigned mask) {
+    if (p.z.is_zero()) {
+        p.c = q;
+        p.z = F::one();
+        return;
+    }
+    const F D = q * p.z - p.c;  // even: P = U2 - X1, odd: R = S2 - Y1
+    const F oD = pair_swap(D, mask);
+    const bool dz = D.is_zero(), odz = oD.is_zero();
+    if (odd ? odz : dz) {  // P = 0: p = (x, y), or p = -(x, y)
+        if (odd ? dz : odz) {
+            const F oq = pair_swap(q, mask);
+            const Xyzz<F> d = dbl_affine(pick(odd, oq, q), pick(odd, q, oq));
+            p.c = pick(odd, d.Y, d.X);
+            p.z = pick(odd, d.ZZZ, d.ZZ);
+        } else {
+            p.c = F::zero();
+            p.z = F::zero();
+        }
+        return;
+    }
+    // What each lane keeps across the next product is picked before it, so that only three values live through
+    // the call (picking after it would keep both lanes' operands alive: spills).
+    const F sq = D.square();                            // even: PP, odd: RR
+    const F pp = pick(odd, pair_swap(sq, mask), sq);    // PP on both
+    const F a3 = pick(odd, oD, p.c);                    // even: X1, odd: P
+    const F k1 = pick(odd, p.c, oD);                    // kept: even R, odd Y1
+    const F m3 = a3 * pp;                               // even: Q = X1 PP, odd: PPP = P PP
+    const F X3 = pair_swap(sq - m3, mask) - m3.dbl();   // even: (RR - PPP) - 2 Q (odd: unused)
+    F nz, m5;
+    F::mul2(nz, m5, p.z, pick(odd, m3, sq), k1, pick(odd, m3, m3 - X3));
+    // nz: ZZ1 PP (even), ZZZ1 PPP (odd); m5: R (Q - X3) (even), Y1 PPP (odd)
+    p.c = pick(odd, pair_swap(m5, mask) - m5, X3);        // odd: Y3 = R (Q - X3) - Y1 PPP
+    p.z = nz;
+}
+
+// dbl-2008-s-1 on a lane pair (even: X^2, S = X V, ZZ3 = ZZ V, M (S - X3); odd: V = (2Y)^2, W = 2Y V, M^2,
+// W Y, ZZZ3 = W ZZZ): 5 products a lane, one of them spare (the even lane's second in the last step).
+template <class F>
+__device__ XyzzHalf<F> dbl_pair(const XyzzHalf<F>& p, bool odd, unsigned mask) {
+    if (p.z.is_zero()) return p;
+    const F a = pick(odd, p.c.dbl(), p.c);  // even: X, odd: U = 2Y
+    const F s1 = a.square();                // even: X^2, odd: V
+    const F o1 = pair_swap(s1, mask);
+    const F V = pick(odd, s1, o1), X2 = pick(odd, o1, s1);
+    const F M = F::add_lazy(X2.dbl(), X2);  // 3 X^2, a factor only: < 2p
+    F r0, r1;
+    F::mul2(r0, r1, a, V, pick(odd, M, p.z), pick(odd, M, V));  // even: S, ZZ3; odd: W, M^2
+    const F o2 = pair_swap(pick(odd, r1, r0), mask);             // even gets M^2, odd gets S
+    const F S = pick(odd, o2, r0), MM = pick(odd, r1, o2);
+    const F X3 = MM - S.dbl();
+    F t0, t1;
+    F::mul2(t0, t1, pick(odd, r0, M), pick(odd, p.c, S - X3), pick(odd, r0, M), pick(odd, p.z, S - X3));
+    // even: t0 = M (S - X3) (t1 spare); odd: t0 = W Y, t1 = ZZZ3
+    XyzzHalf<F> r;
+    r.c = pick(odd, pair_swap(t0, mask) - t0, X3);
+    r.z = pick(odd, t1, r1);
+    return r;
+}
+
+// add-2008-s on a lane pair (p + q, both as halves): 6 products and a squaring a lane, exceptional cases handled.
+template <class F>
+__device__ XyzzHalf<F> add_pair(const XyzzHalf<F>& p, const XyzzHalf<F>& q, bool odd, unsigned mask) {
+    if (p.z.is_zero()) return q;
+    if (q.z.is_zero()) return p;
+    const F zz = p.z * q.z;  // even: ZZ1 ZZ2, odd: ZZZ1 ZZZ2
+    F u1, u2;
+    F::mul2(u1, u2, p.c, q.z, q.c, p.z);  // even: U1 = X1 ZZ2, U2 = X2 ZZ1; odd: S1, S2
+    const F D = u2 - u1;                  // even: P, odd: R
+    const F oD = pair_swap(D, mask);
+    const bool dz = D.is_zero(), odz = oD.is_zero();
+    if (odd ? odz : dz) {
+        if (odd ? dz : odz) return dbl_pair(p, odd, mask);
+        return XyzzHalf<F>{F::zero(), F::zero()};
+    }
+    const F sq = D.square();                            // even: PP, odd: RR
+    const F pp = pick(odd, pair_swap(sq, mask), sq);    // PP on both
+    const F a3 = pick(odd, oD, u1);                     // even: U1, odd: P
+    const F k1 = pick(odd, u1, oD);                     // kept: even R, odd S1
+    const F m3 = a3 * pp;                               // even: Q = U1 PP, odd: PPP
+    const F X3 = pair_swap(sq - m3, mask) - m3.dbl();   // even: RR - PPP - 2 Q
+    F nz, m5;
+    F::mul2(nz, m5, zz, pick(odd, m3, sq), k1, pick(odd, m3, m3 - X3));
+    // nz: ZZ1 ZZ2 PP (even), ZZZ1 ZZZ2 PPP (odd); m5: R (Q - X3) (even), S1 PPP (odd)
+    return XyzzHalf<F>{pick(odd, pair_swap(m5, mask) - m5, X3), nz};
+}
+
+// [k] p on a lane pair (k is the same on both lanes).
+template <class F>
+__device__ XyzzHalf<F> mul_small_pair(const XyzzHalf<F>& p, uint32_t k, bool odd, unsigned mask) {
+    XyzzHalf<F> r{F::zero(), F::zero()};
+    if (k == 0) return r;
+    for (int bit = 31 - __clz(k); bit >= 0; bit--) {
+        r = dbl_pair(r, odd, mask);
+        if ((k >> bit) & 1) r = add_pair(r, p, odd, mask);
+    }
+    return r;
 }
 
 // add-2008-s: p + q (12M + 2S), exceptional cases handled.

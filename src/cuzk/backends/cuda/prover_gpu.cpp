@@ -233,7 +233,8 @@ struct GpuProver::Impl {
     std::shared_ptr<const StreamedKey> streamed;  // the queries' host copy when streamed (before the contexts)
     TablePlan tables;
     // H's MSM and the A, B_G1, L MSMs (one after another) share one scratch, unless cfg.overlap_query_msms runs them
-    // beside each other: A, B_G1, L then share a second one. B_G2's, which runs beside them, has its own.
+    // beside each other: A, B_G1, L then share a second one, which falls back to the first (waiting for H's MSM)
+    // for a call the device has no room for. B_G2's, which runs beside them, has its own.
     std::shared_ptr<MsmScratch> g1_scratch, abl_scratch;
     QueryMsm<G1Config> a, b1, l, h;
     QueryMsm<G2Config> b2;
@@ -269,7 +270,7 @@ struct GpuProver::Impl {
           streamed(std::move(key)),
           tables(streamed ? TablePlan{} : table_plan(shape, c)),
           g1_scratch(std::make_shared<MsmScratch>(c.device)),
-          abl_scratch(c.overlap_query_msms ? std::make_shared<MsmScratch>(c.device) : g1_scratch),
+          abl_scratch(c.overlap_query_msms ? std::make_shared<MsmScratch>(c.device, g1_scratch) : g1_scratch),
           a(g1_query(src, streamed.get(), G1Query::A, shape.a, on(c.device, abl_scratch, tables.a), c)),
           b1(g1_query(src, streamed.get(), G1Query::BG1, shape.b_g1, on(c.device, abl_scratch, tables.b1), c)),
           l(g1_query(src, streamed.get(), G1Query::L, shape.l, on(c.device, abl_scratch, tables.l), c)),

@@ -70,7 +70,8 @@ struct GpuProverConfig {
     size_t stream_chunk_points = 0;
     // Run the A, B_G1 and L MSMs (B_G2 beside them, as always) while the H query's MSM runs, on their own stream and
     // a second MSM scratch, instead of after it: the sorts and window reductions of H's MSM and the ones' sums are not
-    // bound by the field product as its accumulation is. The figures are in docs/perf.md.
+    // bound by the field product as its accumulation is. A call the device has no room for in the second scratch
+    // runs in the first, after H's MSM (gpu::MsmScratch's fallback). The figures are in docs/perf.md.
     bool overlap_query_msms = false;
 };
 
