@@ -178,7 +178,7 @@ template <class Cfg>
 void bench_gpu_msm_streamed(const GpuMsmBench& b, std::vector<Affine<Cfg>> bases, std::span<const Fr> scalars) {
     gpu::StreamedMsmConfig cfg;
     cfg.msm.window_bits = b.window_bits;
-    cfg.msm.accumulate_lanes = b.lanes;
+    cfg.msm.reduce_lanes = b.lanes;
     cfg.chunk_points = b.chunk_points;
     gpu::StreamedMsm<Cfg> sm(bases, cfg);
     bases = {};
@@ -225,7 +225,7 @@ void bench_gpu_msm(const GpuMsmBench& b) {
     }
     gpu::GpuMsmConfig cfg;
     cfg.window_bits = b.window_bits;
-    cfg.accumulate_lanes = b.lanes;
+    cfg.reduce_lanes = b.lanes;
     gpu::MsmContext<Cfg> ctx(bases, cfg);
     bases = {};
     if (b.ones_share > 0) {
@@ -266,7 +266,7 @@ void bench_gpu_msm(const GpuMsmBench& b) {
         nlohmann::json& k = extra["kernel_ms"][sp.name];
         k = (k.is_number() ? k.get<double>() : 0.0) + ms;
     }
-    extra["lanes"] = b.lanes;
+    extra["reduce_lanes"] = b.lanes;
     report(name + (b.window_bits ? "-c" + std::to_string(b.window_bits) : ""), log_size, 1e3, "ms", 1, s, extra);
 #else
     throw std::runtime_error("bench " + b.name + ": built without CUDA");

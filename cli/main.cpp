@@ -115,9 +115,9 @@ int main(int argc, char** argv) {
     bench->add_flag("--quick", bench_opt.quick, "small sizes and 3 repetitions");
     bench->add_option("--window-bits", bench_opt.window_bits, "gpu-msm-g1, gpu-msm-g2: Pippenger window width (0: the model)")
         ->check(CLI::Range(0, 24));
-    bench->add_option("--lanes", bench_opt.lanes,
-                      "gpu-msm-g1, gpu-msm-g2: threads per point in the bucket accumulation, 1 or 2 (0: the curve's "
-                      "default)")
+    bench->add_option("--reduce-lanes", bench_opt.lanes,
+                      "gpu-msm-g1, gpu-msm-g2: threads per point in the bucket reduction's segment walks, 1 or 2 (0: "
+                      "the default for the curve and size)")
         ->check(CLI::Range(0, 2));
     bench->add_option("--ones-share", bench_opt.ones_share,
                       "gpu-msm-g1, gpu-msm-g2: scalars 0 or 1 with this share of ones, summed by the ones' kernels "

@@ -81,7 +81,7 @@ template <class Cfg>
 void check(size_t n, Kind kind, uint64_t seed, const gpu::GpuMsmConfig& cfg = {}) {
     SCOPED_TRACE(::testing::Message() << "n = " << n << ", " << kind_name(kind) << ", seed " << seed
                                       << ", window_bits " << cfg.window_bits << ", piece " << cfg.piece_points
-                                      << ", lanes " << cfg.accumulate_lanes);
+                                      << ", lanes " << cfg.reduce_lanes);
     std::mt19937_64 rng(seed);
     auto bases = random_points<Cfg>(n, rng());
     auto scalars = make_scalars(n, kind, rng);
@@ -164,7 +164,7 @@ TEST(GpuMsm, WindowWidthsAndPieces) {
 // opposite bases with equal scalars (a bucket reaches the identity mid-way).
 template <class Cfg>
 void check_special_bases(size_t n, uint64_t seed, const gpu::GpuMsmConfig& cfg = {}) {
-    SCOPED_TRACE(::testing::Message() << "n = " << n << ", seed " << seed << ", lanes " << cfg.accumulate_lanes);
+    SCOPED_TRACE(::testing::Message() << "n = " << n << ", seed " << seed << ", lanes " << cfg.reduce_lanes);
     std::mt19937_64 rng(seed);
     auto bases = random_points<Cfg>(n, rng());
     auto scalars = make_scalars(n, Kind::Dense, rng);
@@ -195,25 +195,26 @@ TEST(GpuMsm, InfinityRepeatedAndOppositeBases) {
     check_special_bases<G2Config>(1 << 10, fresh_seed());
 }
 
-// The bucket accumulation with one point per thread and with one point per lane pair (each lane half of it), for
-// both curves whatever their default: every scalar kind, chunks of 1 and 3 entries (runs cut at every chunk
-// boundary, so pairs start, store and merge mid-run), and the exceptional bases (doubling, opposite points, points
-// at infinity).
-TEST(GpuMsm, AccumulationOnOneOrTwoLanes) {
+// The bucket reduction with one point per thread and with one point per lane pair (each lane half of it), for both
+// curves whatever their default: every scalar kind (one bucket per window for equal scalars: the walk's sums double),
+// window widths whose segments are 1 bucket (every walk ends in a multiplication by its offset) or many, and the
+// exceptional bases (doubling, opposite points, points at infinity).
+TEST(GpuMsm, ReductionOnOneOrTwoLanes) {
     if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
     for (unsigned lanes : {1u, 2u}) {
         gpu::GpuMsmConfig c;
-        c.accumulate_lanes = lanes;
+        c.reduce_lanes = lanes;
         for (Kind k : {Kind::Dense, Kind::ZeroOne, Kind::Edge, Kind::Same}) {
             check<G1Config>(1 << 10, k, fresh_seed(), c);
             check<G2Config>(1 << 10, k, fresh_seed(), c);
         }
         check<G1Config>(1 << 16, Kind::Dense, fresh_seed(), c);
         check<G2Config>(1 << 14, Kind::Dense, fresh_seed(), c);
-        for (unsigned piece : {1u, 3u}) {
-            gpu::GpuMsmConfig p = tuned(6, piece);
-            p.accumulate_lanes = lanes;
+        for (unsigned bits : {6u, 13u}) {  // 32 buckets, one a segment; 4096 buckets
+            gpu::GpuMsmConfig p = tuned(bits, 0);
+            p.reduce_lanes = lanes;
             check<G1Config>(1 << 10, Kind::Same, fresh_seed(), p);
+            check<G1Config>(1 << 12, Kind::Dense, fresh_seed(), p);
             check<G2Config>(1 << 10, Kind::Dense, fresh_seed(), p);
             check<G2Config>(1 << 10, Kind::Same, fresh_seed(), p);
         }
@@ -365,7 +366,7 @@ TEST(GpuMsm, RejectsBadInput) {
     gpu::G1MsmContext wide(bases, tuned(25, 0));
     EXPECT_THROW(wide.msm(std::vector<Fr>(16, Fr::one())), std::invalid_argument);
     gpu::GpuMsmConfig three;
-    three.accumulate_lanes = 3;
+    three.reduce_lanes = 3;
     gpu::G1MsmContext three_lanes(bases, three);
     EXPECT_THROW(three_lanes.msm(std::vector<Fr>(16, Fr::one())), std::invalid_argument) << "3 lanes per point";
     EXPECT_THROW(gpu::G1MsmContext(bases, tuned(25, 0, true)), std::invalid_argument) << "table with c = 25";

@@ -31,9 +31,10 @@ struct GpuMsmConfig {
     // Sorted (bucket, point) entries per accumulation thread (a chunk; runs that cross chunks are combined after),
     // so one huge bucket (e.g. every scalar equal) does not serialise on one thread. 0: 32.
     unsigned piece_points = 0;
-    // Threads per point in the bucket accumulation: 1, or 2 (a lane pair holds one point, half its coordinates
-    // each, and splits each addition's products: fewer registers per thread). 0: the measured best per curve.
-    unsigned accumulate_lanes = 0;
+    // Threads per point in the bucket reduction's segment walks: 1, or 2 (a lane pair holds one point, half its
+    // coordinates each, and splits each addition's products: fewer registers a thread, twice the threads). 0: the
+    // measured best for the curve and segment length.
+    unsigned reduce_lanes = 0;
     // Precomputed window multiples: the constructor also keeps 2^(j c) B_i for every window j on the device (W =
     // ceil(256 / c) times the bases' memory: MsmContext::precomputed_table_bytes), so every window of a call feeds
     // one set of buckets, reduced once, with no doublings between windows; wider windows then pay off. c is fixed

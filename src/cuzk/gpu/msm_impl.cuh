@@ -71,10 +71,13 @@ constexpr unsigned kOnesPiece = 64;
 // Ones as a bitmap: a warp reads 32 * 2 words (4096 positions; ~60 ones per lane at Filecoin's 48% ones).
 constexpr unsigned kOnesWords = 2;
 constexpr unsigned kThreads = 128;
-// Threads per point in the bucket accumulation and the reduction's segments (GpuMsmConfig::accumulate_lanes = 0):
-// one for both curves until the lane pairs (accumulate_chunk_pairs, window_segment_pairs) are measured.
+// Threads per point in the reduction's segment walks (GpuMsmConfig::reduce_lanes = 0): two (window_segment_pairs)
+// for G2, and for G1 where a segment has at least 64 buckets. H100, one run: G2 2^20 (S = 8) 5.21 against 5.52-5.64
+// ms, G1 2^26 (S = 128) 8.84 against 11.13 ms, but G1 2^20 (S = 8) 1.80 against 1.69 ms (docs/perf.md).
 template <class F>
-constexpr unsigned kDefaultLanes = 1;
+unsigned default_reduce_lanes(uint32_t S) {
+    return sizeof(F) > 48 || S >= 64 ? 2 : 1;
+}
 // Bucket reduction: about 2^16 segment threads in all (the H200 holds ~400 such register-heavy threads per SM).
 constexpr uint32_t kSegmentThreads = 1u << 16;
 
@@ -332,95 +335,6 @@ __global__ void __launch_bounds__(128, AccMinBlocks<DF>::value) accumulate_chunk
     bl.key_tail[t] = cur;
 }
 
-// accumulate_chunks on lane pairs (XyzzHalf, msm_point.cuh): threads 2t and 2t + 1 walk chunk t together, the
-// even one with the bases' x and the points' (X, ZZ), the odd one with y and (Y, ZZZ); they write their halves of
-// the same Xyzz records, so merge_blocks and the reduction read what accumulate_chunks would have written.
-template <class DF>
-struct AccPairMinBlocks {
-    static constexpr int value = sizeof(DF) <= 48 ? 4 : 2;
-};
-template <class DF>
-__device__ __forceinline__ DF load_coord(const BaseDev<DF>* __restrict__ bases, uint32_t i, bool odd) {
-    static_assert(sizeof(DF) % 16 == 0);
-    constexpr unsigned kWords = sizeof(DF) / 16;
-    uint4 w[kWords];
-    const uint4* src = reinterpret_cast<const uint4*>(reinterpret_cast<const DF*>(bases + i) + (odd ? 1 : 0));
-#pragma unroll
-    for (unsigned k = 0; k < kWords; k++) w[k] = __ldg(src + k);
-    DF r;
-    memcpy(&r, w, sizeof(r));
-    return r;
-}
-template <class DF>
-__device__ __forceinline__ void store_half(Xyzz<DF>* dst, const XyzzHalf<DF>& h, bool odd) {
-    DF* d = reinterpret_cast<DF*>(dst);  // {X, Y, ZZ, ZZZ}
-    d[odd ? 1 : 0] = h.c;
-    d[odd ? 3 : 2] = h.z;
-}
-template <class DF>
-__global__ void __launch_bounds__(128, AccPairMinBlocks<DF>::value)
-    accumulate_chunk_pairs(const BaseDev<DF>* __restrict__ bases, const uint32_t* __restrict__ keys,
-                           const uint32_t* __restrict__ vals, size_t count, uint32_t L, uint32_t sentinel,
-                           uint32_t num_chunks, Xyzz<DF>* __restrict__ buckets, Blocks<DF> bl) {
-    const uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
-    const uint32_t t = g >> 1;
-    const bool odd = g & 1;
-    const unsigned mask = 3u << (threadIdx.x & 30);
-    if (t >= num_chunks) return;  // both lanes of a pair
-    const size_t b = (size_t)t * L;
-    const size_t e = b + L < count ? b + L : count;
-    uint32_t cur = keys[b];
-    if (!odd) bl.key_head[t] = cur;
-    if (cur == sentinel) {
-        if (!odd) bl.key_tail[t] = sentinel;
-        return;
-    }
-    // A base at infinity is (0, 0): its two halves are zero.
-    auto start = [&](XyzzHalf<DF>& acc, const DF& q, bool neg) {
-        const bool inf = __shfl_xor_sync(mask, (int)q.is_zero(), 1) && q.is_zero();
-        acc.c = inf ? DF::zero() : (odd && neg) ? -q : q;
-        acc.z = inf ? DF::zero() : DF::one();
-    };
-    bool first = true;
-    XyzzHalf<DF> acc;
-    {
-        const uint32_t v = vals[b];
-        start(acc, load_coord(bases, v >> 1, odd), v & 1);
-    }
-    for (size_t i = b + 1; i < e; i++) {
-        const uint32_t k = keys[i];
-        if (k == sentinel) break;
-        const uint32_t v = vals[i];
-        const DF q = load_coord(bases, v >> 1, odd);
-        if (k != cur) {  // the run `cur` ended inside this chunk
-            store_half(first ? bl.head + t : buckets + cur, acc, odd);
-            first = false;
-            cur = k;
-            start(acc, q, v & 1);
-        } else {
-            const bool zero = q.is_zero();
-            if (!(__shfl_xor_sync(mask, (int)zero, 1) && zero))
-                add_affine_pair(acc, (odd && (v & 1)) ? -q : q, odd, mask);
-        }
-    }
-    store_half(first ? bl.head + t : bl.tail + t, acc, odd);
-    if (!odd) bl.key_tail[t] = cur;
-}
-
-// The accumulation of one sorted window group on one or two lanes per point (Plan::lanes).
-template <class DF>
-void launch_accumulate(unsigned lanes, const BaseDev<DF>* bases, const uint32_t* keys, const uint32_t* vals,
-                       size_t count, uint32_t L, uint32_t sentinel, uint32_t chunks, Xyzz<DF>* buckets,
-                       const Blocks<DF>& blk, cudaStream_t stream) {
-    if (lanes == 2)
-        accumulate_chunk_pairs<DF><<<blocks_for(2 * (size_t)chunks), kThreads, 0, stream>>>(
-            bases, keys, vals, count, L, sentinel, chunks, buckets, blk);
-    else
-        accumulate_chunks<DF><<<blocks_for(chunks), kThreads, 0, stream>>>(bases, keys, vals, count, L, sentinel,
-                                                                            chunks, buckets, blk);
-    CUZK_CUDA_CHECK(cudaGetLastError());
-}
-
 // Block a = merge(block a, block a + s) for a = 2 s j (one level of the tree, in place).
 template <class DF>
 __global__ void merge_blocks(Blocks<DF> bl, uint32_t n, uint32_t s, uint32_t sentinel,
@@ -482,9 +396,18 @@ __global__ void window_segments(const Xyzz<F>* __restrict__ buckets, uint32_t wg
     seg[tid] = acc;
 }
 
-// window_segments on lane pairs (threads 2t, 2t + 1 take segment t, each with half of every point).
+// window_segments on lane pairs (XyzzHalf, msm_point.cuh): threads 2t and 2t + 1 take segment t, the even one
+// with every point's (X, ZZ), the odd one with (Y, ZZZ); they write their halves of the same record, so the
+// halving tree reads what window_segments would have written. Fewer registers a thread and twice the threads for
+// the same walks (docs/perf.md: faster for G2, and for G1 where segments are long).
+template <class DF>
+__device__ __forceinline__ void store_half(Xyzz<DF>* dst, const XyzzHalf<DF>& h, bool odd) {
+    DF* d = reinterpret_cast<DF*>(dst);  // {X, Y, ZZ, ZZZ}
+    d[odd ? 1 : 0] = h.c;
+    d[odd ? 3 : 2] = h.z;
+}
 template <class F>
-__global__ void __launch_bounds__(128, AccPairMinBlocks<F>::value)
+__global__ void __launch_bounds__(128, sizeof(F) <= 48 ? 4 : 2)
     window_segment_pairs(const Xyzz<F>* __restrict__ buckets, uint32_t wg, uint32_t H, uint32_t S,
                          Xyzz<F>* __restrict__ seg) {
     const uint32_t T = H / S;
@@ -505,7 +428,7 @@ __global__ void __launch_bounds__(128, AccPairMinBlocks<F>::value)
     store_half(seg + tid, acc, odd);
 }
 
-// The bucket reduction's first step on one or two lanes per point.
+// The bucket reduction's first step on one or two lanes per point (Plan::lanes).
 template <class F>
 void launch_segments(unsigned lanes, const Xyzz<F>* buckets, uint32_t sets, uint32_t H, uint32_t S, uint32_t T,
                      Xyzz<F>* seg, cudaStream_t stream) {
@@ -626,7 +549,7 @@ struct Plan {
     uint32_t H = 0, sentinel = 0;
     size_t P = 0;          // pairs per (full) group: m * wg
     uint32_t L = 0;        // sorted entries per accumulation chunk (thread)
-    unsigned lanes = 1;    // threads per point in the accumulation (GpuMsmConfig::accumulate_lanes)
+    unsigned lanes = 1;    // threads per point in the reduction's segment walks (GpuMsmConfig::reduce_lanes)
     uint32_t chunks = 0;   // chunks of a full group: ceil(P / L)
     uint32_t T = 0, S = 0;  // reduction segments per window, buckets per segment
     size_t cub_bytes = 0;
@@ -710,10 +633,10 @@ Plan<F> make_plan(size_t m, size_t k, const GpuMsmConfig& cfg, unsigned sm_count
         if ((pl.P + pl.L - 1) / pl.L >= (size_t(1) << 30))
             throw std::invalid_argument("gpu msm: too many accumulation chunks; raise piece_points");
         pl.chunks = (uint32_t)((pl.P + pl.L - 1) / pl.L);
-        if (cfg.accumulate_lanes > 2) throw std::invalid_argument("gpu msm: accumulate_lanes must be 0, 1 or 2");
-        pl.lanes = cfg.accumulate_lanes ? cfg.accumulate_lanes : kDefaultLanes<F>;
         pl.T = std::min<uint32_t>(pl.H, pow2_floor(std::max<uint32_t>(1, kSegmentThreads / pl.sets)));
         pl.S = pl.H / pl.T;
+        if (cfg.reduce_lanes > 2) throw std::invalid_argument("gpu msm: reduce_lanes must be 0, 1 or 2");
+        pl.lanes = cfg.reduce_lanes ? cfg.reduce_lanes : default_reduce_lanes<F>(pl.S);
         // CUB scratch, queried (no launch) for the largest group.
         size_t sort_b = 0;
         cub::DoubleBuffer<uint32_t> kb(nullptr, nullptr), vb(nullptr, nullptr);
@@ -964,7 +887,9 @@ struct MsmContext<Cfg>::Impl {
             // Buckets no run reaches stay the identity (all-zero bytes).
             CUZK_CUDA_CHECK(cudaMemsetAsync(b.buckets, 0, (size_t)sentinel * sizeof(P), stream));
             const Blocks<F> blk{b.head, b.tail, b.key_head, b.key_tail};
-            launch_accumulate<F>(pl.lanes, d_bases, keys, vals, P_g, pl.L, sentinel, chunks, b.buckets, blk, stream);
+            accumulate_chunks<F><<<blocks_for(chunks), kThreads, 0, stream>>>(d_bases, keys, vals, P_g, pl.L,
+                                                                               sentinel, chunks, b.buckets, blk);
+            CUZK_CUDA_CHECK(cudaGetLastError());
             for (uint64_t st = 1; st < chunks; st *= 2) {
                 const uint64_t pairs = (chunks + 2 * st - 1) / (2 * st);
                 merge_blocks<F><<<blocks_for(pairs), kThreads, 0, stream>>>(blk, chunks, (uint32_t)st, sentinel,

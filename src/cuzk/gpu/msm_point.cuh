@@ -96,11 +96,11 @@ __device__ void add_affine(Xyzz<F>& p, const F& x, const F& y) {
 }
 
 // ---- one point on two lanes ----------------------------------------------------------------------------------
-// The lane-pair layout of the bucket accumulation: lanes 2k and 2k + 1 of a warp hold one XYZZ point, the even lane
-// (X, ZZ) and the odd lane (Y, ZZZ), so a thread holds half a point. A mixed addition gives each lane 5 of its 10
-// products and swaps four intermediate values between the two by warp shuffles (4 x sizeof(F) / 4 of them against
-// ~5 products' worth of wide multiplies a lane). What it buys is registers: over Fq2 the one-thread addition needs
-// more than a thread's 255 and spills (docs/gpu-msm-notes.md).
+// The lane-pair layout (the bucket reduction's window_segment_pairs): lanes 2k and 2k + 1 of a warp hold one XYZZ
+// point, the even lane (X, ZZ) and the odd lane (Y, ZZZ), so a thread holds half a point. An addition gives each
+// lane 7 of its 14 products and swaps four intermediate values between the two by warp shuffles (4 x sizeof(F) / 4
+// of them against ~7 products' worth of wide multiplies a lane). What it buys is registers and threads: the
+// one-thread Fq2 walk spills 8.9 KB (docs/gpu-msm-notes.md has the mixed addition's pair form, measured no faster).
 template <class F>
 struct XyzzHalf {
     F c;  // X on the even lane, Y on the odd one
@@ -133,47 +133,6 @@ __device__ __forceinline__ F pick(bool c, const F& a, const F& b) {
     F r;
     memcpy(&r, wa, sizeof(F));
     return r;
-}
-
-// p += (x, y) for a finite affine point on a lane pair: q is x on the even lane and y on the odd one. The products
-// of madd-2008-s split between the lanes (even: U2 = x ZZ1, PP = P^2, Q = X1 PP, ZZ3 = ZZ1 PP, R (Q - X3); odd:
-// S2 = y ZZZ1, RR = R^2, PPP = P PP, ZZZ3 = ZZZ1 PPP, Y1 PPP). Every branch depends only on values both lanes
-// hold, so a pair never diverges; the exceptional cases as add_affine.
-template <class F>
-__device__ void add_affine_pair(XyzzHalf<F>& p, const F& q, bool odd, unsigned mask) {
-    if (p.z.is_zero()) {
-        p.c = q;
-        p.z = F::one();
-        return;
-    }
-    const F D = q * p.z - p.c;  // even: P = U2 - X1, odd: R = S2 - Y1
-    const F oD = pair_swap(D, mask);
-    const bool dz = D.is_zero(), odz = oD.is_zero();
-    if (odd ? odz : dz) {  // P = 0: p = (x, y), or p = -(x, y)
-        if (odd ? dz : odz) {
-            const F oq = pair_swap(q, mask);
-            const Xyzz<F> d = dbl_affine(pick(odd, oq, q), pick(odd, q, oq));
-            p.c = pick(odd, d.Y, d.X);
-            p.z = pick(odd, d.ZZZ, d.ZZ);
-        } else {
-            p.c = F::zero();
-            p.z = F::zero();
-        }
-        return;
-    }
-    // What each lane keeps across the next product is picked before it, so that only three values live through
-    // the call (picking after it would keep both lanes' operands alive: spills).
-    const F sq = D.square();                            // even: PP, odd: RR
-    const F pp = pick(odd, pair_swap(sq, mask), sq);    // PP on both
-    const F a3 = pick(odd, oD, p.c);                    // even: X1, odd: P
-    const F k1 = pick(odd, p.c, oD);                    // kept: even R, odd Y1
-    const F m3 = a3 * pp;                               // even: Q = X1 PP, odd: PPP = P PP
-    const F X3 = pair_swap(sq - m3, mask) - m3.dbl();   // even: (RR - PPP) - 2 Q (odd: unused)
-    F nz, m5;
-    F::mul2(nz, m5, p.z, pick(odd, m3, sq), k1, pick(odd, m3, m3 - X3));
-    // nz: ZZ1 PP (even), ZZZ1 PPP (odd); m5: R (Q - X3) (even), Y1 PPP (odd)
-    p.c = pick(odd, pair_swap(m5, mask) - m5, X3);        // odd: Y3 = R (Q - X3) - Y1 PPP
-    p.z = nz;
 }
 
 // dbl-2008-s-1 on a lane pair (even: X^2, S = X V, ZZ3 = ZZ V, M (S - X3); odd: V = (2Y)^2, W = 2Y V, M^2,
