@@ -197,8 +197,8 @@ TEST(GpuMsm, InfinityRepeatedAndOppositeBases) {
 
 // The bucket reduction with one point per thread and with one point per lane pair (each lane half of it), for both
 // curves whatever their default: every scalar kind (one bucket per window for equal scalars: the walk's sums double),
-// window widths whose segments are 1 bucket (every walk ends in a multiplication by its offset) or many, and the
-// exceptional bases (doubling, opposite points, points at infinity).
+// window widths whose segments are 1 or 2 buckets (every walk but the first ends in a multiplication by its
+// offset), and the exceptional bases (doubling, opposite points, points at infinity).
 TEST(GpuMsm, ReductionOnOneOrTwoLanes) {
     if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
     for (unsigned lanes : {1u, 2u}) {
@@ -210,7 +210,7 @@ TEST(GpuMsm, ReductionOnOneOrTwoLanes) {
         }
         check<G1Config>(1 << 16, Kind::Dense, fresh_seed(), c);
         check<G2Config>(1 << 14, Kind::Dense, fresh_seed(), c);
-        for (unsigned bits : {6u, 13u}) {  // 32 buckets, one a segment; 4096 buckets
+        for (unsigned bits : {6u, 13u}) {  // 32 buckets, one a segment; 4096 buckets, two a segment
             gpu::GpuMsmConfig p = tuned(bits, 0);
             p.reduce_lanes = lanes;
             check<G1Config>(1 << 10, Kind::Same, fresh_seed(), p);
