@@ -13,8 +13,9 @@
 //      iterations, and a bucket holding every point (all scalars equal) is spread over n / L threads.
 //   4. Bucket reduction: window sum = sum_{k=1..H} k B_k. The H buckets of a window are cut into T segments of S;
 //      the thread of segment [lo, lo + S) runs the suffix sums from the top (running += B_k; acc += running), which
-//      gives sum (k - lo) B_k, then adds lo * running (double-and-add, lo < 2^(c-1)). The T segment sums of each
-//      window are added by a halving tree (log2 T launches).
+//      gives sum (k - lo) B_k, then adds lo * running (double-and-add, lo < 2^(c-1)); for G2 and long G1 segments
+//      a lane pair walks each segment, half a point a lane (window_segment_pairs, GpuMsmConfig::reduce_lanes).
+//      The T segment sums of each window are added by a halving tree (log2 T launches).
 //   5. The window sums come back to the host (W points), and Horner's rule (c doublings per window) combines them:
 //      ~256 doublings on the CPU cost ~0.2 ms, less than one single-thread device launch of the same chain with the
 //      64-bit-limb device field.
