@@ -197,7 +197,7 @@ TEST(GpuMsm, InfinityRepeatedAndOppositeBases) {
 
 // The bucket reduction with one point per thread and with one point per lane pair (each lane half of it), for both
 // curves whatever their default: every scalar kind (one bucket per window for equal scalars: the walk's sums double),
-// window widths whose segments are 1 or 2 buckets (every walk but the first ends in a multiplication by its
+// window widths whose segments are 1, 2 or 128 buckets (every walk but the first ends in a multiplication by its
 // offset), and the exceptional bases (doubling, opposite points, points at infinity).
 TEST(GpuMsm, ReductionOnOneOrTwoLanes) {
     if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
@@ -218,6 +218,11 @@ TEST(GpuMsm, ReductionOnOneOrTwoLanes) {
             check<G2Config>(1 << 10, Kind::Dense, fresh_seed(), p);
             check<G2Config>(1 << 10, Kind::Same, fresh_seed(), p);
         }
+        // 2^19 buckets a window in segments of 128 (the default takes pairs there for G1).
+        gpu::GpuMsmConfig wide = tuned(20, 0);
+        wide.reduce_lanes = lanes;
+        check<G1Config>(1 << 12, Kind::Dense, fresh_seed(), wide);
+        check<G1Config>(1 << 12, Kind::Same, fresh_seed(), wide);
         check_special_bases<G1Config>(1 << 10, fresh_seed(), c);
         check_special_bases<G2Config>(1 << 10, fresh_seed(), c);
     }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <functional>
 #include <future>
 #include <map>
@@ -236,6 +237,7 @@ struct GpuProver::Impl {
     // beside each other: A, B_G1, L then share a second one, which falls back to the first (waiting for H's MSM)
     // for a call the device has no room for. B_G2's, which runs beside them, has its own.
     std::shared_ptr<MsmScratch> g1_scratch, abl_scratch;
+    std::atomic<bool> fallback_noted{false};  // abl_scratch's first fallback is on stderr
     QueryMsm<G1Config> a, b1, l, h;
     QueryMsm<G2Config> b2;
     // Two sets of device arrays for H ("slots"), kept while the domain size stays the same: while one circuit's
@@ -516,6 +518,11 @@ struct GpuProver::Impl {
             });
             h_sum = h_msm();
             sums = others.get();
+            if (abl_scratch->fallbacks() && !fallback_noted.exchange(true))
+                std::fprintf(stderr,
+                             "note: GPU %d had no room for the A, B, L MSMs' own scratch; they waited for the H query's "
+                             "MSM (overlap_msms gains nothing there)\n",
+                             cfg.device);
         } else {
             h_sum = h_msm();
             sums = query_sums(split, next, next_split, timing, item);
