@@ -166,6 +166,7 @@ struct GpuMsmBench {
     int reps = 5;
     unsigned window_bits = 0;
     unsigned lanes = 0;
+    unsigned piece_points = 0;
     double ones_share = 0;
     bool ones_listed = false;
     bool streamed = false;
@@ -179,6 +180,7 @@ void bench_gpu_msm_streamed(const GpuMsmBench& b, std::vector<Affine<Cfg>> bases
     gpu::StreamedMsmConfig cfg;
     cfg.msm.window_bits = b.window_bits;
     cfg.msm.reduce_lanes = b.lanes;
+    cfg.msm.piece_points = b.piece_points;
     cfg.chunk_points = b.chunk_points;
     gpu::StreamedMsm<Cfg> sm(bases, cfg);
     bases = {};
@@ -226,6 +228,7 @@ void bench_gpu_msm(const GpuMsmBench& b) {
     gpu::GpuMsmConfig cfg;
     cfg.window_bits = b.window_bits;
     cfg.reduce_lanes = b.lanes;
+    cfg.piece_points = b.piece_points;
     gpu::MsmContext<Cfg> ctx(bases, cfg);
     bases = {};
     if (b.ones_share > 0) {
@@ -267,6 +270,7 @@ void bench_gpu_msm(const GpuMsmBench& b) {
         k = (k.is_number() ? k.get<double>() : 0.0) + ms;
     }
     extra["reduce_lanes"] = b.lanes;
+    extra["piece_points"] = b.piece_points;
     report(name + (b.window_bits ? "-c" + std::to_string(b.window_bits) : ""), log_size, 1e3, "ms", 1, s, extra);
 #else
     throw std::runtime_error("bench " + b.name + ": built without CUDA");
@@ -338,6 +342,7 @@ int run_bench(const BenchOptions& opt, const std::string& groth16_circuit) {
         b.reps = reps;
         b.window_bits = opt.window_bits;
         b.lanes = opt.lanes;
+        b.piece_points = opt.piece_points;
         b.ones_share = opt.ones_share;
         b.ones_listed = opt.ones_listed;
         b.streamed = opt.streamed;

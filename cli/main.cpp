@@ -115,6 +115,9 @@ int main(int argc, char** argv) {
     bench->add_flag("--quick", bench_opt.quick, "small sizes and 3 repetitions");
     bench->add_option("--window-bits", bench_opt.window_bits, "gpu-msm-g1, gpu-msm-g2: Pippenger window width (0: the model)")
         ->check(CLI::Range(0, 24));
+    bench->add_option("--piece-points", bench_opt.piece_points,
+                      "gpu-msm-g1, gpu-msm-g2: sorted entries per accumulation thread (0: the default, 32 or more)")
+        ->check(CLI::Range(0, 1 << 20));
     bench->add_option("--reduce-lanes", bench_opt.lanes,
                       "gpu-msm-g1, gpu-msm-g2: threads per point in the bucket reduction's segment walks, 1 or 2 (0: "
                       "the default for the curve and size)")

@@ -891,6 +891,9 @@ struct MsmContext<Cfg>::Impl {
             accumulate_chunks<F><<<blocks_for(chunks), kThreads, 0, stream>>>(d_bases, keys, vals, P_g, pl.L,
                                                                                sentinel, chunks, b.buckets, blk);
             CUZK_CUDA_CHECK(cudaGetLastError());
+            kt.stop(acc_span, stream);
+            // The runs the chunks cut, joined by a tree (a launch a level): its own span.
+            const int merge_span = kt.start("merge", stream);
             for (uint64_t st = 1; st < chunks; st *= 2) {
                 const uint64_t pairs = (chunks + 2 * st - 1) / (2 * st);
                 merge_blocks<F><<<blocks_for(pairs), kThreads, 0, stream>>>(blk, chunks, (uint32_t)st, sentinel,
@@ -899,7 +902,7 @@ struct MsmContext<Cfg>::Impl {
             }
             finish_blocks<F><<<1, 1, 0, stream>>>(blk, sentinel, b.buckets);
             CUZK_CUDA_CHECK(cudaGetLastError());
-            kt.stop(acc_span, stream);
+            kt.stop(merge_span, stream);
             const int red_span = kt.start("reduce", stream);
             launch_segments<F>(pl.lanes, b.buckets, sets, pl.H, pl.S, pl.T, b.seg0, stream);
             P* in = b.seg0;
