@@ -165,7 +165,7 @@ struct GpuMsmBench {
     int log_size = 20;
     int reps = 5;
     unsigned window_bits = 0;
-    unsigned lanes = 0;
+    unsigned reduce_lanes = 0;
     unsigned piece_points = 0;
     double ones_share = 0;
     bool ones_listed = false;
@@ -179,7 +179,7 @@ template <class Cfg>
 void bench_gpu_msm_streamed(const GpuMsmBench& b, std::vector<Affine<Cfg>> bases, std::span<const Fr> scalars) {
     gpu::StreamedMsmConfig cfg;
     cfg.msm.window_bits = b.window_bits;
-    cfg.msm.reduce_lanes = b.lanes;
+    cfg.msm.reduce_lanes = b.reduce_lanes;
     cfg.msm.piece_points = b.piece_points;
     cfg.chunk_points = b.chunk_points;
     gpu::StreamedMsm<Cfg> sm(bases, cfg);
@@ -227,7 +227,7 @@ void bench_gpu_msm(const GpuMsmBench& b) {
     }
     gpu::GpuMsmConfig cfg;
     cfg.window_bits = b.window_bits;
-    cfg.reduce_lanes = b.lanes;
+    cfg.reduce_lanes = b.reduce_lanes;
     cfg.piece_points = b.piece_points;
     gpu::MsmContext<Cfg> ctx(bases, cfg);
     bases = {};
@@ -269,7 +269,7 @@ void bench_gpu_msm(const GpuMsmBench& b) {
         nlohmann::json& k = extra["kernel_ms"][sp.name];
         k = (k.is_number() ? k.get<double>() : 0.0) + ms;
     }
-    extra["reduce_lanes"] = b.lanes;
+    extra["reduce_lanes"] = b.reduce_lanes;
     extra["piece_points"] = b.piece_points;
     report(name + (b.window_bits ? "-c" + std::to_string(b.window_bits) : ""), log_size, 1e3, "ms", 1, s, extra);
 #else
@@ -341,7 +341,7 @@ int run_bench(const BenchOptions& opt, const std::string& groth16_circuit) {
         b.log_size = log_size;
         b.reps = reps;
         b.window_bits = opt.window_bits;
-        b.lanes = opt.lanes;
+        b.reduce_lanes = opt.reduce_lanes;
         b.piece_points = opt.piece_points;
         b.ones_share = opt.ones_share;
         b.ones_listed = opt.ones_listed;

@@ -28,7 +28,7 @@ struct BenchOptions {
     int log_size = -1;         // problem size 2^log_size for ntt/msm (-1: the default of each benchmark)
     int repetitions = 5;       // timed runs; the median is reported
     unsigned window_bits = 0;  // gpu-msm-g1, gpu-msm-g2: GpuMsmConfig::window_bits (0: its model)
-    unsigned lanes = 0;        // gpu-msm-g1, gpu-msm-g2: GpuMsmConfig::reduce_lanes (0: its default)
+    unsigned reduce_lanes = 0;  // gpu-msm-g1, gpu-msm-g2: GpuMsmConfig::reduce_lanes (0: its default)
     unsigned piece_points = 0;  // gpu-msm-g1, gpu-msm-g2: GpuMsmConfig::piece_points (0: its default)
     double ones_share = 0;     // gpu-msm-g1, gpu-msm-g2: > 0: scalars 0 or 1, this share ones (the ones' sum path)
     bool ones_listed = false;  // with ones_share: the ones as an index list instead of a bitmap

@@ -118,7 +118,7 @@ int main(int argc, char** argv) {
     bench->add_option("--piece-points", bench_opt.piece_points,
                       "gpu-msm-g1, gpu-msm-g2: sorted entries per accumulation thread (0: the default, 32 or more)")
         ->check(CLI::Range(0, 1 << 20));
-    bench->add_option("--reduce-lanes", bench_opt.lanes,
+    bench->add_option("--reduce-lanes", bench_opt.reduce_lanes,
                       "gpu-msm-g1, gpu-msm-g2: threads per point in the bucket reduction's segment walks, 1 or 2 (0: "
                       "the default for the curve and size)")
         ->check(CLI::Range(0, 2));

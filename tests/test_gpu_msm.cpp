@@ -404,6 +404,18 @@ ScalarSplit split_with_tail(const std::vector<Fr>& v, const std::shared_ptr<cons
     o.tails = tails;
     return std::move(gpu::split_scalars_for_device(values, 1, sel, o, &pool)[0]);
 }
+
+// ctx's sum of v, split reusing `tail` where the positions allow, against the CPU's over the first v.size() bases;
+// `tail` becomes the split's tail, which is returned.
+std::shared_ptr<const SplitTail> expect_split_with_tail(gpu::G1MsmContext& ctx, std::span<const G1Affine> bases,
+                                                        std::shared_ptr<const SplitTail>& tail,
+                                                        const std::vector<Fr>& v, ThreadPool& pool, const char* what) {
+    const ScalarSplit sp = split_with_tail(v, tail, pool);
+    EXPECT_TRUE(sp.tail) << what;
+    if (sp.tail) tail = sp.tail;
+    EXPECT_EQ(ctx.msm_split(sp), msm<G1Config>(bases.first(v.size()), v)) << what;
+    return sp.tail;
+}
 }  // namespace
 
 // A tail shared by consecutive splits: the context uploads its indices once and keeps them at the front of its
@@ -421,12 +433,7 @@ TEST(GpuMsm, SharedTailsAcrossCalls) {
     auto shaped = [&](size_t shift, size_t extra, size_t len) { return tail_shaped(rng, len, 9, shift, extra); };
     std::shared_ptr<const SplitTail> tail;
     auto run = [&](const std::vector<Fr>& v, const char* what) {
-        const ScalarSplit sp = split_with_tail(v, tail, pool);
-        EXPECT_TRUE(sp.tail) << what;
-        if (sp.tail) tail = sp.tail;
-        std::span<const G1Affine> b(bases.data(), v.size());
-        EXPECT_EQ(ctx.msm_split(sp), msm<G1Config>(b, v)) << what;
-        return sp.tail;
+        return expect_split_with_tail(ctx, bases, tail, v, pool, what);
     };
     const auto t0 = run(shaped(0, 0, n), "first: uploads the tail");
     EXPECT_EQ(run(shaped(0, 7, n), "same tail, extras"), t0);
@@ -450,9 +457,6 @@ TEST(GpuMsm, SharedTailsAcrossCalls) {
 #endif
 
 #ifdef CUZK_HAVE_CUDA
-// Two contexts sharing one scratch (as the prover's G1 contexts do): each keeps its tail cached between its own
-// calls, and a call of the other in between (which writes over the index list) makes it upload again; the scratch
-// is the largest call of either; calls from two threads take turns.
 // A scratch with a fallback (MsmScratch's second constructor): calls that do not fit its room run in the fallback,
 // whose turn they wait for, its own bytes given back; calls that fit stay. Tails cached in one scratch are not
 // taken for the other's.
@@ -481,11 +485,7 @@ TEST(GpuMsm, ScratchFallsBackWhenACallDoesNotFit) {
     gpu::G1MsmContext a{std::span<const G1Affine>(bases), nothing_fits}, b{std::span<const G1Affine>(bases), tails_fit};
     std::shared_ptr<const SplitTail> ta, tb;
     auto run = [&](gpu::G1MsmContext& ctx, std::shared_ptr<const SplitTail>& tail, const std::vector<Fr>& v,
-                   const char* what) {
-        const ScalarSplit sp = split_with_tail(v, tail, pool);
-        if (sp.tail) tail = sp.tail;
-        EXPECT_EQ(ctx.msm_split(sp), msm<G1Config>(bases, v)) << what;
-    };
+                   const char* what) { expect_split_with_tail(ctx, bases, tail, v, pool, what); };
     run(a, ta, shaped(0, 0), "a: in the fallback");
     run(a, ta, shaped(0, 5), "a: in the fallback, its tail cached there");
     EXPECT_EQ(nothing_fits.scratch->fallbacks(), 2u);
@@ -510,6 +510,9 @@ TEST(GpuMsm, ScratchFallsBackWhenACallDoesNotFit) {
     EXPECT_THROW(gpu::MsmScratch(0, nothing_fits.scratch), std::invalid_argument) << "a fallback with a fallback";
 }
 
+// Two contexts sharing one scratch (as the prover's G1 contexts do): each keeps its tail cached between its own
+// calls, and a call of the other in between (which writes over the index list) makes it upload again; the scratch
+// is the largest call of either; calls from two threads take turns.
 TEST(GpuMsm, ContextsShareScratch) {
     if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
     const uint64_t seed = fresh_seed();

@@ -402,10 +402,13 @@ __global__ void window_segments(const Xyzz<F>* __restrict__ buckets, uint32_t wg
 // halving tree reads what window_segments would have written. Fewer registers a thread and twice the threads for
 // the same walks (docs/perf.md: faster for G2, and for G1 where segments are long).
 template <class DF>
+__device__ __forceinline__ XyzzHalf<DF> load_half(const Xyzz<DF>& p, bool odd) {
+    return {odd ? p.Y : p.X, odd ? p.ZZZ : p.ZZ};
+}
+template <class DF>
 __device__ __forceinline__ void store_half(Xyzz<DF>* dst, const XyzzHalf<DF>& h, bool odd) {
-    DF* d = reinterpret_cast<DF*>(dst);  // {X, Y, ZZ, ZZZ}
-    d[odd ? 1 : 0] = h.c;
-    d[odd ? 3 : 2] = h.z;
+    (odd ? dst->Y : dst->X) = h.c;
+    (odd ? dst->ZZZ : dst->ZZ) = h.z;
 }
 template <class F>
 __global__ void __launch_bounds__(128, sizeof(F) <= 48 ? 4 : 2)
@@ -418,11 +421,10 @@ __global__ void __launch_bounds__(128, sizeof(F) <= 48 ? 4 : 2)
     const unsigned mask = 3u << (threadIdx.x & 30);
     if (tid >= wg * T) return;  // both lanes of a pair
     const uint32_t w = tid / T, t = tid % T, lo = t * S;
-    const F* B = reinterpret_cast<const F*>(buckets + (size_t)w * H);  // bucket k: B[4 (k - 1) ...]
+    const Xyzz<F>* B = buckets + (size_t)w * H;  // B[k - 1] is bucket k
     XyzzHalf<F> running{F::zero(), F::zero()}, acc{F::zero(), F::zero()};
     for (uint32_t k = lo + S; k > lo; k--) {
-        const F* bk = B + 4 * (size_t)(k - 1);
-        running = add_pair(running, XyzzHalf<F>{bk[odd ? 1 : 0], bk[odd ? 3 : 2]}, odd, mask);
+        running = add_pair(running, load_half(B[k - 1], odd), odd, mask);
         acc = add_pair(acc, running, odd, mask);
     }
     if (lo) acc = add_pair(acc, mul_small_pair(running, lo, odd, mask), odd, mask);
