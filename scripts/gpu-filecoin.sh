@@ -26,8 +26,8 @@
 #   msm-streamed    G1 MSMs at 2^24 and 2^26 and G2 at 2^22 with the bases streamed from host memory (gpu::StreamedMsm,
 #                   default chunks and 2^22-point chunks, 1 and 4 scalar sets a call) beside the resident MSM of the
 #                   same sets, $REPS runs each (default 3): what a GPU smaller than its key pays per MSM
-#   msm-pieces      the G2 accumulation's chunk kernel against its merge tree (bench/experiments/fq2_lanes.cu), then
-#                   G2 2^20, 2^22 and G1 2^20 MSMs at chunk lengths 32 (default), 64, 128, 256 ($REPS runs, default 5)
+#   msm-pieces      the G2 accumulation's chunk kernel against its merge tree and walks (bench/experiments/fq2_lanes.cu),
+#                   then G2 2^20, 2^22 and G1 2^20 MSMs at the default chunk length and 32-256 ($REPS runs, default 5)
 #   roundtrip       tests/cli_roundtrip.sh on the GPU build (setup, prove through the engine's key, verify, errors)
 # Usage: scripts/gpu-filecoin.sh STEP...      (env: OUT, default ./out; BUILD_DIR, default /tmp/b; P32, /tmp/p32)
 # Each step writes STEP.json (the bench's JSON line), STEP.err (progress, notes) and, where it applies, STEP.timeline
@@ -134,14 +134,14 @@ for step in "$@"; do
       done ;;
     msm-pieces)
       # Where a G2 MSM's accumulation span goes (docs/gpu-msm-notes.md): the chunk kernel against the merge tree
-      # (bench/experiments/fq2_lanes.cu), then chunk lengths (--piece-points) for G2 2^20 / 2^22 and G1 2^20, the
-      # default (0: 32 at these sizes) first, $REPS runs each (default 5).
+      # and the walks (bench/experiments/fq2_lanes.cu), then chunk lengths (--piece-points) for G2 2^20 / 2^22 and
+      # G1 2^20, the default first (0: 128 / 128 / 64 at these sizes), $REPS runs each (default 5).
       echo "== msm-pieces"
       nvcc -std=c++20 --expt-relaxed-constexpr --extended-lambda -O3 -arch=sm_90 -I src -o "$BUILD_DIR/fq2_lanes" \
         bench/experiments/fq2_lanes.cu >"$OUT/fq2_lanes.build.log" 2>&1 && "$BUILD_DIR/fq2_lanes" | tee "$OUT/fq2_lanes.txt"
       for g in "g2 20" "g2 22" "g1 20"; do
         set -- $g
-        for L in 0 64 128 256; do
+        for L in 0 32 64 128 256; do
           bench "pieces-$1-$2-L$L" "gpu-msm-$1" --log-size "$2" --reps "${REPS:-5}" --piece-points "$L"
         done
         for f in "$OUT"/pieces-"$1"-"$2"-*.json; do echo "  $(basename "$f" .json): $(cat "$f")"; done

@@ -29,7 +29,8 @@ struct GpuMsmConfig {
     // Pippenger window width c in bits (2..24). 0: gpu_msm_window_bits(number of Pippenger scalars, SM count).
     unsigned window_bits = 0;
     // Sorted (bucket, point) entries per accumulation thread (a chunk; runs that cross chunks are combined after),
-    // so one huge bucket (e.g. every scalar equal) does not serialise on one thread. 0: 32.
+    // so one huge bucket (e.g. every scalar equal) does not serialise on one thread. 0: 64 for G1, 128 for G2, more
+    // where a bucket's expected run is longer or the call is large (make_plan in msm_impl.cuh).
     unsigned piece_points = 0;
     // Threads per point in the bucket reduction's segment walks: 1, or 2 (a lane pair holds one point, half its
     // coordinates each, and splits each addition's products: fewer registers a thread, twice the threads). 0: the

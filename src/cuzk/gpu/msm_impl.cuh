@@ -9,8 +9,9 @@
 //   2. cub::DeviceRadixSort over the keys (only the bits the sentinel needs): the pairs of each bucket are adjacent.
 //   3. The sorted pairs are cut into chunks of L entries (GpuMsmConfig::piece_points), one thread per chunk, which
 //      sums each run of equal keys from the affine bases (mixed XYZZ additions); runs that cross chunk boundaries
-//      are finished by a tree of merge_blocks launches (see accumulate_chunks). Every thread runs the same number of
-//      iterations, and a bucket holding every point (all scalars equal) is spread over n / L threads.
+//      are joined by walk_runs (by a tree of merge_blocks launches where runs are long: see accumulate_chunks).
+//      Every thread runs the same number of iterations, and a bucket holding every point (all scalars equal) is
+//      spread over n / L threads.
 //   4. Bucket reduction: window sum = sum_{k=1..H} k B_k. The H buckets of a window are cut into T segments of S;
 //      the thread of segment [lo, lo + S) runs the suffix sums from the top (running += B_k; acc += running), which
 //      gives sum (k - lo) B_k, then adds lo * running (double-and-add, lo < 2^(c-1)); for G2 and long G1 segments
@@ -64,9 +65,13 @@ constexpr unsigned kMinWindow = 2, kMaxWindow = 24;
 // A window group's (key, value) pairs: 16 bytes each across the sort's double buffers, so 2^30 pairs hold 16 GiB;
 // larger MSMs run their windows in several groups (CUB's run-length encoder counts items in an int, too).
 constexpr size_t kMaxPairsPerGroup = size_t(1) << 30;
-// Sorted entries per accumulation thread: with random scalars at c = 16, n = 2^20 a bucket holds ~32 points, so a
-// chunk of 32 covers about two runs.
+// Sorted entries per accumulation thread at least (the subgroup check's chunks; an MSM's default is make_plan's).
 constexpr unsigned kDefaultPiece = 32;
+// An MSM's chunk at least: each chunk boundary costs walk_runs a full addition, and longer chunks fewer threads for
+// the accumulation. H100, G1 / G2 2^20 (runs of ~32 entries) with the walks: 32 entries 10.69 / 29.65 ms, 64
+// 10.54 / 28.51, 128 10.55 / 28.31, 256 12.28 / 28.39 (docs/perf.md).
+template <class F>
+constexpr unsigned kMinPiece = sizeof(F) <= 48 ? 64 : 128;
 // Listed ones: a warp adds 32 * 64 bases, 64 per lane; 2^20 ones then take 16384 threads, enough to fill the GPU.
 constexpr unsigned kOnesPiece = 64;
 // Ones as a bitmap: a warp reads 32 * 2 words (4096 positions; ~60 ones per lane at Filecoin's 48% ones).
@@ -260,11 +265,15 @@ __global__ void times_two_pow_c(const BaseDev<DF>* __restrict__ in, BaseDev<DF>*
 // in its chunk (mixed XYZZ additions from the affine bases). Runs strictly inside the chunk are whole buckets and go
 // straight to them; the chunk's first run (head) and last run (tail) may continue into the neighbours, so the chunk
 // leaves a block {head key, head sum, tail key, tail sum, single} (single: one run, head = tail).
-// merge_blocks then joins neighbouring blocks in a tree (log2(chunks) launches, in place with doubling strides):
-// where L's tail and R's head share a key, they are added; a run that can no longer grow (it has other runs on
-// both sides) is written to its bucket. So a bucket holding every point (all scalars equal, or the few digit values
-// of a top window) costs log-depth, not a serial walk. Sentinel keys (zero digits) sort last, end a chunk's runs,
-// and are never written.
+// walk_runs then joins the runs the chunks cut, in one launch: the chunk a run starts in walks right over the chunks
+// it continues into, adding their heads, and writes the bucket (a run spans one or two chunks for random scalars).
+// A run longer than the walks' cap (few digit values: all scalars equal, a narrow top window, tiny chunks) sets the
+// blocks' long_runs word instead, and then merge_blocks joins every block in a tree (log2(chunks) launches, in place
+// with doubling strides; each launch returns at once while the word is clear): where L's tail and R's head share a
+// key, they are added; a run that can no longer grow (it has other runs on both sides) is written to its bucket. So
+// a bucket holding every point costs log-depth, not a serial walk. Sentinel keys (zero digits) sort last, end a
+// chunk's runs, and are never written. (The tree alone, every launch a level, took 3.4 of a G2 2^20 MSM's 30.3 ms
+// and 1.5 of G1 2^20's 11.2 ms on the H200: docs/perf.md.)
 template <class DF>
 __device__ __forceinline__ void xyzz_from_affine(Xyzz<DF>& p, const BaseDev<DF>& b, bool neg) {
     if (base_is_infinity(b)) {
@@ -283,6 +292,7 @@ struct Blocks {
     Xyzz<DF>* tail;
     uint32_t* key_head;
     uint32_t* key_tail;  // == key_head for a single-run block
+    uint32_t* long_runs;  // set by walk_runs when a run spans more chunks than its cap: the tree joins every block
 };
 
 // Blocks of 128 per SM the accumulation is compiled for (register cap 65536 / (128 * blocks)). G1: 3 (cap 170;
@@ -336,10 +346,44 @@ __global__ void __launch_bounds__(128, AccMinBlocks<DF>::value) accumulate_chunk
     bl.key_tail[t] = cur;
 }
 
-// Block a = merge(block a, block a + s) for a = 2 s j (one level of the tree, in place).
+// Thread t: the runs that start in chunk t and continue past it, summed over the chunks they reach (at most `cap`
+// after t), and written to their buckets; chunk t's head is written here too when it starts and ends in chunk t.
+template <class DF>
+__global__ void __launch_bounds__(128, AccMinBlocks<DF>::value) walk_runs(Blocks<DF> bl, uint32_t n,
+                                                                           uint32_t sentinel, uint32_t cap,
+                                                                           Xyzz<DF>* __restrict__ buckets) {
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= n) return;
+    const uint32_t h = bl.key_head[t], tl = bl.key_tail[t];
+    if (h == sentinel) return;
+    const bool from_left = t > 0 && bl.key_tail[t - 1] == h;  // the chunk the run starts in owns it
+    uint32_t k;
+    Xyzz<DF> acc;
+    if (h != tl) {
+        if (!from_left) buckets[h] = bl.head[t];  // began and ended in this chunk
+        k = tl;
+        acc = bl.tail[t];
+    } else {
+        if (from_left) return;
+        k = h;
+        acc = bl.head[t];
+    }
+    for (uint32_t j = t + 1, steps = 0; j < n && bl.key_head[j] == k; j++) {
+        if (++steps > cap) {
+            *bl.long_runs = 1;
+            return;
+        }
+        acc = add(acc, bl.head[j]);
+        if (bl.key_tail[j] != k) break;  // the run ends in chunk j
+    }
+    buckets[k] = acc;
+}
+
+// Block a = merge(block a, block a + s) for a = 2 s j (one level of the tree, in place), when a walk gave up.
 template <class DF>
 __global__ void merge_blocks(Blocks<DF> bl, uint32_t n, uint32_t s, uint32_t sentinel,
                              Xyzz<DF>* __restrict__ buckets) {
+    if (*bl.long_runs == 0) return;
     const uint64_t a = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) * 2 * s;
     const uint64_t c = a + s;
     if (c >= n) return;
@@ -372,10 +416,31 @@ __global__ void merge_blocks(Blocks<DF> bl, uint32_t n, uint32_t s, uint32_t sen
 // The root block: its head and tail are complete.
 template <class DF>
 __global__ void finish_blocks(Blocks<DF> bl, uint32_t sentinel, Xyzz<DF>* __restrict__ buckets) {
-    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+    if (blockIdx.x != 0 || threadIdx.x != 0 || *bl.long_runs == 0) return;
     const uint32_t h = bl.key_head[0], t = bl.key_tail[0];
     if (h != sentinel) buckets[h] = bl.head[0];
     if (t != h && t != sentinel) buckets[t] = bl.tail[0];
+}
+
+// The cut runs of `chunks` blocks into their buckets: the walks, then the tree's launches (no-ops unless a walk gave
+// up). Walks are for runs of a few chunks: where every warp has threads walking further than the others (G1 / G2
+// 2^22 with runs of ~128 entries in 32-entry chunks, H100) they cost more than the tree, 8.4 / 21.6 against 3.8 /
+// 8.5 ms, hence the chunk length (make_plan). The top window's runs are longer (its few digit values: ~2^15 for
+// c = 20, ~2^13 for c = 22: ~35 chunks of 512 at 2^27, where the walks gain nothing over the tree); the cap sends
+// runs of every point into the tree.
+constexpr uint32_t kWalkCap = 64;
+template <class DF>
+void join_runs(const Blocks<DF>& bl, uint32_t chunks, uint32_t sentinel, Xyzz<DF>* buckets, cudaStream_t stream) {
+    CUZK_CUDA_CHECK(cudaMemsetAsync(bl.long_runs, 0, sizeof(uint32_t), stream));
+    walk_runs<DF><<<blocks_for(chunks), kThreads, 0, stream>>>(bl, chunks, sentinel, kWalkCap, buckets);
+    CUZK_CUDA_CHECK(cudaGetLastError());
+    for (uint64_t st = 1; st < chunks; st *= 2) {
+        const uint64_t pairs = (chunks + 2 * st - 1) / (2 * st);
+        merge_blocks<DF><<<blocks_for(pairs), kThreads, 0, stream>>>(bl, chunks, (uint32_t)st, sentinel, buckets);
+        CUZK_CUDA_CHECK(cudaGetLastError());
+    }
+    finish_blocks<DF><<<1, 1, 0, stream>>>(bl, sentinel, buckets);
+    CUZK_CUDA_CHECK(cudaGetLastError());
 }
 
 // ---- bucket reduction -----------------------------------------------------------------------------------------
@@ -564,7 +629,7 @@ struct Plan {
     struct Ptrs {
         Limbs4* scalars;
         uint32_t *index, *keys0, *keys1, *vals0, *vals1;
-        uint32_t *key_head, *key_tail;
+        uint32_t *key_head, *key_tail, *long_runs;
         Xyzz<F>*head, *tail, *buckets, *seg0, *seg1;
         void* cub;
         uint32_t* ones_idx;
@@ -589,6 +654,7 @@ struct Plan {
             p.vals1 = (uint32_t*)take(P * 4);
             p.key_head = (uint32_t*)take((size_t)chunks * 4);
             p.key_tail = (uint32_t*)take((size_t)chunks * 4);
+            p.long_runs = (uint32_t*)take(4);
             p.head = (Xyzz<F>*)take((size_t)chunks * sizeof(Xyzz<F>));
             p.tail = (Xyzz<F>*)take((size_t)chunks * sizeof(Xyzz<F>));
             p.buckets = (Xyzz<F>*)take((size_t)sets * H * sizeof(Xyzz<F>));
@@ -630,9 +696,13 @@ Plan<F> make_plan(size_t m, size_t k, const GpuMsmConfig& cfg, unsigned sm_count
         pl.H = 1u << (pl.c - 1);
         pl.sentinel = pl.sets * pl.H;  // < 2^28: at most 128 sets of H <= 2^23
         pl.P = (size_t)m * pl.wg;
-        // Default chunk: 32 entries, more for large calls so the blocks (2 points per chunk) stay <= 2^22.
-        pl.L = cfg.piece_points ? cfg.piece_points
-                                : std::max<uint32_t>(kDefaultPiece, pow2_ceil((pl.P + (1u << 21) - 1) >> 21));
+        // Default chunk: kMinPiece entries, more for large calls so the blocks (2 points per chunk) stay <= 2^22,
+        // and at least a bucket's expected run (m / H for random scalars), so a cut run spans about two chunks
+        // (walk_runs; the narrow top window's runs are longer).
+        pl.L = cfg.piece_points
+                   ? cfg.piece_points
+                   : std::max({kMinPiece<F>, pow2_ceil((pl.P + (1u << 21) - 1) >> 21),
+                               pow2_ceil(std::max<size_t>(1, m >> (pl.c - 1)))});
         if ((pl.P + pl.L - 1) / pl.L >= (size_t(1) << 30))
             throw std::invalid_argument("gpu msm: too many accumulation chunks; raise piece_points");
         pl.chunks = (uint32_t)((pl.P + pl.L - 1) / pl.L);
@@ -889,21 +959,14 @@ struct MsmContext<Cfg>::Impl {
             const int acc_span = kt.start("accumulate", stream);
             // Buckets no run reaches stay the identity (all-zero bytes).
             CUZK_CUDA_CHECK(cudaMemsetAsync(b.buckets, 0, (size_t)sentinel * sizeof(P), stream));
-            const Blocks<F> blk{b.head, b.tail, b.key_head, b.key_tail};
+            const Blocks<F> blk{b.head, b.tail, b.key_head, b.key_tail, b.long_runs};
             accumulate_chunks<F><<<blocks_for(chunks), kThreads, 0, stream>>>(d_bases, keys, vals, P_g, pl.L,
                                                                                sentinel, chunks, b.buckets, blk);
             CUZK_CUDA_CHECK(cudaGetLastError());
             kt.stop(acc_span, stream);
-            // The runs the chunks cut, joined by a tree (a launch a level): its own span.
+            // The runs the chunks cut, joined (walks, or a tree where runs are long): its own span.
             const int merge_span = kt.start("merge", stream);
-            for (uint64_t st = 1; st < chunks; st *= 2) {
-                const uint64_t pairs = (chunks + 2 * st - 1) / (2 * st);
-                merge_blocks<F><<<blocks_for(pairs), kThreads, 0, stream>>>(blk, chunks, (uint32_t)st, sentinel,
-                                                                            b.buckets);
-                CUZK_CUDA_CHECK(cudaGetLastError());
-            }
-            finish_blocks<F><<<1, 1, 0, stream>>>(blk, sentinel, b.buckets);
-            CUZK_CUDA_CHECK(cudaGetLastError());
+            join_runs<F>(blk, chunks, sentinel, b.buckets, stream);
             kt.stop(merge_span, stream);
             const int red_span = kt.start("reduce", stream);
             launch_segments<F>(pl.lanes, b.buckets, sets, pl.H, pl.S, pl.T, b.seg0, stream);

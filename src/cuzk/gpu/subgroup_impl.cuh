@@ -8,7 +8,7 @@
 //      streams of later attempts), turned into key = bucket of {u, -u} (sentinel K for u = 0, sorted last and
 //      skipped) and value = point << 1 | negate;
 //   2. cub::DeviceRadixSort over the keys' 17 bits;
-//   3. accumulate_chunks / merge_blocks / finish_blocks: the sum of each bucket's run, as for an MSM window;
+//   3. accumulate_chunks / join_runs: the sum of each bucket's run, as for an MSM window;
 //   4. the K bucket sums (XYZZ) come back to the host.
 #pragma once
 
@@ -129,7 +129,7 @@ RoundSpace<F> round_space(size_t n, unsigned max_m) {
     cub::DoubleBuffer<uint32_t> kb(nullptr, nullptr), vb(nullptr, nullptr);
     CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sp.cub_bytes, kb, vb, (int64_t)n, 0,
                                                     32 - __builtin_clz(sp.kmax)));
-    sp.bytes = 16 * n + sp.cub_bytes + (size_t)sp.chunks * (8 + 2 * sizeof(P)) + (size_t)sp.kmax * sizeof(P);
+    sp.bytes = 16 * n + sp.cub_bytes + (size_t)sp.chunks * (8 + 2 * sizeof(P)) + (size_t)sp.kmax * sizeof(P) + 256;
     return sp;
 }
 
@@ -158,7 +158,7 @@ std::vector<std::vector<XYZZ<Cfg>>> rounds_on_device(const BaseDev<F>* bases, si
     using P = Xyzz<F>;
     static_assert(sizeof(P) == sizeof(XYZZ<Cfg>), "device XYZZ layout equals the CPU's");
     const uint32_t L = sp.L, chunks = sp.chunks;
-    DeviceBuffer<uint32_t> keys0(n), keys1(n), vals0(n), vals1(n), key_head(chunks), key_tail(chunks);
+    DeviceBuffer<uint32_t> keys0(n), keys1(n), vals0(n), vals1(n), key_head(chunks), key_tail(chunks), long_runs(1);
     DeviceBuffer<P> head(chunks), tail(chunks), buckets(sp.kmax);
     DeviceBuffer<std::byte> cub(std::max<size_t>(sp.cub_bytes, 1));
     // After the buffers: on every exit the stream is drained and destroyed before they are freed.
@@ -166,7 +166,7 @@ std::vector<std::vector<XYZZ<Cfg>>> rounds_on_device(const BaseDev<F>* bases, si
     const cudaStream_t stream = owned_stream.get();
     ChachaKey ck;
     for (int k = 0; k < 8; k++) ck.w[k] = key[k];
-    const Blocks<F> blk{head.get(), tail.get(), key_head.get(), key_tail.get()};
+    const Blocks<F> blk{head.get(), tail.get(), key_head.get(), key_tail.get(), long_runs.get()};
     std::vector<std::vector<XYZZ<Cfg>>> out(trits.size());
     for (size_t r = 0; r < trits.size(); r++) {
         const uint32_t range = pow3_u32(trits[r]);
@@ -183,14 +183,7 @@ std::vector<std::vector<XYZZ<Cfg>>> rounds_on_device(const BaseDev<F>* bases, si
         accumulate_chunks<F><<<blocks_for(chunks), kThreads, 0, stream>>>(bases, kb.Current(), vb.Current(), n, L,
                                                                            K, chunks, buckets.get(), blk);
         CUZK_CUDA_CHECK(cudaGetLastError());
-        for (uint64_t st = 1; st < chunks; st *= 2) {
-            const uint64_t pairs = (chunks + 2 * st - 1) / (2 * st);
-            merge_blocks<F><<<blocks_for(pairs), kThreads, 0, stream>>>(blk, chunks, (uint32_t)st, K,
-                                                                        buckets.get());
-            CUZK_CUDA_CHECK(cudaGetLastError());
-        }
-        finish_blocks<F><<<1, 1, 0, stream>>>(blk, K, buckets.get());
-        CUZK_CUDA_CHECK(cudaGetLastError());
+        join_runs<F>(blk, chunks, K, buckets.get(), stream);
         out[r].resize(K);
         CUZK_CUDA_CHECK(
             cudaMemcpyAsync(out[r].data(), buckets.get(), (size_t)K * sizeof(P), cudaMemcpyDeviceToHost, stream));
