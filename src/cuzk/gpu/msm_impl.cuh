@@ -754,6 +754,19 @@ struct MsmScratch::Impl {
         generation++;  // a tail uploaded into the old bytes is gone
         mem = DeviceBuffer<std::byte>(bytes);
     }
+    // reserve(), answering false where the room is not there after all (another thread's allocation took the bytes
+    // available() counted): the allocator's error is cleared, and the scratch then holds nothing. Caller holds mu.
+    bool try_reserve(size_t bytes) {
+        try {
+            reserve(bytes);
+            return true;
+        } catch (const CudaError&) {
+            (void)cudaGetLastError();  // a failed cudaMalloc's status; later launch checks would report it
+            CUZK_CUDA_CHECK(mem.reset());
+            generation++;
+            return false;
+        }
+    }
     // The largest call that fits: the bytes held plus the device's free memory, at most the limit.
     size_t available() const {
         size_t free_b = 0, total_b = 0;
@@ -1043,8 +1056,9 @@ struct MsmContext<Cfg>::Impl {
         MsmScratch::Impl* sc = &scratch->impl();
         std::unique_lock<std::mutex> lk(sc->mu);
         Plan<F> pl = fitting_plan(m, k, ones_words, *sc);
-        if (sc->fallback && pl.total > sc->size() && pl.total > sc->available()) {
-            // Not even one window a sort fits here: this scratch's bytes go back, the call runs in the fallback.
+        if (sc->fallback && pl.total > sc->size() && (pl.total > sc->available() || !sc->try_reserve(pl.total))) {
+            // Not even one window a sort fits here (or its bytes were taken between the count and the allocation):
+            // this scratch's bytes go back, the call runs in the fallback.
             CUZK_CUDA_CHECK(sc->mem.reset());
             sc->generation++;
             sc->fallbacks++;
