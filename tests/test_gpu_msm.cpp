@@ -271,6 +271,11 @@ TEST(GpuMsm, ContextReuse) {
     EXPECT_EQ(ctx.msm_device(d, n / 2), msm_g1(std::span<const G1Affine>(bases).first(n / 2), half));
     EXPECT_THROW(ctx.msm_device(d, n + 1), std::invalid_argument);
     EXPECT_TRUE(ctx.msm_device(nullptr, 0).is_identity());
+    // Device scalars take no room in the scratch: a context that only reads them in place holds 32 bytes a scalar
+    // less than a host call needs.
+    gpu::G1MsmContext in_place(bases);
+    EXPECT_EQ(in_place.msm_device(d, n), r1);
+    EXPECT_EQ(in_place.scratch_bytes(), in_place.call_bytes(n) - n * sizeof(Fr));
     cudaFree(d);
 }
 

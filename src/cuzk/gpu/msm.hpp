@@ -136,7 +136,8 @@ public:
     size_t resident_bytes() const;
     // Device scratch bytes one call with `pippenger_scalars` scalars through Pippenger and `ones` scalars equal to
     // one needs with full window groups (computed on the host before any launch; the same formula sizes the
-    // allocation; a call that does not fit takes less, in smaller groups).
+    // allocation; a call that does not fit takes less, in smaller groups), with its scalars from the host: an
+    // msm_device call needs 32 bytes a scalar less.
     size_t call_bytes(size_t pippenger_scalars, size_t ones = 0) const;
     // Scratch currently held (the largest call so far; with a shared scratch, the largest call of any context).
     size_t scratch_bytes() const;

@@ -622,6 +622,7 @@ struct Plan {
     uint32_t T = 0, S = 0;  // reduction segments per window, buckets per segment
     size_t cub_bytes = 0;
     // ones
+    bool device_scalars = false;  // the call's scalars are read in place on the device: no room for them here
     uint32_t k = 0, q2 = 0;  // ones, pieces rounded up to a power of two
     uint32_t words = 0;      // ones given as a bitmap of this many words (0: as k indices)
     size_t total = 0;
@@ -647,7 +648,7 @@ struct Plan {
         if (m) {
             // The index list first, at the same address for every m: a tail uploaded by one call serves the next.
             p.index = (uint32_t*)take((size_t)m * 4);
-            p.scalars = (Limbs4*)take((size_t)m * sizeof(Limbs4));
+            p.scalars = device_scalars ? nullptr : (Limbs4*)take((size_t)m * sizeof(Limbs4));
             p.keys0 = (uint32_t*)take(P * 4);
             p.keys1 = (uint32_t*)take(P * 4);
             p.vals0 = (uint32_t*)take(P * 4);
@@ -674,12 +675,16 @@ struct Plan {
 
 // pre_c: the window width of the precomputed table (0: none; its stride is pre_stride).
 // max_pairs: (key, value) pairs per window group at most (at least one window per group whatever it says).
+// device_scalars: the scalars are device memory read in place (MsmContext::msm_device: the H query's 2^27 of a
+// 32 GiB partition would otherwise take 4.3 GB of scratch for nothing).
 template <class F>
 Plan<F> make_plan(size_t m, size_t k, const GpuMsmConfig& cfg, unsigned sm_count, unsigned pre_c = 0,
-                  uint32_t pre_stride = 0, size_t ones_words = 0, size_t max_pairs = kMaxPairsPerGroup) {
+                  uint32_t pre_stride = 0, size_t ones_words = 0, size_t max_pairs = kMaxPairsPerGroup,
+                  bool device_scalars = false) {
     if (m >= (size_t(1) << 31) || k >= (size_t(1) << 31))
         throw std::invalid_argument("gpu msm: at most 2^31 - 1 scalars");
     Plan<F> pl;
+    pl.device_scalars = device_scalars;
     pl.m = (uint32_t)m;
     pl.k = (uint32_t)k;
     pl.words = (uint32_t)ones_words;
@@ -872,12 +877,12 @@ struct MsmContext<Cfg>::Impl {
 
     // The plan of a call with m Pippenger scalars and k ones, its window groups made smaller (halved, down to one
     // window) while it does not fit in what the scratch can hold. Caller holds the scratch.
-    Plan<F> fitting_plan(size_t m, size_t k, size_t ones_words, MsmScratch::Impl& sc) const {
-        Plan<F> pl = make_plan<F>(m, k, cfg, sm_count, pre_c, (uint32_t)n, ones_words);
+    Plan<F> fitting_plan(size_t m, size_t k, size_t ones_words, MsmScratch::Impl& sc, bool on_device) const {
+        Plan<F> pl = make_plan<F>(m, k, cfg, sm_count, pre_c, (uint32_t)n, ones_words, kMaxPairsPerGroup, on_device);
         if (pl.total <= sc.size() || !m) return pl;
         const size_t avail = sc.available();
         while (pl.total > avail && pl.wg > 1)
-            pl = make_plan<F>(m, k, cfg, sm_count, pre_c, (uint32_t)n, ones_words, m * (pl.wg / 2));
+            pl = make_plan<F>(m, k, cfg, sm_count, pre_c, (uint32_t)n, ones_words, m * (pl.wg / 2), on_device);
         return pl;
     }
 
@@ -1055,7 +1060,7 @@ struct MsmContext<Cfg>::Impl {
         CUZK_CUDA_CHECK(cudaSetDevice(cfg.device));
         MsmScratch::Impl* sc = &scratch->impl();
         std::unique_lock<std::mutex> lk(sc->mu);
-        Plan<F> pl = fitting_plan(m, k, ones_words, *sc);
+        Plan<F> pl = fitting_plan(m, k, ones_words, *sc, on_device);
         if (sc->fallback && pl.total > sc->size() && (pl.total > sc->available() || !sc->try_reserve(pl.total))) {
             // Not even one window a sort fits here (or its bytes were taken between the count and the allocation):
             // this scratch's bytes go back, the call runs in the fallback.
@@ -1065,7 +1070,7 @@ struct MsmContext<Cfg>::Impl {
             lk.unlock();
             sc = &sc->fallback->impl();
             lk = std::unique_lock<std::mutex>(sc->mu);
-            pl = fitting_plan(m, k, ones_words, *sc);
+            pl = fitting_plan(m, k, ones_words, *sc, on_device);
         }
         if (sc->user != this) {
             sc->user = this;
