@@ -65,7 +65,8 @@ constexpr unsigned kMinWindow = 2, kMaxWindow = 24;
 // A window group's (key, value) pairs: 16 bytes each across the sort's double buffers, so 2^30 pairs hold 16 GiB;
 // larger MSMs run their windows in several groups (CUB's run-length encoder counts items in an int, too).
 constexpr size_t kMaxPairsPerGroup = size_t(1) << 30;
-// Sorted entries per accumulation thread at least (the subgroup check's chunks; an MSM's default is make_plan's).
+// Sorted entries per accumulation thread at least: the subgroup check's chunks, and the window model's floor on a
+// thread's work (an MSM's chunk length is make_plan's).
 constexpr unsigned kDefaultPiece = 32;
 // An MSM's chunk at least: each chunk boundary costs walk_runs a full addition, and longer chunks fewer threads for
 // the accumulation. H100, G1 / G2 2^20 (runs of ~32 entries) with the walks: 32 entries 10.69 / 29.65 ms, 64
@@ -621,8 +622,8 @@ struct Plan {
     uint32_t chunks = 0;   // chunks of a full group: ceil(P / L)
     uint32_t T = 0, S = 0;  // reduction segments per window, buckets per segment
     size_t cub_bytes = 0;
-    // ones
     bool device_scalars = false;  // the call's scalars are read in place on the device: no room for them here
+    // ones
     uint32_t k = 0, q2 = 0;  // ones, pieces rounded up to a power of two
     uint32_t words = 0;      // ones given as a bitmap of this many words (0: as k indices)
     size_t total = 0;
@@ -759,16 +760,15 @@ struct MsmScratch::Impl {
         generation++;  // a tail uploaded into the old bytes is gone
         mem = DeviceBuffer<std::byte>(bytes);
     }
-    // reserve(), answering false where the room is not there after all (another thread's allocation took the bytes
-    // available() counted): the allocator's error is cleared, and the scratch then holds nothing. Caller holds mu.
+    // reserve(), answering false instead of throwing where the room is not there (too little free memory, or
+    // another thread's allocation took the bytes available() counted; the allocator's error is cleared). Caller
+    // holds mu.
     bool try_reserve(size_t bytes) {
         try {
             reserve(bytes);
             return true;
         } catch (const CudaError&) {
             (void)cudaGetLastError();  // a failed cudaMalloc's status; later launch checks would report it
-            CUZK_CUDA_CHECK(mem.reset());
-            generation++;
             return false;
         }
     }
@@ -1061,7 +1061,7 @@ struct MsmContext<Cfg>::Impl {
         MsmScratch::Impl* sc = &scratch->impl();
         std::unique_lock<std::mutex> lk(sc->mu);
         Plan<F> pl = fitting_plan(m, k, ones_words, *sc, on_device);
-        if (sc->fallback && pl.total > sc->size() && (pl.total > sc->available() || !sc->try_reserve(pl.total))) {
+        if (sc->fallback && !sc->try_reserve(pl.total)) {
             // Not even one window a sort fits here (or its bytes were taken between the count and the allocation):
             // this scratch's bytes go back, the call runs in the fallback.
             CUZK_CUDA_CHECK(sc->mem.reset());
