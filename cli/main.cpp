@@ -116,7 +116,10 @@ int main(int argc, char** argv) {
     bench->add_option("--window-bits", bench_opt.window_bits, "gpu-msm-g1, gpu-msm-g2: Pippenger window width (0: the model)")
         ->check(CLI::Range(0, 24));
     bench->add_option("--piece-points", bench_opt.piece_points,
-                      "gpu-msm-g1, gpu-msm-g2: sorted entries per accumulation thread (0: the default, 32 or more)")
+                      "gpu-msm-g1, gpu-msm-g2: sorted entries per accumulation thread (0: the default, 64 or more)")
+        ->check(CLI::Range(0, 1 << 20));
+    bench->add_option("--walk-chunks", bench_opt.walk_chunks,
+                      "gpu-msm-g1, gpu-msm-g2: chunks a cut run may span for one thread to join it (0: the default)")
         ->check(CLI::Range(0, 1 << 20));
     bench->add_option("--reduce-lanes", bench_opt.reduce_lanes,
                       "gpu-msm-g1, gpu-msm-g2: threads per point in the bucket reduction's segment walks, 1 or 2 (0: "

@@ -189,6 +189,29 @@ void check_special_bases(size_t n, uint64_t seed, const gpu::GpuMsmConfig& cfg =
     EXPECT_EQ(rctx.msm(same), msm<Cfg>(rep, same));
 }
 
+// The runs that chunk boundaries cut, joined three ways: one thread's walk (runs within walk_chunks), a warp a run
+// (longer), the merge tree (more than 2,048 chunks). One-entry chunks make a run span as many chunks as it has
+// points: c = 8 gives runs of ~32 (G1, 2^12 points) and ~8 (G2, 2^10); equal scalars put a window's every point in
+// one run, 2,048 chunks at 2^11 (the warps' reach) and 4,096 at 2^12 (the tree).
+TEST(GpuMsm, RunsJoinedByWalksWarpsAndTree) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+    for (unsigned walk : {1u, 4u, 64u}) {
+        for (unsigned piece : {1u, 2u, 7u}) {
+            gpu::GpuMsmConfig c = tuned(8, piece);
+            c.walk_chunks = walk;
+            check<G1Config>(1 << 12, Kind::Dense, fresh_seed(), c);
+            check<G1Config>(1 << 10, Kind::Edge, fresh_seed(), c);
+            check<G2Config>(1 << 10, Kind::Dense, fresh_seed(), c);
+        }
+        gpu::GpuMsmConfig s = tuned(0, 1);
+        s.walk_chunks = walk;
+        check<G1Config>(1 << 11, Kind::Same, fresh_seed(), s);
+        check<G1Config>(1 << 12, Kind::Same, fresh_seed(), s);
+        check<G2Config>(1 << 11, Kind::Same, fresh_seed(), s);
+    }
+    check_special_bases<G1Config>(1 << 12, fresh_seed(), tuned(8, 1));
+}
+
 TEST(GpuMsm, InfinityRepeatedAndOppositeBases) {
     if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
     check_special_bases<G1Config>(1 << 12, fresh_seed());

@@ -131,9 +131,10 @@ int main() {
     cudaMemcpy(d_bases, bases.data(), kBases * sizeof(bases[0]), cudaMemcpyHostToDevice);
     cudaMemcpy(d_keys, keys.data(), kEntries * 4, cudaMemcpyHostToDevice);
     cudaMemcpy(d_vals, vals.data(), kEntries * 4, cudaMemcpyHostToDevice);
-    uint32_t* d_long;
-    cudaMalloc(&d_long, 4);
-    const Blocks<fq2_dev_t> bl{d_head, d_tail, d_kh, d_kt, d_long};
+    uint32_t *d_long, *d_list;
+    cudaMalloc(&d_long, 8);
+    cudaMalloc(&d_list, (size_t)long_list_size(kChunks) * 4);
+    const Blocks<fq2_dev_t> bl{d_head, d_tail, d_kh, d_kt, d_long, d_list};
     const uint32_t sentinel = kChunks;  // no key equals it
     auto one_thread = [&] {
         accumulate_chunks<fq2_dev_t><<<(kChunks + 127) / 128, 128>>>(d_bases, d_keys, d_vals, kEntries, kL, sentinel,

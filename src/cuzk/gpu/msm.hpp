@@ -36,6 +36,9 @@ struct GpuMsmConfig {
     // coordinates each, and splits each addition's products: fewer registers a thread, twice the threads). 0: the
     // measured best for the curve and segment length.
     unsigned reduce_lanes = 0;
+    // Chunks a cut run may span and still be joined by one thread's walk; longer runs get a warp each, and runs of
+    // more than 2,048 chunks the merge tree (msm_impl.cuh, join_runs). 0: 4 (measured, docs/perf.md).
+    unsigned walk_chunks = 0;
     // Precomputed window multiples: the constructor also keeps 2^(j c) B_i for every window j on the device (W =
     // ceil(256 / c) times the bases' memory: MsmContext::precomputed_table_bytes), so every window of a call feeds
     // one set of buckets, reduced once, with no doublings between windows; wider windows then pay off. c is fixed

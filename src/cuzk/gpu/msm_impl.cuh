@@ -293,7 +293,10 @@ struct Blocks {
     Xyzz<DF>* tail;
     uint32_t* key_head;
     uint32_t* key_tail;  // == key_head for a single-run block
-    uint32_t* long_runs;  // set by walk_runs when a run spans more chunks than its cap: the tree joins every block
+    // [0]: set where a run spans more chunks than the warps' walks reach (the tree then joins every block);
+    // [1]: how many runs walk_runs left to join_long_runs, whose first chunks `long_list` holds.
+    uint32_t* long_runs;
+    uint32_t* long_list;
 };
 
 // Blocks of 128 per SM the accumulation is compiled for (register cap 65536 / (128 * blocks)). G1: 3 (cap 170;
@@ -370,8 +373,8 @@ __global__ void __launch_bounds__(128, AccMinBlocks<DF>::value) walk_runs(Blocks
         acc = bl.head[t];
     }
     for (uint32_t j = t + 1, steps = 0; j < n && bl.key_head[j] == k; j++) {
-        if (++steps > cap) {
-            *bl.long_runs = 1;
+        if (++steps > cap) {  // a long run: a warp joins it (join_long_runs)
+            bl.long_list[atomicAdd(&bl.long_runs[1], 1u)] = t;
             return;
         }
         acc = add(acc, bl.head[j]);
@@ -380,11 +383,64 @@ __global__ void __launch_bounds__(128, AccMinBlocks<DF>::value) walk_runs(Blocks
     buckets[k] = acc;
 }
 
+// v from lane + off (a whole point, word by word; every lane of the warp calls it).
+template <class T>
+__device__ __forceinline__ T shfl_down_point(const T& v, unsigned off) {
+    static_assert(sizeof(T) % 4 == 0);
+    constexpr unsigned kWords = sizeof(T) / 4;
+    uint32_t w[kWords];
+    memcpy(w, &v, sizeof(T));
+#pragma unroll
+    for (unsigned i = 0; i < kWords; i++) w[i] = __shfl_down_sync(0xffffffffu, w[i], off);
+    T r;
+    memcpy(&r, w, sizeof(T));
+    return r;
+}
+
+// The runs walk_runs listed, a warp a run: lane l adds the heads of chunks t + 1 + l + 32 i (a chunk after t is in
+// the run exactly when its head key is the run's: the keys are sorted), at most `rounds` of them, then the warp
+// adds its 32 sums by shuffles and lane 0 writes the bucket. A run longer than 32 rounds of chunks sets long_runs[0]
+// (the tree). Warps loop over the list (its length is only known on the device).
+template <class DF>
+__global__ void __launch_bounds__(128) join_long_runs(Blocks<DF> bl, uint32_t n, uint32_t rounds,
+                                                      Xyzz<DF>* __restrict__ buckets) {
+    const uint32_t lane = threadIdx.x % 32;
+    const uint32_t warps = gridDim.x * (blockDim.x / 32);
+    const uint32_t count = bl.long_runs[1];
+    for (uint32_t r = (blockIdx.x * blockDim.x + threadIdx.x) / 32; r < count; r += warps) {
+        const uint32_t t = bl.long_list[r];
+        const uint32_t h = bl.key_head[t], tl = bl.key_tail[t];
+        const uint32_t k = h != tl ? tl : h;  // the run that starts in chunk t and continues past it
+        Xyzz<DF> acc = identity<DF>();
+        if (lane == 0) acc = h != tl ? bl.tail[t] : bl.head[t];
+        bool more = false;
+        for (uint32_t i = 0; i <= rounds; i++) {
+            const uint64_t j = (uint64_t)t + 1 + lane + 32ull * i;
+            if (j >= n || bl.key_head[j] != k) break;
+            if (i == rounds) {
+                more = true;
+                break;
+            }
+            acc = add(acc, bl.head[j]);
+        }
+        __syncwarp();
+        if (__any_sync(0xffffffffu, more)) {
+            if (lane == 0) bl.long_runs[0] = 1;
+            continue;
+        }
+        for (unsigned off = 16; off > 0; off /= 2) {
+            const Xyzz<DF> o = shfl_down_point(acc, off);
+            acc = add(acc, o);
+        }
+        if (lane == 0) buckets[k] = acc;
+    }
+}
+
 // Block a = merge(block a, block a + s) for a = 2 s j (one level of the tree, in place), when a walk gave up.
 template <class DF>
 __global__ void merge_blocks(Blocks<DF> bl, uint32_t n, uint32_t s, uint32_t sentinel,
                              Xyzz<DF>* __restrict__ buckets) {
-    if (*bl.long_runs == 0) return;
+    if (bl.long_runs[0] == 0) return;
     const uint64_t a = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) * 2 * s;
     const uint64_t c = a + s;
     if (c >= n) return;
@@ -417,23 +473,30 @@ __global__ void merge_blocks(Blocks<DF> bl, uint32_t n, uint32_t s, uint32_t sen
 // The root block: its head and tail are complete.
 template <class DF>
 __global__ void finish_blocks(Blocks<DF> bl, uint32_t sentinel, Xyzz<DF>* __restrict__ buckets) {
-    if (blockIdx.x != 0 || threadIdx.x != 0 || *bl.long_runs == 0) return;
+    if (blockIdx.x != 0 || threadIdx.x != 0 || bl.long_runs[0] == 0) return;
     const uint32_t h = bl.key_head[0], t = bl.key_tail[0];
     if (h != sentinel) buckets[h] = bl.head[0];
     if (t != h && t != sentinel) buckets[t] = bl.tail[0];
 }
 
-// The cut runs of `chunks` blocks into their buckets: the walks, then the tree's launches (no-ops unless a walk gave
-// up). Walks are for runs of a few chunks: where every warp has threads walking further than the others (G1 / G2
-// 2^22 with runs of ~128 entries in 32-entry chunks, H100) they cost more than the tree, 8.4 / 21.6 against 3.8 /
-// 8.5 ms, hence the chunk length (make_plan). The top window's runs are longer (its few digit values: ~2^15 for
-// c = 20, ~2^13 for c = 22: ~35 chunks of 512 at 2^27, where the walks gain nothing over the tree); the cap sends
-// runs of every point into the tree.
-constexpr uint32_t kWalkCap = 64;
+// The cut runs of `chunks` blocks into their buckets: the walks, the long runs' warps, then the tree's launches
+// (no-ops unless a warp gave up). One thread walks runs of a few chunks: where every warp has threads walking
+// further than the others (G1 / G2 2^22 with runs of ~128 entries in 32-entry chunks, H100) the walks cost more than
+// the tree, 8.4 / 21.6 against 3.8 / 8.5 ms, hence the chunk length (make_plan). The top window's runs are longer
+// (its few digit values: ~2^15 for c = 20, ~2^13 for c = 22: ~35 chunks of 512 at 2^27, where one thread's walks of
+// up to 64 chunks gained nothing over the tree), so runs of more than kWalkCap chunks go to a warp each; runs of
+// more than 32 kLongRounds chunks (equal scalars) to the tree.
+constexpr uint32_t kWalkCap = 4, kLongRounds = 64;
+// Runs one thread may not finish (each spans more than `walk` chunks) at most.
+inline uint32_t long_list_size(uint32_t chunks, uint32_t walk = kWalkCap) { return chunks / (walk + 1) + 1; }
 template <class DF>
-void join_runs(const Blocks<DF>& bl, uint32_t chunks, uint32_t sentinel, Xyzz<DF>* buckets, cudaStream_t stream) {
-    CUZK_CUDA_CHECK(cudaMemsetAsync(bl.long_runs, 0, sizeof(uint32_t), stream));
-    walk_runs<DF><<<blocks_for(chunks), kThreads, 0, stream>>>(bl, chunks, sentinel, kWalkCap, buckets);
+void join_runs(const Blocks<DF>& bl, uint32_t chunks, uint32_t sentinel, Xyzz<DF>* buckets, cudaStream_t stream,
+               uint32_t walk = kWalkCap) {
+    CUZK_CUDA_CHECK(cudaMemsetAsync(bl.long_runs, 0, 2 * sizeof(uint32_t), stream));
+    walk_runs<DF><<<blocks_for(chunks), kThreads, 0, stream>>>(bl, chunks, sentinel, walk, buckets);
+    CUZK_CUDA_CHECK(cudaGetLastError());
+    const uint32_t warps = std::min<uint32_t>(long_list_size(chunks, walk), 8192);
+    join_long_runs<DF><<<blocks_for((size_t)warps * 32), kThreads, 0, stream>>>(bl, chunks, kLongRounds, buckets);
     CUZK_CUDA_CHECK(cudaGetLastError());
     for (uint64_t st = 1; st < chunks; st *= 2) {
         const uint64_t pairs = (chunks + 2 * st - 1) / (2 * st);
@@ -619,6 +682,7 @@ struct Plan {
     size_t P = 0;          // pairs per (full) group: m * wg
     uint32_t L = 0;        // sorted entries per accumulation chunk (thread)
     unsigned lanes = 1;    // threads per point in the reduction's segment walks (GpuMsmConfig::reduce_lanes)
+    uint32_t walk = 0;     // chunks a run may span for one thread's walk (GpuMsmConfig::walk_chunks)
     uint32_t chunks = 0;   // chunks of a full group: ceil(P / L)
     uint32_t T = 0, S = 0;  // reduction segments per window, buckets per segment
     size_t cub_bytes = 0;
@@ -631,7 +695,7 @@ struct Plan {
     struct Ptrs {
         Limbs4* scalars;
         uint32_t *index, *keys0, *keys1, *vals0, *vals1;
-        uint32_t *key_head, *key_tail, *long_runs;
+        uint32_t *key_head, *key_tail, *long_runs, *long_list;
         Xyzz<F>*head, *tail, *buckets, *seg0, *seg1;
         void* cub;
         uint32_t* ones_idx;
@@ -656,7 +720,8 @@ struct Plan {
             p.vals1 = (uint32_t*)take(P * 4);
             p.key_head = (uint32_t*)take((size_t)chunks * 4);
             p.key_tail = (uint32_t*)take((size_t)chunks * 4);
-            p.long_runs = (uint32_t*)take(4);
+            p.long_runs = (uint32_t*)take(8);
+            p.long_list = (uint32_t*)take((size_t)long_list_size(chunks, walk) * 4);
             p.head = (Xyzz<F>*)take((size_t)chunks * sizeof(Xyzz<F>));
             p.tail = (Xyzz<F>*)take((size_t)chunks * sizeof(Xyzz<F>));
             p.buckets = (Xyzz<F>*)take((size_t)sets * H * sizeof(Xyzz<F>));
@@ -716,6 +781,7 @@ Plan<F> make_plan(size_t m, size_t k, const GpuMsmConfig& cfg, unsigned sm_count
         pl.S = pl.H / pl.T;
         if (cfg.reduce_lanes > 2) throw std::invalid_argument("gpu msm: reduce_lanes must be 0, 1 or 2");
         pl.lanes = cfg.reduce_lanes ? cfg.reduce_lanes : default_reduce_lanes<F>(pl.S);
+        pl.walk = cfg.walk_chunks ? cfg.walk_chunks : kWalkCap;
         // CUB scratch, queried (no launch) for the largest group.
         size_t sort_b = 0;
         cub::DoubleBuffer<uint32_t> kb(nullptr, nullptr), vb(nullptr, nullptr);
@@ -977,14 +1043,14 @@ struct MsmContext<Cfg>::Impl {
             const int acc_span = kt.start("accumulate", stream);
             // Buckets no run reaches stay the identity (all-zero bytes).
             CUZK_CUDA_CHECK(cudaMemsetAsync(b.buckets, 0, (size_t)sentinel * sizeof(P), stream));
-            const Blocks<F> blk{b.head, b.tail, b.key_head, b.key_tail, b.long_runs};
+            const Blocks<F> blk{b.head, b.tail, b.key_head, b.key_tail, b.long_runs, b.long_list};
             accumulate_chunks<F><<<blocks_for(chunks), kThreads, 0, stream>>>(d_bases, keys, vals, P_g, pl.L,
                                                                                sentinel, chunks, b.buckets, blk);
             CUZK_CUDA_CHECK(cudaGetLastError());
             kt.stop(acc_span, stream);
             // The runs the chunks cut, joined (walks, or a tree where runs are long): its own span.
             const int merge_span = kt.start("merge", stream);
-            join_runs<F>(blk, chunks, sentinel, b.buckets, stream);
+            join_runs<F>(blk, chunks, sentinel, b.buckets, stream, pl.walk);
             kt.stop(merge_span, stream);
             const int red_span = kt.start("reduce", stream);
             launch_segments<F>(pl.lanes, b.buckets, sets, pl.H, pl.S, pl.T, b.seg0, stream);

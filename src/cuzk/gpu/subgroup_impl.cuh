@@ -129,7 +129,7 @@ RoundSpace<F> round_space(size_t n, unsigned max_m) {
     cub::DoubleBuffer<uint32_t> kb(nullptr, nullptr), vb(nullptr, nullptr);
     CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sp.cub_bytes, kb, vb, (int64_t)n, 0,
                                                     32 - __builtin_clz(sp.kmax)));
-    sp.bytes = 16 * n + sp.cub_bytes + (size_t)sp.chunks * (8 + 2 * sizeof(P)) + (size_t)sp.kmax * sizeof(P) + 256;
+    sp.bytes = 16 * n + sp.cub_bytes + (size_t)sp.chunks * (8 + 2 * sizeof(P)) + (size_t)sp.kmax * sizeof(P) + sp.chunks + 256;
     return sp;
 }
 
@@ -158,7 +158,8 @@ std::vector<std::vector<XYZZ<Cfg>>> rounds_on_device(const BaseDev<F>* bases, si
     using P = Xyzz<F>;
     static_assert(sizeof(P) == sizeof(XYZZ<Cfg>), "device XYZZ layout equals the CPU's");
     const uint32_t L = sp.L, chunks = sp.chunks;
-    DeviceBuffer<uint32_t> keys0(n), keys1(n), vals0(n), vals1(n), key_head(chunks), key_tail(chunks), long_runs(1);
+    DeviceBuffer<uint32_t> keys0(n), keys1(n), vals0(n), vals1(n), key_head(chunks), key_tail(chunks), long_runs(2),
+        long_list(long_list_size(chunks));
     DeviceBuffer<P> head(chunks), tail(chunks), buckets(sp.kmax);
     DeviceBuffer<std::byte> cub(std::max<size_t>(sp.cub_bytes, 1));
     // After the buffers: on every exit the stream is drained and destroyed before they are freed.
@@ -166,7 +167,8 @@ std::vector<std::vector<XYZZ<Cfg>>> rounds_on_device(const BaseDev<F>* bases, si
     const cudaStream_t stream = owned_stream.get();
     ChachaKey ck;
     for (int k = 0; k < 8; k++) ck.w[k] = key[k];
-    const Blocks<F> blk{head.get(), tail.get(), key_head.get(), key_tail.get(), long_runs.get()};
+    const Blocks<F> blk{head.get(), tail.get(), key_head.get(), key_tail.get(), long_runs.get(),
+                        long_list.get()};
     std::vector<std::vector<XYZZ<Cfg>>> out(trits.size());
     for (size_t r = 0; r < trits.size(); r++) {
         const uint32_t range = pow3_u32(trits[r]);
