@@ -168,6 +168,7 @@ struct GpuMsmBench {
     unsigned reduce_lanes = 0;
     unsigned piece_points = 0;
     unsigned walk_chunks = 0;
+    unsigned reduce_levels = 0;
     double ones_share = 0;
     bool ones_listed = false;
     bool streamed = false;
@@ -183,6 +184,7 @@ void bench_gpu_msm_streamed(const GpuMsmBench& b, std::vector<Affine<Cfg>> bases
     cfg.msm.reduce_lanes = b.reduce_lanes;
     cfg.msm.piece_points = b.piece_points;
     cfg.msm.walk_chunks = b.walk_chunks;
+    cfg.msm.reduce_levels = b.reduce_levels;
     cfg.chunk_points = b.chunk_points;
     gpu::StreamedMsm<Cfg> sm(bases, cfg);
     bases = {};
@@ -232,6 +234,7 @@ void bench_gpu_msm(const GpuMsmBench& b) {
     cfg.reduce_lanes = b.reduce_lanes;
     cfg.piece_points = b.piece_points;
     cfg.walk_chunks = b.walk_chunks;
+    cfg.reduce_levels = b.reduce_levels;
     gpu::MsmContext<Cfg> ctx(bases, cfg);
     bases = {};
     if (b.ones_share > 0) {
@@ -275,6 +278,7 @@ void bench_gpu_msm(const GpuMsmBench& b) {
     extra["reduce_lanes"] = b.reduce_lanes;
     extra["piece_points"] = b.piece_points;
     extra["walk_chunks"] = b.walk_chunks;
+    extra["reduce_levels"] = b.reduce_levels;
     report(name + (b.window_bits ? "-c" + std::to_string(b.window_bits) : ""), log_size, 1e3, "ms", 1, s, extra);
 #else
     throw std::runtime_error("bench " + b.name + ": built without CUDA");
@@ -348,6 +352,7 @@ int run_bench(const BenchOptions& opt, const std::string& groth16_circuit) {
         b.reduce_lanes = opt.reduce_lanes;
         b.piece_points = opt.piece_points;
         b.walk_chunks = opt.walk_chunks;
+        b.reduce_levels = opt.reduce_levels;
         b.ones_share = opt.ones_share;
         b.ones_listed = opt.ones_listed;
         b.streamed = opt.streamed;

@@ -31,6 +31,7 @@ struct BenchOptions {
     unsigned reduce_lanes = 0;  // gpu-msm-g1, gpu-msm-g2: GpuMsmConfig::reduce_lanes (0: its default)
     unsigned piece_points = 0;  // gpu-msm-g1, gpu-msm-g2: GpuMsmConfig::piece_points (0: its default)
     unsigned walk_chunks = 0;   // gpu-msm-g1, gpu-msm-g2: GpuMsmConfig::walk_chunks (0: its default)
+    unsigned reduce_levels = 0;  // gpu-msm-g1, gpu-msm-g2: GpuMsmConfig::reduce_levels (0: its default)
     double ones_share = 0;     // gpu-msm-g1, gpu-msm-g2: > 0: scalars 0 or 1, this share ones (the ones' sum path)
     bool ones_listed = false;  // with ones_share: the ones as an index list instead of a bitmap
     // gpu-msm-g1, gpu-msm-g2: the bases in host memory, streamed up chunk_points at a time (0: the default) every

@@ -121,6 +121,10 @@ int main(int argc, char** argv) {
     bench->add_option("--walk-chunks", bench_opt.walk_chunks,
                       "gpu-msm-g1, gpu-msm-g2: chunks a cut run may span for one thread to join it (0: the default)")
         ->check(CLI::Range(0, 1 << 20));
+    bench->add_option("--reduce-levels", bench_opt.reduce_levels,
+                      "gpu-msm-g1, gpu-msm-g2: bucket reduction levels where segments are short, 1 or 2 (0: the "
+                      "default)")
+        ->check(CLI::Range(0, 2));
     bench->add_option("--reduce-lanes", bench_opt.reduce_lanes,
                       "gpu-msm-g1, gpu-msm-g2: threads per point in the bucket reduction's segment walks, 1 or 2 (0: "
                       "the default for the curve and size)")

@@ -81,7 +81,8 @@ template <class Cfg>
 void check(size_t n, Kind kind, uint64_t seed, const gpu::GpuMsmConfig& cfg = {}) {
     SCOPED_TRACE(::testing::Message() << "n = " << n << ", " << kind_name(kind) << ", seed " << seed
                                       << ", window_bits " << cfg.window_bits << ", piece " << cfg.piece_points
-                                      << ", lanes " << cfg.reduce_lanes);
+                                      << ", lanes " << cfg.reduce_lanes << ", levels " << cfg.reduce_levels
+                                      << ", walk " << cfg.walk_chunks);
     std::mt19937_64 rng(seed);
     auto bases = random_points<Cfg>(n, rng());
     auto scalars = make_scalars(n, kind, rng);
@@ -164,7 +165,8 @@ TEST(GpuMsm, WindowWidthsAndPieces) {
 // opposite bases with equal scalars (a bucket reaches the identity mid-way).
 template <class Cfg>
 void check_special_bases(size_t n, uint64_t seed, const gpu::GpuMsmConfig& cfg = {}) {
-    SCOPED_TRACE(::testing::Message() << "n = " << n << ", seed " << seed << ", lanes " << cfg.reduce_lanes);
+    SCOPED_TRACE(::testing::Message() << "n = " << n << ", seed " << seed << ", lanes " << cfg.reduce_lanes
+                                      << ", levels " << cfg.reduce_levels);
     std::mt19937_64 rng(seed);
     auto bases = random_points<Cfg>(n, rng());
     auto scalars = make_scalars(n, Kind::Dense, rng);
@@ -221,33 +223,38 @@ TEST(GpuMsm, InfinityRepeatedAndOppositeBases) {
 // The bucket reduction with one point per thread and with one point per lane pair (each lane half of it), for both
 // curves whatever their default: every scalar kind (one bucket per window for equal scalars: the walk's sums double),
 // window widths whose segments are 1, 2 or 128 buckets (every walk but the first ends in a multiplication by its
-// offset), and the exceptional bases (doubling, opposite points, points at infinity).
+// offset, or in two levels a second reduction weighs those sums), and the exceptional bases (doubling, opposite
+// points, points at infinity); each in one level and in two where segments are short.
 TEST(GpuMsm, ReductionOnOneOrTwoLanes) {
     if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
-    for (unsigned lanes : {1u, 2u}) {
-        gpu::GpuMsmConfig c;
-        c.reduce_lanes = lanes;
-        for (Kind k : {Kind::Dense, Kind::ZeroOne, Kind::Edge, Kind::Same}) {
-            check<G1Config>(1 << 10, k, fresh_seed(), c);
-            check<G2Config>(1 << 10, k, fresh_seed(), c);
+    for (unsigned levels : {1u, 2u}) {
+        for (unsigned lanes : {1u, 2u}) {
+            auto with = [&](gpu::GpuMsmConfig c) {
+                c.reduce_lanes = lanes;
+                c.reduce_levels = levels;
+                return c;
+            };
+            const gpu::GpuMsmConfig c = with({});
+            for (Kind k : {Kind::Dense, Kind::ZeroOne, Kind::Edge, Kind::Same}) {
+                check<G1Config>(1 << 10, k, fresh_seed(), c);
+                check<G2Config>(1 << 10, k, fresh_seed(), c);
+            }
+            check<G1Config>(1 << 16, Kind::Dense, fresh_seed(), c);
+            check<G2Config>(1 << 14, Kind::Dense, fresh_seed(), c);
+            for (unsigned bits : {6u, 13u}) {  // 32 buckets, one a segment; 4096 buckets, two a segment
+                const gpu::GpuMsmConfig p = with(tuned(bits, 0));
+                check<G1Config>(1 << 10, Kind::Same, fresh_seed(), p);
+                check<G1Config>(1 << 12, Kind::Dense, fresh_seed(), p);
+                check<G2Config>(1 << 10, Kind::Dense, fresh_seed(), p);
+                check<G2Config>(1 << 10, Kind::Same, fresh_seed(), p);
+            }
+            // 2^19 buckets a window in segments of 128 (the default takes pairs there for G1).
+            const gpu::GpuMsmConfig wide = with(tuned(20, 0));
+            check<G1Config>(1 << 12, Kind::Dense, fresh_seed(), wide);
+            check<G1Config>(1 << 12, Kind::Same, fresh_seed(), wide);
+            check_special_bases<G1Config>(1 << 10, fresh_seed(), c);
+            check_special_bases<G2Config>(1 << 10, fresh_seed(), c);
         }
-        check<G1Config>(1 << 16, Kind::Dense, fresh_seed(), c);
-        check<G2Config>(1 << 14, Kind::Dense, fresh_seed(), c);
-        for (unsigned bits : {6u, 13u}) {  // 32 buckets, one a segment; 4096 buckets, two a segment
-            gpu::GpuMsmConfig p = tuned(bits, 0);
-            p.reduce_lanes = lanes;
-            check<G1Config>(1 << 10, Kind::Same, fresh_seed(), p);
-            check<G1Config>(1 << 12, Kind::Dense, fresh_seed(), p);
-            check<G2Config>(1 << 10, Kind::Dense, fresh_seed(), p);
-            check<G2Config>(1 << 10, Kind::Same, fresh_seed(), p);
-        }
-        // 2^19 buckets a window in segments of 128 (the default takes pairs there for G1).
-        gpu::GpuMsmConfig wide = tuned(20, 0);
-        wide.reduce_lanes = lanes;
-        check<G1Config>(1 << 12, Kind::Dense, fresh_seed(), wide);
-        check<G1Config>(1 << 12, Kind::Same, fresh_seed(), wide);
-        check_special_bases<G1Config>(1 << 10, fresh_seed(), c);
-        check_special_bases<G2Config>(1 << 10, fresh_seed(), c);
     }
 }
 

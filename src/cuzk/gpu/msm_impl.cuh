@@ -87,6 +87,8 @@ unsigned default_reduce_lanes(uint32_t S) {
 }
 // Bucket reduction: about 2^16 segment threads in all (the H200 holds ~400 such register-heavy threads per SM).
 constexpr uint32_t kSegmentThreads = 1u << 16;
+// Reduction segments of at most kTwoLevelS buckets reduce in two levels, the second in segments of kSecondS.
+constexpr uint32_t kTwoLevelS = 32, kSecondS = 4;
 
 unsigned num_windows(unsigned c) { return (256 + c - 1) / c; }
 
@@ -508,9 +510,12 @@ void join_runs(const Blocks<DF>& bl, uint32_t chunks, uint32_t sentinel, Xyzz<DF
 }
 
 // ---- bucket reduction -----------------------------------------------------------------------------------------
+// runs: nullptr, or where a two-level reduction keeps each segment's plain sum R_t instead of adding lo R_t to its
+// weighted sum: R_t at runs[w T + t - 1] for t >= 1, the identity at runs[w T + T - 1], so that a second pass of
+// this kernel over runs (H = T) gives sum_t t R_t (launch_reduction).
 template <class F>
 __global__ void window_segments(const Xyzz<F>* __restrict__ buckets, uint32_t wg, uint32_t H, uint32_t S,
-                                Xyzz<F>* __restrict__ seg) {
+                                Xyzz<F>* __restrict__ seg, Xyzz<F>* __restrict__ runs) {
     const uint32_t T = H / S;
     uint32_t tid = blockIdx.x * blockDim.x + threadIdx.x;
     if (tid >= wg * T) return;
@@ -522,7 +527,11 @@ __global__ void window_segments(const Xyzz<F>* __restrict__ buckets, uint32_t wg
         acc = add(acc, running);
     }
     // acc = sum_{k in (lo, lo + S]} (k - lo) B_k; the missing lo * sum B_k:
-    if (lo) acc = add(acc, mul_small(running, lo));
+    if (runs) {
+        runs[(size_t)w * T + (t ? t - 1 : T - 1)] = t ? running : identity<F>();
+    } else if (lo) {
+        acc = add(acc, mul_small(running, lo));
+    }
     seg[tid] = acc;
 }
 
@@ -542,7 +551,7 @@ __device__ __forceinline__ void store_half(Xyzz<DF>* dst, const XyzzHalf<DF>& h,
 template <class F>
 __global__ void __launch_bounds__(128, sizeof(F) <= 48 ? 4 : 2)
     window_segment_pairs(const Xyzz<F>* __restrict__ buckets, uint32_t wg, uint32_t H, uint32_t S,
-                         Xyzz<F>* __restrict__ seg) {
+                         Xyzz<F>* __restrict__ seg, Xyzz<F>* __restrict__ runs) {
     const uint32_t T = H / S;
     const uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
     const uint32_t tid = g >> 1;
@@ -556,18 +565,23 @@ __global__ void __launch_bounds__(128, sizeof(F) <= 48 ? 4 : 2)
         running = add_pair(running, load_half(B[k - 1], odd), odd, mask);
         acc = add_pair(acc, running, odd, mask);
     }
-    if (lo) acc = add_pair(acc, mul_small_pair(running, lo, odd, mask), odd, mask);
+    if (runs) {
+        store_half(runs + (size_t)w * T + (t ? t - 1 : T - 1), t ? running : XyzzHalf<F>{F::zero(), F::zero()}, odd);
+    } else if (lo) {
+        acc = add_pair(acc, mul_small_pair(running, lo, odd, mask), odd, mask);
+    }
     store_half(seg + tid, acc, odd);
 }
 
 // The bucket reduction's first step on one or two lanes per point (Plan::lanes).
 template <class F>
 void launch_segments(unsigned lanes, const Xyzz<F>* buckets, uint32_t sets, uint32_t H, uint32_t S, uint32_t T,
-                     Xyzz<F>* seg, cudaStream_t stream) {
+                     Xyzz<F>* seg, cudaStream_t stream, Xyzz<F>* runs = nullptr) {
     if (lanes == 2)
-        window_segment_pairs<F><<<blocks_for(2 * (size_t)sets * T), kThreads, 0, stream>>>(buckets, sets, H, S, seg);
+        window_segment_pairs<F><<<blocks_for(2 * (size_t)sets * T), kThreads, 0, stream>>>(buckets, sets, H, S, seg,
+                                                                                            runs);
     else
-        window_segments<F><<<blocks_for((size_t)sets * T), kThreads, 0, stream>>>(buckets, sets, H, S, seg);
+        window_segments<F><<<blocks_for((size_t)sets * T), kThreads, 0, stream>>>(buckets, sets, H, S, seg, runs);
     CUZK_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -577,6 +591,18 @@ __global__ void halve(const Xyzz<F>* __restrict__ in, Xyzz<F>* __restrict__ out,
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n_out) return;
     out[i] = add(in[2 * i], in[2 * i + 1]);
+}
+
+// The `cnt` (a power of two) points of each of `sets` windows at in, added by a halving tree (ping-ponging with
+// out), and the sets sums copied to the host at `host` (queued on `stream`).
+template <class F>
+void halve_into(Xyzz<F>* in, Xyzz<F>* out, uint32_t sets, uint32_t cnt, Xyzz<F>* host, cudaStream_t stream) {
+    for (; cnt > 1; cnt /= 2) {
+        halve<F><<<blocks_for((size_t)sets * cnt / 2), kThreads, 0, stream>>>(in, out, sets * cnt / 2);
+        CUZK_CUDA_CHECK(cudaGetLastError());
+        std::swap(in, out);
+    }
+    CUZK_CUDA_CHECK(cudaMemcpyAsync(host, in, (size_t)sets * sizeof(Xyzz<F>), cudaMemcpyDeviceToHost, stream));
 }
 
 // ---- ones -----------------------------------------------------------------------------------------------------
@@ -685,6 +711,9 @@ struct Plan {
     uint32_t walk = 0;     // chunks a run may span for one thread's walk (GpuMsmConfig::walk_chunks)
     uint32_t chunks = 0;   // chunks of a full group: ceil(P / L)
     uint32_t T = 0, S = 0;  // reduction segments per window, buckets per segment
+    // A two-level reduction (short segments, no precomputed table): the second level's segments per window and
+    // their length (0: one level; see launch_segments' `runs`).
+    uint32_t T2 = 0, S2 = 0;
     size_t cub_bytes = 0;
     bool device_scalars = false;  // the call's scalars are read in place on the device: no room for them here
     // ones
@@ -696,7 +725,7 @@ struct Plan {
         Limbs4* scalars;
         uint32_t *index, *keys0, *keys1, *vals0, *vals1;
         uint32_t *key_head, *key_tail, *long_runs, *long_list;
-        Xyzz<F>*head, *tail, *buckets, *seg0, *seg1;
+        Xyzz<F>*head, *tail, *buckets, *seg0, *seg1, *runs;
         void* cub;
         uint32_t* ones_idx;
         Xyzz<F>*ones0, *ones1;
@@ -727,6 +756,7 @@ struct Plan {
             p.buckets = (Xyzz<F>*)take((size_t)sets * H * sizeof(Xyzz<F>));
             p.seg0 = (Xyzz<F>*)take((size_t)sets * T * sizeof(Xyzz<F>));
             p.seg1 = (Xyzz<F>*)take((size_t)sets * std::max<uint32_t>(T / 2, 1) * sizeof(Xyzz<F>));
+            p.runs = T2 ? (Xyzz<F>*)take((size_t)sets * T * sizeof(Xyzz<F>)) : nullptr;
             p.cub = take(cub_bytes);
         }
         if (k) {
@@ -782,6 +812,13 @@ Plan<F> make_plan(size_t m, size_t k, const GpuMsmConfig& cfg, unsigned sm_count
         if (cfg.reduce_lanes > 2) throw std::invalid_argument("gpu msm: reduce_lanes must be 0, 1 or 2");
         pl.lanes = cfg.reduce_lanes ? cfg.reduce_lanes : default_reduce_lanes<F>(pl.S);
         pl.walk = cfg.walk_chunks ? cfg.walk_chunks : kWalkCap;
+        // Segments of a few buckets spend more on multiplying their sums by their offsets (up to c - 1 doublings)
+        // than on their walks: those sums go to a second, T / S2 times smaller reduction instead.
+        if (cfg.reduce_levels > 2) throw std::invalid_argument("gpu msm: reduce_levels must be 0, 1 or 2");
+        if (cfg.reduce_levels != 1 && !pre_c && pl.S <= kTwoLevelS && pl.T >= 2) {
+            pl.S2 = std::min<uint32_t>(kSecondS, pl.T);
+            pl.T2 = pl.T / pl.S2;
+        }
         // CUB scratch, queried (no launch) for the largest group.
         size_t sort_b = 0;
         cub::DoubleBuffer<uint32_t> kb(nullptr, nullptr), vb(nullptr, nullptr);
@@ -1017,7 +1054,7 @@ struct MsmContext<Cfg>::Impl {
         }
         kt.stop(up, stream);
         // Window sums (Horner below), or with the precomputed table one sum per group (added up below).
-        P* const host_sums = sums_room(pl.W);
+        P* const host_sums = sums_room(pl.T2 ? 2 * pl.W : pl.W);
         for (unsigned w0 = 0; w0 < pl.W; w0 += pl.wg) {
             const unsigned wg = std::min(pl.wg, pl.W - w0);
             const unsigned sets = pl.pre_stride ? 1 : wg;
@@ -1053,16 +1090,12 @@ struct MsmContext<Cfg>::Impl {
             join_runs<F>(blk, chunks, sentinel, b.buckets, stream, pl.walk);
             kt.stop(merge_span, stream);
             const int red_span = kt.start("reduce", stream);
-            launch_segments<F>(pl.lanes, b.buckets, sets, pl.H, pl.S, pl.T, b.seg0, stream);
-            P* in = b.seg0;
-            P* out = b.seg1;
-            for (uint32_t cnt = pl.T; cnt > 1; cnt /= 2) {
-                halve<F><<<blocks_for((size_t)sets * cnt / 2), kThreads, 0, stream>>>(in, out, sets * cnt / 2);
-                CUZK_CUDA_CHECK(cudaGetLastError());
-                std::swap(in, out);
+            launch_segments<F>(pl.lanes, b.buckets, sets, pl.H, pl.S, pl.T, b.seg0, stream, b.runs);
+            halve_into(b.seg0, b.seg1, sets, pl.T, host_sums + w0, stream);
+            if (pl.T2) {  // sum_t t R_t of every window, after its weighted sums (same stream: seg0 is free again)
+                launch_segments<F>(pl.lanes, b.runs, sets, pl.T, pl.S2, pl.T2, b.seg0, stream);
+                halve_into(b.seg0, b.seg1, sets, pl.T2, host_sums + pl.W + w0, stream);
             }
-            CUZK_CUDA_CHECK(
-                cudaMemcpyAsync(host_sums + w0, in, (size_t)sets * sizeof(P), cudaMemcpyDeviceToHost, stream));
             kt.stop(red_span, stream);
         }
         CUZK_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -1071,18 +1104,23 @@ struct MsmContext<Cfg>::Impl {
             cached_generation = sc.generation;
             cached_in = &sc;
         }
-        std::vector<XYZZ<Cfg>> sums(pl.W);
-        std::memcpy(sums.data(), host_sums, pl.W * sizeof(P));
+        std::vector<XYZZ<Cfg>> sums(pl.T2 ? 2 * pl.W : pl.W);
+        std::memcpy(sums.data(), host_sums, sums.size() * sizeof(P));
         Jacobian<Cfg> acc = Jacobian<Cfg>::identity();
         if (pl.pre_stride) {
             // The table already scaled window j by 2^(j c): the groups' sums just add.
             for (unsigned w0 = 0; w0 < pl.W; w0 += pl.wg) acc += sums[w0].to_jacobian();
             return acc;
         }
-        // sum_j 2^(j c) S_j by Horner's rule from the top window.
+        // sum_j 2^(j c) S_j by Horner's rule from the top window; with two levels S_j = sum_t A_t + S sum_t t R_t.
         for (size_t j = pl.W; j-- > 0;) {
             for (unsigned t = 0; t < pl.c; t++) acc = acc.dbl();
             acc += sums[j].to_jacobian();
+            if (pl.T2) {
+                Jacobian<Cfg> r = sums[pl.W + j].to_jacobian();
+                for (uint32_t s = pl.S; s > 1; s /= 2) r = r.dbl();
+                acc += r;
+            }
         }
         return acc;
     }
