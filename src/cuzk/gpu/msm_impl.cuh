@@ -486,9 +486,11 @@ __global__ void finish_blocks(Blocks<DF> bl, uint32_t sentinel, Xyzz<DF>* __rest
 // further than the others (G1 / G2 2^22 with runs of ~128 entries in 32-entry chunks, H100) the walks cost more than
 // the tree, 8.4 / 21.6 against 3.8 / 8.5 ms, hence the chunk length (make_plan). The top window's runs are longer
 // (its few digit values: ~2^15 for c = 20, ~2^13 for c = 22: ~35 chunks of 512 at 2^27, where one thread's walks of
-// up to 64 chunks gained nothing over the tree), so runs of more than kWalkCap chunks go to a warp each; runs of
-// more than 32 kLongRounds chunks (equal scalars) to the tree.
-constexpr uint32_t kWalkCap = 4, kLongRounds = 64;
+// up to 64 chunks gained nothing over the tree). Runs of more than `walk` chunks go to a warp each (a few rounds of
+// adds, then shuffles), runs of more than 32 kLongRounds chunks (equal scalars) to the tree. The default walk stays
+// 64, the walks measured on every size; a warp for runs past 4 chunks (GpuMsmConfig::walk_chunks = 4) is as fast
+// up to 2^22 (H100) and not yet measured on the top windows of 2^24..2^27 (docs/perf.md).
+constexpr uint32_t kWalkCap = 64, kLongRounds = 64;
 // Runs one thread may not finish (each spans more than `walk` chunks) at most.
 inline uint32_t long_list_size(uint32_t chunks, uint32_t walk = kWalkCap) { return chunks / (walk + 1) + 1; }
 template <class DF>
