@@ -28,8 +28,8 @@
 #                   same sets, $REPS runs each (default 3): what a GPU smaller than its key pays per MSM
 #   msm-pieces      the G2 accumulation's chunk kernel against its merge tree and walks (bench/experiments/fq2_lanes.cu),
 #                   then G2 2^20, 2^22 and G1 2^20 MSMs at the default chunk length and 32-256 ($REPS runs, default 5)
-#   msm-walks       G1 2^20-2^27 and G2 2^20 / 2^22 MSMs with the runs one thread may walk at 64 chunks (longer ones a
-#                   warp each) and at the default (4), alternating ($REPS runs each, default 5)
+#   msm-walks       G1 2^20-2^27 and G2 2^20 / 2^22 MSMs with the runs one thread may walk at 4 chunks (longer ones a
+#                   warp each) and at the default (64), alternating ($REPS runs each, default 5)
 #   roundtrip       tests/cli_roundtrip.sh on the GPU build (setup, prove through the engine's key, verify, errors)
 # Usage: scripts/gpu-filecoin.sh STEP...      (env: OUT, default ./out; BUILD_DIR, default /tmp/b; P32, /tmp/p32)
 # Each step writes STEP.json (the bench's JSON line), STEP.err (progress, notes) and, where it applies, STEP.timeline
@@ -149,12 +149,12 @@ for step in "$@"; do
         for f in "$OUT"/pieces-"$1"-"$2"-*.json; do echo "  $(basename "$f" .json): $(cat "$f")"; done
       done ;;
     msm-walks)
-      # The long runs of narrow top windows (G1 2^27: ~35 chunks a run) joined by one thread or by a warp each
-      # (GpuMsmConfig::walk_chunks; docs/gpu-msm-notes.md).
+      # The long runs of narrow top windows (G1 2^27: ~35 chunks a run) joined by one thread (the default: walks
+      # up to 64 chunks) or by a warp each past 4 chunks (GpuMsmConfig::walk_chunks; docs/gpu-msm-notes.md).
       echo "== msm-walks"
       for g in "g1 27" "g1 26" "g1 24" "g1 22" "g1 20" "g2 20" "g2 22"; do
         set -- $g
-        for w in 64 0; do
+        for w in 4 0; do
           bench "walks-$1-$2-w$w" "gpu-msm-$1" --log-size "$2" --reps "${REPS:-5}" --walk-chunks "$w"
         done
         for f in "$OUT"/walks-"$1"-"$2"-*.json; do echo "  $(basename "$f" .json): $(cat "$f")"; done
@@ -164,7 +164,7 @@ for step in "$@"; do
       bash tests/cli_roundtrip.sh "$cuzk" >"$OUT/roundtrip.log" 2>&1 || status=1
       tail -3 "$OUT/roundtrip.log" ;;
     *)
-      echo "unknown step '$step' (build, gpu-tests, params-load, winning, window, snap, snap-poseidon, c2, c2-host, c2-streamed, c2-queued, pipeline, msm-tables, msm-streamed, msm-pieces, roundtrip)"; exit 2 ;;
+      echo "unknown step '$step' (build, gpu-tests, params-load, winning, window, snap, snap-poseidon, c2, c2-host, c2-streamed, c2-queued, pipeline, msm-tables, msm-streamed, msm-pieces, msm-walks, roundtrip)"; exit 2 ;;
   esac
 done
 exit $status
