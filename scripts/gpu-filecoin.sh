@@ -17,6 +17,8 @@
 #   c2-host         the same with the sparse products on the CPU (--host-products), to compare
 #   c2-streamed     the same with the parameters streamed from their file into host memory and the queries sent to
 #                   the GPU at every MSM (--key-file --stream-queries: what a GPU smaller than the key does)
+#   c2-small        c2-streamed with all but $VRAM_GB GiB (default 24) of the GPU's memory held by a ballast process
+#                   (bench/experiments/ballast.cu): a 16 or 24 GB card's memory, not its speed
 #   c2-queued       $QUEUED (default 3) C2 jobs of one C1 submitted at once to one engine: when each ends, and the
 #                   steady state (seconds per proof after the first)
 #   pipeline        bench pipeline --preset porep-32g --pce --partitions 10, default settings (issue 19 item 4)
@@ -108,6 +110,22 @@ for step in "$@"; do
       # shellcheck disable=SC2086
       bench c2-streamed porep-c2 --proof-type StackedDrg32GiBV1_1 --random-params --runs "${RUNS:-3}" --key-file \
         --params-dir "$P32" --stream-queries ${C2_ARGS:-} ;;
+    c2-small)
+      # c2-streamed on an emulated smaller card: bench/experiments/ballast.cu takes all but $VRAM_GB GiB (default
+      # 24) of the GPU's free memory while the C2 runs (the card's memory only, not its speed): does a 32 GiB C2
+      # run on the GPU of a 24 or 16 GB card with the queries streamed, and in how long?
+      nvcc -std=c++20 -O2 -arch=sm_90 -o "$BUILD_DIR/ballast" bench/experiments/ballast.cu || exit 1
+      hold=$(mktemp -u); mkfifo "$hold"
+      "$BUILD_DIR/ballast" "${VRAM_GB:-24}" <"$hold" >"$OUT/ballast.txt" &
+      exec 3>"$hold"
+      for _ in $(seq 120); do grep -q "^ballast:" "$OUT/ballast.txt" && break; sleep 1; done
+      cat "$OUT/ballast.txt"
+      # shellcheck disable=SC2086
+      bench "c2-small-${VRAM_GB:-24}" porep-c2 --proof-type StackedDrg32GiBV1_1 --random-params --runs "${RUNS:-3}" \
+        --key-file --params-dir "$P32" --stream-queries ${C2_ARGS:-}
+      exec 3>&-
+      wait
+      rm -f "$hold" ;;
     c2-queued)
       # shellcheck disable=SC2086
       bench c2-queued porep-c2 --proof-type StackedDrg32GiBV1_1 --random-params --queued "${QUEUED:-3}" ${C2_ARGS:-} ;;
@@ -164,7 +182,7 @@ for step in "$@"; do
       bash tests/cli_roundtrip.sh "$cuzk" >"$OUT/roundtrip.log" 2>&1 || status=1
       tail -3 "$OUT/roundtrip.log" ;;
     *)
-      echo "unknown step '$step' (build, gpu-tests, params-load, winning, window, snap, snap-poseidon, c2, c2-host, c2-streamed, c2-queued, pipeline, msm-tables, msm-streamed, msm-pieces, msm-walks, roundtrip)"; exit 2 ;;
+      echo "unknown step '$step' (build, gpu-tests, params-load, winning, window, snap, snap-poseidon, c2, c2-host, c2-streamed, c2-small, c2-queued, pipeline, msm-tables, msm-streamed, msm-pieces, msm-walks, roundtrip)"; exit 2 ;;
   esac
 done
 exit $status
