@@ -376,6 +376,37 @@ TEST(Daemon, AdmissionKeepsJobsInsideTheBudgetAndTheQueueBound) {
     expect_verified(cl.await(cl.submit(chain_request(10, 1, 4)), 120), 10, 1);  // room again
 }
 
+// Admission asks for room for one partition (and the parameters the CPU backend reads into memory), not for every
+// partition the engine could keep in flight: a three-partition job under a budget of about one and a half
+// partitions is accepted and proven (the engine then starts a partition only while its resident set leaves room);
+// under a budget short of one partition it is refused, saying what it needs at least.
+TEST(Daemon, AdmissionNeedsRoomForOnePartition) {
+    TempDir dir;
+    DaemonConfig cfg = make_config(dir.path);
+    cfg.lookahead = 1;  // three partitions in flight at most: one synthesized, one waiting, one proven
+    const size_t params = fs::file_size(dir.path / "params" / "m10.params");
+    cfg.total_budget = params + (size_t{1} << 10) * 200;  // one partition: <= 2^10 rows * (128 + matrices' ~72) B
+    {
+        Daemon d(cfg);
+        Client cl(d.socket_path());
+        expect_verified(cl.await(cl.submit(chain_request(10, 3, 7)), 120), 10, 3);
+    }
+    cfg.total_budget = params + (size_t{1} << 10) * 16;
+    Daemon d(cfg);
+    Client cl(d.socket_path());
+    int code = 0;
+    std::string msg;
+    try {
+        cl.submit(chain_request(10, 1, 8));
+    } catch (const ClientError& e) {
+        code = e.code();
+        msg = e.what();
+    }
+    EXPECT_EQ(code, (int)grpc::StatusCode::RESOURCE_EXHAUSTED);
+    EXPECT_NE(msg.find("at least"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("one partition"), std::string::npos) << msg;
+}
+
 TEST(Daemon, ARestartLosesNoAcceptedJobAndNoResult) {
     TempDir dir;
     DaemonConfig cfg = make_config(dir.path);

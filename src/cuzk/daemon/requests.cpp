@@ -28,14 +28,13 @@ constexpr size_t kZkeyBytesPerAbcByte = 8;
 // 2^27, the domain of Filecoin's largest circuit (a 32 GiB PoRep partition), as `cuzk prove --log-size` allows.
 constexpr unsigned kMulchainMinLogSize = 2, kMulchainMaxLogSize = 27;
 
-// Partitions of one job in memory at once: one per synthesis worker, the lookahead, and the one being proven.
-size_t partitions_in_flight(const DaemonConfig& cfg) { return cfg.synthesis_workers + cfg.lookahead + 1; }
-
-// What a job of `partitions` partitions of `constraints` rows holds: the assignments of the partitions in flight
-// (each being synthesized, waiting, or proven) and, through a PCE, the matrices, resident while in use.
-size_t in_flight_bytes(size_t constraints, size_t partitions, bool pce, const DaemonConfig& cfg) {
-    return constraints * kAssignmentBytesPerConstraint * std::min(partitions, partitions_in_flight(cfg)) +
-           (pce ? constraints * kPceBytesPerConstraint : 0);
+// What a job of `constraints` rows needs at least: one partition's assignment (a, b, c and the witness: its
+// products may be made on the CPU) and, through a PCE, the matrices, resident while in use. More partitions in
+// flight (one per synthesis worker, the lookahead, the one being proven) start only while the engine's budget has
+// room for them (EngineConfig::memory_budget_bytes: the resident set, measured, plus what they will take), so a
+// host with room for one proves the job with less overlap instead of refusing it.
+size_t least_bytes(size_t constraints, bool pce) {
+    return constraints * kAssignmentBytesPerConstraint + (pce ? constraints * kPceBytesPerConstraint : 0);
 }
 
 void check_partitions_and_deadline(size_t n, const char* what, const v1::SubmitProofRequest& r, const DaemonConfig& cfg) {
@@ -82,11 +81,10 @@ JobPlan plan_circom(v1::SubmitProofRequest& q, const DaemonConfig& cfg) {
     }
     job.params_path = inside(cfg.params_dir, r.zkey(), "params");
     job.params_bytes = file_bytes(job.params_path);
-    // Per partition in flight: the witness, and a, b, c over the domain, estimated from the zkey's size (its H
+    // One partition (least_bytes): the witness, and a, b, c over the domain, estimated from the zkey's size (its H
     // section alone is a G1 point, three scalars' worth, per domain element; A, B1, B2 and C add ~5 times that for
     // a circuit with as many signals as constraints).
-    const size_t in_flight = std::min(job.witnesses.size(), partitions_in_flight(cfg));
-    job.in_flight_bytes = (values * sizeof(Fr) + job.params_bytes / kZkeyBytesPerAbcByte) * in_flight;
+    job.least_bytes = values * sizeof(Fr) + job.params_bytes / kZkeyBytesPerAbcByte;
     if (q.priority() == v1::PRIORITY_UNSPECIFIED) q.set_priority(v1::NORMAL);
     r.set_partitions((uint32_t)job.witnesses.size());
     job.circom = true;
@@ -166,7 +164,7 @@ JobPlan plan_filecoin(v1::SubmitProofRequest& r, const DaemonConfig& cfg) {
     job.spec.name = job.filecoin->proof_name;
     job.params_path = filecoin_params_path(*job.filecoin, cfg.params_dir);
     job.params_bytes = file_bytes(job.params_path);
-    job.in_flight_bytes = in_flight_bytes((size_t)job.filecoin->shape.h + 1, job.partitions, cfg.pce == "auto", cfg);
+    job.least_bytes = least_bytes((size_t)job.filecoin->shape.h + 1, cfg.pce == "auto");
     if (r.priority() == v1::PRIORITY_UNSPECIFIED) r.set_priority(default_priority(r.proof_kind()));
     return job;
 }
@@ -184,8 +182,7 @@ JobPlan plan_cuzk_job(v1::SubmitProofRequest& q, const DaemonConfig& cfg) {
     job.params_path = inside(cfg.params_dir, r.params(), "params");
     if (!r.pce().empty()) job.pce_path = inside(cfg.circuits_dir, r.pce(), "circuits");
     job.params_bytes = file_bytes(job.params_path);
-    job.in_flight_bytes = in_flight_bytes(circuits::circuit_constraints(job.spec), c.partitions,
-                                          !job.pce_path.empty() || cfg.pce == "auto", cfg);
+    job.least_bytes = least_bytes(circuits::circuit_constraints(job.spec), !job.pce_path.empty() || cfg.pce == "auto");
     r.set_circuit(c.circuit);
     r.set_partitions((uint32_t)c.partitions);
     q.set_priority(c.priority);
@@ -212,12 +209,12 @@ JobPlan plan_request(v1::SubmitProofRequest& r, const DaemonConfig& cfg) {
 }
 
 void check_memory_budget(const JobPlan& plan, size_t budget_bytes) {
-    const size_t need = plan.params_bytes + plan.in_flight_bytes;
+    const size_t need = plan.params_bytes + plan.least_bytes;
     if (need > budget_bytes)
         throw DaemonError(ErrorCode::ResourceExhausted,
-                          "the job needs about " + std::to_string(mib(need)) + " MiB (parameters " +
-                              std::to_string(mib(plan.params_bytes)) + " MiB, partitions in flight " +
-                              std::to_string(mib(plan.in_flight_bytes)) + " MiB); the memory budget is " +
+                          "the job needs at least " + std::to_string(mib(need)) + " MiB (parameters " +
+                              std::to_string(mib(plan.params_bytes)) + " MiB, one partition and its matrices " +
+                              std::to_string(mib(plan.least_bytes)) + " MiB); the memory budget is " +
                               std::to_string(mib(budget_bytes)) + " MiB");
 }
 

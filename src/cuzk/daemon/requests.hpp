@@ -28,15 +28,15 @@ struct JobPlan {
     bool circom = false;
     std::vector<formats::iden3::Witness> witnesses;  // circom jobs, one per partition
     size_t params_bytes = 0;     // the parameter file
-    size_t in_flight_bytes = 0;  // assignments of the partitions in flight at once, plus compiled matrices
+    size_t least_bytes = 0;   // one partition's assignment plus compiled matrices (more start only with room)
 };
 
 // Checks `r` and fills in what it left to defaults (priority; for a CUZK_JOB partitions and witness seed, a job
 // kind's preset becomes its circuit), so that a stored request proves the same thing after a restart.
 JobPlan plan_request(v1::SubmitProofRequest& r, const DaemonConfig& cfg);
 
-// Admission: the job's parameter file plus what it keeps in flight must fit `budget_bytes` (ResourceExhausted,
-// saying how much it needs).
+// Admission: the job's parameter file plus one partition and its matrices must fit `budget_bytes`
+// (ResourceExhausted, saying how much it needs); the engine starts more partitions only while they fit.
 void check_memory_budget(const JobPlan& plan, size_t budget_bytes);
 
 // `name` (from a request) as a file inside `dir`: relative, no "..", and its real path (symlinks resolved) still
