@@ -16,7 +16,10 @@
 //      the thread of segment [lo, lo + S) runs the suffix sums from the top (running += B_k; acc += running), which
 //      gives sum (k - lo) B_k, then adds lo * running (double-and-add, lo < 2^(c-1)); for G2 and long G1 segments
 //      a lane pair walks each segment, half a point a lane (window_segment_pairs, GpuMsmConfig::reduce_lanes).
-//      The T segment sums of each window are added by a halving tree (log2 T launches).
+//      The T segment sums of each window are added by a halving tree (log2 T launches). Where segments are short
+//      (at most kTwoLevelS buckets, no table: G2, small G1 calls) the walks keep their plain sums R_t instead of
+//      multiplying them by lo, and a second pass of the same kernels over the R_t (segments of kSecondS) gives
+//      sum_t t R_t, which the host adds S times (GpuMsmConfig::reduce_levels).
 //   5. The window sums come back to the host (W points), and Horner's rule (c doublings per window) combines them:
 //      ~256 doublings on the CPU cost ~0.2 ms, less than one single-thread device launch of the same chain with the
 //      64-bit-limb device field.
@@ -514,7 +517,7 @@ void join_runs(const Blocks<DF>& bl, uint32_t chunks, uint32_t sentinel, Xyzz<DF
 // ---- bucket reduction -----------------------------------------------------------------------------------------
 // runs: nullptr, or where a two-level reduction keeps each segment's plain sum R_t instead of adding lo R_t to its
 // weighted sum: R_t at runs[w T + t - 1] for t >= 1, the identity at runs[w T + T - 1], so that a second pass of
-// this kernel over runs (H = T) gives sum_t t R_t (launch_reduction).
+// this kernel over runs (H = T) gives sum_t t R_t (the reduction in MsmContext::Impl::run).
 template <class F>
 __global__ void window_segments(const Xyzz<F>* __restrict__ buckets, uint32_t wg, uint32_t H, uint32_t S,
                                 Xyzz<F>* __restrict__ seg, Xyzz<F>* __restrict__ runs) {
