@@ -391,15 +391,7 @@ __global__ void __launch_bounds__(128, AccMinBlocks<DF>::value) walk_runs(Blocks
 // v from lane + off (a whole point, word by word; every lane of the warp calls it).
 template <class T>
 __device__ __forceinline__ T shfl_down_point(const T& v, unsigned off) {
-    static_assert(sizeof(T) % 4 == 0);
-    constexpr unsigned kWords = sizeof(T) / 4;
-    uint32_t w[kWords];
-    memcpy(w, &v, sizeof(T));
-#pragma unroll
-    for (unsigned i = 0; i < kWords; i++) w[i] = __shfl_down_sync(0xffffffffu, w[i], off);
-    T r;
-    memcpy(&r, w, sizeof(T));
-    return r;
+    return shuffle_words(v, [off](uint32_t x) { return __shfl_down_sync(0xffffffffu, x, off); });
 }
 
 // The runs walk_runs listed, a warp a run: lane l adds the heads of chunks t + 1 + l + 32 i (a chunk after t is in

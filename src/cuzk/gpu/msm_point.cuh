@@ -107,18 +107,25 @@ struct XyzzHalf {
     F z;  // ZZ on the even lane, ZZZ on the odd one (both 0 for the identity: ZZ^3 = ZZZ^2)
 };
 
+// v moved between lanes word by word: shfl(word) is one warp shuffle of a 32-bit word (every lane it names calls
+// it).
+template <class T, class Shfl>
+__device__ __forceinline__ T shuffle_words(const T& v, Shfl shfl) {
+    static_assert(sizeof(T) % 4 == 0);
+    constexpr unsigned kWords = sizeof(T) / 4;
+    uint32_t w[kWords];
+    memcpy(w, &v, sizeof(T));
+#pragma unroll
+    for (unsigned i = 0; i < kWords; i++) w[i] = shfl(w[i]);
+    T r;
+    memcpy(&r, w, sizeof(T));
+    return r;
+}
+
 // The other lane's v (lanes 2k, 2k + 1; mask: the pair's two bits, both lanes call it).
 template <class F>
 __device__ __forceinline__ F pair_swap(const F& v, unsigned mask) {
-    static_assert(sizeof(F) % 4 == 0);
-    constexpr unsigned kWords = sizeof(F) / 4;
-    uint32_t w[kWords];
-    memcpy(w, &v, sizeof(F));
-#pragma unroll
-    for (unsigned i = 0; i < kWords; i++) w[i] = __shfl_xor_sync(mask, w[i], 1);
-    F r;
-    memcpy(&r, w, sizeof(F));
-    return r;
+    return shuffle_words(v, [mask](uint32_t x) { return __shfl_xor_sync(mask, x, 1); });
 }
 
 // c ? a : b word by word (a select per register, no branch).
