@@ -119,10 +119,17 @@ private:
 };
 
 // Bases per chunk of a streamed G1 query (GpuProverConfig::stream_chunk_points, else a 48th of the device's memory
-// per buffer, 2^16 .. 2^24); B_G2 takes half as many (its points are twice as large).
+// per buffer, 2^16 .. 2^24; its free memory when that is less than its size: other processes on the card, or a
+// ballast standing in for a smaller card, scripts/gpu-filecoin.sh c2-small); B_G2 takes half as many (its points
+// are twice as large).
 size_t stream_chunk(const GpuProverConfig& c) {
     if (c.stream_chunk_points) return c.stream_chunk_points;
-    const size_t per_buffer = devices().at((size_t)c.device).total_memory / 48 / 96;
+    int current = 0;
+    CUZK_CUDA_CHECK(cudaGetDevice(&current));
+    use_device(c.device);
+    const size_t free_b = free_device_memory();
+    use_device(current);
+    const size_t per_buffer = std::min(devices().at((size_t)c.device).total_memory, free_b) / 48 / 96;
     size_t k = size_t{1} << 16;
     while (k < (size_t{1} << 24) && 2 * k <= per_buffer) k *= 2;
     return k;
@@ -265,19 +272,26 @@ struct GpuProver::Impl {
 
     // The queries from `src` made resident, or streamed from `key`, their shared host copy (src is then unused).
     Impl(const groth16::KeyShape& k, const groth16::QuerySource* src, std::shared_ptr<const StreamedKey> key,
-         HostPins p, const GpuProverConfig& c)
+         HostPins p, const GpuProverConfig& config)
         : shape(k),
-          cfg(c),
+          cfg(with_chunk(config, key != nullptr)),
           pins(std::move(p)),
           streamed(std::move(key)),
-          tables(streamed ? TablePlan{} : table_plan(shape, c)),
-          g1_scratch(std::make_shared<MsmScratch>(c.device)),
-          abl_scratch(c.overlap_query_msms ? std::make_shared<MsmScratch>(c.device, g1_scratch) : g1_scratch),
-          a(g1_query(src, streamed.get(), G1Query::A, shape.a, on(c.device, abl_scratch, tables.a), c)),
-          b1(g1_query(src, streamed.get(), G1Query::BG1, shape.b_g1, on(c.device, abl_scratch, tables.b1), c)),
-          l(g1_query(src, streamed.get(), G1Query::L, shape.l, on(c.device, abl_scratch, tables.l), c)),
-          h(g1_query(src, streamed.get(), G1Query::H, shape.h, on(c.device, g1_scratch, tables.h), c)),
-          b2(g2_query(src, streamed.get(), shape.b_g2, on(c.device), c)) {}
+          tables(streamed ? TablePlan{} : table_plan(shape, cfg)),
+          g1_scratch(std::make_shared<MsmScratch>(cfg.device)),
+          abl_scratch(cfg.overlap_query_msms ? std::make_shared<MsmScratch>(cfg.device, g1_scratch) : g1_scratch),
+          a(g1_query(src, streamed.get(), G1Query::A, shape.a, on(cfg.device, abl_scratch, tables.a), cfg)),
+          b1(g1_query(src, streamed.get(), G1Query::BG1, shape.b_g1, on(cfg.device, abl_scratch, tables.b1), cfg)),
+          l(g1_query(src, streamed.get(), G1Query::L, shape.l, on(cfg.device, abl_scratch, tables.l), cfg)),
+          h(g1_query(src, streamed.get(), G1Query::H, shape.h, on(cfg.device, g1_scratch, tables.h), cfg)),
+          b2(g2_query(src, streamed.get(), shape.b_g2, on(cfg.device), cfg)) {}
+
+    // The config with a streamed prover's chunk size fixed once, before any query's buffers take their memory (so
+    // every query gets the same chunks, and what the key store estimated).
+    static GpuProverConfig with_chunk(GpuProverConfig c, bool streams) {
+        if (streams) c.stream_chunk_points = stream_chunk(c);
+        return c;
+    }
 
     // The H arrays of slot k for this domain (made or remade when the size or convention changed). An optional
     // slot is made only with room to spare (as much again, so the MSMs' scratch, which grows with the largest

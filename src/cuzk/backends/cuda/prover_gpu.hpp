@@ -65,8 +65,8 @@ struct GpuProverConfig {
     // 32 GiB PoRep key is ~44 GB). Device memory per query: two chunk buffers; no window tables (msm_table_bytes is
     // ignored). Host memory: the whole key, page-locked, for the prover's lifetime.
     bool stream_queries = false;
-    // Bases per chunk of a G1 query with stream_queries (B_G2: half as many); 0: from the device's memory (a G1
-    // buffer a 48th of it, 2^16 .. 2^24 bases).
+    // Bases per chunk of a G1 query with stream_queries (B_G2: half as many); 0: from the device's memory when the
+    // prover is made (a G1 buffer a 48th of it, or of its free memory when less, 2^16 .. 2^24 bases).
     size_t stream_chunk_points = 0;
     // Run the A, B_G1 and L MSMs (B_G2 beside them, as always) while the H query's MSM runs, on their own stream and
     // a second MSM scratch, instead of after it: the sorts and window reductions of H's MSM and the ones' sums are not
