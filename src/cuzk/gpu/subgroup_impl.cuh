@@ -129,7 +129,10 @@ RoundSpace<F> round_space(size_t n, unsigned max_m) {
     cub::DoubleBuffer<uint32_t> kb(nullptr, nullptr), vb(nullptr, nullptr);
     CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sp.cub_bytes, kb, vb, (int64_t)n, 0,
                                                     32 - __builtin_clz(sp.kmax)));
-    sp.bytes = 16 * n + sp.cub_bytes + (size_t)sp.chunks * (8 + 2 * sizeof(P)) + (size_t)sp.kmax * sizeof(P) + sp.chunks + 256;
+    // Per chunk: its head and tail keys and points; then the buckets; then a byte a chunk, which covers join_runs'
+    // two words and its list of long runs (long_list_size: chunks / 65 + 1 words), and a margin.
+    sp.bytes = 16 * n + sp.cub_bytes + (size_t)sp.chunks * (8 + 2 * sizeof(P)) + (size_t)sp.kmax * sizeof(P) +
+               sp.chunks + 256;
     return sp;
 }
 
