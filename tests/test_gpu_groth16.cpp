@@ -376,6 +376,44 @@ TEST(GpuGroth16, EnginePipelineEqualsCpu) {
     EXPECT_LT(gpu_backend.working_bytes(), bound);
 }
 
+// A device with room for one set of H's arrays (GpuProverConfig::h_slots = 1 stands in for a 16-24 GB card): every
+// circuit of a batch and every partition of an engine job is proven in that one slot, none fails over to the CPU for
+// want of a second (a batch's second circuit, or a partition proven while another was prepared, once claimed the
+// other slot and asked the device for it), prepare() gives no ticket, and the proofs equal the CPU's.
+TEST(GpuGroth16, OneHSlotProvesEveryCircuitInIt) {
+    if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
+    const ChainJobs jobs;
+    SCOPED_TRACE(jobs.seed);
+    std::mt19937_64 rng(jobs.seed + 1);
+    gpu::GpuProverConfig gc;
+    gc.h_slots = 1;
+    circuits::MulChainCircuit c1(12, 2, rng()), c2(12, 2, rng()), c3(12, 2, rng());
+    check_backends_agree(jobs.params, {&c1, &c2, &c3},
+                         {c1.public_values(), c2.public_values(), c3.public_values()}, rng, true, gc);
+    gpu::GpuBackend gpu_backend(jobs.params, gc);
+    groth16::CpuBackend cpu_backend(jobs.params);
+    engine::EngineConfig cfg;
+    cfg.synthesis_workers = 2;
+    cfg.lookahead = 2;
+    engine::Engine eng(cfg);
+    auto job = [&](groth16::ProverBackend& b) {
+        engine::JobSpec spec = jobs.spec(5);
+        spec.backend = &b;
+        return eng.await(eng.submit(spec));
+    };
+    const auto got = job(gpu_backend), want = job(cpu_backend);
+    ASSERT_EQ(got.state, engine::JobState::Done) << got.error;
+    ASSERT_EQ(want.state, engine::JobState::Done) << want.error;
+    EXPECT_TRUE(got.fallbacks.empty());
+    EXPECT_TRUE(got.proofs == want.proofs);
+    EXPECT_EQ(got.timeline->total(TimingLayer::Prover, "h.prefetch"), 0.0) << "nothing was prepared";
+    auto asg = synthesize(circuits::MulChainCircuit(12, 2, rng()));
+    EXPECT_EQ(gpu_backend.prepare(asg, nullptr, 0), nullptr);
+    EXPECT_FALSE(asg.a().empty()) << "a, b, c untouched without a ticket";
+    gc.h_slots = 3;
+    EXPECT_THROW(gpu::GpuProver(jobs.params, gc), std::invalid_argument);
+}
+
 // No leak in a long-lived prover (an sppark release once leaked GPU memory until C2 and WindowPoSt died,
 // lotus#13634): 200 two-partition jobs through one engine on the GPU backend, every proof verified and every job
 // forgotten, leave the device's free memory after job 200 equal to that after job 1 (the backend's scratch reaches

@@ -286,9 +286,10 @@ struct GpuProver::Impl {
           h(g1_query(src, streamed.get(), G1Query::H, shape.h, on(cfg.device, g1_scratch, tables.h), cfg)),
           b2(g2_query(src, streamed.get(), shape.b_g2, on(cfg.device), cfg)) {}
 
-    // The config with a streamed prover's chunk size fixed once, before any query's buffers take their memory (so
+    // The config checked (h_slots), with a streamed prover's chunk size fixed once, before any query's buffers take their memory (so
     // every query gets the same chunks, and what the key store estimated).
     static GpuProverConfig with_chunk(GpuProverConfig c, bool streams) {
+        if (c.h_slots != 1 && c.h_slots != 2) throw std::invalid_argument("gpu prover: h_slots must be 1 or 2");
         if (streams) c.stream_chunk_points = stream_chunk(c);
         return c;
     }
@@ -299,6 +300,10 @@ struct GpuProver::Impl {
     // Making one is span "h.slot" (the device buffers: ~17 GB for a 2^27 domain).
     HComputer* slot(int k, unsigned log_n, bool optional, TimingSink* timing, int64_t item) {
         settle_warm();
+        if (k >= cfg.h_slots) {
+            if (optional) return nullptr;
+            throw std::logic_error("gpu prover: a proof claimed an H slot beyond GpuProverConfig::h_slots");
+        }
         auto& c = hc[k];
         if (!slot_fits(k, log_n)) {
             c.reset();
@@ -345,7 +350,7 @@ struct GpuProver::Impl {
         warming = std::async(std::launch::async, [this, log_n] {
             try {
                 use_device(cfg.device);
-                for (int k = 0; k < 2; k++)
+                for (int k = 0; k < cfg.h_slots; k++)
                     if (!slot_unsettled(k, log_n)) break;
             } catch (...) {
                 // Nothing lost: the proofs make their slots.
@@ -444,11 +449,15 @@ struct GpuProver::Impl {
     // first partition, 4.2 GB): 0.89 s while the next partition's prefetch ran beside it.
     std::mutex upload_turn;
 
-    // A slot for a proof that was not prepared: `preferred` unless it holds a prepared circuit.
-    int claim(int preferred) {
+    // A slot for a proof over a domain of 2^log_n that was not prepared: `preferred` unless it holds a prepared
+    // circuit, or unless only the other slot is made for this domain (and free): a device with room for one slot
+    // proves every circuit in it rather than failing to make a second.
+    int claim(int preferred, unsigned log_n) {
+        settle_warm();  // the slots it compares are made
         std::lock_guard<std::mutex> lk(mu);
-        const int k = held[preferred] ? 1 - preferred : preferred;
+        int k = held[preferred] ? 1 - preferred : preferred;
         if (held[k]) throw std::logic_error("gpu prover: both H slots hold prepared circuits");
+        if (!prefetched[k] && !slot_fits(k, log_n) && !held[1 - k] && slot_fits(1 - k, log_n)) k = 1 - k;
         active = k;
         return k;
     }
@@ -709,7 +718,7 @@ std::vector<groth16::Proof> GpuProver::prove_from_assignments(std::span<r1cs::Pr
     std::future<groth16::QuerySplits> split;  // circuit i's, started while circuit i - 1's MSMs ran
     for (size_t i = 0; i < assignments.size(); i++) {
         const bool has_next = i + 1 < assignments.size();
-        k = impl_->claim(k);
+        k = impl_->claim(k, domains[i].log_size());
         const bool uploaded = impl_->prefetched[k];
         impl_->prefetched[k] = false;
         std::future<groth16::QuerySplits> next_split;
@@ -737,7 +746,9 @@ std::unique_ptr<groth16::PreparedCircuit> GpuProver::prepare(r1cs::ProvingAssign
         // Only once a proof has made its slot: prepare then always makes the second one, and only with room for
         // both (racing the first proof for the first slot could leave that proof without memory).
         if (!impl_->first_slot_made) return nullptr;
-        k = impl_->active < 0 ? 0 : 1 - impl_->active;
+        // With no proof running, slot 1: a proof that starts meanwhile (the engine proves the partition before this
+        // one, or an urgent one) claims slot 0 first, and a device with room for one slot must not find it held.
+        k = impl_->active < 0 ? 1 : 1 - impl_->active;
         if (impl_->held[k]) return nullptr;  // one prepared circuit at a time
         impl_->held[k] = true;
     }

@@ -73,6 +73,10 @@ struct GpuProverConfig {
     // bound by the field product as its accumulation is. A call the device has no room for in the second scratch
     // runs in the first, after H's MSM (gpu::MsmScratch's fallback). The figures are in docs/perf.md.
     bool overlap_query_msms = false;
+    // Sets of H's device arrays ("slots") at most: 2 lets the next circuit's data go up while one is proven (the
+    // second made only where the device has room for it); 1 keeps one set whatever the room (prepare() then returns
+    // nullptr). Anything else is std::invalid_argument.
+    int h_slots = 2;
 };
 
 // A key's query points in page-locked host memory, in the device layout (GpuProverConfig::stream_queries): made

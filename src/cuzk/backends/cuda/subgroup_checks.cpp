@@ -1,5 +1,6 @@
 #include "cuzk/backends/cuda/subgroup_checks.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "cuzk/gpu/device.hpp"
@@ -10,15 +11,32 @@ namespace cuzk::backends {
 
 namespace {
 
+// The device check in pieces: the whole span first, then halves while the device has no room for a piece (a card
+// smaller than a 2^27-point query: 12 GiB of G1 bases plus sort space), each piece an independent batch with the
+// same bound. Below kMinDevicePiece points, or for any other device failure, the rest goes to the CPU.
+constexpr size_t kMinDevicePiece = size_t(1) << 20;
+
 template <class A, class Device, class Cpu>
 std::optional<size_t> on_device_or_cpu(std::span<const A> points, Device device, Cpu cpu, int ordinal) {
-    try {
-        return device(points, BatchSubgroupOptions{}, ordinal);
-    } catch (const gpu::CudaError& e) {
-        std::fprintf(stderr, "note: subgroup check of %zu points on the CPU (GPU %d: %s)\n", points.size(), ordinal,
-                     e.what());
-        return cpu(points, BatchSubgroupOptions{});
+    size_t first = 0;
+    size_t piece = std::max<size_t>(points.size(), 1);
+    while (first < points.size()) {
+        const size_t n = std::min(piece, points.size() - first);
+        try {
+            if (auto bad = device(points.subspan(first, n), BatchSubgroupOptions{}, ordinal)) return first + *bad;
+            first += n;
+        } catch (const gpu::CudaError& e) {
+            if (n > kMinDevicePiece) {
+                piece = n / 2;
+                continue;
+            }
+            std::fprintf(stderr, "note: subgroup check of %zu points on the CPU (GPU %d: %s)\n", points.size() - first,
+                         ordinal, e.what());
+            auto bad = cpu(points.subspan(first), BatchSubgroupOptions{});
+            return bad ? std::optional<size_t>(first + *bad) : std::nullopt;
+        }
     }
+    return std::nullopt;
 }
 
 }  // namespace
