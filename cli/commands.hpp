@@ -66,6 +66,8 @@ struct BenchOptions {
     bool stream_queries = false;
     // groth16, pipeline, porep-c2, post, snap: the A, B, L MSMs beside the H query's (GpuProverConfig::overlap_query_msms)
     bool overlap_msms = false;
+    // porep-c2, post, snap, pipeline, groth16: a proof's H arrays in their lean form (GpuProverConfig::lean_h)
+    bool lean_h = false;
     // groth16, pipeline: device bytes for precomputed MSM window tables (GpuProverConfig::msm_table_bytes; 0: none)
     size_t msm_table_bytes = 0;
     // groth16: circuits per engine job (the GPU backend uploads one circuit's a, b, c during the previous one's MSMs)
@@ -164,6 +166,7 @@ struct CliGpuOptions {
     size_t msm_table_bytes = 0;    // GpuProverConfig::msm_table_bytes
     bool stream_queries = false;   // GpuProverConfig::stream_queries
     bool overlap_msms = false;     // GpuProverConfig::overlap_query_msms
+    bool lean_h = false;           // GpuProverConfig::lean_h
 };
 engine::KeyStoreConfig cli_key_store(const std::string& choice, const CliGpuOptions& gpu = {}, bool checked = true);
 // Parameters the caller keeps alive longer than `eng` as one of its keys (borrowed, not copied).
@@ -181,6 +184,7 @@ struct CliJobOptions {
     bool pin_params = false;
     bool stream_queries = false;  // GpuProverConfig::stream_queries
     bool overlap_msms = false;    // GpuProverConfig::overlap_query_msms
+    bool lean_h = false;          // GpuProverConfig::lean_h
     // Synthesis workers for the host (auto) and a memory budget of engine::auto_memory_budget() unless set.
     engine::EngineConfig engine = [] {
         engine::EngineConfig c;

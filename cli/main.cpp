@@ -179,6 +179,9 @@ int main(int argc, char** argv) {
                     "at every MSM (what a GPU smaller than the parameters does)");
     bench->add_flag("--overlap-msms", bench_opt.overlap_msms,
                     "groth16, pipeline, porep-c2, post, snap: the GPU prover runs the A, B, L MSMs beside the H query's");
+    bench->add_flag("--lean-h", bench_opt.lean_h,
+                    "groth16, pipeline, porep-c2, post, snap: the GPU prover's H arrays in their lean form (two "
+                    "domains' worth instead of three; a, b, c made on the CPU)");
     bench->add_flag("--pce", bench_opt.pce,
                     "pipeline: partitions by the pre-compiled constraint evaluator (witness + sparse product)");
     bench->add_option("--msm-table-bytes", bench_opt.msm_table_bytes,

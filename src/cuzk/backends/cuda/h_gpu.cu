@@ -78,9 +78,9 @@ size_t domain_size(unsigned log_n) {
 
 }  // namespace
 
-size_t h_gpu_device_bytes(unsigned log_n, groth16::HConvention convention) {
+size_t h_gpu_device_bytes(unsigned log_n, groth16::HConvention convention, bool lean) {
     const size_t n = domain_size(log_n);
-    size_t arrays = 3 + (ntt_scratch_elements(log_n) ? 1 : 0);
+    size_t arrays = (lean ? 2 : 3) + (ntt_scratch_elements(log_n) ? 1 : 0);
     size_t tables = 0;
     if (convention == groth16::HConvention::Snarkjs) {
         arrays += 1;  // the gather buffer
@@ -103,6 +103,7 @@ std::vector<Fr> compute_h_gpu(unsigned log_n, std::span<const Fr> a, std::span<c
 
 struct HComputer::Impl {
     unsigned log_n;
+    bool lean;  // C in B's array (h_gpu.hpp)
     size_t n;
     groth16::HConvention convention;
     EvaluationDomain domain;
@@ -110,6 +111,7 @@ struct HComputer::Impl {
     std::unique_ptr<KernelTimer> prefetch_timer;
     bool prefetched = false;
     Event ready[3];
+    Event b_read;  // lean: the coset product has read B's array, which C may then overwrite
     DeviceBuffer<Fr> d_a, d_b, d_c, d_scratch, d_t, d_lo, d_hi;
     // The witness form: z (in d_scratch when it fits there, else d_z) and the lowest unsatisfied row; after a
     // witness-form upload, finish() checks that word for `pending_rows` rows.
@@ -125,10 +127,12 @@ struct HComputer::Impl {
     // or kernel.
     Stream stream = Stream::create(), upload_stream = Stream::create();
 
-    static size_t checked(unsigned log_n, groth16::HConvention convention) {
+    static size_t checked(unsigned log_n, groth16::HConvention convention, bool lean) {
+        if (lean && convention != groth16::HConvention::Bellman)
+            throw std::invalid_argument("gpu compute_h: a lean H computer is bellman's only");
         size_t free_b = 0, total_b = 0;
         CUZK_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-        const size_t need = h_gpu_device_bytes(log_n, convention);  // throws for log_n too large
+        const size_t need = h_gpu_device_bytes(log_n, convention, lean);  // throws for log_n too large
         if (need > free_b)
             throw CudaError("gpu compute_h: 2^" + std::to_string(log_n) + " needs " + std::to_string(need) +
                             " bytes of device memory, " + std::to_string(free_b) + " are free");
@@ -136,20 +140,22 @@ struct HComputer::Impl {
     }
     static size_t snarkjs_only(groth16::HConvention c, size_t x) { return c == groth16::HConvention::Snarkjs ? x : 0; }
 
-    Impl(unsigned k, groth16::HConvention conv)
+    Impl(unsigned k, groth16::HConvention conv, bool lean_arrays)
         : log_n(k),
-          n(checked(k, conv)),
+          lean(lean_arrays),
+          n(checked(k, conv, lean_arrays)),
           convention(conv),
           domain(EvaluationDomain::from_log_size(k)),
           d_a(n),
           d_b(n),
-          d_c(n),
+          d_c(lean_arrays ? 0 : n),
           d_scratch(ntt_scratch_elements(k)),
           d_t(snarkjs_only(conv, n)),
           d_lo(snarkjs_only(conv, size_t{1} << powers_half(k))),
           d_hi(snarkjs_only(conv, size_t{1} << (k - powers_half(k)))),
           tables(ntt_tables()) {
         for (auto& ev : ready) ev = Event::create(cudaEventDisableTiming);
+        b_read = Event::create(cudaEventDisableTiming);
         if (conv == groth16::HConvention::Bellman) {
             z_inv = domain.z_on_coset().inverse().value();  // g^n != 1: g = 7 generates Fr^*
             return;
@@ -166,6 +172,11 @@ struct HComputer::Impl {
         CUZK_CUDA_CHECK(cudaMemcpy(d_lo.get(), lo.data(), lo.size() * sizeof(Fr), cudaMemcpyHostToDevice));
         CUZK_CUDA_CHECK(cudaMemcpy(d_hi.get(), hi.data(), hi.size() * sizeof(Fr), cudaMemcpyHostToDevice));
     }
+    void refuse_if_lean(const char* what) const {
+        if (lean)
+            throw std::logic_error(std::string("gpu compute_h: a lean H computer has no ") + what +
+                                   " (host a, b, c through run() only)");
+    }
     static void check_sizes(size_t n, std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c) {
         if (a.size() != b.size() || a.size() != c.size() || a.size() > n)
             throw std::invalid_argument("gpu compute_h: a, b, c have " + std::to_string(a.size()) + ", " +
@@ -176,7 +187,7 @@ struct HComputer::Impl {
     // Array k: host -> device on the upload stream (pageable arrays through this computer's own pinned staging,
     // so MSM uploads on other streams never queue behind it), zero padding, then ready[k].
     void upload_array(int k, std::span<const Fr> host, KernelTimer& kt) {
-        Fr* const arrays[3] = {d_a.get(), d_b.get(), d_c.get()};
+        Fr* const arrays[3] = {d_a.get(), d_b.get(), lean ? d_b.get() : d_c.get()};
         const int up = kt.start("upload", upload_stream.get());
         uploader.upload(arrays[k], host.data(), host.size() * sizeof(Fr), upload_stream.get());
         // Constraints beyond the last one are 0 * 0 = 0.
@@ -189,6 +200,7 @@ struct HComputer::Impl {
     // z = (inputs, aux) up and a, b, c from it by the device matrices, all on the upload stream, then ready[0..2].
     // z goes where the transforms' scratch is (unused until they run, after the ready events) when it fits.
     void upload_witness(const DeviceMatrices& m, std::span<const Fr> inputs, std::span<const Fr> aux, KernelTimer& kt) {
+        refuse_if_lean("the witness form");
         const r1cs::PrecompiledR1cs& p = m.source();
         if (inputs.size() != p.num_inputs || aux.size() != p.num_aux || p.num_constraints > n)
             throw std::invalid_argument("gpu compute_h: a witness of " + std::to_string(inputs.size()) + " inputs and " +
@@ -235,7 +247,7 @@ struct HComputer::Impl {
     // Array k's transforms on the compute stream, after its upload.
     void transforms(int k, KernelTimer& kt) {
         const cudaStream_t st = stream.get();
-        Fr* const arrays[3] = {d_a.get(), d_b.get(), d_c.get()};
+        Fr* const arrays[3] = {d_a.get(), d_b.get(), lean ? d_b.get() : d_c.get()};
         CUZK_CUDA_CHECK(cudaStreamWaitEvent(st, ready[k].get(), 0));
         const int tr = kt.start("transforms", st);
         if (convention == groth16::HConvention::Bellman) {
@@ -304,14 +316,42 @@ struct HComputer::Impl {
         const std::span<const Fr> host[3] = {a, b, c};
         // Array k is uploaded, then its transforms are queued: the host stages b and c while the device transforms a.
         for (int k = 0; k < 3; k++) {
+            if (lean && k == 2) break;
             upload_array(k, host[k], kt);
             transforms(k, kt);
         }
-        finish(kt);
+        if (lean) finish_lean(host[2], kt);
+        else finish(kt);
         kt.report();
     }
 
+    // Bellman's last steps with C in B's array: A*B on the coset, then C up into B's array (after the product has
+    // read it) beside A*B's coset inverse, C's inverse NTT, C's coefficients off and 1 / Z.
+    void finish_lean(std::span<const Fr> c, KernelTimer& kt) {
+        const cudaStream_t st = stream.get();
+        auto* da = reinterpret_cast<fr_dev*>(d_a.get());
+        auto* db = reinterpret_cast<fr_dev*>(d_b.get());
+        fr_dev zi;
+        static_assert(sizeof(zi) == sizeof(z_inv));
+        std::memcpy(&zi, &z_inv, sizeof(zi));
+        int fin = kt.start("pointwise_final", st);
+        mul_into<<<blocks_for(n), kThreads, 0, st>>>(da, db, n);
+        CUZK_CUDA_CHECK(cudaGetLastError());
+        CUZK_CUDA_CHECK(cudaEventRecord(b_read.get(), st));
+        transform(d_a.get(), NttKind::coset_inverse);  // deg H <= n - 2; bellman drops the top coefficient
+        kt.stop(fin, st);
+        CUZK_CUDA_CHECK(cudaStreamWaitEvent(upload_stream.get(), b_read.get(), 0));
+        upload_array(2, c, kt);
+        transforms(2, kt);  // C's coefficients, in B's array
+        fin = kt.start("pointwise_final", st);
+        minus_c_scaled<<<blocks_for(n), kThreads, 0, st>>>(da, db, n, zi);
+        CUZK_CUDA_CHECK(cudaGetLastError());
+        kt.stop(fin, st);
+        CUZK_CUDA_CHECK(cudaStreamSynchronize(st));
+    }
+
     void prefetch(std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c, const KernelSpans& spans) {
+        refuse_if_lean("prefetch");
         check_sizes(n, a, b, c);
         check_pending = false;
         prefetch_timer = std::make_unique<KernelTimer>(spans, upload_stream.get());
@@ -350,11 +390,12 @@ struct HComputer::Impl {
     }
 };
 
-HComputer::HComputer(unsigned log_n, groth16::HConvention convention)
-    : impl_(std::make_unique<Impl>(log_n, convention)) {}
+HComputer::HComputer(unsigned log_n, groth16::HConvention convention, bool lean)
+    : impl_(std::make_unique<Impl>(log_n, convention, lean)) {}
 HComputer::~HComputer() = default;
 unsigned HComputer::log_n() const { return impl_->log_n; }
 groth16::HConvention HComputer::convention() const { return impl_->convention; }
+bool HComputer::lean() const { return impl_->lean; }
 void HComputer::run(std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c, const KernelSpans& spans) {
     impl_->run(a, b, c, spans);
 }

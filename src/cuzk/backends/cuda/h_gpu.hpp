@@ -26,21 +26,28 @@
 
 namespace cuzk::gpu {
 
-// Device bytes one call at 2^log_n needs (three arrays, the snarkjs gather buffer, NTT scratch, tables).
-size_t h_gpu_device_bytes(unsigned log_n, groth16::HConvention convention);
+// Device bytes one call at 2^log_n needs (three arrays, two when lean, the snarkjs gather buffer, NTT scratch,
+// tables).
+size_t h_gpu_device_bytes(unsigned log_n, groth16::HConvention convention, bool lean = false);
 
 // H with its device memory kept between calls (the prover's form): the constructor allocates the arrays for one
 // domain size and convention (memory checked first); run() computes H from host a, b, c and leaves it on the
 // device, synchronized, for an MSM to read (h_device()) or for copy_h_to_host. One call at a time.
+//
+// Lean (bellman only; std::invalid_argument for snarkjs): two arrays instead of three (4.3 GB less at 2^27, for a
+// card that has no room for the other): C goes up into B's array once A*B on the coset is formed, so its upload
+// overlaps only the coset inverse, and only run() with host a, b, c is offered (prefetch and the witness form throw
+// std::logic_error: they put all three on the device ahead of the transforms).
 class HComputer {
 public:
-    HComputer(unsigned log_n, groth16::HConvention convention);
+    HComputer(unsigned log_n, groth16::HConvention convention, bool lean = false);
     ~HComputer();
     HComputer(const HComputer&) = delete;
     HComputer& operator=(const HComputer&) = delete;
 
     unsigned log_n() const;
     groth16::HConvention convention() const;
+    bool lean() const;
     // Pageable a, b, c are copied through pinned staging buffers (allocated on first need, 128 MiB) so their upload
     // overlaps the transforms of the arrays before them. Kernel-layer spans: "<name>.upload" and
     // "<name>.transforms" per array, "<name>.pointwise_final".

@@ -296,8 +296,10 @@ struct GpuProver::Impl {
 
     // The H arrays of slot k for this domain (made or remade when the size or convention changed). An optional
     // slot is made only with room to spare (as much again, so the MSMs' scratch, which grows with the largest
-    // call, keeps fitting) and is nullptr otherwise; a required one lets the device's error through.
-    // Making one is span "h.slot" (the device buffers: ~17 GB for a 2^27 domain).
+    // call, keeps fitting) and is nullptr otherwise, and is never lean (it is prefetched into); a required one is
+    // lean with cfg.lean_h or where the full form does not fit (bellman's convention), and lets the device's
+    // error through otherwise. Making one is span "h.slot" (the device buffers: ~17 GB for a 2^27 domain, ~13 GB
+    // lean).
     HComputer* slot(int k, unsigned log_n, bool optional, TimingSink* timing, int64_t item) {
         settle_warm();
         if (k >= cfg.h_slots) {
@@ -305,17 +307,22 @@ struct GpuProver::Impl {
             throw std::logic_error("gpu prover: a proof claimed an H slot beyond GpuProverConfig::h_slots");
         }
         auto& c = hc[k];
-        if (!slot_fits(k, log_n)) {
+        const bool may_be_lean = !optional && shape.h_convention == groth16::HConvention::Bellman;
+        if (!slot_fits(k, log_n) || (optional && c->lean()) || (may_be_lean && cfg.lean_h && !c->lean())) {
             c.reset();
             prefetched[k] = false;
             if (optional && !room_for_slot(log_n)) return nullptr;
             try {
                 ScopedTiming t(timing, kLayer, "h.slot", item);
-                c = std::make_unique<HComputer>(log_n, shape.h_convention);
+                c = std::make_unique<HComputer>(log_n, shape.h_convention, may_be_lean && cfg.lean_h);
             } catch (const CudaError&) {
-                if (!optional) throw;
-                pipeline_ok = false;
-                return nullptr;
+                if (optional) {
+                    pipeline_ok = false;
+                    return nullptr;
+                }
+                if (!may_be_lean || cfg.lean_h) throw;
+                ScopedTiming t(timing, kLayer, "h.slot", item);
+                c = std::make_unique<HComputer>(log_n, shape.h_convention, true);  // its error comes through
             }
         }
         if (!optional) first_slot_made = true;  // after its slot exists: prepare's slot never races for its memory
@@ -413,11 +420,13 @@ struct GpuProver::Impl {
     }
 
     // The device matrices a deferred assignment's products are made with here; nullptr for an assignment that has
-    // its a, b, c, and, once they are completed on the CPU, for one deferred to matrices this device does not hold.
-    std::shared_ptr<DeviceMatrices> products_for(r1cs::ProvingAssignment& asg, TimingSink* timing, int64_t item) {
+    // its a, b, c, and, once they are completed on the CPU, for one deferred to matrices this device does not hold
+    // or whose H goes to a lean slot (`device` false: it takes host a, b, c only).
+    std::shared_ptr<DeviceMatrices> products_for(r1cs::ProvingAssignment& asg, TimingSink* timing, int64_t item,
+                                                 bool device = true) {
         const r1cs::PrecompiledR1cs* pce = asg.deferred_products();
         if (!pce) return nullptr;
-        {
+        if (device) {
             std::lock_guard<std::mutex> lk(products_mu);
             if (auto m = held_products(pce)) return m;
         }
@@ -513,7 +522,7 @@ struct GpuProver::Impl {
                 hk->run_prefetched({timing, "h", item});
             } else {
                 hk = slot(k, domain.log_size(), false, timing, item);
-                if (auto m = products_for(asg, timing, item)) {
+                if (auto m = products_for(asg, timing, item, !hk->lean())) {
                     {
                         std::lock_guard<std::mutex> turn(upload_turn);
                         hk->prefetch(*m, asg.inputs(), asg.aux(), {timing, "h", item});
@@ -521,6 +530,8 @@ struct GpuProver::Impl {
                     if (!split.valid()) split = start_split(asg, timing, item);
                     hk->run_prefetched({timing, "h", item});
                 } else {
+                    // (A lean slot's products were made on the CPU above, so its split may not have started.)
+                    if (!split.valid()) split = start_split(asg, timing, item);
                     hk->run(asg.a(), asg.b(), asg.c(), {timing, "h", item});  // each array's transforms as it lands
                 }
                 release_abc(asg);
