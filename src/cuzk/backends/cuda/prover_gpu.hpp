@@ -137,8 +137,9 @@ public:
     // with probability at most 2^-64); nullopt when all are in. The check of a source that was not checked before.
     std::optional<std::string> query_outside_subgroup() const;
     // groth16::ProverBackend::hold_products: the matrices of `pce` on this device (DeviceMatrices, products_gpu.hpp)
-    // while the handle is held, shared by every holder; nullptr when they do not fit beside the H arrays their
-    // circuit's proofs need. A deferred assignment whose matrices are not held here is completed on the CPU.
+    // while the handle is held, shared by every holder; nullptr when they do not fit beside one set of the H arrays
+    // their circuit's proofs need (the matrices come before a second set: prover_gpu.cpp). A deferred assignment
+    // whose matrices are not held here is completed on the CPU.
     // Before the first proof, the first hold also starts making both H slots for that circuit's domain on another
     // thread (each only with room to spare), so the first proofs do not wait for their device buffers.
     std::shared_ptr<const void> hold_products(const r1cs::PrecompiledR1cs& pce);
