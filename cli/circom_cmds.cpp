@@ -267,7 +267,8 @@ bool dispatch_circom(int argc, char** argv, int& exit_code) {
         app.add_option("public", po.pub, "output public.json")->required();
         app.add_flag("--unchecked-zkey", po.unchecked,
                      "skip subgroup checks of the zkey's proving-key points (files you trust; faster load)");
-        app.add_option("--backend", po.backend, "auto (the GPU prover when a GPU is present), cpu, gpu")
+        app.add_option("--backend", po.backend,
+                       "auto (the GPU prover when a GPU is present), cpu, gpu (the GPU only: no CPU fallback)")
             ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
         app.add_flag("--json", po.json, "machine-readable output with timings");
     } else {

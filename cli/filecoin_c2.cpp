@@ -202,7 +202,7 @@ void add_filecoin_c2_commands(CLI::App* fc, int& exit_code) {
                         "parameter directory (default: $FIL_PROOFS_PARAMETER_CACHE, else "
                         "/var/tmp/filecoin-proof-parameters)");
         cmd->add_option("--proof", a->proof, "output: the proof (192 bytes per partition, partition order)")->required();
-        cmd->add_option("--backend", a->backend, "auto (GPU when present), cpu or gpu")
+        cmd->add_option("--backend", a->backend, "auto (GPU when present), cpu or gpu (the GPU only: no CPU fallback)")
             ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
         cmd->add_flag("--unchecked-params", a->unchecked_params,
                       "skip the subgroup checks of the proving key's points (on-curve checks stay)");

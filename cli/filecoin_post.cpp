@@ -231,7 +231,7 @@ void add_filecoin_post_commands(CLI::App* fc, int& exit_code) {
                         "the sectors cut in the circuit's partition size)");
         cmd->add_option("--params-dir", a->params_dir, kParamsDir);
         cmd->add_option("--proof", a->proof, "output: the proof (192 bytes per partition)")->required();
-        cmd->add_option("--backend", a->backend, "auto (GPU when present), cpu or gpu")
+        cmd->add_option("--backend", a->backend, "auto (GPU when present), cpu or gpu (the GPU only: no CPU fallback)")
             ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
         cmd->add_flag("--unchecked-params", a->unchecked_params,
                       "skip the subgroup checks of the proving key's points (on-curve checks stay)");

@@ -197,6 +197,9 @@ engine::KeyStoreConfig cli_key_store(const std::string& choice, const CliGpuOpti
 #endif
     if (choice == "gpu" && !kc.make_device_copies)
         throw std::runtime_error("--backend gpu: no CUDA device (or built without CUDA)");
+    // The GPU only: a partition that fails there fails the job with the GPU's error instead of being proven again on
+    // the CPU (minutes a 32 GiB partition, and a second host copy of a streamed set).
+    kc.cpu_fallback = choice != "gpu";
     return kc;
 }
 

@@ -69,7 +69,8 @@ int main(int argc, char** argv) {
                       "a .pce file of this circuit (cuzk pce build): per proof only the witness and a sparse product "
                       "instead of full synthesis")
         ->check(CLI::ExistingFile);
-    prove->add_option("--backend", prove_opt.backend, "auto (the GPU prover when a GPU is present), cpu, gpu")
+    prove->add_option("--backend", prove_opt.backend,
+                      "auto (the GPU prover when a GPU is present), cpu, gpu (the GPU only: no CPU fallback)")
         ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
     prove->add_flag("--json", prove_opt.json, "machine-readable output with timings");
 
@@ -168,7 +169,9 @@ int main(int argc, char** argv) {
     bench->add_option("--workers", bench_opt.workers,
                       "pipeline, porep-c2, post, snap: synthesis workers (default: one per 8 hardware threads, 1 to 8)")
         ->check(CLI::Range(1, 256));
-    bench->add_option("--backend", bench_opt.backend, "pipeline, groth16: auto (GPU when built and present), cpu, gpu")
+    bench->add_option("--backend", bench_opt.backend,
+                      "pipeline, groth16, Filecoin benches: auto (GPU when built and present), cpu, gpu (the GPU only: "
+                      "no CPU fallback)")
         ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
     bench->add_flag("--random-params", bench_opt.random_params,
                     "groth16, pipeline: random parameters of the circuit's shape instead of a setup (large sizes; proofs not verified)");

@@ -113,7 +113,8 @@ for step in "$@"; do
     c2-small)
       # c2-streamed on an emulated smaller card: bench/experiments/ballast.cu takes all but $VRAM_GB GiB (default
       # 24) of the GPU's free memory while the C2 runs (the card's memory only, not its speed): does a 32 GiB C2
-      # run on the GPU of a 24 or 16 GB card with the queries streamed, and in how long?
+      # run on the GPU of a 24 or 16 GB card with the queries streamed, and in how long? The GPU only: a partition
+      # that fails there fails the run with its error (the CPU's retry beside the streamed set ran the host out).
       nvcc -std=c++20 -O2 -arch=sm_90 -o "$BUILD_DIR/ballast" bench/experiments/ballast.cu || exit 1
       hold=$(mktemp -u); mkfifo "$hold"
       "$BUILD_DIR/ballast" "${VRAM_GB:-24}" <"$hold" >"$OUT/ballast.txt" &
@@ -122,7 +123,7 @@ for step in "$@"; do
       cat "$OUT/ballast.txt"
       # shellcheck disable=SC2086
       bench "c2-small-${VRAM_GB:-24}" porep-c2 --proof-type StackedDrg32GiBV1_1 --random-params --runs "${RUNS:-3}" \
-        --key-file --params-dir "$P32" --stream-queries ${C2_ARGS:-}
+        --key-file --params-dir "$P32" --stream-queries --backend gpu ${C2_ARGS:-}
       exec 3>&-
       wait
       rm -f "$hold" ;;
