@@ -371,6 +371,46 @@ TEST(Engine, AFaultyBackendFallsBackAndReportsIt) {
 }
 
 namespace {
+// A CPU backend that says it needs more host memory than any budget (a CPU prover that reads a large key again).
+struct OversizedFallback : CpuBackend {
+    using CpuBackend::CpuBackend;
+    std::atomic<int> calls{0};
+    std::vector<groth16::Proof> prove(std::span<r1cs::ProvingAssignment> a, std::span<const Fr> r,
+                                      std::span<const Fr> s, TimingSink* t) override {
+        calls++;
+        return CpuBackend::prove(a, r, s, t);
+    }
+    size_t working_bytes() const override { return size_t(1) << 50; }
+};
+}  // namespace
+
+// A fallback whose working memory does not fit beside the resident set within the budget is not run: the job fails
+// saying what the fallback needs (a process killed for memory loses every job); without a budget it runs.
+TEST(Engine, AFallbackTooLargeForTheBudgetFailsTheJobInstead) {
+    const auto& p = params();
+    CpuBackend cpu(p);
+    OversizedFallback hungry(p);
+    FaultyBackend faulty;
+    EngineConfig cfg;
+    cfg.memory_budget_bytes = size_t(64) << 30;
+    Engine engine(cfg);
+    JobSpec spec = chain_job(cpu, 2, 45);
+    spec.backend = &faulty;
+    spec.fallback = &hungry;
+    const JobResult res = engine.await(engine.submit(spec));
+    EXPECT_EQ(res.state, JobState::Failed);
+    EXPECT_NE(res.error.find("simulated device fault"), std::string::npos) << res.error;
+    EXPECT_NE(res.error.find("not proven again on the cpu backend: it needs 1048576 GiB of host memory"),
+              std::string::npos)
+        << res.error;
+    EXPECT_EQ(hungry.calls.load(), 0);
+    Engine unbounded;
+    const JobResult ok = unbounded.await(unbounded.submit(spec));
+    ASSERT_EQ(ok.state, JobState::Done) << ok.error;
+    EXPECT_EQ(hungry.calls.load(), 2);
+}
+
+namespace {
 // A CPU backend that counts its proofs and takes a little longer (so that several proving workers overlap).
 struct CountingBackend : Backend {
     CpuBackend cpu{params()};

@@ -504,6 +504,19 @@ struct Engine::Impl {
         }
     }
 
+    // Why the fallback cannot run now within the memory budget, or empty: the host memory it says it needs beyond
+    // the assignment (ProverBackend::working_bytes: a CPU prover that reads a key's points again, ~45 GB for a
+    // 32 GiB PoRep set) must fit beside what is resident. A job then fails with that reason rather than the process
+    // being killed for memory mid-proof (a streamed set's page-locked copy stays resident meanwhile).
+    std::string fallback_short_of_memory(Backend& fallback) const {
+        if (!cfg.memory_budget_bytes) return {};
+        const size_t need = fallback.working_bytes(), resident = current_rss_bytes();
+        if (resident + need <= cfg.memory_budget_bytes) return {};
+        auto gib = [](size_t b) { return std::to_string(b >> 30) + " GiB"; };
+        return "it needs " + gib(need) + " of host memory beside the " + gib(resident) + " in use, over the budget of " +
+               gib(cfg.memory_budget_bytes);
+    }
+
     // Proven on its backend or on the job's fallback; Requeued: its backend failed and the job's other backends
     // take it (requeue); Failed, with the error, otherwise.
     enum class Outcome { Proven, Requeued, Failed };
@@ -561,6 +574,10 @@ struct Engine::Impl {
             }
             if (!spec.fallback) {
                 error = what;
+                return Outcome::Failed;
+            }
+            if (const std::string short_of = fallback_short_of_memory(*spec.fallback); !short_of.empty()) {
+                error = what + "; not proven again on the " + spec.fallback->name() + " backend: " + short_of;
                 return Outcome::Failed;
             }
             // The failed backend consumed a, b, c: the partition is synthesized again (only on this rare path,

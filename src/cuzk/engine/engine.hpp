@@ -140,7 +140,9 @@ struct EngineConfig {
     // when the process's resident set, plus the partitions being synthesized (their JobSpec::partition_bytes), plus
     // the backends' working memory (ProverBackend::working_bytes: the 0/1 splits, staging) of the partitions no
     // lane has taken yet, plus its own partition_bytes and working bytes fit; unless nothing at all is in flight
-    // (then one starts whatever the budget says: a job always progresses).
+    // (then one starts whatever the budget says: a job always progresses). A partition is proven again on the
+    // job's fallback only when the fallback's working memory fits beside the resident set; otherwise the job fails
+    // saying so (a CPU fallback that reads a 32 GiB set again needs ~45 GB).
     size_t memory_budget_bytes = 0;
     // The sparse products of jobs with compiled matrices (JobSpec::pce) on the devices whose backends can hold the
     // matrices; off: always on the synthesis workers (the CPU).
