@@ -344,6 +344,20 @@ TEST(GpuGroth16, PorepPartitionsEqualCpu) {
     check_porep_partitions(rng);
 }
 
+namespace {
+// With `gc`: PoRep partitions and a batch of three dense mul chains (2^12), every proof byte-identical to the CPU's
+// and the chains verified. Returns the chains' parameters.
+groth16::Parameters check_partitions_and_chains(std::mt19937_64& rng, const gpu::GpuProverConfig& gc) {
+    check_porep_partitions(rng, gc);
+    auto p = groth16::generate_parameters(circuits::MulChainCircuit(12, 3, std::nullopt),
+                                          groth16::ToxicWaste::from_seed(rng()));
+    circuits::MulChainCircuit c1(12, 3, rng()), c2(12, 3, rng()), c3(12, 3, rng());
+    check_backends_agree(p, {&c1, &c2, &c3}, {c1.public_values(), c2.public_values(), c3.public_values()}, rng, true,
+                         gc);
+    return p;
+}
+}  // namespace
+
 // The A, B, L MSMs beside the H query's (GpuProverConfig::overlap_query_msms: their own thread, stream and
 // scratch): byte-identical to the CPU on PoRep partitions (ones as bitmaps, tails reused, the next circuit's split
 // started while H's MSM runs) and on a batch of dense mul chains. (Whether the MSMs did overlap is not asserted:
@@ -355,12 +369,7 @@ TEST(GpuGroth16, OverlappedQueryMsmsProveTheSame) {
     SCOPED_TRACE(seed);
     gpu::GpuProverConfig gc;
     gc.overlap_query_msms = true;
-    check_porep_partitions(rng, gc);
-    const auto p = groth16::generate_parameters(circuits::MulChainCircuit(12, 3, std::nullopt),
-                                                groth16::ToxicWaste::from_seed(rng()));
-    circuits::MulChainCircuit c1(12, 3, rng()), c2(12, 3, rng()), c3(12, 3, rng());
-    check_backends_agree(p, {&c1, &c2, &c3}, {c1.public_values(), c2.public_values(), c3.public_values()}, rng, true,
-                         gc);
+    check_partitions_and_chains(rng, gc);
 }
 
 // Lean H slots in the prover (GpuProverConfig::lean_h): a proof that was not prefetched takes a lean slot (the next
@@ -373,17 +382,13 @@ TEST(GpuGroth16, LeanHSlotsProveTheSame) {
     SCOPED_TRACE(seed);
     gpu::GpuProverConfig gc;
     gc.lean_h = true;
-    check_porep_partitions(rng, gc);
-    const auto p = groth16::generate_parameters(circuits::MulChainCircuit(12, 3, std::nullopt),
-                                                groth16::ToxicWaste::from_seed(rng()));
-    circuits::MulChainCircuit c1(12, 3, rng()), c2(12, 3, rng()), c3(12, 3, rng());
-    check_backends_agree(p, {&c1, &c2, &c3}, {c1.public_values(), c2.public_values(), c3.public_values()}, rng, true,
-                         gc);
+    const auto p = check_partitions_and_chains(rng, gc);
     const auto pce = r1cs::compile_r1cs(circuits::MulChainCircuit(12, 3, std::nullopt));
     gpu::GpuProver prover(p, gc);
     const auto hold = prover.hold_products(pce);
     ASSERT_NE(hold, nullptr);
     prover.await_products(pce);
+    const circuits::MulChainCircuit c1(12, 3, rng());
     std::vector<Fr> r{Fr::random(rng)}, s{Fr::random(rng)};
     std::vector<r1cs::ProvingAssignment> full, deferred;
     full.push_back(synthesize(c1));
@@ -415,6 +420,31 @@ struct ChainJobs {
 };
 }  // namespace
 
+namespace {
+// Five-partition jobs of `jobs` on `gpu` and on `cpu` through one engine of two synthesis workers and a lookahead of
+// two (the GPU backend's prepare in play): both done, none proven again on a fallback, equal proofs. Returns the
+// GPU job's result.
+engine::JobResult expect_engine_jobs_agree(const ChainJobs& jobs, groth16::ProverBackend& gpu,
+                                           groth16::ProverBackend& cpu) {
+    engine::EngineConfig cfg;
+    cfg.synthesis_workers = 2;
+    cfg.lookahead = 2;
+    engine::Engine eng(cfg);
+    auto job = [&](groth16::ProverBackend& b) {
+        engine::JobSpec spec = jobs.spec(5);
+        spec.backend = &b;
+        return eng.await(eng.submit(spec));
+    };
+    auto got = job(gpu);
+    const auto want = job(cpu);
+    EXPECT_EQ(got.state, engine::JobState::Done) << got.error;
+    EXPECT_EQ(want.state, engine::JobState::Done) << want.error;
+    EXPECT_TRUE(got.fallbacks.empty());
+    EXPECT_TRUE(got.proofs == want.proofs);
+    return got;
+}
+}  // namespace
+
 // The engine pipelines partitions on the GPU backend (prepare: partition i + 1's a, b, c upload while partition i
 // is proven): the proofs equal the CPU engine's for the same randomness, each verified by the engine.
 TEST(GpuGroth16, EnginePipelineEqualsCpu) {
@@ -428,20 +458,7 @@ TEST(GpuGroth16, EnginePipelineEqualsCpu) {
     // split took (plus an eighth), which is less.
     const size_t bound = gpu_backend.working_bytes();
     EXPECT_GE(bound, (p.a.size() + p.b_g1.size() + p.l.size()) * 36);
-    engine::EngineConfig cfg;
-    cfg.synthesis_workers = 2;
-    cfg.lookahead = 2;
-    engine::Engine eng(cfg);
-    auto job = [&](groth16::ProverBackend& b) {
-        engine::JobSpec spec = jobs.spec(5);
-        spec.backend = &b;
-        return eng.await(eng.submit(spec));
-    };
-    const auto got = job(gpu_backend), want = job(cpu_backend);
-    ASSERT_EQ(got.state, engine::JobState::Done) << got.error;
-    ASSERT_EQ(want.state, engine::JobState::Done) << want.error;
-    EXPECT_TRUE(got.fallbacks.empty());
-    EXPECT_TRUE(got.proofs == want.proofs);
+    const auto got = expect_engine_jobs_agree(jobs, gpu_backend, cpu_backend);
     // Partitions 1..4 went through prepare: their uploads are on the timeline.
     EXPECT_GT(got.timeline->total(TimingLayer::Prover, "h.prefetch"), 0.0);
     EXPECT_GT(gpu_backend.working_bytes(), 0u);
@@ -464,20 +481,7 @@ TEST(GpuGroth16, OneHSlotProvesEveryCircuitInIt) {
                          {c1.public_values(), c2.public_values(), c3.public_values()}, rng, true, gc);
     gpu::GpuBackend gpu_backend(jobs.params, gc);
     groth16::CpuBackend cpu_backend(jobs.params);
-    engine::EngineConfig cfg;
-    cfg.synthesis_workers = 2;
-    cfg.lookahead = 2;
-    engine::Engine eng(cfg);
-    auto job = [&](groth16::ProverBackend& b) {
-        engine::JobSpec spec = jobs.spec(5);
-        spec.backend = &b;
-        return eng.await(eng.submit(spec));
-    };
-    const auto got = job(gpu_backend), want = job(cpu_backend);
-    ASSERT_EQ(got.state, engine::JobState::Done) << got.error;
-    ASSERT_EQ(want.state, engine::JobState::Done) << want.error;
-    EXPECT_TRUE(got.fallbacks.empty());
-    EXPECT_TRUE(got.proofs == want.proofs);
+    const auto got = expect_engine_jobs_agree(jobs, gpu_backend, cpu_backend);
     EXPECT_EQ(got.timeline->total(TimingLayer::Prover, "h.prefetch"), 0.0) << "nothing was prepared";
     auto asg = synthesize(circuits::MulChainCircuit(12, 2, rng()));
     EXPECT_EQ(gpu_backend.prepare(asg, nullptr, 0), nullptr);
