@@ -513,8 +513,8 @@ struct Engine::Impl {
         const size_t need = fallback.working_bytes(), resident = current_rss_bytes();
         if (resident + need <= cfg.memory_budget_bytes) return {};
         auto gib = [](size_t b) { return std::to_string(b >> 30) + " GiB"; };
-        return "it needs " + gib(need) + " of host memory beside the " + gib(resident) + " in use, over the budget of " +
-               gib(cfg.memory_budget_bytes);
+        return "it needs " + gib(need) + " of host memory beside the " + gib(resident) +
+               " in use, over the budget of " + gib(cfg.memory_budget_bytes);
     }
 
     // Proven on its backend or on the job's fallback; Requeued: its backend failed and the job's other backends

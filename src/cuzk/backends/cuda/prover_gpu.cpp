@@ -286,8 +286,8 @@ struct GpuProver::Impl {
           h(g1_query(src, streamed.get(), G1Query::H, shape.h, on(cfg.device, g1_scratch, tables.h), cfg)),
           b2(g2_query(src, streamed.get(), shape.b_g2, on(cfg.device), cfg)) {}
 
-    // The config checked (h_slots), with a streamed prover's chunk size fixed once, before any query's buffers take their memory (so
-    // every query gets the same chunks, and what the key store estimated).
+    // The config checked (h_slots), with a streamed prover's chunk size fixed once, before any query's buffers take
+    // their memory (so every query gets the same chunks, and what the key store estimated).
     static GpuProverConfig with_chunk(GpuProverConfig c, bool streams) {
         if (c.h_slots != 1 && c.h_slots != 2) throw std::invalid_argument("gpu prover: h_slots must be 1 or 2");
         if (streams) c.stream_chunk_points = stream_chunk(c);
