@@ -18,6 +18,7 @@
 
 #include "cuzk/backends/cuda/device_split.hpp"
 #include "cuzk/backends/cuda/h_gpu.hpp"
+#include "cuzk/backends/cuda/h_slots.hpp"
 #include "cuzk/backends/cuda/products_gpu.hpp"
 #include "cuzk/gpu/cuda_check.cuh"
 #include "cuzk/gpu/device.hpp"
@@ -461,15 +462,16 @@ struct GpuProver::Impl {
     // first partition, 4.2 GB): 0.89 s while the next partition's prefetch ran beside it.
     std::mutex upload_turn;
 
-    // A slot for a proof over a domain of 2^log_n that was not prepared: `preferred` unless it holds a prepared
-    // circuit, or unless only the other slot is made for this domain (and free): a device with room for one slot
-    // proves every circuit in it rather than failing to make a second.
+    // The slot a proof over a domain of 2^log_n that was not prepared takes (claim_h_slot, h_slots.hpp), marked
+    // active.
     int claim(int preferred, unsigned log_n) {
         settle_warm();  // the slots it compares are made
         std::lock_guard<std::mutex> lk(mu);
-        int k = held[preferred] ? 1 - preferred : preferred;
-        if (held[k]) throw std::logic_error("gpu prover: both H slots hold prepared circuits");
-        if (!prefetched[k] && !slot_fits(k, log_n) && !held[1 - k] && slot_fits(1 - k, log_n)) k = 1 - k;
+        // A held slot's arrays are being made or filled by prepare(): only its flag is read.
+        HSlotState s[2];
+        for (int j = 0; j < 2; j++) s[j] = {!held[j] && slot_fits(j, log_n), held[j], prefetched[j]};
+        const int k = claim_h_slot(preferred, s);
+        if (k < 0) throw std::logic_error("gpu prover: both H slots hold prepared circuits");
         active = k;
         return k;
     }
@@ -760,9 +762,7 @@ std::unique_ptr<groth16::PreparedCircuit> GpuProver::prepare(r1cs::ProvingAssign
         // Only once a proof has made its slot: prepare then always makes the second one, and only with room for
         // both (racing the first proof for the first slot could leave that proof without memory).
         if (!impl_->first_slot_made) return nullptr;
-        // With no proof running, slot 1: a proof that starts meanwhile (the engine proves the partition before this
-        // one, or an urgent one) claims slot 0 first, and a device with room for one slot must not find it held.
-        k = impl_->active < 0 ? 1 : 1 - impl_->active;
+        k = prepare_h_slot(impl_->active);
         if (impl_->held[k]) return nullptr;  // one prepared circuit at a time
         impl_->held[k] = true;
     }

@@ -1,0 +1,30 @@
+// Which of its two sets of H's device arrays ("slots") the GPU prover (prover_gpu.cpp) gives a proof: the policy
+// alone, host-only, so that the CPU tests check it (tests/test_h_slots.cpp). The arrays themselves, their making and
+// the locking are the prover's.
+#pragma once
+
+namespace cuzk::gpu {
+
+// What the prover knows of one slot when a proof claims one.
+struct HSlotState {
+    bool made = false;        // it holds arrays for the proof's domain
+    bool held = false;        // a prepared circuit's data is in it (prepare()'s ticket)
+    bool prefetched = false;  // the next circuit of a batch was uploaded into it
+};
+
+// The slot a proof that was not prepared takes: `preferred` (0 or 1) unless a prepared circuit holds it, and then
+// the other; and the other one too when only the other is made for this domain and free, so that a device with room
+// for one slot proves every circuit in it rather than asking for a second. -1 when both hold prepared circuits.
+inline int claim_h_slot(int preferred, const HSlotState (&s)[2]) {
+    int k = s[preferred].held ? 1 - preferred : preferred;
+    if (s[k].held) return -1;
+    if (!s[k].prefetched && !s[k].made && !s[1 - k].held && s[1 - k].made) k = 1 - k;
+    return k;
+}
+
+// The slot prepare() fills: the one the running proof (`active`, -1: none) does not use; slot 1 when none runs, so
+// that a proof starting meanwhile (the partition before, or an urgent one) finds slot 0, the one a device with room
+// for a single slot has, free.
+inline int prepare_h_slot(int active) { return active < 0 ? 1 : 1 - active; }
+
+}  // namespace cuzk::gpu
