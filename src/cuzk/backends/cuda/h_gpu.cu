@@ -172,6 +172,18 @@ struct HComputer::Impl {
         CUZK_CUDA_CHECK(cudaMemcpy(d_lo.get(), lo.data(), lo.size() * sizeof(Fr), cudaMemcpyHostToDevice));
         CUZK_CUDA_CHECK(cudaMemcpy(d_hi.get(), hi.data(), hi.size() * sizeof(Fr), cudaMemcpyHostToDevice));
     }
+    // The device array of a, b or c (k = 0, 1, 2); lean: c shares b's.
+    Fr* array(int k) const {
+        Fr* const arrays[3] = {d_a.get(), d_b.get(), lean ? d_b.get() : d_c.get()};
+        return arrays[k];
+    }
+    // 1 / Z(g) in the device field's layout (bellman's division on the coset).
+    fr_dev z_inv_dev() const {
+        fr_dev zi;
+        static_assert(sizeof(zi) == sizeof(z_inv));
+        std::memcpy(&zi, &z_inv, sizeof(zi));
+        return zi;
+    }
     void refuse_if_lean(const char* what) const {
         if (lean)
             throw std::logic_error(std::string("gpu compute_h: a lean H computer has no ") + what +
@@ -187,12 +199,12 @@ struct HComputer::Impl {
     // Array k: host -> device on the upload stream (pageable arrays through this computer's own pinned staging,
     // so MSM uploads on other streams never queue behind it), zero padding, then ready[k].
     void upload_array(int k, std::span<const Fr> host, KernelTimer& kt) {
-        Fr* const arrays[3] = {d_a.get(), d_b.get(), lean ? d_b.get() : d_c.get()};
+        Fr* const dst = array(k);
         const int up = kt.start("upload", upload_stream.get());
-        uploader.upload(arrays[k], host.data(), host.size() * sizeof(Fr), upload_stream.get());
+        uploader.upload(dst, host.data(), host.size() * sizeof(Fr), upload_stream.get());
         // Constraints beyond the last one are 0 * 0 = 0.
         const size_t m = host.size();
-        if (m < n) CUZK_CUDA_CHECK(cudaMemsetAsync(arrays[k] + m, 0, (n - m) * sizeof(Fr), upload_stream.get()));
+        if (m < n) CUZK_CUDA_CHECK(cudaMemsetAsync(dst + m, 0, (n - m) * sizeof(Fr), upload_stream.get()));
         kt.stop(up, upload_stream.get());
         CUZK_CUDA_CHECK(cudaEventRecord(ready[k].get(), upload_stream.get()));
     }
@@ -247,15 +259,15 @@ struct HComputer::Impl {
     // Array k's transforms on the compute stream, after its upload.
     void transforms(int k, KernelTimer& kt) {
         const cudaStream_t st = stream.get();
-        Fr* const arrays[3] = {d_a.get(), d_b.get(), lean ? d_b.get() : d_c.get()};
+        Fr* const x = array(k);
         CUZK_CUDA_CHECK(cudaStreamWaitEvent(st, ready[k].get(), 0));
         const int tr = kt.start("transforms", st);
         if (convention == groth16::HConvention::Bellman) {
             // C only to its coefficients: finish() subtracts them after the coset inverse (groth16::compute_h).
-            transform(arrays[k], NttKind::inverse);
-            if (k < 2) transform(arrays[k], NttKind::coset_forward);
+            transform(x, NttKind::inverse);
+            if (k < 2) transform(x, NttKind::coset_forward);
         } else {
-            auto* dx = reinterpret_cast<fr_dev*>(arrays[k]);
+            auto* dx = reinterpret_cast<fr_dev*>(x);
             auto* dt = reinterpret_cast<fr_dev*>(d_t.get());
             // value j sits at snarkjs's w^j = omega^(e j): put it where cuzk's NTT expects omega^(e j)
             permute_by_exponent<<<blocks_for(n), kThreads, 0, st>>>(dx, dt, n, e, true);
@@ -290,13 +302,10 @@ struct HComputer::Impl {
         auto* dc = reinterpret_cast<fr_dev*>(d_c.get());
         const int fin = kt.start("pointwise_final", st);
         if (convention == groth16::HConvention::Bellman) {
-            fr_dev zi;
-            static_assert(sizeof(zi) == sizeof(z_inv));
-            std::memcpy(&zi, &z_inv, sizeof(zi));
             mul_into<<<blocks_for(n), kThreads, 0, st>>>(da, db, n);
             CUZK_CUDA_CHECK(cudaGetLastError());
             transform(d_a.get(), NttKind::coset_inverse);  // deg H <= n - 2; bellman drops the top coefficient
-            minus_c_scaled<<<blocks_for(n), kThreads, 0, st>>>(da, dc, n, zi);
+            minus_c_scaled<<<blocks_for(n), kThreads, 0, st>>>(da, dc, n, z_inv_dev());
             CUZK_CUDA_CHECK(cudaGetLastError());
         } else {
             ab_minus_c<<<blocks_for(n), kThreads, 0, st>>>(da, db, dc, n);
@@ -315,8 +324,8 @@ struct HComputer::Impl {
         KernelTimer kt(spans, stream.get());
         const std::span<const Fr> host[3] = {a, b, c};
         // Array k is uploaded, then its transforms are queued: the host stages b and c while the device transforms a.
-        for (int k = 0; k < 3; k++) {
-            if (lean && k == 2) break;
+        // Lean: C goes up in finish_lean, into B's array once the product has read it.
+        for (int k = 0; k < (lean ? 2 : 3); k++) {
             upload_array(k, host[k], kt);
             transforms(k, kt);
         }
@@ -331,9 +340,6 @@ struct HComputer::Impl {
         const cudaStream_t st = stream.get();
         auto* da = reinterpret_cast<fr_dev*>(d_a.get());
         auto* db = reinterpret_cast<fr_dev*>(d_b.get());
-        fr_dev zi;
-        static_assert(sizeof(zi) == sizeof(z_inv));
-        std::memcpy(&zi, &z_inv, sizeof(zi));
         int fin = kt.start("pointwise_final", st);
         mul_into<<<blocks_for(n), kThreads, 0, st>>>(da, db, n);
         CUZK_CUDA_CHECK(cudaGetLastError());
@@ -344,7 +350,7 @@ struct HComputer::Impl {
         upload_array(2, c, kt);
         transforms(2, kt);  // C's coefficients, in B's array
         fin = kt.start("pointwise_final", st);
-        minus_c_scaled<<<blocks_for(n), kThreads, 0, st>>>(da, db, n, zi);
+        minus_c_scaled<<<blocks_for(n), kThreads, 0, st>>>(da, db, n, z_inv_dev());
         CUZK_CUDA_CHECK(cudaGetLastError());
         kt.stop(fin, st);
         CUZK_CUDA_CHECK(cudaStreamSynchronize(st));
