@@ -286,9 +286,9 @@ void bench_gpu_msm(const GpuMsmBench& b) {
 }
 
 // The GPU NTT (gpu::ntt_device, natural order; kind: forward, inverse, coset or coset-inverse) of 2^log_size random
-// values resident on the device, with caller-owned scratch and the device's tables, synchronized: each run is the
-// transform's kernels and launches.
-void bench_gpu_ntt(int log_size, int reps, const std::string& kind) {
+// values resident on the device, with caller-owned scratch (none in place) and the device's tables, synchronized:
+// each run is the transform's kernels and launches. JSON name gpu-ntt[-kind][-in-place].
+void bench_gpu_ntt(int log_size, int reps, const std::string& kind, bool in_place) {
 #ifdef CUZK_HAVE_CUDA
     const gpu::NttKind by_name[] = {gpu::NttKind::forward, gpu::NttKind::inverse, gpu::NttKind::coset_forward,
                                     gpu::NttKind::coset_inverse};  // kNttKinds' order
@@ -298,7 +298,7 @@ void bench_gpu_ntt(int log_size, int reps, const std::string& kind) {
     if (gpu::devices().empty()) throw std::runtime_error("bench gpu-ntt: no CUDA device");
     const size_t n = size_t{1} << log_size;
     const auto values = random_scalars<Fr>(n, 4);
-    const size_t scratch_n = std::max<size_t>(gpu::ntt_scratch_elements((unsigned)log_size), 1);
+    const size_t scratch_n = std::max<size_t>(gpu::ntt_scratch_elements((unsigned)log_size, in_place), 1);
     Fr *d_raw = nullptr, *scratch_raw = nullptr;
     const cudaError_t e1 = cudaMalloc(&d_raw, n * sizeof(Fr));
     const std::unique_ptr<Fr, CudaFree> d(d_raw);
@@ -312,10 +312,12 @@ void bench_gpu_ntt(int log_size, int reps, const std::string& kind) {
     cfg.d_scratch = scratch.get();
     cfg.tables = tables.get();
     cfg.kind = ntt_kind;
+    cfg.in_place = in_place;
     const auto s = measure(reps, [&] { gpu::ntt_device(d.get(), (unsigned)log_size, cfg); });
-    report(kind == "forward" ? "gpu-ntt" : "gpu-ntt-" + kind, log_size, 1e3, "ms", 1, s);
+    report(std::string(kind == "forward" ? "gpu-ntt" : "gpu-ntt-" + kind) + (in_place ? "-in-place" : ""), log_size,
+           1e3, "ms", 1, s);
 #else
-    (void)log_size, (void)reps, (void)kind;
+    (void)log_size, (void)reps, (void)kind, (void)in_place;
     throw std::runtime_error("bench gpu-ntt: built without CUDA");
 #endif
 }
@@ -361,7 +363,7 @@ int run_bench(const BenchOptions& opt, const std::string& groth16_circuit) {
         return b;
     };
     if (opt.what == "gpu-msm-g1") bench_gpu_msm<G1Config>(gpu_msm_bench("gpu-msm-g1", size_or(24, 20)));
-    if (opt.what == "gpu-ntt") bench_gpu_ntt(size_or(24, 20), reps, opt.ntt_kind);
+    if (opt.what == "gpu-ntt") bench_gpu_ntt(size_or(24, 20), reps, opt.ntt_kind, opt.ntt_in_place);
     if (opt.what == "gpu-msm-g2") bench_gpu_msm<G2Config>(gpu_msm_bench("gpu-msm-g2", size_or(20, 16)));
     if (all || opt.what == "groth16") {
         CircuitOptions c;

@@ -146,6 +146,8 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1, 64));
     bench->add_option("--ntt-kind", bench_opt.ntt_kind, "gpu-ntt: forward, inverse, coset or coset-inverse")
         ->check(CLI::IsMember(cuzk::cli::kNttKinds));
+    bench->add_flag("--ntt-in-place", bench_opt.ntt_in_place,
+                    "gpu-ntt: the in-place schedule (no scratch; one more pass: the lean H form's transforms)");
     bench->add_option("--runs", bench_opt.runs,
                       "porep-c2, post, snap: run the job this many times, each on a fresh engine (one JSON line each; "
                       "inputs and parameters made once)")

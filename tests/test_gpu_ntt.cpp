@@ -10,6 +10,7 @@
 #include "cuzk/ff/fr.hpp"
 #include "cuzk/poly/domain.hpp"
 #include "cuzk/poly/ntt.hpp"
+#include "seeded_rng.hpp"
 #ifdef CUZK_HAVE_CUDA
 #include <cuda_runtime.h>
 
@@ -177,6 +178,48 @@ TEST(GpuNtt, HostBatchMatchesCpu) {
     std::vector<Fr> three(3);
     std::vector<std::span<Fr>> odd{std::span<Fr>(three)};
     EXPECT_THROW(gpu::ntt_host_batch(odd, gpu::NttKind::forward), std::invalid_argument);
+}
+
+// The in-place schedule (NttConfig::in_place: symmetric radices, every pass in the values' buffer, a transpose
+// last): every kind equal to the CPU's at each pass count and radix shape it has (one pass; two equal radices,
+// 2^12 .. 2^18; three with the outer two equal, 2^19 .. 2^24, odd and even middles), with a device buffer of exactly
+// the values and no scratch passed; 2^13 (no such schedule) takes its scratch as without the flag.
+TEST(GpuNtt, InPlaceMatchesCpu) {
+    if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
+    auto rng = cuzk::testing::seeded_rng("GpuNtt.InPlaceMatchesCpu");
+    for (unsigned k : {3u, 11u, 12u, 13u, 14u, 18u, 19u, 20u, 21u, 22u, 24u}) {
+        const auto d = EvaluationDomain::from_log_size(k);
+        const size_t n = d.size();
+        Fr* d_x = nullptr;
+        ASSERT_EQ(cudaMalloc(&d_x, n * sizeof(Fr)), cudaSuccess);
+        for (auto kind : ALL_KINDS) {
+            auto want = random_nonzero(n, rng);
+            std::vector<Fr> got(n);
+            ASSERT_EQ(cudaMemcpy(d_x, want.data(), n * sizeof(Fr), cudaMemcpyHostToDevice), cudaSuccess);
+            gpu::NttConfig cfg;
+            cfg.kind = kind;
+            cfg.in_place = true;
+            gpu::ntt_device(d_x, k, cfg);
+            ASSERT_EQ(cudaMemcpy(got.data(), d_x, n * sizeof(Fr), cudaMemcpyDeviceToHost), cudaSuccess);
+            cpu_transform(kind, d, want);
+            size_t bad = 0, first = 0;
+            for (size_t i = 0; i < n; i++)
+                if (got[i] != want[i] && bad++ == 0) first = i;
+            EXPECT_EQ(bad, 0u) << "in place, " << name(kind) << " 2^" << k << ": first mismatch at index " << first;
+        }
+        cudaFree(d_x);
+    }
+}
+
+// Which sizes have the in-place schedule, and the scratch each form needs (no device needed).
+TEST(GpuNtt, InPlaceScheduleSizes) {
+    for (unsigned k = 0; k <= gpu::NTT_MAX_LOG_SIZE; k++) {
+        const bool exists = k <= 11 || (k <= 18 && k % 2 == 0) || (k >= 19 && k <= 27);
+        EXPECT_EQ(gpu::ntt_in_place_exists(k), exists) << "2^" << k;
+        EXPECT_EQ(gpu::ntt_scratch_elements(k, true), exists || k <= 11 ? 0u : size_t{1} << k) << "2^" << k;
+        EXPECT_EQ(gpu::ntt_scratch_elements(k), k <= 11 ? 0u : size_t{1} << k) << "2^" << k;
+    }
+    EXPECT_THROW(gpu::ntt_scratch_elements(gpu::NTT_MAX_LOG_SIZE + 1, true), std::invalid_argument);
 }
 
 TEST(GpuNtt, SizeErrorsThrow) {

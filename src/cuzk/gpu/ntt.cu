@@ -10,6 +10,13 @@
 // P writes of the array (3 + 3 for 2^19..2^27), and the last pass runs out of place into the caller's buffer
 // (pass 0 reads the caller's buffer and writes the scratch buffer, middle passes are in place in the scratch).
 //
+// In-place schedule (NttConfig::in_place, for a device without room for the scratch): the radices are chosen
+// symmetric (N_0 = N_{P-1}; P = 2 or 3), every pass runs in the caller's buffer, and the last one ("flat") writes
+// each line's outputs back over the line in order. The array is then X[d_0][d_1][k] holding the value of natural
+// index (k, d_1, d_0) (most significant digit first), so swapping the outer digits puts it in natural order: a
+// transpose of square 2^a x 2^a blocks for each middle digit, tile pairs swapped through shared memory by one block
+// (ntt_transpose_kernel), which also applies coset_inverse's g^-a. One more read and write of the array.
+//
 // Inside a pass, a thread block owns a tile of 2^11 elements = C lines of N_p elements (C = 2^11 / N_p), loads
 // it into shared memory (64 KiB, one limb array per 64-bit word: "structure of arrays", plus an XOR swizzle,
 // so that a warp's 8-byte accesses hit distinct banks for every access pattern below; a Python check of all
@@ -114,6 +121,7 @@ struct PassParams {
     uint32_t dig[MAX_PASSES - 1];
     uint32_t pre;     // pass 0: PRE_POWERS multiplies x[a] by s^a, PRE_CONST by pre_c
     uint32_t post;    // last pass: 1 multiplies out[a] by s^a
+    uint32_t flat;    // in-place schedule's last pass (last == 0): contiguous lines back where they were, no twiddle
     fr_dev pre_c;
 };
 
@@ -241,8 +249,9 @@ __device__ __forceinline__ void dif_levels(uint64_t* smem, uint32_t tile, uint32
 }
 
 // One pass over a tile of C lines of N = 2^r elements. blockDim.x == tile / 8. `in` and `out` may be the same
-// buffer (middle passes): every element of a tile is read before the barrier and written after it, by the
-// block that owns the tile, and tiles are disjoint.
+// buffer (middle passes, and every pass of the in-place schedule): every element of a tile is read before the
+// barrier and written after it, by the block that owns the tile, and tiles are disjoint. A flat pass (the
+// in-place schedule's last) takes C contiguous lines and writes each line's outputs back over it, in order.
 __global__ void __launch_bounds__(MAX_THREADS, 2)
     ntt_pass_kernel(const fr_dev* in, fr_dev* out, PassParams p, TableView tb) {
     extern __shared__ uint64_t smem[];
@@ -260,7 +269,9 @@ __global__ void __launch_bounds__(MAX_THREADS, 2)
 #pragma unroll
     for (int i = 0; i < 8; i++) {
         const uint32_t idx = tid + i * nthr;
-        if (!p.last) {
+        if (p.flat) {
+            addr[i] = (line0 << r) + idx;
+        } else if (!p.last) {
             const uint32_t line = idx & ((1u << log_c) - 1), j = idx >> log_c;
             const uint32_t L = line0 + line;
             addr[i] = ((L >> p.log_s) << (r + p.log_s)) + (j << p.log_s) + (L & s_mask);
@@ -275,7 +286,7 @@ __global__ void __launch_bounds__(MAX_THREADS, 2)
         if (p.pre == PRE_POWERS) v[i] = v[i] * power_at(tb.s_lo, tb.s_hi, addr[i]);
         else if (p.pre == PRE_CONST) v[i] = v[i] * p.pre_c;
         const uint32_t idx = tid + i * nthr;
-        const uint32_t e = p.last ? idx : ((idx & ((1u << log_c) - 1)) << r) + (idx >> log_c);
+        const uint32_t e = p.last || p.flat ? idx : ((idx & ((1u << log_c) - 1)) << r) + (idx >> log_c);
         store_smem(smem, tile, swz(e), v[i]);
     }
     __syncthreads();
@@ -295,6 +306,11 @@ __global__ void __launch_bounds__(MAX_THREADS, 2)
 #pragma unroll
     for (int i = 0; i < 8; i++) {
         const uint32_t idx = tid + i * nthr;
+        if (p.flat) {  // consecutive threads: consecutive outputs of a line
+            const uint32_t line = idx >> r, k = idx & ((1u << r) - 1);
+            store_global(out + (line0 << r) + idx, load_smem(smem, tile, swz((line << r) + bitrev(k, r))));
+            continue;
+        }
         const uint32_t line = idx & ((1u << log_c) - 1), k = idx >> log_c;
         fr_dev x = load_smem(smem, tile, swz((line << r) + bitrev(k, r)));
         uint32_t dst;
@@ -312,6 +328,49 @@ __global__ void __launch_bounds__(MAX_THREADS, 2)
             if (p.post) x = x * power_at(tb.s_lo, tb.s_hi, dst);
         }
         store_global(out + dst, x);
+    }
+}
+
+// The in-place schedule's last step. Its passes leave the array as X[i][j][l] (i, l < 2^a, j < 2^m; position
+// (i 2^m + j) 2^a + l) with the value of natural index (l 2^m + j) 2^a + i there: i and l swap. A block takes a
+// pair of TR x TR tiles of one j, (ti, tl) and its mirror (tl, ti) with ti <= tl (blocks with ti > tl return), reads
+// both into shared memory and writes each transposed over the other, multiplied by s^position when post is set
+// (coset_inverse). blockDim = (TR, TR); grid = ((2^a / TR)^2, 2^m).
+constexpr unsigned TR = 16;
+__global__ void __launch_bounds__(TR * TR) ntt_transpose_kernel(fr_dev* x, uint32_t a, uint32_t m, uint32_t post,
+                                                                 TableView tb) {
+    const uint32_t tiles = (1u << a) / TR;
+    const uint32_t ti = blockIdx.x / tiles, tl = blockIdx.x % tiles;
+    if (ti > tl) return;
+    __shared__ uint64_t sa[4][TR][TR + 1], sb[4][TR][TR + 1];
+    const uint32_t tx = threadIdx.x, ty = threadIdx.y, j = blockIdx.y;
+    auto at = [&](uint32_t i, uint32_t l) { return (((i << m) + j) << a) + l; };
+    auto put = [](uint64_t (*s)[TR][TR + 1], uint32_t y, uint32_t x_, const fr_dev& v) {
+        uint64_t w[4];
+        memcpy(w, &v, sizeof(v));
+#pragma unroll
+        for (int q = 0; q < 4; q++) s[q][y][x_] = w[q];
+    };
+    auto get = [](uint64_t (*s)[TR][TR + 1], uint32_t y, uint32_t x_) {
+        uint64_t w[4];
+#pragma unroll
+        for (int q = 0; q < 4; q++) w[q] = s[q][y][x_];
+        fr_dev v;
+        memcpy(&v, w, sizeof(v));
+        return v;
+    };
+    const uint32_t pa = at(ti * TR + ty, tl * TR + tx), pb = at(tl * TR + ty, ti * TR + tx);
+    put(sa, ty, tx, load_global(x + pa));
+    if (ti != tl) put(sb, ty, tx, load_global(x + pb));
+    __syncthreads();
+    // Tile (ti, tl) goes to (tl, ti): its element (row tx, column ty) lands at row ty, column tx there.
+    fr_dev v = get(sa, tx, ty);
+    if (post) v = v * power_at(tb.s_lo, tb.s_hi, pb);
+    store_global(x + pb, v);
+    if (ti != tl) {
+        fr_dev u = get(sb, tx, ty);
+        if (post) u = u * power_at(tb.s_lo, tb.s_hi, pa);
+        store_global(x + pa, u);
     }
 }
 
@@ -432,17 +491,32 @@ std::shared_ptr<const NttTables> registry_tables(int dev) {
 
 unsigned num_passes(unsigned k) { return k <= TILE_LOG ? 1 : (k + 8) / 9; }
 
+// The passes' radices (log2): as even as possible, the larger ones first; for the in-place schedule the outer two
+// equal (ntt_in_place_exists).
+void choose_radices(unsigned log_n, unsigned P, bool in_place, unsigned* radix) {
+    for (unsigned i = 0; i < P; i++) radix[i] = log_n / P + (i < log_n % P ? 1 : 0);
+    if (in_place && P == 3) {
+        radix[0] = radix[2] = (log_n + 2) / 3;
+        radix[1] = log_n - 2 * radix[0];
+    }
+}
+
 }  // namespace
 
-size_t ntt_scratch_elements(unsigned log_n) {
+bool ntt_in_place_exists(unsigned log_n) {
+    return log_n <= TILE_LOG || (log_n <= 18 && log_n % 2 == 0) || (log_n >= 19 && log_n <= 27);
+}
+
+size_t ntt_scratch_elements(unsigned log_n, bool in_place) {
     if (log_n > NTT_MAX_LOG_SIZE) throw std::invalid_argument("gpu ntt: log size " + std::to_string(log_n) + " > 28");
-    return num_passes(log_n) > 1 ? size_t{1} << log_n : 0;
+    if (num_passes(log_n) == 1 || (in_place && ntt_in_place_exists(log_n))) return 0;
+    return size_t{1} << log_n;
 }
 
 size_t ntt_twiddle_bytes() { return TABLE_ELEMS * sizeof(fr_dev); }
 
-size_t ntt_device_bytes_needed(unsigned log_n) {
-    size_t bytes = ntt_scratch_elements(log_n) * sizeof(fr_dev);
+size_t ntt_device_bytes_needed(unsigned log_n, bool in_place) {
+    size_t bytes = ntt_scratch_elements(log_n, in_place) * sizeof(fr_dev);
     int dev = 0;
     CUZK_CUDA_CHECK(cudaGetDevice(&dev));
     if (!tables_resident(dev)) bytes += ntt_twiddle_bytes();
@@ -464,7 +538,7 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
                                     " passed for a transform on device " + std::to_string(dev));
 
     // Memory first: refuse before touching anything rather than fail half-way.
-    const bool own_scratch = ntt_scratch_elements(log_n) > 0 && cfg.d_scratch == nullptr;
+    const bool own_scratch = ntt_scratch_elements(log_n, cfg.in_place) > 0 && cfg.d_scratch == nullptr;
     size_t need =
         (own_scratch ? n * sizeof(fr_dev) : 0) + (cfg.tables || tables_resident(dev) ? 0 : ntt_twiddle_bytes());
     if (need) {
@@ -512,11 +586,11 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
         ntt_tiny_kernel<<<1, 1, 0, stream>>>(values, log_n, p, tb);
         CUZK_CUDA_CHECK(cudaGetLastError());
     } else {
-        // Radices as even as possible, the larger ones first.
         const unsigned P = num_passes(log_n);
+        const bool flat = P > 1 && ntt_scratch_elements(log_n, cfg.in_place) == 0;  // the in-place schedule
         unsigned radix[MAX_PASSES];
-        for (unsigned i = 0; i < P; i++) radix[i] = log_n / P + (i < log_n % P ? 1 : 0);
-        fr_dev* tmp = own_scratch ? scratch.get() : reinterpret_cast<fr_dev*>(cfg.d_scratch);
+        choose_radices(log_n, P, flat, radix);
+        fr_dev* tmp = flat ? values : own_scratch ? scratch.get() : reinterpret_cast<fr_dev*>(cfg.d_scratch);
         unsigned done = 0;  // log2 of B_p
         for (unsigned i = 0; i < P; i++) {
             PassParams p = base;
@@ -524,7 +598,8 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
             p.log_s = log_n - done - radix[i];
             const unsigned tile_log = std::min(TILE_LOG, log_n);
             p.log_c = tile_log - p.r;
-            p.last = i + 1 == P;
+            p.flat = flat && i + 1 == P;
+            p.last = i + 1 == P && !flat;
             p.mid = !p.last && p.r + p.log_s <= MID_LOG;
             // An inverse whose pass 0 takes its twiddles as two halves (a row longer than 2^18: n > 2^18) multiplies
             // by 1/n through them, omega^-e / n from the scaled high half: one product per element less.
@@ -532,7 +607,7 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
             p.pre = i == 0 && !fold_inv_n ? pre : PRE_NONE;
             TableView pt = tb;
             if (fold_inv_n) pt.w_hi = td + OFF_WI_HI_SCALED + (log_n - SCALED_FIRST_LOG) * HALF;
-            p.post = p.last ? post : 0;
+            p.post = p.last ? post : 0;  // the in-place schedule's: in the transpose
             if (p.last) {
                 p.ndig = i;
                 for (unsigned j = 0; j < i; j++) p.dig[j] = radix[j];
@@ -546,6 +621,12 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
             ntt_pass_kernel<<<blocks, threads, smem, stream>>>(src, dst, p, pt);
             CUZK_CUDA_CHECK(cudaGetLastError());
             done += radix[i];
+        }
+        if (flat) {
+            const unsigned a = radix[0], m = P == 3 ? radix[1] : 0;
+            const dim3 grid((1u << a) / TR * ((1u << a) / TR), 1u << m), block(TR, TR);
+            ntt_transpose_kernel<<<grid, block, 0, stream>>>(values, a, m, post, tb);
+            CUZK_CUDA_CHECK(cudaGetLastError());
         }
     }
     // An owned scratch buffer is freed on return: the work that uses it must be finished first.

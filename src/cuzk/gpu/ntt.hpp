@@ -44,15 +44,24 @@ struct NttConfig {
     // Tables of the current device (ntt_tables()), kept alive by the caller until the transform is done; null:
     // the registry's. Tables of another device are std::invalid_argument.
     const NttTables* tables = nullptr;
+    // Every pass in the values' own buffer, no scratch (d_scratch unused), for a device with no room for one:
+    // the radices are made symmetric, so the digit reversal the passes leave is a transpose of square blocks,
+    // undone by one more pass over the array (read and written in place). Same results. A size without such a
+    // schedule (ntt_in_place_exists false) runs as without the flag, with its scratch.
+    bool in_place = false;
 };
 
+// Whether 2^log_n has an in-place schedule (NttConfig::in_place): every size up to 2^11 (one pass, no scratch
+// anyway), even sizes up to 2^18 (two equal radices) and 2^19 .. 2^27 (three passes, the outer two equal).
+bool ntt_in_place_exists(unsigned log_n);
 // Scratch elements a transform of size 2^log_n needs: 0 for log_n <= 11 (one thread block does everything
-// in shared memory), else n (the last pass writes its permuted output out of place).
-size_t ntt_scratch_elements(unsigned log_n);
+// in shared memory) and for an in-place transform of a size that has that schedule, else n (the last pass writes
+// its permuted output out of place).
+size_t ntt_scratch_elements(unsigned log_n, bool in_place = false);
 // Bytes of device memory a call allocates when neither scratch nor tables are passed, counting the twiddle tables
 // when the registry does not hold them for the current device. Checked against cudaMemGetInfo before anything is
 // allocated.
-size_t ntt_device_bytes_needed(unsigned log_n);
+size_t ntt_device_bytes_needed(unsigned log_n, bool in_place = false);
 // Bytes of the size-independent twiddle / coset-power tables of one device (NttTables).
 size_t ntt_twiddle_bytes();
 

@@ -80,7 +80,7 @@ size_t domain_size(unsigned log_n) {
 
 size_t h_gpu_device_bytes(unsigned log_n, groth16::HConvention convention, bool lean) {
     const size_t n = domain_size(log_n);
-    size_t arrays = (lean ? 2 : 3) + (ntt_scratch_elements(log_n) ? 1 : 0);
+    size_t arrays = (lean ? 2 : 3) + (ntt_scratch_elements(log_n, lean) ? 1 : 0);
     size_t tables = 0;
     if (convention == groth16::HConvention::Snarkjs) {
         arrays += 1;  // the gather buffer
@@ -149,7 +149,7 @@ struct HComputer::Impl {
           d_a(n),
           d_b(n),
           d_c(lean_arrays ? 0 : n),
-          d_scratch(ntt_scratch_elements(k)),
+          d_scratch(ntt_scratch_elements(k, lean_arrays)),
           d_t(snarkjs_only(conv, n)),
           d_lo(snarkjs_only(conv, size_t{1} << powers_half(k))),
           d_hi(snarkjs_only(conv, size_t{1} << (k - powers_half(k)))),
@@ -290,6 +290,7 @@ struct HComputer::Impl {
         cfg.synchronize = false;
         cfg.kind = kind;
         cfg.tables = tables.get();
+        cfg.in_place = lean;  // no scratch where the size has the in-place schedule
         ntt_device(x, log_n, cfg);
     }
 

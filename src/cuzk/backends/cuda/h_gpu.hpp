@@ -26,17 +26,19 @@
 
 namespace cuzk::gpu {
 
-// Device bytes one call at 2^log_n needs (three arrays, two when lean, the snarkjs gather buffer, NTT scratch,
-// tables).
+// Device bytes one call at 2^log_n needs (three arrays, two when lean, the snarkjs gather buffer, NTT scratch
+// unless lean at a size with the in-place NTT, tables).
 size_t h_gpu_device_bytes(unsigned log_n, groth16::HConvention convention, bool lean = false);
 
 // H with its device memory kept between calls (the prover's form): the constructor allocates the arrays for one
 // domain size and convention (memory checked first); run() computes H from host a, b, c and leaves it on the
 // device, synchronized, for an MSM to read (h_device()) or for copy_h_to_host. One call at a time.
 //
-// Lean (bellman only; std::invalid_argument for snarkjs): two arrays instead of three (4.3 GB less at 2^27, for a
-// card that has no room for the other): C goes up into B's array once A*B on the coset is formed, so its upload
-// overlaps only the coset inverse, and only run() with host a, b, c is offered (prefetch and the witness form throw
+// Lean (bellman only; std::invalid_argument for snarkjs): two arrays instead of three and no NTT scratch (the
+// transforms in place, NttConfig::in_place, where the size allows: 2^19 .. 2^27 and the even sizes below), half the
+// memory (8.6 instead of 17.2 GB at 2^27), for a card that has no room for the full form: C goes up into B's array
+// once A*B on the coset is formed, so its upload overlaps only the coset inverse, each transform makes one more
+// pass over its array, and only run() with host a, b, c is offered (prefetch and the witness form throw
 // std::logic_error: they put all three on the device ahead of the transforms).
 class HComputer {
 public:

@@ -299,7 +299,7 @@ struct GpuProver::Impl {
     // slot is made only with room to spare (as much again, so the MSMs' scratch, which grows with the largest
     // call, keeps fitting) and is nullptr otherwise, and is never lean (it is prefetched into); a required one is
     // lean with cfg.lean_h or where the full form does not fit (bellman's convention), and lets the device's
-    // error through otherwise. Making one is span "h.slot" (the device buffers: ~17 GB for a 2^27 domain, ~13 GB
+    // error through otherwise. Making one is span "h.slot" (the device buffers: ~17 GB for a 2^27 domain, ~8.6 GB
     // lean).
     HComputer* slot(int k, unsigned log_n, bool optional, TimingSink* timing, int64_t item) {
         settle_warm();
