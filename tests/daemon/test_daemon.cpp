@@ -951,8 +951,8 @@ result_ttl_seconds = 3600
     EXPECT_FALSE(parse_config("", base).pin_params);
     EXPECT_TRUE(parse_config("[engine]\npin_params = true", base).pin_params);
     refused("[engine]\npin_params = \"yes\"", "engine.pin_params");
-    EXPECT_FALSE(parse_config("", base).stream_large_keys) << "off until measured";
-    EXPECT_TRUE(parse_config("[engine]\nstream_large_keys = true", base).stream_large_keys);
+    EXPECT_TRUE(parse_config("", base).stream_large_keys) << "on since measured on 16 and 12 GB cards";
+    EXPECT_FALSE(parse_config("[engine]\nstream_large_keys = false", base).stream_large_keys);
     refused("[engine]\nstream_large_keys = 1", "engine.stream_large_keys");
     EXPECT_FALSE(parse_config("", base).overlap_msms) << "off until measured on an 80 GB card";
     EXPECT_TRUE(parse_config("[engine]\noverlap_msms = true", base).overlap_msms);

@@ -50,10 +50,10 @@ struct DaemonConfig {
     // Page-lock each loaded parameter set in host memory while it is cached (GPU backend only): it can then never
     // be paged out. The upload to the device is as fast without (docs/perf.md), so off by default.
     bool pin_params = false;
-    // A parameter set no GPU's key budget holds whole (a 32 GiB PoRep set on a 16-24 GB card) is kept in host
-    // memory, page-locked (~44 GB per GPU for that set), and its points go to the GPU at every MSM instead of the
-    // set proving on the CPU. Off by default: measured on an 80 GB H100 only, not on a small card (docs/perf.md).
-    bool stream_large_keys = false;
+    // A parameter set no GPU's key budget holds whole (a 32 GiB PoRep set on a 12-24 GB card) is kept in host
+    // memory, page-locked (~44 GB, shared by the GPUs), and its points go to the GPU at every MSM instead of the
+    // set proving on the CPU: a 32 GiB C2 in 37 s on an emulated 16 GB card, 54 s on a 12 GB one (docs/perf.md).
+    bool stream_large_keys = true;
     // The GPU prover runs a partition's A, B, L MSMs beside its H query's MSM, on a second MSM scratch (estimated
     // at 1-2 GB for a 32 GiB PoRep partition, not measured): on the H200 1.5 % less GPU time per partition and 0.4 s
     // off a C2's first one. Off by default: on an 80 GB card beside a resident 32 GiB key the second scratch may not
