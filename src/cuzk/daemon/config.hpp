@@ -52,7 +52,7 @@ struct DaemonConfig {
     bool pin_params = false;
     // A parameter set no GPU's key budget holds whole (a 32 GiB PoRep set on a 12-24 GB card) is kept in host
     // memory, page-locked (~44 GB, shared by the GPUs), and its points go to the GPU at every MSM instead of the
-    // set proving on the CPU: a 32 GiB C2 in 37 s on an emulated 16 GB card, 54 s on a 12 GB one (docs/perf.md).
+    // set proving on the CPU: a 32 GiB C2 in 37 s on an emulated 16 GB card, 41-54 s on a 12 GB one (perf.md).
     bool stream_large_keys = true;
     // The GPU prover runs a partition's A, B, L MSMs beside its H query's MSM, on a second MSM scratch (estimated
     // at 1-2 GB for a 32 GiB PoRep partition, not measured): on the H200 1.5 % less GPU time per partition and 0.4 s
