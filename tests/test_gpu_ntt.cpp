@@ -182,12 +182,12 @@ TEST(GpuNtt, HostBatchMatchesCpu) {
 
 // The in-place schedule (NttConfig::in_place: symmetric radices, every pass in the values' buffer, a transpose
 // last): every kind equal to the CPU's at each pass count and radix shape it has (one pass; two equal radices,
-// 2^12 .. 2^18; three with the outer two equal, 2^19 .. 2^24, odd and even middles), with a device buffer of exactly
+// 2^12 .. 2^18; three with the outer two equal, 2^19 .. 2^25, odd and even middles), with a device buffer of exactly
 // the values and no scratch passed; 2^13 (no such schedule) takes its scratch as without the flag.
 TEST(GpuNtt, InPlaceMatchesCpu) {
     if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
     auto rng = cuzk::testing::seeded_rng("GpuNtt.InPlaceMatchesCpu");
-    for (unsigned k : {3u, 11u, 12u, 13u, 14u, 18u, 19u, 20u, 21u, 22u, 24u}) {
+    for (unsigned k : {3u, 11u, 12u, 13u, 14u, 18u, 19u, 20u, 21u, 22u, 23u, 24u, 25u}) {
         const auto d = EvaluationDomain::from_log_size(k);
         const size_t n = d.size();
         Fr* d_x = nullptr;
