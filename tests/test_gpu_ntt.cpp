@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "cuzk/ff/fr.hpp"
@@ -61,16 +62,21 @@ constexpr gpu::NttKind ALL_KINDS[] = {gpu::NttKind::forward, gpu::NttKind::inver
                                      gpu::NttKind::coset_inverse};
 
 // Counts mismatches rather than stopping at the first, and reports the first index.
+void expect_equal_values(const std::vector<Fr>& got, const std::vector<Fr>& want, const std::string& what) {
+    ASSERT_EQ(got.size(), want.size()) << what;
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < want.size(); i++)
+        if (got[i] != want[i] && bad++ == 0) first = i;
+    EXPECT_EQ(bad, 0u) << what << ": first mismatch at index " << first;
+}
+
 void expect_same_as_cpu(unsigned log_n, gpu::NttKind kind, std::mt19937_64& rng) {
     const auto d = EvaluationDomain::from_log_size(log_n);
     auto in = random_nonzero(d.size(), rng);
     auto cpu = in, gpu_out = in;
     cpu_transform(kind, d, cpu);
     gpu::ntt_host(gpu_out, kind);
-    size_t bad = 0, first = 0;
-    for (size_t i = 0; i < d.size(); i++)
-        if (gpu_out[i] != cpu[i] && bad++ == 0) first = i;
-    EXPECT_EQ(bad, 0u) << name(kind) << " 2^" << log_n << ": first mismatch at index " << first;
+    expect_equal_values(gpu_out, cpu, std::string(name(kind)) + " 2^" + std::to_string(log_n));
 }
 
 }  // namespace
@@ -202,10 +208,7 @@ TEST(GpuNtt, InPlaceMatchesCpu) {
             gpu::ntt_device(d_x, k, cfg);
             ASSERT_EQ(cudaMemcpy(got.data(), d_x, n * sizeof(Fr), cudaMemcpyDeviceToHost), cudaSuccess);
             cpu_transform(kind, d, want);
-            size_t bad = 0, first = 0;
-            for (size_t i = 0; i < n; i++)
-                if (got[i] != want[i] && bad++ == 0) first = i;
-            EXPECT_EQ(bad, 0u) << "in place, " << name(kind) << " 2^" << k << ": first mismatch at index " << first;
+            expect_equal_values(got, want, std::string("in place, ") + name(kind) + " 2^" + std::to_string(k));
         }
         cudaFree(d_x);
     }

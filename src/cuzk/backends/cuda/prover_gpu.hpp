@@ -79,8 +79,8 @@ struct GpuProverConfig {
     int h_slots = 2;
     // The H arrays of a proof in their lean form (HComputer's: two arrays and in-place transforms, half the memory,
     // 8.6 GB less at 2^27; C's upload then overlaps less, each transform makes one more pass over its array, and
-    // such a slot takes a, b, c made on the CPU): always when set, else
-    // only when the full form does not fit the device (bellman's convention; a small card that streams its queries).
+    // such a slot takes a, b, c made on the CPU): always when set, else only when the full form does not fit the
+    // device (bellman's convention; a small card that streams its queries).
     // Slots for the next circuit (prefetch) are always full, and made only with room for them.
     bool lean_h = false;
 };
