@@ -171,6 +171,7 @@ struct GpuMsmBench {
     unsigned reduce_levels = 0;
     double ones_share = 0;
     bool ones_listed = false;
+    bool precompute_windows = false;
     bool streamed = false;
     size_t chunk_points = 0;
     size_t sets = 1;
@@ -209,6 +210,8 @@ void bench_gpu_msm(const GpuMsmBench& b) {
 #ifdef CUZK_HAVE_CUDA
     const std::string& name = b.name;
     const int log_size = b.log_size, reps = b.reps;
+    if (b.precompute_windows && (b.ones_share > 0 || b.streamed))
+        throw std::invalid_argument("bench " + name + ": --precompute-windows takes random scalars, resident bases");
     if (gpu::devices().empty()) throw std::runtime_error("bench " + name + ": no CUDA device");
     const size_t n = size_t{1} << log_size;
     std::vector<Affine<Cfg>> bases(n);
@@ -235,7 +238,10 @@ void bench_gpu_msm(const GpuMsmBench& b) {
     cfg.piece_points = b.piece_points;
     cfg.walk_chunks = b.walk_chunks;
     cfg.reduce_levels = b.reduce_levels;
+    cfg.precompute_windows = b.precompute_windows;
+    const auto t_table = std::chrono::steady_clock::now();
     gpu::MsmContext<Cfg> ctx(bases, cfg);
+    const double context_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_table).count();
     bases = {};
     if (b.ones_share > 0) {
         ScalarSplit split;
@@ -279,7 +285,13 @@ void bench_gpu_msm(const GpuMsmBench& b) {
     extra["piece_points"] = b.piece_points;
     extra["walk_chunks"] = b.walk_chunks;
     extra["reduce_levels"] = b.reduce_levels;
-    report(name + (b.window_bits ? "-c" + std::to_string(b.window_bits) : ""), log_size, 1e3, "ms", 1, s, extra);
+    if (b.precompute_windows) {
+        extra["table_window_bits"] = ctx.precomputed_window_bits();
+        extra["table_device_bytes"] = ctx.resident_bytes();
+        extra["table_build_s"] = context_s;
+    }
+    report(name + (b.precompute_windows ? "-table" : "") + (b.window_bits ? "-c" + std::to_string(b.window_bits) : ""),
+           log_size, 1e3, "ms", 1, s, extra);
 #else
     throw std::runtime_error("bench " + b.name + ": built without CUDA");
 #endif
@@ -357,6 +369,7 @@ int run_bench(const BenchOptions& opt, const std::string& groth16_circuit) {
         b.reduce_levels = opt.reduce_levels;
         b.ones_share = opt.ones_share;
         b.ones_listed = opt.ones_listed;
+        b.precompute_windows = opt.precompute_windows;
         b.streamed = opt.streamed;
         b.chunk_points = opt.chunk_points;
         b.sets = opt.sets;

@@ -34,6 +34,8 @@ struct BenchOptions {
     unsigned reduce_levels = 0;  // gpu-msm-g1, gpu-msm-g2: GpuMsmConfig::reduce_levels (0: its default)
     double ones_share = 0;     // gpu-msm-g1, gpu-msm-g2: > 0: scalars 0 or 1, this share ones (the ones' sum path)
     bool ones_listed = false;  // with ones_share: the ones as an index list instead of a bitmap
+    // gpu-msm-g1, gpu-msm-g2: GpuMsmConfig::precompute_windows (a table of window multiples built once, resident)
+    bool precompute_windows = false;
     // gpu-msm-g1, gpu-msm-g2: the bases in host memory, streamed up chunk_points at a time (0: the default) every
     // run (gpu::StreamedMsm), each run one call over `sets` scalar sets; resident, `sets` calls a run
     bool streamed = false;

@@ -136,6 +136,9 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(0.0, 1.0));
     bench->add_flag("--ones-listed", bench_opt.ones_listed,
                     "gpu-msm-g1, gpu-msm-g2 with --ones-share: the ones as an index list instead of a bitmap");
+    bench->add_flag("--precompute-windows", bench_opt.precompute_windows,
+                    "gpu-msm-g1, gpu-msm-g2: a table of window multiples on the device, built before the runs (every "
+                    "window into one bucket set; --window-bits sets its width, else the model's)");
     bench->add_flag("--streamed", bench_opt.streamed,
                     "gpu-msm-g1, gpu-msm-g2: the bases stay in page-locked host memory and go up chunk by chunk every "
                     "run (a GPU smaller than its parameters)");
