@@ -327,6 +327,17 @@ TEST(GpuMsm, PrecomputedWindows) {
     }
     check<G2Config>(1 << 10, Kind::Dense, fresh_seed(), pre);
     check<G2Config>(1 << 10, Kind::Edge, fresh_seed(), pre);
+    // The one bucket set's reduction in one level and in two (segments of one bucket at c = 13 and 16).
+    for (unsigned levels : {1u, 2u})
+        for (unsigned c : {13u, 16u}) {
+            gpu::GpuMsmConfig cfg = pre;
+            cfg.window_bits = c;
+            cfg.reduce_levels = levels;
+            check<G1Config>(1 << 12, Kind::Dense, fresh_seed(), cfg);
+            check<G1Config>(1 << 10, Kind::Same, fresh_seed(), cfg);
+            check<G2Config>(1 << 10, Kind::Dense, fresh_seed(), cfg);
+            check<G2Config>(1 << 9, Kind::Edge, fresh_seed(), cfg);
+        }
     check_special_bases<G1Config>(1 << 12, fresh_seed(), pre);
     check_special_bases<G2Config>(1 << 9, fresh_seed(), pre);
 
@@ -376,6 +387,10 @@ TEST(GpuMsm, WindowModel) {
     EXPECT_EQ(gpu::gpu_msm_window_bits(size_t(1) << 22, 132), 16u);
     EXPECT_EQ(gpu::gpu_msm_window_bits(size_t(1) << 24, 132), 20u);
     EXPECT_EQ(gpu::gpu_msm_window_bits(size_t(1) << 26, 132), 20u);
+    // With a table: widths whose top window holds at least half a window's bits (not 19 at 2^20: 8 top bits).
+    EXPECT_EQ(gpu::gpu_msm_window_bits(size_t(1) << 20, 132, true), 20u);
+    EXPECT_EQ(gpu::gpu_msm_window_bits(size_t(1) << 24, 132, true), 22u);
+    EXPECT_EQ(gpu::gpu_msm_window_bits(size_t(1) << 26, 132, true), 24u);
     for (unsigned sm : {8u, 20u, 132u}) {
         unsigned prev = 0, prev_pre = 0;
         for (unsigned k = 0; k <= 28; k++) {

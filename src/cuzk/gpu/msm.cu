@@ -16,11 +16,21 @@ namespace cuzk::gpu {
 // window sweep on the H200 (2026-11-29, bench BM_GpuMsmG1Window): 2^20 -> c = 16, 2^22 -> 16, 2^24 -> 20,
 // 2^26 -> 20 (c = 20 ran 912 ms at 2^26 against 968 ms for c = 22 and 1043 ms for c = 16). On small calls (or few
 // SMs) the floors bind: an idle GPU gains nothing from fewer windows, and the total work W (m + 4 H) breaks the tie.
+// With a table every window feeds one bucket set, so the top window's few digit values (a scalar's 255 bits leave
+// it 255 - (W - 1) c of them, plus the carry) put a W-th of all entries into a few very long runs, which the walks
+// and the tree join slowly: G2 2^20 with a table, H100, c = 17 / 18 / 19 / 21 (0 / 3 / 8 / 3 top bits) spent 7.0 /
+// 4.6 / 1.6 / 4.6 ms joining runs against 0.4 ms at c = 20 (15 top bits), and c = 19 ran 24.2 ms against c = 20's
+// 22.8 (docs/perf.md). The table's widths therefore leave their top window at least c / 2 bits.
+static bool full_top_window(unsigned c) {
+    const int top = 255 - (int)((num_windows(c) - 1) * c);
+    return 2 * top >= (int)c;
+}
 unsigned gpu_msm_window_bits(size_t n, unsigned sm_count, bool precomputed) {
     const double R = 384.0 * (double)std::max(sm_count, 1u);
     unsigned best = kMinWindow;
     double best_cost = std::numeric_limits<double>::infinity();
     for (unsigned c = kMinWindow; c <= kMaxWindow; c++) {
+        if (precomputed && !full_top_window(c)) continue;
         const double W = num_windows(c);
         const uint32_t H = 1u << (c - 1);
         const uint32_t B = precomputed ? 1 : (uint32_t)W;

@@ -39,7 +39,7 @@ struct GpuMsmConfig {
     // Chunks a cut run may span and still be joined by one thread's walk; longer runs get a warp each, and runs of
     // more than 2,048 chunks the merge tree (msm_impl.cuh, join_runs). 0: 64 (4 is as fast up to 2^22; docs/perf.md).
     unsigned walk_chunks = 0;
-    // Levels of the bucket reduction where its segments are short (at most 32 buckets, no table): 1 multiplies each
+    // Levels of the bucket reduction where its segments are short (at most 32 buckets): 1 multiplies each
     // segment's sum by its offset, 2 weighs those sums by a second, smaller reduction instead. 0: 2.
     unsigned reduce_levels = 0;
     // Precomputed window multiples: the constructor also keeps 2^(j c) B_i for every window j on the device (W =

@@ -476,6 +476,34 @@ __global__ void finish_blocks(Blocks<DF> bl, uint32_t sentinel, Xyzz<DF>* __rest
     if (t != h && t != sentinel) buckets[t] = bl.tail[0];
 }
 
+// Accumulation threads the device runs at once (blocks of kThreads per SM, by the occupancy API; the compiled
+// floor where it cannot answer).
+template <class F>
+size_t accumulation_threads(unsigned sm_count) {
+    static const int per_sm = [] {
+        int blocks = 0;
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, accumulate_chunks<F>, kThreads, 0) !=
+                cudaSuccess ||
+            blocks < 1) {
+            (void)cudaGetLastError();
+            blocks = AccMinBlocks<F>::value;
+        }
+        return blocks;
+    }();
+    return (size_t)per_sm * kThreads * std::max(sm_count, 1u);
+}
+
+// A chunk length of at least L whose chunks fill whole waves of `threads` (each thread one chunk, all chunks about
+// equally long): a count just past a multiple of the threads otherwise leaves the last wave's SMs mostly idle while
+// it takes as long as a full one (G2 2^20 with a table at c = 20: 3.15 waves of 128-entry chunks ran in 4). Calls
+// of less than one wave keep L.
+inline uint32_t whole_waves(size_t P, uint32_t L, size_t threads) {
+    const size_t chunks = (P + L - 1) / L;
+    if (threads == 0 || chunks <= threads) return L;
+    const size_t waves = chunks / threads;
+    return (uint32_t)std::max<size_t>(L, (P + waves * threads - 1) / (waves * threads));
+}
+
 // The cut runs of `chunks` blocks into their buckets: the walks, the long runs' warps, then the tree's launches
 // (no-ops unless a warp gave up). One thread walks runs of a few chunks: where every warp has threads walking
 // further than the others (G1 / G2 2^22 with runs of ~128 entries in 32-entry chunks, H100) the walks cost more than
@@ -795,12 +823,15 @@ Plan<F> make_plan(size_t m, size_t k, const GpuMsmConfig& cfg, unsigned sm_count
         pl.sentinel = pl.sets * pl.H;  // < 2^28: at most 128 sets of H <= 2^23
         pl.P = (size_t)m * pl.wg;
         // Default chunk: kMinPiece entries, more for large calls so the blocks (2 points per chunk) stay <= 2^22,
-        // and at least a bucket's expected run (m / H for random scalars), so a cut run spans about two chunks
-        // (walk_runs; the narrow top window's runs are longer).
+        // and at least a bucket's expected run (P / (sets H) for random scalars: m / H, or wg times that where a
+        // table's windows share one bucket set), so a cut run spans about two chunks (walk_runs; the narrow top
+        // window's runs are longer); then stretched so the chunks fill whole waves of the accumulation.
         pl.L = cfg.piece_points
                    ? cfg.piece_points
-                   : std::max({kMinPiece<F>, pow2_ceil((pl.P + (1u << 21) - 1) >> 21),
-                               pow2_ceil(std::max<size_t>(1, m >> (pl.c - 1)))});
+                   : whole_waves(pl.P,
+                                 std::max({kMinPiece<F>, pow2_ceil((pl.P + (1u << 21) - 1) >> 21),
+                                           pow2_ceil(std::max<size_t>(1, pl.P / ((size_t)pl.sets * pl.H)))}),
+                                 accumulation_threads<F>(sm_count));
         if ((pl.P + pl.L - 1) / pl.L >= (size_t(1) << 30))
             throw std::invalid_argument("gpu msm: too many accumulation chunks; raise piece_points");
         pl.chunks = (uint32_t)((pl.P + pl.L - 1) / pl.L);
@@ -812,7 +843,7 @@ Plan<F> make_plan(size_t m, size_t k, const GpuMsmConfig& cfg, unsigned sm_count
         // Segments of a few buckets spend more on multiplying their sums by their offsets (up to c - 1 doublings)
         // than on their walks: those sums go to a second, T / S2 times smaller reduction instead.
         if (cfg.reduce_levels > 2) throw std::invalid_argument("gpu msm: reduce_levels must be 0, 1 or 2");
-        if (cfg.reduce_levels != 1 && !pre_c && pl.S <= kTwoLevelS && pl.T >= 2) {
+        if (cfg.reduce_levels != 1 && pl.S <= kTwoLevelS && pl.T >= 2) {
             pl.S2 = std::min<uint32_t>(kSecondS, pl.T);
             pl.T2 = pl.T / pl.S2;
         }
@@ -1104,20 +1135,23 @@ struct MsmContext<Cfg>::Impl {
         std::vector<XYZZ<Cfg>> sums(pl.T2 ? 2 * pl.W : pl.W);
         std::memcpy(sums.data(), host_sums, sums.size() * sizeof(P));
         Jacobian<Cfg> acc = Jacobian<Cfg>::identity();
+        // With two levels a bucket set's sum is sum_t A_t + S sum_t t R_t.
+        const auto set_sum = [&](size_t j) {
+            Jacobian<Cfg> r = sums[j].to_jacobian();
+            if (!pl.T2) return r;
+            Jacobian<Cfg> second = sums[pl.W + j].to_jacobian();
+            for (uint32_t s = pl.S; s > 1; s /= 2) second = second.dbl();
+            return r + second;
+        };
         if (pl.pre_stride) {
             // The table already scaled window j by 2^(j c): the groups' sums just add.
-            for (unsigned w0 = 0; w0 < pl.W; w0 += pl.wg) acc += sums[w0].to_jacobian();
+            for (unsigned w0 = 0; w0 < pl.W; w0 += pl.wg) acc += set_sum(w0);
             return acc;
         }
-        // sum_j 2^(j c) S_j by Horner's rule from the top window; with two levels S_j = sum_t A_t + S sum_t t R_t.
+        // sum_j 2^(j c) S_j by Horner's rule from the top window.
         for (size_t j = pl.W; j-- > 0;) {
             for (unsigned t = 0; t < pl.c; t++) acc = acc.dbl();
-            acc += sums[j].to_jacobian();
-            if (pl.T2) {
-                Jacobian<Cfg> r = sums[pl.W + j].to_jacobian();
-                for (uint32_t s = pl.S; s > 1; s /= 2) r = r.dbl();
-                acc += r;
-            }
+            acc += set_sum(j);
         }
         return acc;
     }
