@@ -155,7 +155,8 @@ struct CudaFreeHost {
 
 // The GPU MSM (gpu::MsmContext) over 2^log_size bases resident on the device (2^20 random points, repeated: a
 // repeated base costs what a fresh one does under random scalars) with random scalars in pinned host memory, as the
-// GPU prover keeps them; each run uploads the scalars and returns the sum on the host. window_bits: as
+// GPU prover keeps them; each run uploads the scalars (device_scalars: uploaded once before the runs and read in
+// place, as sppark's anchors were measured) and returns the sum on the host. window_bits: as
 // GpuMsmConfig's (0: its model). ones_share > 0: the scalars are 0 or 1 instead (that share ones, as a bitmap, or
 // listed), each run summing the bases of the ones as the prover's 0/1 split does. streamed: the bases stay in
 // page-locked host memory and go up chunk by chunk every run (gpu::StreamedMsm, chunk_points per chunk, 0: its
@@ -172,6 +173,7 @@ struct GpuMsmBench {
     double ones_share = 0;
     bool ones_listed = false;
     bool precompute_windows = false;
+    bool device_scalars = false;
     bool streamed = false;
     size_t chunk_points = 0;
     size_t sets = 1;
@@ -210,8 +212,9 @@ void bench_gpu_msm(const GpuMsmBench& b) {
 #ifdef CUZK_HAVE_CUDA
     const std::string& name = b.name;
     const int log_size = b.log_size, reps = b.reps;
-    if (b.precompute_windows && (b.ones_share > 0 || b.streamed))
-        throw std::invalid_argument("bench " + name + ": --precompute-windows takes random scalars, resident bases");
+    if ((b.precompute_windows || b.device_scalars) && (b.ones_share > 0 || b.streamed))
+        throw std::invalid_argument("bench " + name +
+                                    ": --precompute-windows and --device-scalars take random scalars, resident bases");
     if (gpu::devices().empty()) throw std::runtime_error("bench " + name + ": no CUDA device");
     const size_t n = size_t{1} << log_size;
     std::vector<Affine<Cfg>> bases(n);
@@ -266,16 +269,27 @@ void bench_gpu_msm(const GpuMsmBench& b) {
         report(name + "-ones" + (b.ones_listed ? "-listed" : ""), log_size, 1e3, "ms", 1, s);
         return;
     }
+    Fr* d_raw = nullptr;
+    if (b.device_scalars) {
+        if (cudaMalloc(&d_raw, sets * n * sizeof(Fr)) != cudaSuccess)
+            throw std::runtime_error("bench " + name + ": cudaMalloc of the scalars");
+    }
+    const std::unique_ptr<Fr, CudaFree> d(d_raw);
+    if (d && cudaMemcpy(d.get(), h.get(), sets * n * sizeof(Fr), cudaMemcpyHostToDevice) != cudaSuccess)
+        throw std::runtime_error("bench " + name + ": cudaMemcpy of the scalars");
+    const auto one_call = [&](size_t k, const KernelSpans& spans = {}) {
+        return d ? ctx.msm_device(d.get() + k * n, n, spans) : ctx.msm(std::span<const Fr>(h.get() + k * n, n), spans);
+    };
     Jacobian<Cfg> r;
     const auto s = measure(reps, [&] {
-        for (size_t k = 0; k < sets; k++) r = ctx.msm(std::span<const Fr>(h.get() + k * n, n));
+        for (size_t k = 0; k < sets; k++) r = one_call(k);
     });
     if (r.is_identity()) std::printf("#\n");
     nlohmann::json extra;
     if (sets > 1) extra["sets"] = sets;
     // Where one call's time goes: its kernel spans (sort, accumulation, reduction, ...) from one more call.
     TimingSink sink;
-    (void)ctx.msm(std::span<const Fr>(h.get(), n), {&sink, "msm"});
+    (void)one_call(0, {&sink, "msm"});
     for (const auto& sp : sink.spans()) {
         const double ms = sp.duration_s * 1e3;
         nlohmann::json& k = extra["kernel_ms"][sp.name];
@@ -290,7 +304,7 @@ void bench_gpu_msm(const GpuMsmBench& b) {
         extra["table_device_bytes"] = ctx.resident_bytes();
         extra["table_build_s"] = context_s;
     }
-    report(name + (b.precompute_windows ? "-table" : "") + (b.window_bits ? "-c" + std::to_string(b.window_bits) : ""),
+    report(name + (b.precompute_windows ? "-table" : "") + (b.device_scalars ? "-device-scalars" : "") + (b.window_bits ? "-c" + std::to_string(b.window_bits) : ""),
            log_size, 1e3, "ms", 1, s, extra);
 #else
     throw std::runtime_error("bench " + b.name + ": built without CUDA");
@@ -370,6 +384,7 @@ int run_bench(const BenchOptions& opt, const std::string& groth16_circuit) {
         b.ones_share = opt.ones_share;
         b.ones_listed = opt.ones_listed;
         b.precompute_windows = opt.precompute_windows;
+        b.device_scalars = opt.device_scalars;
         b.streamed = opt.streamed;
         b.chunk_points = opt.chunk_points;
         b.sets = opt.sets;

@@ -36,6 +36,9 @@ struct BenchOptions {
     bool ones_listed = false;  // with ones_share: the ones as an index list instead of a bitmap
     // gpu-msm-g1, gpu-msm-g2: GpuMsmConfig::precompute_windows (a table of window multiples built once, resident)
     bool precompute_windows = false;
+    // gpu-msm-g1, gpu-msm-g2: the scalars uploaded once before the runs and read in place (MsmContext::msm_device),
+    // as sppark's anchors were measured; otherwise each run uploads them from page-locked host memory
+    bool device_scalars = false;
     // gpu-msm-g1, gpu-msm-g2: the bases in host memory, streamed up chunk_points at a time (0: the default) every
     // run (gpu::StreamedMsm), each run one call over `sets` scalar sets; resident, `sets` calls a run
     bool streamed = false;

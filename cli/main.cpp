@@ -139,6 +139,9 @@ int main(int argc, char** argv) {
     bench->add_flag("--precompute-windows", bench_opt.precompute_windows,
                     "gpu-msm-g1, gpu-msm-g2: a table of window multiples on the device, built before the runs (every "
                     "window into one bucket set; --window-bits sets its width, else the model's)");
+    bench->add_flag("--device-scalars", bench_opt.device_scalars,
+                    "gpu-msm-g1, gpu-msm-g2: the scalars in device memory before the runs, read in place (as sppark's "
+                    "anchors were measured); default: each run uploads them from page-locked host memory");
     bench->add_flag("--streamed", bench_opt.streamed,
                     "gpu-msm-g1, gpu-msm-g2: the bases stay in page-locked host memory and go up chunk by chunk every "
                     "run (a GPU smaller than its parameters)");
