@@ -304,8 +304,10 @@ void bench_gpu_msm(const GpuMsmBench& b) {
         extra["table_device_bytes"] = ctx.resident_bytes();
         extra["table_build_s"] = context_s;
     }
-    report(name + (b.precompute_windows ? "-table" : "") + (b.device_scalars ? "-device-scalars" : "") + (b.window_bits ? "-c" + std::to_string(b.window_bits) : ""),
-           log_size, 1e3, "ms", 1, s, extra);
+    const std::string suffix = std::string(b.precompute_windows ? "-table" : "") +
+                               (b.device_scalars ? "-device-scalars" : "") +
+                               (b.window_bits ? "-c" + std::to_string(b.window_bits) : "");
+    report(name + suffix, log_size, 1e3, "ms", 1, s, extra);
 #else
     throw std::runtime_error("bench " + b.name + ": built without CUDA");
 #endif
