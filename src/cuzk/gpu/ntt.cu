@@ -218,7 +218,8 @@ __device__ __forceinline__ void dif_levels(uint64_t* smem, uint32_t tile, uint32
                                            const fr_dev* line_roots) {
     const uint32_t a = r - t0 - G;
     const uint32_t sets_log = r - G;  // sets per line
-#pragma unroll
+    // The sets of one call are not unrolled (G < 3 has several): one copy of the group's products in the code.
+#pragma unroll 1
     for (int i = 0; i < (8 >> G); i++) {
         const uint32_t q = threadIdx.x + i * nthr;
         const uint32_t line = q >> sets_log;
@@ -248,6 +249,23 @@ __device__ __forceinline__ void dif_levels(uint64_t* smem, uint32_t tile, uint32
     }
 }
 
+// Element idx of a pass's tile (idx < tile; the block's first line line0): its index in the pass's input ...
+__device__ __forceinline__ uint32_t global_index(uint32_t idx, uint32_t line0, const PassParams& p) {
+    const uint32_t r = p.r, log_c = p.log_c;
+    if (p.flat) return (line0 << r) + idx;
+    if (!p.last) {
+        const uint32_t L = line0 + (idx & ((1u << log_c) - 1)), j = idx >> log_c;
+        return ((L >> p.log_s) << (r + p.log_s)) + (j << p.log_s) + (L & ((1u << p.log_s) - 1));
+    }
+    const uint32_t line = idx >> r, j = idx & ((1u << r) - 1);
+    return (line_of_output(line0 + line, p) << r) + j;
+}
+// ... and its (unswizzled) position in shared memory: line-major, a line's 2^r elements in order.
+__device__ __forceinline__ uint32_t tile_position(uint32_t idx, const PassParams& p) {
+    if (p.last || p.flat) return idx;
+    return ((idx & ((1u << p.log_c) - 1)) << p.r) + (idx >> p.log_c);
+}
+
 // One pass over a tile of C lines of N = 2^r elements. blockDim.x == tile / 8. `in` and `out` may be the same
 // buffer (middle passes, and every pass of the in-place schedule): every element of a tile is read before the
 // barrier and written after it, by the block that owns the tile, and tiles are disjoint. A flat pass (the
@@ -265,29 +283,23 @@ __global__ void __launch_bounds__(MAX_THREADS, 2)
 
     // 1) Load: all 8 loads of a thread are issued before any use.
     fr_dev v[8];
-    uint32_t addr[8];
 #pragma unroll
     for (int i = 0; i < 8; i++) {
         const uint32_t idx = tid + i * nthr;
-        if (p.flat) {
-            addr[i] = (line0 << r) + idx;
-        } else if (!p.last) {
-            const uint32_t line = idx & ((1u << log_c) - 1), j = idx >> log_c;
-            const uint32_t L = line0 + line;
-            addr[i] = ((L >> p.log_s) << (r + p.log_s)) + (j << p.log_s) + (L & s_mask);
-        } else {
-            const uint32_t line = idx >> r, j = idx & ((1u << r) - 1);
-            addr[i] = (line_of_output(line0 + line, p) << r) + j;
-        }
-        v[i] = load_global(in + addr[i]);
+        v[i] = load_global(in + global_index(idx, line0, p));
     }
 #pragma unroll
-    for (int i = 0; i < 8; i++) {
-        if (p.pre == PRE_POWERS) v[i] = v[i] * power_at(tb.s_lo, tb.s_hi, addr[i]);
-        else if (p.pre == PRE_CONST) v[i] = v[i] * p.pre_c;
-        const uint32_t idx = tid + i * nthr;
-        const uint32_t e = p.last || p.flat ? idx : ((idx & ((1u << log_c) - 1)) << r) + (idx >> log_c);
-        store_smem(smem, tile, swz(e), v[i]);
+    for (int i = 0; i < 8; i++) store_smem(smem, tile, swz(tile_position(tid + i * nthr, p)), v[i]);
+    // Pass 0's factors (coset powers, 1/n) on the thread's own elements in shared memory, in a loop that is not
+    // unrolled: one copy of the product's code instead of eight (see the store below).
+    if (p.pre != PRE_NONE) {
+#pragma unroll 1
+        for (int i = 0; i < 8; i++) {
+            const uint32_t e = swz(tile_position(tid + i * nthr, p));
+            const fr_dev f = p.pre == PRE_POWERS ? power_at(tb.s_lo, tb.s_hi, global_index(tid + i * nthr, line0, p))
+                                                 : p.pre_c;
+            store_smem(smem, tile, e, load_smem(smem, tile, e) * f);
+        }
     }
     __syncthreads();
 
@@ -302,8 +314,11 @@ __global__ void __launch_bounds__(MAX_THREADS, 2)
     }
 
     // 3) Store output k of each line (at bit-reversed position k in shared memory); consecutive threads take
-    // consecutive lines, whose destinations are consecutive.
-#pragma unroll
+    // consecutive lines, whose destinations are consecutive. Not unrolled: each element reads shared memory, so
+    // nothing is lost, and the kernel's hot code keeps one copy of the twiddle's products instead of eight (ncu,
+    // H100, 2^27: passes with twiddles stalled on instruction fetch 9 % of their warp cycles, the last pass 1 %;
+    // with these loops rolled the kernel is 126 KB of code instead of 370 and every pass is below 1 %).
+#pragma unroll 1
     for (int i = 0; i < 8; i++) {
         const uint32_t idx = tid + i * nthr;
         if (p.flat) {  // consecutive threads: consecutive outputs of a line
