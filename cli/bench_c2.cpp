@@ -129,7 +129,8 @@ CriticalProbe critical_probe(const BenchOptions& opt, filecoin::RegisteredSealPr
     p.winning = winning_probe(opt, proof);
     j["critical_proof_type"] = std::string(filecoin::proof_name(proof));
     engine::EngineConfig alone_cfg;
-    alone_cfg.keys = cli_key_store(opt.backend, {opt.pin_params, 0, opt.stream_queries, opt.overlap_msms, opt.lean_h});
+    alone_cfg.keys = cli_key_store(
+        opt.backend, {opt.pin_params, 0, opt.stream_queries, opt.overlap_msms, opt.lean_h, opt.share_slot});
     engine::Engine alone(alone_cfg);
     time_job(alone, p.spec(alone));
     j["critical_alone_s"] = time_job(alone, p.spec(alone));
@@ -209,6 +210,7 @@ void run_filecoin_bench_once(const nlohmann::json& base, const BenchOptions& opt
     o.stream_queries = opt.stream_queries;
     o.overlap_msms = opt.overlap_msms;
     o.lean_h = opt.lean_h;
+    o.share_slot = opt.share_slot;
     o.engine.synthesis_workers = opt.workers;
     o.engine.lookahead = opt.lookahead;
     o.engine.memory_budget_bytes = opt.memory_budget;  // 0: run_engine_job's auto_memory_budget()
@@ -235,6 +237,7 @@ void run_filecoin_bench_once(const nlohmann::json& base, const BenchOptions& opt
     if (opt.stream_queries) j["stream_queries"] = true;
     if (opt.overlap_msms) j["overlap_msms"] = true;
     if (opt.lean_h) j["lean_h"] = true;
+    if (opt.share_slot) j["share_slot"] = true;
     if (run.products_resident) j["matrices_s"] = run.products_s;
     j["memory_budget_bytes"] = opt.memory_budget ? opt.memory_budget : engine::auto_memory_budget();
     j["backend"] = run.backend;

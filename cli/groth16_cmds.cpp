@@ -151,6 +151,7 @@ static gpu::GpuProverConfig gpu_config(const CliGpuOptions& o) {
     gc.stream_queries = o.stream_queries;
     gc.overlap_query_msms = o.overlap_msms;
     gc.lean_h = o.lean_h;
+    gc.share_slot = o.share_slot;
     return gc;
 }
 #endif
@@ -219,8 +220,8 @@ CliJob run_keyed_job(engine::JobSpec spec, const CliJobOptions& opt, bool checke
                      const std::function<std::shared_ptr<const engine::ProvingKey>(engine::Engine&)>& make_key) {
     engine::EngineConfig ec = opt.engine;
     if (!ec.memory_budget_bytes) ec.memory_budget_bytes = engine::auto_memory_budget();
-    ec.keys =
-        cli_key_store(opt.backend, {opt.pin_params, 0, opt.stream_queries, opt.overlap_msms, opt.lean_h}, checked);
+    ec.keys = cli_key_store(
+        opt.backend, {opt.pin_params, 0, opt.stream_queries, opt.overlap_msms, opt.lean_h, opt.share_slot}, checked);
     engine::Engine eng(ec);
     if (opt.job_peak_rss) engine::reset_peak_rss();
     CliJob job;
@@ -405,8 +406,8 @@ int run_bench_groth16(const CircuitOptions& circuit, const BenchOptions& opt, in
     engine::EngineConfig ec;
     ec.synthesis_workers = 1;  // the batches are synthesized before they are submitted
     ec.lookahead = std::max<size_t>(1, opt.batch);
-    ec.keys = cli_key_store(opt.backend,
-                            {opt.pin_params, opt.msm_table_bytes, opt.stream_queries, opt.overlap_msms, opt.lean_h});
+    ec.keys = cli_key_store(opt.backend, {opt.pin_params, opt.msm_table_bytes, opt.stream_queries, opt.overlap_msms,
+                                          opt.lean_h, opt.share_slot});
     engine::Engine eng(ec);
     auto b0 = clock_type::now();
     const auto key = cli_key(eng, c.name, params);
@@ -587,8 +588,8 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
     ecfg.synthesis_workers = opt.workers;
     ecfg.memory_budget_bytes = opt.memory_budget ? opt.memory_budget : engine::auto_memory_budget();
     ecfg.lookahead = opt.lookahead;
-    ecfg.keys = cli_key_store(opt.backend,
-                              {opt.pin_params, opt.msm_table_bytes, opt.stream_queries, opt.overlap_msms, opt.lean_h});
+    ecfg.keys = cli_key_store(opt.backend, {opt.pin_params, opt.msm_table_bytes, opt.stream_queries, opt.overlap_msms,
+                                            opt.lean_h, opt.share_slot});
     engine::Engine eng(ecfg);
     const auto key = cli_key(eng, c.name, params);
     engine::JobSpec spec;

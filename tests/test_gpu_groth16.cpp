@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <memory>
 #include <random>
 #include <string>
@@ -1048,6 +1049,90 @@ TEST(GpuGroth16, EngineWithDeviceProductsEqualsCpu) {
     EXPECT_GT(got.timeline->total(TimingLayer::Kernel, "h.products"), 0.0);
     EXPECT_EQ(got.timeline->total(TimingLayer::Prover, "products"), 0.0) << "products made on the CPU";
     EXPECT_GT(got.timeline->total(TimingLayer::Prover, "h.prefetch"), 0.0);
+}
+
+// GpuProverConfig::share_slot on a device with room for one H slot (h_slots = 1 stands in for it): prepare() waits
+// until the running proof has read H and puts the next circuit's witness and products into that slot. Through the
+// engine every partition after the first is prepared so, and the proofs equal the CPU's; a proof that claims the
+// slot in between (an urgent partition) takes the hold back and the prepared proof uploads its witness again; a
+// prepare with no proof running holds the slot once its short wait is over.
+TEST(GpuGroth16, SharedSlotPreparesBesideTheProofBefore) {
+    if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
+    const ChainJobs jobs;
+    SCOPED_TRACE(jobs.seed);
+    const auto pce = r1cs::compile_r1cs(circuits::MulChainCircuit(12, 2, std::nullopt));
+    gpu::GpuProverConfig gc;
+    gc.h_slots = 1;
+    gc.share_slot = true;
+    {
+        gpu::GpuBackend gpu_backend(jobs.params, gc);
+        groth16::CpuBackend cpu_backend(jobs.params);
+        engine::EngineConfig cfg;
+        cfg.synthesis_workers = 2;
+        cfg.lookahead = 2;
+        cfg.device_products = true;
+        engine::Engine eng(cfg);
+        auto job = [&](groth16::ProverBackend& b) {
+            engine::JobSpec spec = jobs.spec(5);
+            spec.pce = &pce;
+            spec.synthesize = [&pce, w = jobs.witness0](size_t i) {
+                return r1cs::witness_assignment(pce, circuits::MulChainCircuit(12, 2, w + i), ThreadPool::global());
+            };
+            spec.backend = &b;
+            return eng.await(eng.submit(spec));
+        };
+        const auto got = job(gpu_backend), want = job(cpu_backend);
+        ASSERT_EQ(got.state, engine::JobState::Done) << got.error;
+        ASSERT_EQ(want.state, engine::JobState::Done) << want.error;
+        EXPECT_TRUE(got.fallbacks.empty());
+        EXPECT_TRUE(got.proofs == want.proofs);
+        EXPECT_GT(got.timeline->total(TimingLayer::Prover, "h.prefetch"), 0.0) << "partitions prepared in the slot";
+    }
+    std::mt19937_64 rng(jobs.seed + 2);
+    gpu::GpuProver prover(jobs.params, gc);
+    const auto hold = prover.hold_products(pce);
+    ASSERT_NE(hold, nullptr);
+    prover.await_products(pce);
+    const circuits::MulChainCircuit c0(12, 2, rng()), c1(12, 2, rng()), c2(12, 2, rng()), c3(12, 2, rng());
+    auto deferred = [&](const circuits::MulChainCircuit& c) {
+        return r1cs::witness_assignment(pce, c, ThreadPool::global());
+    };
+    auto cpu_proof = [&](const circuits::MulChainCircuit& c, const Fr& r, const Fr& s) {
+        std::vector<r1cs::ProvingAssignment> full;
+        full.push_back(synthesize(c));
+        return groth16::prove_from_assignments(jobs.params, full, std::vector<Fr>{r}, std::vector<Fr>{s}).at(0);
+    };
+    const Fr r0 = Fr::random(rng), s0 = Fr::random(rng), r1 = Fr::random(rng), s1 = Fr::random(rng);
+    const Fr r2 = Fr::random(rng), s2 = Fr::random(rng), r3 = Fr::random(rng), s3 = Fr::random(rng);
+    {  // the first proof makes the slot (prepare gives no ticket before)
+        std::vector<r1cs::ProvingAssignment> b3;
+        b3.push_back(deferred(c3));
+        EXPECT_TRUE(prover.prove_from_assignments(b3, std::vector<Fr>{r2}, std::vector<Fr>{s2}).at(0) ==
+                    cpu_proof(c3, r2, s2));
+    }
+    // c0 proven while c1 is prepared beside it (in c0's slot, after its H), then c2 as an urgent proof in between.
+    std::vector<r1cs::ProvingAssignment> b0;
+    b0.push_back(deferred(c0));
+    auto first = std::async(std::launch::async, [&] {
+        return prover.prove_from_assignments(b0, std::vector<Fr>{r0}, std::vector<Fr>{s0}).at(0);
+    });
+    auto a1 = deferred(c1);
+    auto ticket = prover.prepare(a1, nullptr, 1);
+    const groth16::Proof p0 = first.get();
+    EXPECT_TRUE(p0 == cpu_proof(c0, r0, s0));
+    ASSERT_NE(ticket, nullptr) << "a shared ticket";
+    std::vector<r1cs::ProvingAssignment> b2;
+    b2.push_back(deferred(c2));
+    EXPECT_TRUE(prover.prove_from_assignments(b2, std::vector<Fr>{r2}, std::vector<Fr>{s2}).at(0) ==
+                cpu_proof(c2, r2, s2))
+        << "the urgent proof takes the slot back";
+    EXPECT_TRUE(prover.prove_prepared(std::move(ticket), a1, r1, s1, nullptr, 1) == cpu_proof(c1, r1, s1))
+        << "the prepared proof taken back uploads its witness again";
+    // No proof running: the hold comes after the short wait, and its proof is the same.
+    auto a3 = deferred(c3);
+    auto t3 = prover.prepare(a3, nullptr, 3);
+    ASSERT_NE(t3, nullptr);
+    EXPECT_TRUE(prover.prove_prepared(std::move(t3), a3, r3, s3, nullptr, 3) == cpu_proof(c3, r3, s3));
 }
 
 TEST(GpuGroth16, ProverRejectsWhatTheCpuRejects) {

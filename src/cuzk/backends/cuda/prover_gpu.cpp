@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <functional>
 #include <future>
@@ -258,6 +260,15 @@ struct GpuProver::Impl {
     int active = -1;
     bool held[2] = {false, false};
     bool prefetched[2] = {false, false};
+    // cfg.share_slot: h_read[k], the running proof in slot k has read H (its H query's MSM is done), so the slot's
+    // arrays are free for the next circuit's data while its A, B, L MSMs run; shared[k], slot k is held by such a
+    // ticket (a proof that claims a slot takes it back: evict_shared); epoch[k] counts the holds of slot k, so that a
+    // ticket whose hold was taken back knows it. slot_cv: h_read or active changed.
+    bool h_read[2] = {false, false};
+    bool shared[2] = {false, false};
+    unsigned epoch[2] = {0, 0};
+    uint64_t proofs_done = 0;  // release_active() calls
+    std::condition_variable slot_cv;
     bool pipeline_ok = true;  // false once a second set of arrays did not fit
     std::atomic<bool> first_slot_made{false};  // a proof has claimed its slot (prepare waits for that)
     // Both slots made ahead of the first proof (warm_slots), on a thread of their own; slot() waits for it. After hc,
@@ -447,15 +458,20 @@ struct GpuProver::Impl {
         return held_products(pce) != nullptr;
     }
 
-    // H's data into slot hk: the witness when the device makes the products, else a, b, c (consumed).
-    void prefetch_into(HComputer& hk, r1cs::ProvingAssignment& asg, TimingSink* timing, int64_t item) {
+    // H's data into slot hk: the witness when the device makes the products, else a, b, c (consumed). With
+    // still_held, only while it says so, asked under the upload turn (a shared slot taken back meanwhile has a proof
+    // of its own uploading into it): false when it did not.
+    bool prefetch_into(HComputer& hk, r1cs::ProvingAssignment& asg, TimingSink* timing, int64_t item,
+                       const std::function<bool()>& still_held = {}) {
         const auto m = products_for(asg, timing, item);
         {
             std::lock_guard<std::mutex> turn(upload_turn);
+            if (still_held && !still_held()) return false;
             if (m) hk.prefetch(*m, asg.inputs(), asg.aux(), {timing, "h", item});
             else hk.prefetch(asg.a(), asg.b(), asg.c(), {timing, "h", item});
         }
         release_abc(asg);
+        return true;
     }
     // H's uploads take turns (prefetch_into, and the witness of a proof that was not prepared): the witness of the
     // proof the GPU waits for then has the link and the copy threads alone. Measured on the H200 (a 32 GiB C2's
@@ -467,17 +483,99 @@ struct GpuProver::Impl {
     int claim(int preferred, unsigned log_n) {
         settle_warm();  // the slots it compares are made
         std::lock_guard<std::mutex> lk(mu);
+        evict_shared();
         // A held slot's arrays are being made or filled by prepare(): only its flag is read.
         HSlotState s[2];
         for (int j = 0; j < 2; j++) s[j] = {!held[j] && slot_fits(j, log_n), held[j], prefetched[j]};
         const int k = claim_h_slot(preferred, s);
         if (k < 0) throw std::logic_error("gpu prover: both H slots hold prepared circuits");
-        active = k;
+        start_in(k);
+        slot_cv.notify_all();
         return k;
     }
+    // Under mu: slot k becomes the running proof's.
+    void start_in(int k) {
+        active = k;
+        h_read[k] = false;
+    }
     void release_active() {
+        {
+            std::lock_guard<std::mutex> lk(mu);
+            active = -1;
+            proofs_done++;
+        }
+        slot_cv.notify_all();
+    }
+    // The running proof has read H from slot k (its H query's MSM is done).
+    void mark_h_read(int k) {
+        {
+            std::lock_guard<std::mutex> lk(mu);
+            if (active == k) h_read[k] = true;
+        }
+        slot_cv.notify_all();
+    }
+    // Under mu: a proof that was not prepared claims a slot while a shared ticket holds one (the ticket's device
+    // has room for one slot, so that proof would find none, and the ticket's owner is the thread waiting for it: an
+    // urgent partition in between, engine.cpp): the hold is taken back. The ticket's proof then uploads its witness
+    // again (prove_prepared), which a shared ticket always can: it was prepared in the witness form.
+    void evict_shared() {
+        for (int j = 0; j < 2; j++)
+            if (held[j] && shared[j]) {
+                held[j] = shared[j] = false;
+                epoch[j]++;
+            }
+    }
+
+    // cfg.share_slot, for prepare() on a device without room for a second slot: whether asg may share the one
+    // slot made for this domain (full, not lean: it is prefetched into), i.e. its products are made on this device
+    // (only a witness-form upload can be redone after an eviction). That slot, or -1.
+    int shareable_slot(const r1cs::ProvingAssignment& asg, unsigned log_n) {
+        if (!cfg.share_slot || !device_makes_products(asg)) return -1;
         std::lock_guard<std::mutex> lk(mu);
-        active = -1;
+        return full_slot(log_n);
+    }
+    int full_slot(unsigned log_n) const {
+        for (int i = 0; i < cfg.h_slots; i++)
+            if (slot_fits(i, log_n) && !hc[i]->lean()) return i;
+        return -1;
+    }
+    // Holds that slot for a shared ticket (held, shared, a new epoch, returned through held_epoch) once the proof
+    // running in it has read H. Where no proof runs in it: at once when one has finished since the call (the engine
+    // calls prepare beside the proof before), else after kIdleWait (the proof beside it failed before it claimed a
+    // slot); where a prepared circuit holds it, until its proof starts (the engine starts it beside this call), but
+    // not past kIdleWait. -1 when it gives up or the slot is gone. Waits for the running proof's H query's MSM.
+    static constexpr std::chrono::milliseconds kIdleWait{200};
+    int hold_shared_slot(unsigned log_n, unsigned& held_epoch) {
+        std::unique_lock<std::mutex> lk(mu);
+        const uint64_t done0 = proofs_done;
+        const auto until = std::chrono::steady_clock::now() + kIdleWait;
+        for (;;) {
+            const int j = full_slot(log_n);
+            if (j < 0) return -1;
+            const bool late = std::chrono::steady_clock::now() >= until;
+            if (held[j]) {
+                if (late) return -1;
+            } else if ((active == j && h_read[j]) || (active != j && (proofs_done != done0 || late))) {
+                held[j] = shared[j] = true;
+                held_epoch = ++epoch[j];
+                return j;
+            }
+            if (active == j && !held[j]) slot_cv.wait(lk);  // until its H is read or it ends
+            else slot_cv.wait_until(lk, until);
+        }
+    }
+    // Whether slot k is still held under epoch e (a shared hold may have been taken back: evict_shared).
+    bool holds(int k, unsigned e) {
+        std::lock_guard<std::mutex> lk(mu);
+        return held[k] && epoch[k] == e;
+    }
+    // Ends the hold of slot k under epoch e, if it is still that hold.
+    void drop_hold(int k, unsigned e) {
+        {
+            std::lock_guard<std::mutex> lk(mu);
+            if (held[k] && epoch[k] == e) held[k] = shared[k] = false;
+        }
+        slot_cv.notify_all();
     }
 
     // CPU and GPU work overlap: the 0/1 split of the A, B, L scalars (CPU) runs while H and its MSM run on the
@@ -545,7 +643,9 @@ struct GpuProver::Impl {
         if (!uploaded) start_upload();
         auto h_msm = [&] {
             ScopedTiming t(timing, kLayer, "msm.h", item);
-            return h.msm_device(hk->h_device(), shape.h, {timing, "msm.h", item});  // H stays on the device
+            const G1Jacobian sum = h.msm_device(hk->h_device(), shape.h, {timing, "msm.h", item});  // H stays there
+            mark_h_read(k);  // the slot may take the next circuit's data now (cfg.share_slot)
+            return sum;
         };
         QuerySums sums;
         if (cfg.overlap_query_msms) {
@@ -659,6 +759,8 @@ struct GpuProver::Impl {
 struct GpuPrepared : groth16::PreparedCircuit {
     GpuProver* owner = nullptr;
     int slot = 0;
+    unsigned epoch = 0;   // the hold's (Impl::epoch)
+    bool shared = false;  // in the running proof's slot (GpuProverConfig::share_slot): may be taken back
     EvaluationDomain domain;
     std::future<groth16::QuerySplits> split;  // made by prepare() (ready)
     std::function<void()> drop;  // cleared when the ticket is used
@@ -757,6 +859,7 @@ std::unique_ptr<groth16::PreparedCircuit> GpuProver::prepare(r1cs::ProvingAssign
                                                              int64_t item) {
     const EvaluationDomain domain = groth16::check_assignment(impl_->shape, asg, 0);
     int k;
+    unsigned ep;
     {
         std::lock_guard<std::mutex> lk(impl_->mu);
         // Only once a proof has made its slot: prepare then always makes the second one, and only with room for
@@ -765,42 +868,51 @@ std::unique_ptr<groth16::PreparedCircuit> GpuProver::prepare(r1cs::ProvingAssign
         k = prepare_h_slot(impl_->active);
         if (impl_->held[k]) return nullptr;  // one prepared circuit at a time
         impl_->held[k] = true;
+        ep = ++impl_->epoch[k];
     }
     // The split too, beside the upload, while the running proof keeps the GPU busy: the prepared proof's A, B, L
     // MSMs then never wait for it. It is ready when prepare returns (the ticket need not outlive asg); a failure
     // surfaces from prove_prepared.
     std::future<groth16::QuerySplits> split;
+    bool is_shared = false;
     try {
         use_device(impl_->cfg.device);
         HComputer* hk = impl_->slot(k, domain.log_size(), true, timing, item);
         if (!hk) {
-            std::lock_guard<std::mutex> lk(impl_->mu);
-            impl_->held[k] = false;
-            return nullptr;
+            impl_->drop_hold(k, ep);
+            // No room for a second slot: with share_slot, the one slot once the running proof has read H.
+            if (impl_->shareable_slot(asg, domain.log_size()) < 0) return nullptr;
+            split = impl_->start_split(asg, timing, item);  // CPU work while the running proof's H goes on
+            k = impl_->hold_shared_slot(domain.log_size(), ep);
+            if (k < 0) return nullptr;  // (the split's future waits for it)
+            is_shared = true;
+            hk = impl_->hc[k].get();  // a slot held is never remade: proofs of one key share its domain
         }
         ScopedTiming t(timing, kLayer, "h.prefetch", item);
-        // Not beside the running proof's own witness upload (a proof that was not prepared holds the turn while
-        // its witness goes up and its products are made): the split reads this circuit's 4 GB on the CPU, and the
-        // GPU waits for that upload. A 32 GiB C2's first partition took 0.74 s for it with the second's split
-        // beside it (its synthesis now ends ~0.3 s after the first's).
-        { std::lock_guard<std::mutex> turn(impl_->upload_turn); }
-        split = impl_->start_split(asg, timing, item);
-        impl_->prefetch_into(*hk, asg, timing, item);
+        if (!is_shared) {
+            // Not beside the running proof's own witness upload (a proof that was not prepared holds the turn
+            // while its witness goes up and its products are made): the split reads this circuit's 4 GB on the
+            // CPU, and the GPU waits for that upload. A 32 GiB C2's first partition took 0.74 s for it with the
+            // second's split beside it (its synthesis now ends ~0.3 s after the first's).
+            { std::lock_guard<std::mutex> turn(impl_->upload_turn); }
+            split = impl_->start_split(asg, timing, item);
+        }
+        Impl* impl = impl_.get();
+        const bool went = impl_->prefetch_into(*hk, asg, timing, item, [impl, k, ep] { return impl->holds(k, ep); });
         split.wait();
+        if (!went) return nullptr;  // taken back before its upload: asg is untouched (witness form)
     } catch (...) {
-        std::lock_guard<std::mutex> lk(impl_->mu);
-        impl_->held[k] = false;
+        impl_->drop_hold(k, ep);
         throw;
     }
     auto ticket = std::make_unique<GpuPrepared>(domain);
     ticket->owner = this;
     ticket->slot = k;
+    ticket->epoch = ep;
+    ticket->shared = is_shared;
     ticket->split = std::move(split);
     Impl* impl = impl_.get();
-    ticket->drop = [impl, k] {
-        std::lock_guard<std::mutex> lk(impl->mu);
-        impl->held[k] = false;
-    };
+    ticket->drop = [impl, k, ep] { impl->drop_hold(k, ep); };
     return ticket;
 }
 
@@ -809,18 +921,27 @@ groth16::Proof GpuProver::prove_prepared(std::unique_ptr<groth16::PreparedCircui
                                          int64_t item) {
     auto* t = dynamic_cast<GpuPrepared*>(ticket.get());
     if (!t || t->owner != this) throw std::invalid_argument("gpu prover: a ticket from another prover");
-    const int k = t->slot;
+    int k = t->slot;
     t->drop = nullptr;
+    bool taken_back = false;  // a shared hold that a proof in between took back (Impl::evict_shared)
     {
         std::lock_guard<std::mutex> lk(impl_->mu);
-        if (!impl_->held[k]) throw std::logic_error("gpu prover: the ticket's slot holds nothing");
-        impl_->held[k] = false;
-        impl_->active = k;
+        if (impl_->held[k] && impl_->epoch[k] == t->epoch) {
+            impl_->held[k] = impl_->shared[k] = false;
+            impl_->start_in(k);
+            impl_->slot_cv.notify_all();
+        } else if (t->shared) {
+            taken_back = true;
+        } else {
+            throw std::logic_error("gpu prover: the ticket's slot holds nothing");
+        }
     }
     ScopedTiming total(timing, kLayer, "prove");
     try {
+        // Its witness goes up again then (a shared ticket's inputs and aux are still in asg).
+        if (taken_back) k = impl_->claim(k, t->domain.log_size());
         // a, b, c were consumed by prepare(); the rest of the assignment must still fit the parameters.
-        auto proof = impl_->prove_one(asg, t->domain, r, s, timing, item, k, true, nullptr, nullptr,
+        auto proof = impl_->prove_one(asg, t->domain, r, s, timing, item, k, !taken_back, nullptr, nullptr,
                                       std::move(t->split), nullptr);
         impl_->release_active();
         return proof;

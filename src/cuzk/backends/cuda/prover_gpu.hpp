@@ -75,8 +75,16 @@ struct GpuProverConfig {
     bool overlap_query_msms = false;
     // Sets of H's device arrays ("slots") at most: 2 lets the next circuit's data go up while one is proven (the
     // second made only where the device has room for it); 1 keeps one set whatever the room (prepare() then returns
-    // nullptr). Anything else is std::invalid_argument.
+    // nullptr, unless share_slot). Anything else is std::invalid_argument.
     int h_slots = 2;
+    // Where the device has room for one slot only (an 80 GB card holding a 32 GiB PoRep key and its compiled
+    // matrices): prepare() waits until the running proof has read H from that slot (its H query's MSM is done) and
+    // puts the next circuit's witness and products there while the running proof's A, B, L MSMs run, instead of
+    // returning nullptr (the next partition's witness then goes up after the proof before it, the GPU idle meanwhile:
+    // ~0.2 s a 32 GiB partition on an H100). A proof that claims the slot before the prepared one (an urgent
+    // partition in between) takes it back; the prepared proof's witness then goes up again. Only for circuits whose
+    // products the device makes (their witness stays in the assignment). Off until measured on a GPU.
+    bool share_slot = false;
     // The H arrays of a proof in their lean form (HComputer's: two arrays and in-place transforms, half the memory,
     // 8.6 GB less at 2^27; C's upload then overlaps less, each transform makes one more pass over its array, and
     // such a slot takes a, b, c made on the CPU): always when set, else only when the full form does not fit the
