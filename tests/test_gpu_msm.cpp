@@ -406,6 +406,15 @@ TEST(GpuMsm, WindowModel) {
     }
 }
 
+// The walks' default cap: a warp a run past 4 chunks only where the top window's runs span tens of chunks (2^27 at
+// c = 22, 13 top bits: ~32 chunks; also in the H query's smaller window groups of an 80 GB card), one thread's walk
+// of up to 64 chunks at 2^20 .. 2^26 (top windows of 15 bits: runs of a few chunks).
+TEST(GpuMsm, DefaultWalk) {
+    EXPECT_EQ(gpu::gpu_msm_default_walk(size_t(1) << 27), 4u);
+    EXPECT_EQ(gpu::gpu_msm_default_walk(size_t(1) << 27, (size_t(1) << 27) * 3), 4u);
+    for (unsigned k : {20u, 22u, 24u, 26u}) EXPECT_EQ(gpu::gpu_msm_default_walk(size_t(1) << k), 64u) << "2^" << k;
+}
+
 TEST(GpuMsm, RejectsBadInput) {
     if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
     auto bases = random_points<G1Config>(16, fresh_seed());

@@ -37,7 +37,8 @@ struct GpuMsmConfig {
     // measured best for the curve and segment length.
     unsigned reduce_lanes = 0;
     // Chunks a cut run may span and still be joined by one thread's walk; longer runs get a warp each, and runs of
-    // more than 2,048 chunks the merge tree (msm_impl.cuh, join_runs). 0: 64 (4 is as fast up to 2^22; docs/perf.md).
+    // more than 2,048 chunks the merge tree (msm_impl.cuh, join_runs). 0: 4 where the top window's few digit values
+    // make runs of more than 16 chunks (2^27 at c = 22), else 64 (gpu_msm_default_walk; docs/perf.md).
     unsigned walk_chunks = 0;
     // Levels of the bucket reduction where its segments are short (at most 32 buckets): 1 multiplies each
     // segment's sum by its offset, 2 weighs those sums by a second, smaller reduction instead. 0: 2.
@@ -85,6 +86,9 @@ private:
 // The window width the cost model in msm.cu picks for n Pippenger scalars on a GPU with sm_count SMs, without or
 // with a precomputed table (one bucket set for all windows).
 unsigned gpu_msm_window_bits(size_t n, unsigned sm_count = 132, bool precomputed = false);
+// The walks' cap (GpuMsmConfig::walk_chunks) a G1 MSM of n Pippenger scalars gets by default, its window groups at
+// most max_pairs pairs (0: the scratch's largest): 4 where the top window's runs span tens of chunks, else 64.
+unsigned gpu_msm_default_walk(size_t n, size_t max_pairs = 0, unsigned sm_count = 132);
 // How many of `windows` windows of c bits one sort takes for n scalars, at most `most` (what the scratch holds):
 // fewer when that saves a radix pass over the pairs (msm.cu has the cost model).
 unsigned gpu_msm_windows_per_group(unsigned windows, unsigned c, unsigned most, size_t n);

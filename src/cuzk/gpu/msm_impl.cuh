@@ -510,9 +510,10 @@ inline uint32_t whole_waves(size_t P, uint32_t L, size_t threads) {
 // the tree, 8.4 / 21.6 against 3.8 / 8.5 ms, hence the chunk length (make_plan). The top window's runs are longer
 // (its few digit values: ~2^15 for c = 20, ~2^13 for c = 22: ~35 chunks of 512 at 2^27, where one thread's walks of
 // up to 64 chunks gained nothing over the tree). Runs of more than `walk` chunks go to a warp each (a few rounds of
-// adds, then shuffles), runs of more than 32 kLongRounds chunks (equal scalars) to the tree. The default walk stays
-// 64, the walks measured on every size; a warp for runs past 4 chunks (GpuMsmConfig::walk_chunks = 4) is as fast
-// up to 2^22 (H100) and not yet measured on the top windows of 2^24..2^27 (docs/perf.md).
+// adds, then shuffles), runs of more than 32 kLongRounds chunks (equal scalars) to the tree. A warp for runs past 4
+// chunks (GpuMsmConfig::walk_chunks = 4) is as fast as walks of up to kWalkCap up to 2^22 (H100), faster at 2^27
+// (the top window's runs of ~32 chunks), slower at 2^26 (runs of ~4): default_walk chooses by the top window's
+// expected run.
 constexpr uint32_t kWalkCap = 64, kLongRounds = 64;
 // Runs one thread may not finish (each spans more than `walk` chunks) at most.
 inline uint32_t long_list_size(uint32_t chunks, uint32_t walk = kWalkCap) { return chunks / (walk + 1) + 1; }
@@ -794,6 +795,35 @@ struct Plan {
     }
 };
 
+// Windows per group of a call of m scalars at c bits, its groups at most max_pairs pairs (make_plan): as many as
+// fit, fewer where that saves a sort pass (gpu_msm_windows_per_group); with a table as many as fit.
+inline unsigned group_windows(size_t m, unsigned c, size_t max_pairs, bool table) {
+    const unsigned W = num_windows(c);
+    const size_t fit = std::min(max_pairs, kMaxPairsPerGroup) / std::max<size_t>(m, 1);
+    const auto most = (unsigned)std::min<size_t>(W, std::max<size_t>(1, fit));
+    return table ? most : gpu_msm_windows_per_group(W, c, most, m);
+}
+
+// The default chunk of P pairs over sets bucket sets of H (make_plan).
+template <class F>
+uint32_t default_chunk(size_t P, unsigned sets, uint32_t H, unsigned sm_count) {
+    return whole_waves(P,
+                       std::max({kMinPiece<F>, pow2_ceil((P + (1u << 21) - 1) >> 21),
+                                 pow2_ceil(std::max<size_t>(1, P / ((size_t)sets * H)))}),
+                       accumulation_threads<F>(sm_count));
+}
+
+// The walks' cap where the call does not set one: a warp a run past 4 chunks where the top window's few digit
+// values make runs of tens of chunks (2^27 at c = 22: ~2^13 values, runs of ~32 chunks of 512; H100, the same call:
+// merge 8.2 -> 5.2 ms, the MSM 728.5 -> 725.4 ms), one thread's walk up to kWalkCap chunks elsewhere (2^26 at c = 20:
+// runs of ~4 chunks, merge 2.0 ms against 2.7 with warps). A table's windows share one bucket set: kWalkCap.
+inline uint32_t default_walk(size_t m, unsigned c, unsigned W, uint32_t L, bool table) {
+    const int top = 255 - (int)((W - 1) * c);  // the top window's bits of a scalar below r < 2^255
+    if (table || top <= 0 || top >= 32 || L == 0) return kWalkCap;
+    const double run_chunks = (double)m / (double)(uint64_t{1} << top) / (double)L;
+    return run_chunks > 16 ? 4 : kWalkCap;
+}
+
 // pre_c: the window width of the precomputed table (0: none; its stride is pre_stride).
 // max_pairs: (key, value) pairs per window group at most (at least one window per group whatever it says).
 // device_scalars: the scalars are device memory read in place (MsmContext::msm_device: the H query's 2^27 of a
@@ -815,8 +845,7 @@ Plan<F> make_plan(size_t m, size_t k, const GpuMsmConfig& cfg, unsigned sm_count
         if (pl.c < kMinWindow || pl.c > kMaxWindow)
             throw std::invalid_argument("gpu msm: window_bits must be in [2, 24]");
         pl.W = num_windows(pl.c);
-        pl.wg = (unsigned)std::min<size_t>(pl.W, std::max<size_t>(1, std::min(max_pairs, kMaxPairsPerGroup) / m));
-        if (!pre_c) pl.wg = gpu_msm_windows_per_group(pl.W, pl.c, pl.wg, m);
+        pl.wg = group_windows(m, pl.c, max_pairs, pre_c != 0);
         pl.pre_stride = pre_c ? pre_stride : 0;
         pl.sets = pre_c ? 1 : pl.wg;
         pl.H = 1u << (pl.c - 1);
@@ -826,12 +855,7 @@ Plan<F> make_plan(size_t m, size_t k, const GpuMsmConfig& cfg, unsigned sm_count
         // and at least a bucket's expected run (P / (sets H) for random scalars: m / H, or wg times that where a
         // table's windows share one bucket set), so a cut run spans about two chunks (walk_runs; the narrow top
         // window's runs are longer); then stretched so the chunks fill whole waves of the accumulation.
-        pl.L = cfg.piece_points
-                   ? cfg.piece_points
-                   : whole_waves(pl.P,
-                                 std::max({kMinPiece<F>, pow2_ceil((pl.P + (1u << 21) - 1) >> 21),
-                                           pow2_ceil(std::max<size_t>(1, pl.P / ((size_t)pl.sets * pl.H)))}),
-                                 accumulation_threads<F>(sm_count));
+        pl.L = cfg.piece_points ? cfg.piece_points : default_chunk<F>(pl.P, pl.sets, pl.H, sm_count);
         if ((pl.P + pl.L - 1) / pl.L >= (size_t(1) << 30))
             throw std::invalid_argument("gpu msm: too many accumulation chunks; raise piece_points");
         pl.chunks = (uint32_t)((pl.P + pl.L - 1) / pl.L);
@@ -839,7 +863,7 @@ Plan<F> make_plan(size_t m, size_t k, const GpuMsmConfig& cfg, unsigned sm_count
         pl.S = pl.H / pl.T;
         if (cfg.reduce_lanes > 2) throw std::invalid_argument("gpu msm: reduce_lanes must be 0, 1 or 2");
         pl.lanes = cfg.reduce_lanes ? cfg.reduce_lanes : default_reduce_lanes<F>(pl.S);
-        pl.walk = cfg.walk_chunks ? cfg.walk_chunks : kWalkCap;
+        pl.walk = cfg.walk_chunks ? cfg.walk_chunks : default_walk(pl.m, pl.c, pl.W, pl.L, pre_c != 0);
         // Segments of a few buckets spend more on multiplying their sums by their offsets (up to c - 1 doublings)
         // than on their walks: those sums go to a second, T / S2 times smaller reduction instead.
         if (cfg.reduce_levels > 2) throw std::invalid_argument("gpu msm: reduce_levels must be 0, 1 or 2");
