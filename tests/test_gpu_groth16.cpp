@@ -427,16 +427,24 @@ struct ChainJobs {
 
 namespace {
 // Five-partition jobs of `jobs` on `gpu` and on `cpu` through one engine of two synthesis workers and a lookahead of
-// two (the GPU backend's prepare in play): both done, none proven again on a fallback, equal proofs. Returns the
+// two (the GPU backend's prepare in play): both done, none proven again on a fallback, equal proofs. With `pce` the
+// partitions are witnesses of its compiled matrices (JobSpec::pce), their products made on the device. Returns the
 // GPU job's result.
 engine::JobResult expect_engine_jobs_agree(const ChainJobs& jobs, groth16::ProverBackend& gpu,
-                                           groth16::ProverBackend& cpu) {
+                                           groth16::ProverBackend& cpu, const r1cs::PrecompiledR1cs* pce = nullptr) {
     engine::EngineConfig cfg;
     cfg.synthesis_workers = 2;
     cfg.lookahead = 2;
+    cfg.device_products = pce != nullptr;
     engine::Engine eng(cfg);
     auto job = [&](groth16::ProverBackend& b) {
         engine::JobSpec spec = jobs.spec(5);
+        if (pce) {
+            spec.pce = pce;
+            spec.synthesize = [pce, w = jobs.witness0](size_t i) {
+                return r1cs::witness_assignment(*pce, circuits::MulChainCircuit(12, 2, w + i), ThreadPool::global());
+            };
+        }
         spec.backend = &b;
         return eng.await(eng.submit(spec));
     };
@@ -446,6 +454,10 @@ engine::JobResult expect_engine_jobs_agree(const ChainJobs& jobs, groth16::Prove
     EXPECT_EQ(want.state, engine::JobState::Done) << want.error;
     EXPECT_TRUE(got.fallbacks.empty());
     EXPECT_TRUE(got.proofs == want.proofs);
+    if (pce) {
+        EXPECT_GT(got.timeline->total(TimingLayer::Kernel, "h.products"), 0.0);
+        EXPECT_EQ(got.timeline->total(TimingLayer::Prover, "products"), 0.0) << "products made on the CPU";
+    }
     return got;
 }
 }  // namespace
@@ -1027,27 +1039,7 @@ TEST(GpuGroth16, EngineWithDeviceProductsEqualsCpu) {
     const auto pce = r1cs::compile_r1cs(circuits::MulChainCircuit(12, 2, std::nullopt));
     gpu::GpuBackend gpu_backend(jobs.params);
     groth16::CpuBackend cpu_backend(jobs.params);
-    engine::EngineConfig cfg;
-    cfg.synthesis_workers = 2;
-    cfg.lookahead = 2;
-    cfg.device_products = true;
-    engine::Engine eng(cfg);
-    auto job = [&](groth16::ProverBackend& b) {
-        engine::JobSpec spec = jobs.spec(5);
-        spec.pce = &pce;
-        spec.synthesize = [&pce, w = jobs.witness0](size_t i) {
-            return r1cs::witness_assignment(pce, circuits::MulChainCircuit(12, 2, w + i), ThreadPool::global());
-        };
-        spec.backend = &b;
-        return eng.await(eng.submit(spec));
-    };
-    const auto got = job(gpu_backend), want = job(cpu_backend);
-    ASSERT_EQ(got.state, engine::JobState::Done) << got.error;
-    ASSERT_EQ(want.state, engine::JobState::Done) << want.error;
-    EXPECT_TRUE(got.fallbacks.empty());
-    EXPECT_TRUE(got.proofs == want.proofs);
-    EXPECT_GT(got.timeline->total(TimingLayer::Kernel, "h.products"), 0.0);
-    EXPECT_EQ(got.timeline->total(TimingLayer::Prover, "products"), 0.0) << "products made on the CPU";
+    const auto got = expect_engine_jobs_agree(jobs, gpu_backend, cpu_backend, &pce);
     EXPECT_GT(got.timeline->total(TimingLayer::Prover, "h.prefetch"), 0.0);
 }
 
@@ -1067,25 +1059,7 @@ TEST(GpuGroth16, SharedSlotPreparesBesideTheProofBefore) {
     {
         gpu::GpuBackend gpu_backend(jobs.params, gc);
         groth16::CpuBackend cpu_backend(jobs.params);
-        engine::EngineConfig cfg;
-        cfg.synthesis_workers = 2;
-        cfg.lookahead = 2;
-        cfg.device_products = true;
-        engine::Engine eng(cfg);
-        auto job = [&](groth16::ProverBackend& b) {
-            engine::JobSpec spec = jobs.spec(5);
-            spec.pce = &pce;
-            spec.synthesize = [&pce, w = jobs.witness0](size_t i) {
-                return r1cs::witness_assignment(pce, circuits::MulChainCircuit(12, 2, w + i), ThreadPool::global());
-            };
-            spec.backend = &b;
-            return eng.await(eng.submit(spec));
-        };
-        const auto got = job(gpu_backend), want = job(cpu_backend);
-        ASSERT_EQ(got.state, engine::JobState::Done) << got.error;
-        ASSERT_EQ(want.state, engine::JobState::Done) << want.error;
-        EXPECT_TRUE(got.fallbacks.empty());
-        EXPECT_TRUE(got.proofs == want.proofs);
+        const auto got = expect_engine_jobs_agree(jobs, gpu_backend, cpu_backend, &pce);
         EXPECT_GT(got.timeline->total(TimingLayer::Prover, "h.prefetch"), 0.0) << "partitions prepared in the slot";
     }
     std::mt19937_64 rng(jobs.seed + 2);
