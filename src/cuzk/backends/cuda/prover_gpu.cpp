@@ -361,7 +361,8 @@ struct GpuProver::Impl {
     // job's matrices are held, i.e. before its first partition is synthesized): the first proof then does not wait
     // ~0.25 s for its ~17 GB of device buffers, and the second slot's allocation does not stall the first proof's
     // kernels (measured on the H200: 0.35 s during which its H query's sort took 157 ms instead of 20). Each is
-    // optional (made only with room to spare); a slot not made here is made when a proof needs it, as before.
+    // optional (the first made where it fits, the second only with room to spare: slot_unsettled); a slot not made
+    // here is made when a proof needs it, as before.
     void warm_slots(unsigned log_n) {
         std::lock_guard<std::mutex> lk(warm_mu);
         if (warm_started || first_slot_made) return;
@@ -382,10 +383,17 @@ struct GpuProver::Impl {
         if (warming.valid()) warming.get();
     }
     // An optional slot k as slot() makes it, without waiting for the warm-up (which is what calls it), and without
-    // giving up the pipeline when there is no room now (the proofs look again).
+    // giving up the pipeline when there is no room now (the proofs look again). The first slot (k = 0) needs room
+    // for itself and a margin only: the first proof makes it anyway, in its full form where it fits (not with
+    // cfg.lean_h), so made here it is the same memory, off that proof's path (an 80 GB card holding a 32 GiB key
+    // and its matrices, where there is never room for two, made it inside its first partition: 0.25-0.95 s).
+    static constexpr size_t kSlotMargin = size_t{1} << 30;
     bool slot_unsettled(int k, unsigned log_n) {
         if (slot_fits(k, log_n)) return true;
-        if (!pipeline_ok || !room_twice(log_n)) return false;
+        const bool room = k == 0 ? !cfg.lean_h && free_device_memory() >=
+                                                      h_gpu_device_bytes(log_n, shape.h_convention) + kSlotMargin
+                                 : pipeline_ok && room_twice(log_n);
+        if (!room) return false;
         try {
             hc[k] = std::make_unique<HComputer>(log_n, shape.h_convention);
         } catch (const CudaError&) {
