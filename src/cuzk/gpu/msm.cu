@@ -51,14 +51,6 @@ unsigned gpu_msm_window_bits(size_t n, unsigned sm_count, bool precomputed) {
 // a quarter pass more for CUB's histogram, and 2 for the digits kernel reading the scalars (32 bytes each), plus
 // ~50 us of launches (2^23 / n units at ~3 TB/s). The g <= most (the memory's bound) of least cost, the largest of
 // equals.
-unsigned gpu_msm_default_walk(size_t n, size_t max_pairs, unsigned sm_count) {
-    using F = typename DeviceFieldOf<typename G1Config::F>::type;
-    // make_plan's choices up to the chunk, without its scratch queries (no device needed)
-    const unsigned c = gpu_msm_window_bits(n, sm_count);
-    const unsigned wg = group_windows(n, c, max_pairs ? max_pairs : kMaxPairsPerGroup, false);
-    return default_walk(n, c, num_windows(c), default_chunk<F>(n * wg, wg, 1u << (c - 1), sm_count), false);
-}
-
 unsigned gpu_msm_windows_per_group(unsigned windows, unsigned c, unsigned most, size_t n) {
     if (windows == 0 || c < kMinWindow || c > kMaxWindow) return 1;
     most = std::clamp(most, 1u, windows);
@@ -76,6 +68,14 @@ unsigned gpu_msm_windows_per_group(unsigned windows, unsigned c, unsigned most, 
         if (cost < best_cost) best_cost = cost, best = g;
     }
     return best;
+}
+
+unsigned gpu_msm_default_walk(size_t n, size_t max_pairs, unsigned sm_count) {
+    using F = typename DeviceFieldOf<typename G1Config::F>::type;
+    // make_plan's choices up to the chunk, without its scratch queries (no device needed)
+    const unsigned c = gpu_msm_window_bits(n, sm_count);
+    const unsigned wg = group_windows(n, c, max_pairs ? max_pairs : kMaxPairsPerGroup, false);
+    return default_walk(n, c, num_windows(c), default_chunk<F>(n * wg, wg, 1u << (c - 1), sm_count), false);
 }
 
 template class MsmContext<G1Config>;
