@@ -49,5 +49,24 @@ TEST(HSlots, PrepareFillsTheSlotNoProofUsesAndSlotOneWhenIdle) {
     EXPECT_EQ(claim(0, kFree, kMissing), 0);
 }
 
+// share_slot: prepare() takes the one slot only behind a proof that has read H, or when no proof is in it and one
+// has ended since it began to wait (or the short wait is over); a slot a prepared circuit holds is waited for only
+// briefly. A running proof that has not read H is waited for without a time limit: it reads H or ends.
+TEST(HSlots, SharedSlotIsTakenBehindAProofThatHasReadH) {
+    using S = SharedSlotStep;
+    auto step = [](bool held, bool running, bool h_read, bool ended, bool late) {
+        return shared_slot_step(SharedSlotView{held, running, h_read, ended, late});
+    };
+    EXPECT_EQ(step(false, true, false, false, false), S::wait);
+    EXPECT_EQ(step(false, true, false, true, true), S::wait) << "no time limit behind a running proof";
+    EXPECT_EQ(step(false, true, true, false, false), S::hold);
+    EXPECT_EQ(step(false, false, false, false, false), S::wait_briefly) << "the proof beside it may not have started";
+    EXPECT_EQ(step(false, false, false, true, false), S::hold) << "the proof before has ended";
+    EXPECT_EQ(step(false, false, false, false, true), S::hold) << "none started within the short wait";
+    EXPECT_EQ(step(true, false, false, false, false), S::wait_briefly) << "a prepared circuit's proof is to start";
+    EXPECT_EQ(step(true, false, false, true, false), S::wait_briefly);
+    EXPECT_EQ(step(true, false, false, false, true), S::give_up);
+}
+
 }  // namespace
 }  // namespace cuzk::gpu

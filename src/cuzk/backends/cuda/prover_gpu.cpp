@@ -547,11 +547,9 @@ struct GpuProver::Impl {
             if (slot_fits(i, log_n) && !hc[i]->lean()) return i;
         return -1;
     }
-    // Holds that slot for a shared ticket (held, shared, a new epoch, returned through held_epoch) once the proof
-    // running in it has read H. Where no proof runs in it: at once when one has finished since the call (the engine
-    // calls prepare beside the proof before), else after kIdleWait (the proof beside it failed before it claimed a
-    // slot); where a prepared circuit holds it, until its proof starts (the engine starts it beside this call), but
-    // not past kIdleWait. -1 when it gives up or the slot is gone. Waits for the running proof's H query's MSM.
+    // Holds that slot for a shared ticket (held, shared, a new epoch, returned through held_epoch) when
+    // shared_slot_step (h_slots.hpp) says so, kIdleWait being its short wait; -1 when it gives up or the slot is
+    // gone. Waits for the running proof's H query's MSM.
     static constexpr std::chrono::milliseconds kIdleWait{200};
     int hold_shared_slot(unsigned log_n, unsigned& held_epoch) {
         std::unique_lock<std::mutex> lk(mu);
@@ -560,16 +558,17 @@ struct GpuProver::Impl {
         for (;;) {
             const int j = full_slot(log_n);
             if (j < 0) return -1;
-            const bool late = std::chrono::steady_clock::now() >= until;
-            if (held[j]) {
-                if (late) return -1;
-            } else if ((active == j && h_read[j]) || (active != j && (proofs_done != done0 || late))) {
-                held[j] = shared[j] = true;
-                held_epoch = ++epoch[j];
-                return j;
+            const SharedSlotView v{held[j], active == j, h_read[j], proofs_done != done0,
+                                   std::chrono::steady_clock::now() >= until};
+            switch (shared_slot_step(v)) {
+                case SharedSlotStep::hold:
+                    held[j] = shared[j] = true;
+                    held_epoch = ++epoch[j];
+                    return j;
+                case SharedSlotStep::wait: slot_cv.wait(lk); break;
+                case SharedSlotStep::wait_briefly: slot_cv.wait_until(lk, until); break;
+                case SharedSlotStep::give_up: return -1;
             }
-            if (active == j && !held[j]) slot_cv.wait(lk);  // until its H is read or it ends
-            else slot_cv.wait_until(lk, until);
         }
     }
     // Whether slot k is still held under epoch e (a shared hold may have been taken back: evict_shared).
