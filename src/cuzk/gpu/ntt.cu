@@ -323,16 +323,16 @@ __global__ void __launch_bounds__(MAX_THREADS, 2)
         const uint32_t idx = tid + i * nthr;
         if (p.flat) {  // consecutive threads: consecutive outputs of a line
             const uint32_t line = idx >> r, k = idx & ((1u << r) - 1);
-            store_global(out + (line0 << r) + idx, load_smem(smem, tile, swz((line << r) + bitrev(k, r))));
+            store_global(out + global_index(idx, line0, p), load_smem(smem, tile, swz((line << r) + bitrev(k, r))));
             continue;
         }
         const uint32_t line = idx & ((1u << log_c) - 1), k = idx >> log_c;
         fr_dev x = load_smem(smem, tile, swz((line << r) + bitrev(k, r)));
         uint32_t dst;
         if (!p.last) {
-            const uint32_t L = line0 + line;
-            const uint32_t s = L & s_mask;
-            dst = ((L >> p.log_s) << (r + p.log_s)) + (k << p.log_s) + s;
+            // A strided pass writes its outputs where it read its inputs (output k of line L at input j = k).
+            const uint32_t s = (line0 + line) & s_mask;
+            dst = global_index(idx, line0, p);
             // s * k < M = 2^(r + log_s) <= 2^28, scaled to an exponent of omega_{2^18} (short rows: one load) or of
             // omega_{2^28} (two loads and a product)
             const fr_dev w = p.mid ? load_table(tb.w_mid + ((s * k) << (MID_LOG - r - p.log_s)))
