@@ -237,7 +237,7 @@ void run_filecoin_bench_once(const nlohmann::json& base, const BenchOptions& opt
     if (opt.stream_queries) j["stream_queries"] = true;
     if (opt.overlap_msms) j["overlap_msms"] = true;
     if (opt.lean_h) j["lean_h"] = true;
-    if (opt.share_slot) j["share_slot"] = true;
+    j["share_slot"] = opt.share_slot;
     if (run.products_resident) j["matrices_s"] = run.products_s;
     j["memory_budget_bytes"] = opt.memory_budget ? opt.memory_budget : engine::auto_memory_budget();
     j["backend"] = run.backend;

@@ -76,7 +76,7 @@ struct BenchOptions {
     bool lean_h = false;
     // porep-c2, post, snap, pipeline, groth16: the next partition's data into the one H slot once the proof before
     // has read H (GpuProverConfig::share_slot)
-    bool share_slot = false;
+    bool share_slot = true;
     // groth16, pipeline: device bytes for precomputed MSM window tables (GpuProverConfig::msm_table_bytes; 0: none)
     size_t msm_table_bytes = 0;
     // groth16: circuits per engine job (the GPU backend uploads one circuit's a, b, c during the previous one's MSMs)
@@ -176,7 +176,7 @@ struct CliGpuOptions {
     bool stream_queries = false;   // GpuProverConfig::stream_queries
     bool overlap_msms = false;     // GpuProverConfig::overlap_query_msms
     bool lean_h = false;           // GpuProverConfig::lean_h
-    bool share_slot = false;       // GpuProverConfig::share_slot
+    bool share_slot = true;        // GpuProverConfig::share_slot
 };
 engine::KeyStoreConfig cli_key_store(const std::string& choice, const CliGpuOptions& gpu = {}, bool checked = true);
 // Parameters the caller keeps alive longer than `eng` as one of its keys (borrowed, not copied).
@@ -195,7 +195,7 @@ struct CliJobOptions {
     bool stream_queries = false;  // GpuProverConfig::stream_queries
     bool overlap_msms = false;    // GpuProverConfig::overlap_query_msms
     bool lean_h = false;          // GpuProverConfig::lean_h
-    bool share_slot = false;      // GpuProverConfig::share_slot
+    bool share_slot = true;      // GpuProverConfig::share_slot
     // Synthesis workers for the host (auto) and a memory budget of engine::auto_memory_budget() unless set.
     engine::EngineConfig engine = [] {
         engine::EngineConfig c;

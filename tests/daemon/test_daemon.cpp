@@ -957,6 +957,9 @@ result_ttl_seconds = 3600
     EXPECT_FALSE(parse_config("", base).overlap_msms) << "off until measured on an 80 GB card";
     EXPECT_TRUE(parse_config("[engine]\noverlap_msms = true", base).overlap_msms);
     refused("[engine]\noverlap_msms = \"on\"", "engine.overlap_msms");
+    EXPECT_TRUE(parse_config("", base).share_slot) << "measured: 1.6 s off a 32 GiB C2 on an H100";
+    EXPECT_FALSE(parse_config("[engine]\nshare_slot = false", base).share_slot);
+    refused("[engine]\nshare_slot = 1", "engine.share_slot");
     // The GPUs to prove on: visible ordinals, each once.
     EXPECT_TRUE(parse_config("", base).gpus.empty()) << "every visible GPU";
     EXPECT_EQ(parse_config("[engine]\ngpus = [2, 0]", base).gpus, (std::vector<size_t>{2, 0}));

@@ -83,8 +83,9 @@ struct GpuProverConfig {
     // returning nullptr (the next partition's witness then goes up after the proof before it, the GPU idle meanwhile:
     // ~0.2 s a 32 GiB partition on an H100). A proof that claims the slot before the prepared one (an urgent
     // partition in between) takes it back; the prepared proof's witness then goes up again. Only for circuits whose
-    // products the device makes (their witness stays in the assignment). Off until measured on a GPU.
-    bool share_slot = false;
+    // products the device makes (their witness stays in the assignment). A 32 GiB C2 on an H100: 15.2 -> 13.6 s
+    // (docs/perf.md); a device with room for two slots never shares one.
+    bool share_slot = true;
     // The H arrays of a proof in their lean form (HComputer's: two arrays and in-place transforms, half the memory,
     // 8.6 GB less at 2^27; C's upload then overlaps less, each transform makes one more pass over its array, and
     // such a slot takes a, b, c made on the CPU): always when set, else only when the full form does not fit the
