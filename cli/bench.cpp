@@ -1,6 +1,7 @@
 // `cuzk bench`: the CPU benchmarks as one JSON object per line (name, size, threads, median and samples), so
 // scripts can collect them. Google Benchmark programs in bench/ measure the same things with more statistics.
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -24,6 +25,7 @@
 #include "cuzk/groth16/verifier.hpp"
 #include "cuzk/msm/msm.hpp"
 #include "cuzk/pairing/pairing.hpp"
+#include "cuzk/r1cs/pce.hpp"
 #include "cuzk/poly/domain.hpp"
 #include "cuzk/poly/ntt.hpp"
 #include "cuzk/util/thread_pool.hpp"
@@ -35,6 +37,7 @@
 #include "cuzk/gpu/msm.hpp"
 #include "cuzk/gpu/msm_streamed.hpp"
 #include "cuzk/gpu/ntt.hpp"
+#include "cuzk/backends/cuda/products_gpu.hpp"
 #endif
 
 namespace cuzk::cli {
@@ -350,11 +353,60 @@ void bench_gpu_ntt(int log_size, int reps, const std::string& kind, bool in_plac
 #endif
 }
 
+// The sparse products on the GPU (backends/cuda/products_gpu.hpp) for one proof of `spec`'s circuit: its compiled
+// matrices on the device, its witness uploaded once, then a, b, c and the row check per call (the prover's
+// "h.products" span). The witness must satisfy every row (checked after the calls).
+void bench_gpu_products(const CircuitOptions& spec, int reps) {
+#ifdef CUZK_HAVE_CUDA
+    if (gpu::devices().empty()) throw std::runtime_error("bench gpu-products: no CUDA device");
+    const auto circuit = circuits::make_circuit(spec, true, 0, nullptr);
+    const auto t0 = clock_type::now();
+    const r1cs::PrecompiledR1cs pce = r1cs::compile_r1cs(*circuit);
+    const double compile_s = std::chrono::duration<double>(clock_type::now() - t0).count();
+    const r1cs::ProvingAssignment w = r1cs::witness_assignment(pce, *circuit, ThreadPool::global());
+    const size_t n = std::bit_ceil(pce.num_constraints), z_len = pce.num_inputs + pce.num_aux;
+    gpu::DeviceMatrices m(pce, 0);
+    m.wait_copied();
+    Fr* raw[4] = {};
+    cudaError_t e = cudaMalloc(&raw[0], z_len * sizeof(Fr));
+    for (int k = 1; k < 4 && e == cudaSuccess; k++) e = cudaMalloc(&raw[k], n * sizeof(Fr));
+    const std::unique_ptr<Fr, CudaFree> z(raw[0]), a(raw[1]), b(raw[2]), c(raw[3]);
+    unsigned long long* bad_raw = nullptr;
+    if (e == cudaSuccess) e = cudaMalloc(&bad_raw, sizeof(unsigned long long));
+    const std::unique_ptr<unsigned long long, CudaFree> bad(bad_raw);
+    if (e != cudaSuccess)
+        throw std::runtime_error("bench gpu-products: cudaMalloc: " + std::string(cudaGetErrorString(e)));
+    if (cudaMemcpy(z.get(), w.inputs().data(), pce.num_inputs * sizeof(Fr), cudaMemcpyHostToDevice) != cudaSuccess ||
+        cudaMemcpy(z.get() + pce.num_inputs, w.aux().data(), pce.num_aux * sizeof(Fr), cudaMemcpyHostToDevice) !=
+            cudaSuccess ||
+        cudaMemset(bad.get(), 0xff, sizeof(unsigned long long)) != cudaSuccess)
+        throw std::runtime_error("bench gpu-products: cudaMemcpy");
+    const auto s = measure(reps, [&] {
+        m.evaluate(z.get(), a.get(), b.get(), c.get(), n, bad.get(), nullptr);
+        if (cudaDeviceSynchronize() != cudaSuccess) throw std::runtime_error("bench gpu-products: the kernel failed");
+    });
+    unsigned long long first_bad = 0;
+    if (cudaMemcpy(&first_bad, bad.get(), sizeof first_bad, cudaMemcpyDeviceToHost) != cudaSuccess)
+        throw std::runtime_error("bench gpu-products: cudaMemcpy");
+    if (first_bad != ~0ull)
+        throw std::runtime_error("bench gpu-products: row " + std::to_string(first_bad) + " is not satisfied");
+    nlohmann::json extra = {{"circuit", spec.name},
+                            {"rows", pce.num_constraints},
+                            {"terms", pce.a.terms.size() + pce.b.terms.size() + pce.c.terms.size()},
+                            {"pce_compile_s", compile_s}};
+    report("gpu-products", (int)std::bit_width(n) - 1, 1e3, "ms", 1, s, extra);
+#else
+    (void)spec, (void)reps;
+    throw std::runtime_error("bench gpu-products: built without CUDA");
+#endif
+}
+
 }  // namespace
 
 std::vector<std::string> bench_names() {
-    return {"all",      "fq-mul",   "fr-mul",     "g1-add",     "pairing",     "ntt",  "msm-g1", "msm-g2",
-            "gpu-msm-g1", "gpu-msm-g2", "gpu-ntt", "groth16", "pipeline", "porep-c2", "params-load", "post", "snap"};
+    return {"all",        "fq-mul",     "fr-mul",  "g1-add",       "pairing", "ntt",      "msm-g1",
+            "msm-g2",     "gpu-msm-g1", "gpu-msm-g2", "gpu-ntt", "gpu-products", "groth16", "pipeline",
+            "porep-c2",   "params-load", "post",     "snap"};
 }
 
 // `groth16_circuit`: mulchain (2^log_size constraints) or a PoRep circuit (circuits/catalog.hpp).
@@ -395,6 +447,11 @@ int run_bench(const BenchOptions& opt, const std::string& groth16_circuit) {
     if (opt.what == "gpu-msm-g1") bench_gpu_msm<G1Config>(gpu_msm_bench("gpu-msm-g1", size_or(24, 20)));
     if (opt.what == "gpu-ntt") bench_gpu_ntt(size_or(24, 20), reps, opt.ntt_kind, opt.ntt_in_place);
     if (opt.what == "gpu-msm-g2") bench_gpu_msm<G2Config>(gpu_msm_bench("gpu-msm-g2", size_or(20, 16)));
+    if (opt.what == "gpu-products") {
+        CircuitOptions c;
+        c.name = groth16_circuit == "mulchain" ? "porep-2k" : groth16_circuit;
+        bench_gpu_products(c, reps);
+    }
     if (all || opt.what == "groth16") {
         CircuitOptions c;
         c.name = groth16_circuit;

@@ -235,7 +235,7 @@ int main(int argc, char** argv) {
         bench->add_option("--circuit,--preset", bench_circuit,
                           "groth16, pipeline: mulchain (2^k constraints, --log-constraints k) or Filecoin's PoRep "
                           "partition circuit (porep-2k ... porep-64g, or a proof type; proof r proves partition "
-                          "r mod P of generated sector r / P)")
+                          "r mod P of generated sector r / P); gpu-products: the PoRep circuit (default porep-2k)")
             ->check(circuit_name);
 
     cuzk::cli::add_circom_commands(app);

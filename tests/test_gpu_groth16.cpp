@@ -231,6 +231,48 @@ struct Bits : r1cs::CircuitImpl<Bits> {
     }
 };
 
+// Rows of many lengths around the GPU products' warp sums (products_gpu.cu: rows over 8 terms are summed by the
+// whole warp): long rows in A, B and C in turn, several in one warp and beside short ones, lengths 0 .. 40, 63 ..
+// 65, 100 and 300; coefficients one, two and random; values 0, 1 and random. The rows and coefficients are fixed;
+// `seed` picks the values.
+struct RowLengths : r1cs::CircuitImpl<RowLengths> {
+    uint64_t seed;
+    explicit RowLengths(uint64_t s) : seed(s) {}
+    template <class CS>
+    void synthesize(CS& cs) const {
+        constexpr size_t kVars = 400;
+        std::mt19937_64 shape(7), values(seed);
+        std::vector<Fr> val(kVars);
+        std::vector<r1cs::Variable> x;
+        for (size_t i = 0; i < kVars; i++) {
+            const uint64_t kind = values() % 3;
+            val[i] = kind == 0 ? Fr::zero() : kind == 1 ? Fr::one() : Fr::random(values);
+            x.push_back(cs.alloc("x", [&] { return val[i]; }));
+        }
+        std::vector<size_t> lengths;
+        for (size_t l = 0; l <= 40; l++) lengths.push_back(l);
+        for (size_t l : {63, 64, 65, 300, 9, 9, 9, 9, 8, 100}) lengths.push_back(l);
+        for (size_t r = 0; r < 3 * lengths.size(); r++) {
+            const size_t len = lengths[r % lengths.size()];
+            r1cs::LC sum;
+            Fr total = Fr::zero();
+            for (size_t t = 0; t < len; t++) {
+                const size_t i = (7 * r + t) % kVars;
+                const uint64_t kind = shape() % 3;
+                const Fr coeff = kind == 0 ? Fr::one() : kind == 1 ? Fr::from_u64(2) : Fr::random(shape);
+                sum = sum.add(coeff, x[i]);
+                total += coeff * val[i];
+            }
+            auto out = cs.alloc("out", [&] { return total; });
+            const r1cs::LC one(r1cs::Variable::one()), o(out);
+            if (r % 3 == 0) cs.enforce("a long", sum, one, o);
+            else if (r % 3 == 1) cs.enforce("b long", one, sum, o);
+            else cs.enforce("c long", one, o, sum);
+        }
+    }
+    std::vector<Fr> public_inputs() const { return {}; }
+};
+
 // Proves `circuits` with the CPU seam and with the GPU prover (same r, s): the proofs must be byte-identical, and
 // they verify (unless `verify` is false: parameters of random points, which no proof verifies against).
 void check_backends_agree(const groth16::Parameters& p, const std::vector<const r1cs::Circuit*>& circuits,
@@ -964,9 +1006,10 @@ void check_device_products(const groth16::Parameters& p, const r1cs::Precompiled
 }  // namespace
 
 // The sparse products on the GPU (backends/cuda/products_gpu.hpp): a dense witness (mul chains whose rows fill the
-// domain or leave most of it as padding), a zero/one witness with packing coefficients, and three partitions of
-// Filecoin's 2 KiB PoRep circuit: proofs byte-identical to the CPU's. Without a hold the prover completes a
-// deferred assignment on the CPU (same proof); a witness that breaks a row is refused with SynthesisError.
+// domain or leave most of it as padding), a zero/one witness with packing coefficients, rows of many lengths
+// (RowLengths: rows a thread sums and rows its warp sums), and three partitions of Filecoin's 2 KiB PoRep circuit:
+// proofs byte-identical to the CPU's. Without a hold the prover completes a deferred assignment on the CPU (same
+// proof); a witness that breaks a row is refused with SynthesisError.
 TEST(GpuGroth16, DeviceSparseProductsProveAsTheCpu) {
     if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
     uint64_t seed = 0;
@@ -987,6 +1030,12 @@ TEST(GpuGroth16, DeviceSparseProductsProveAsTheCpu) {
         for (auto& x : w1) x = rng() & rng();
         Bits b1(w1), b2(w2);
         check_device_products(p, pce, {&b1, &b2}, rng);
+    }
+    {
+        const auto p = groth16::generate_parameters(RowLengths(0), groth16::ToxicWaste::from_seed(rng()));
+        const auto pce = r1cs::compile_r1cs(RowLengths(0));
+        RowLengths l1(rng()), l2(rng());
+        check_device_products(p, pce, {&l1, &l2}, rng);
     }
     {
         circuits::CircuitSpec spec;

@@ -24,44 +24,79 @@ struct DevMatrix {
     const uint2* terms;
 };
 
-// sum coeff * z[var] over one row, with the CPU's dot_row rules (r1cs/pce.cpp): bit-identical sums.
-__device__ __forceinline__ fr_dev dot_row(DevMatrix m, size_t j, const fr_dev* __restrict__ coeffs,
-                                          const fr_dev* __restrict__ z, size_t num_inputs) {
+// Rows of at most this many terms are summed by their own thread; longer ones by the whole warp. A PoRep
+// partition's rows are mostly 1-3 terms a matrix, but its packing rows (sums of a value's bits, Poseidon's rounds)
+// run to 233-1281 terms: one such row among a warp's 32 held the other 31 lanes for its whole length (2 KiB PoRep:
+// the warps' longest rows summed to 8x the terms).
+constexpr uint64_t kShortRow = 8;
+constexpr unsigned kFullMask = 0xffffffffu;
+constexpr unsigned kThreads = 256;
+
+// coeff * z[var] for one term, with the CPU's dot_row rules (r1cs/pce.cpp): a coefficient of one adds the value, a
+// value of 0 adds nothing and of 1 adds the coefficient, so the sums are bit-identical.
+__device__ __forceinline__ void add_term(fr_dev& acc, uint2 term, const fr_dev* __restrict__ coeffs,
+                                         const fr_dev* __restrict__ z, size_t num_inputs) {
+    const size_t at = (term.x & 0x80000000u) ? num_inputs + (term.x & 0x7fffffffu) : term.x;
+    const fr_dev v = z[at];
+    if (term.y == 0) acc = acc + v;
+    else if (v.is_zero()) return;
+    else if (v.is_one()) acc = acc + coeffs[term.y];
+    else acc = acc + coeffs[term.y] * v;
+}
+
+__device__ __forceinline__ fr_dev shfl_xor_fr(const fr_dev& v, unsigned lane_mask) {
+    fr_dev r;
+#pragma unroll
+    for (unsigned i = 0; i < fr_dev::N; i++) r.l[i] = __shfl_xor_sync(kFullMask, v.l[i], lane_mask);
+    return r;
+}
+
+// Row j's sum in lane j's acc: short rows by their lane, then each long row of the warp by all 32 lanes (terms
+// strided over the lanes, the partial sums added by a butterfly; the field sum does not depend on the order). Every
+// lane of the warp calls it (lanes past the rows with start = end).
+__device__ __forceinline__ fr_dev warp_dot_rows(const uint2* __restrict__ terms, uint64_t start, uint64_t end,
+                                                const fr_dev* __restrict__ coeffs, const fr_dev* __restrict__ z,
+                                                size_t num_inputs) {
+    const unsigned lane = threadIdx.x % 32;
+    const bool is_long = end - start > kShortRow;
     fr_dev acc = fr_dev::zero();
-    const uint64_t end = m.row_start[j + 1];
-    for (uint64_t t = m.row_start[j]; t < end; t++) {
-        const uint2 term = m.terms[t];
-        const size_t at = (term.x & 0x80000000u) ? num_inputs + (term.x & 0x7fffffffu) : term.x;
-        const fr_dev v = z[at];
-        if (term.y == 0) acc = acc + v;
-        else if (v.is_zero()) continue;
-        else if (v.is_one()) acc = acc + coeffs[term.y];
-        else acc = acc + coeffs[term.y] * v;
+    if (!is_long)
+        for (uint64_t t = start; t < end; t++) add_term(acc, terms[t], coeffs, z, num_inputs);
+    for (unsigned longs = __ballot_sync(kFullMask, is_long); longs; longs &= longs - 1) {
+        const unsigned owner = __ffs(longs) - 1;
+        const uint64_t s = __shfl_sync(kFullMask, start, owner), e = __shfl_sync(kFullMask, end, owner);
+        fr_dev part = fr_dev::zero();
+        for (uint64_t t = s + lane; t < e; t += 32) add_term(part, terms[t], coeffs, z, num_inputs);
+#pragma unroll
+        for (unsigned m = 16; m; m >>= 1) part = part + shfl_xor_fr(part, m);
+        if (lane == owner) acc = part;
     }
     return acc;
 }
 
-// One thread per domain element j: a, b, c of row j (zero beyond the rows), and the row check.
-__global__ void sparse_products(DevMatrix ma, DevMatrix mb, DevMatrix mc, const fr_dev* __restrict__ coeffs,
-                                const fr_dev* __restrict__ z, size_t num_inputs, size_t rows, size_t n,
-                                fr_dev* __restrict__ a, fr_dev* __restrict__ b, fr_dev* __restrict__ c,
-                                unsigned long long* first_bad) {
+// One thread per domain element j: a, b, c of row j (zero beyond the rows), and the row check. No lane leaves
+// before the warp's long rows are summed. Three blocks per SM (80 registers, no spills; 86 and two blocks without
+// the bound). A 32 GiB PoRep partition on an H100 (`cuzk bench gpu-products --circuit porep-32g`): 53.3 ms with a
+// thread per row whatever its length, 22.9 ms with the warps' long rows, 20.0 ms with the bound (docs/perf.md).
+__global__ void __launch_bounds__(kThreads, 3)
+    sparse_products(DevMatrix ma, DevMatrix mb, DevMatrix mc, const fr_dev* __restrict__ coeffs,
+                    const fr_dev* __restrict__ z, size_t num_inputs, size_t rows, size_t n, fr_dev* __restrict__ a,
+                    fr_dev* __restrict__ b, fr_dev* __restrict__ c, unsigned long long* first_bad) {
     const size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= n) return;
-    if (j >= rows) {
-        a[j] = b[j] = c[j] = fr_dev::zero();
-        return;
+    const bool row = j < rows;
+    fr_dev v[3];
+    const DevMatrix ms[3] = {ma, mb, mc};
+#pragma unroll
+    for (int k = 0; k < 3; k++) {
+        const uint64_t start = row ? ms[k].row_start[j] : 0, end = row ? ms[k].row_start[j + 1] : 0;
+        v[k] = warp_dot_rows(ms[k].terms, start, end, coeffs, z, num_inputs);
     }
-    const fr_dev va = dot_row(ma, j, coeffs, z, num_inputs);
-    const fr_dev vb = dot_row(mb, j, coeffs, z, num_inputs);
-    const fr_dev vc = dot_row(mc, j, coeffs, z, num_inputs);
-    a[j] = va;
-    b[j] = vb;
-    c[j] = vc;
-    if (va * vb != vc) atomicMin(first_bad, (unsigned long long)j);
+    if (j >= n) return;
+    a[j] = v[0];
+    b[j] = v[1];
+    c[j] = v[2];
+    if (row && v[0] * v[1] != v[2]) atomicMin(first_bad, (unsigned long long)j);
 }
-
-constexpr unsigned kThreads = 256;
 
 size_t matrix_bytes(const r1cs::CompactMatrix& m) {
     return m.row_start.size() * sizeof(uint64_t) + m.terms.size() * sizeof(r1cs::CompactTerm);
