@@ -1093,8 +1093,10 @@ TEST(GpuGroth16, EngineWithDeviceProductsEqualsCpu) {
 }
 
 // GpuProverConfig::share_slot on a device with room for one H slot (h_slots = 1 stands in for it): prepare() waits
-// until the running proof has read H and puts the next circuit's witness and products into that slot. Through the
-// engine every partition after the first is prepared so, and the proofs equal the CPU's; a proof that claims the
+// until the running proof has computed H, puts the next circuit's witness into that slot's scratch and its products
+// into H's arrays once the running proof's H query's MSM has read them (the running proofs equal the CPU's: nothing
+// overwrote their H early). Through the engine every partition after the first is prepared so, and the proofs
+// equal the CPU's; a proof that claims the
 // slot in between (an urgent partition) takes the hold back and the prepared proof uploads its witness again; a
 // prepare with no proof running holds the slot once its short wait is over.
 TEST(GpuGroth16, SharedSlotPreparesBesideTheProofBefore) {

@@ -49,13 +49,14 @@ TEST(HSlots, PrepareFillsTheSlotNoProofUsesAndSlotOneWhenIdle) {
     EXPECT_EQ(claim(0, kFree, kMissing), 0);
 }
 
-// share_slot: prepare() takes the one slot only behind a proof that has read H, or when no proof is in it and one
-// has ended since it began to wait (or the short wait is over); a slot a prepared circuit holds is waited for only
-// briefly. A running proof that has not read H is waited for without a time limit: it reads H or ends.
-TEST(HSlots, SharedSlotIsTakenBehindAProofThatHasReadH) {
+// share_slot: prepare() takes the one slot only behind a proof that has computed H (the next witness goes into the
+// transforms' scratch), or when no proof is in it and one has ended since it began to wait (or the short wait is
+// over); a slot a prepared circuit holds is waited for only briefly. A running proof that has not computed H is
+// waited for without a time limit: it does or it ends.
+TEST(HSlots, SharedSlotIsTakenBehindAProofThatHasComputedH) {
     using S = SharedSlotStep;
-    auto step = [](bool held, bool running, bool h_read, bool ended, bool late) {
-        return shared_slot_step(SharedSlotView{held, running, h_read, ended, late});
+    auto step = [](bool held, bool running, bool h_done, bool ended, bool late) {
+        return shared_slot_step(SharedSlotView{held, running, h_done, ended, late});
     };
     EXPECT_EQ(step(false, true, false, false, false), S::wait);
     EXPECT_EQ(step(false, true, false, true, true), S::wait) << "no time limit behind a running proof";
@@ -66,6 +67,18 @@ TEST(HSlots, SharedSlotIsTakenBehindAProofThatHasReadH) {
     EXPECT_EQ(step(true, false, false, false, false), S::wait_briefly) << "a prepared circuit's proof is to start";
     EXPECT_EQ(step(true, false, false, true, false), S::wait_briefly);
     EXPECT_EQ(step(true, false, false, false, true), S::give_up);
+}
+
+// The shared hold's products go into H's arrays only once the running proof has read H from them (or left the
+// slot); a hold taken back makes none, whatever the slot's proof.
+TEST(HSlots, SharedProductsWaitForTheHQuerysMsm) {
+    using P = SharedProductsStep;
+    EXPECT_EQ(shared_products_step(true, true, false), P::wait) << "the H query's MSM still reads the arrays";
+    EXPECT_EQ(shared_products_step(true, true, true), P::make);
+    EXPECT_EQ(shared_products_step(true, false, false), P::make) << "the proof before ended (or failed)";
+    EXPECT_EQ(shared_products_step(false, true, false), P::abandon);
+    EXPECT_EQ(shared_products_step(false, true, true), P::abandon);
+    EXPECT_EQ(shared_products_step(false, false, true), P::abandon) << "taken back by a proof that claimed the slot";
 }
 
 }  // namespace

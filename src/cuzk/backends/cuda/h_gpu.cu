@@ -119,6 +119,9 @@ struct HComputer::Impl {
     DeviceBuffer<unsigned long long> d_bad;
     bool check_pending = false;
     size_t pending_rows = 0;
+    // prefetch_witness's z and matrices, until prefetch_products makes a, b, c from them.
+    const DeviceMatrices* witness_m = nullptr;
+    const Fr* witness_z = nullptr;
     std::shared_ptr<const NttTables> tables;  // the current device's, held while this computer lives
     unsigned hb = 0;  // the power tables' split (snarkjs)
     uint64_t e = 0;   // snarkjs's root as a power of cuzk's
@@ -210,8 +213,13 @@ struct HComputer::Impl {
     }
 
     // z = (inputs, aux) up and a, b, c from it by the device matrices, all on the upload stream, then ready[0..2].
-    // z goes where the transforms' scratch is (unused until they run, after the ready events) when it fits.
     void upload_witness(const DeviceMatrices& m, std::span<const Fr> inputs, std::span<const Fr> aux, KernelTimer& kt) {
+        make_products(m, upload_z(m, inputs, aux, kt), kt);
+    }
+    // z up on the upload stream, where the transforms' scratch is when it fits (unused until they run, after the
+    // ready events; the proof before has finished its transforms when a shared slot takes the next witness), else
+    // into d_z. Returns where it went.
+    Fr* upload_z(const DeviceMatrices& m, std::span<const Fr> inputs, std::span<const Fr> aux, KernelTimer& kt) {
         refuse_if_lean("the witness form");
         const r1cs::PrecompiledR1cs& p = m.source();
         if (inputs.size() != p.num_inputs || aux.size() != p.num_aux || p.num_constraints > n)
@@ -226,12 +234,17 @@ struct HComputer::Impl {
             if (d_z.size() < nz) d_z = DeviceBuffer<Fr>(nz);
             z = d_z.get();
         }
-        if (!d_bad.size()) d_bad = DeviceBuffer<unsigned long long>(1);
         const cudaStream_t up = upload_stream.get();
         const int u = kt.start("upload", up);
         uploader.upload(z, inputs.data(), inputs.size() * sizeof(Fr), up);
         uploader.upload(z + inputs.size(), aux.data(), aux.size() * sizeof(Fr), up);
         kt.stop(u, up);
+        return z;
+    }
+    // a, b, c from z (upload_z's) into H's arrays on the upload stream, then ready[0..2]; finish() checks the rows.
+    void make_products(const DeviceMatrices& m, const Fr* z, KernelTimer& kt) {
+        if (!d_bad.size()) d_bad = DeviceBuffer<unsigned long long>(1);
+        const cudaStream_t up = upload_stream.get();
         CUZK_CUDA_CHECK(cudaMemsetAsync(d_bad.get(), 0xff, sizeof(unsigned long long), up));
         m.wait_copied();  // the matrices' copy first: the "products" span is then the kernel's alone
         const int pr = kt.start("products", up);
@@ -239,7 +252,7 @@ struct HComputer::Impl {
         kt.stop(pr, up);
         for (auto& ev : ready) CUZK_CUDA_CHECK(cudaEventRecord(ev.get(), up));
         check_pending = true;
-        pending_rows = p.num_constraints;
+        pending_rows = m.source().num_constraints;
     }
 
     // After finish(): the row check of a witness-form upload.
@@ -321,6 +334,7 @@ struct HComputer::Impl {
         check_sizes(n, a, b, c);
         prefetch_timer.reset();
         prefetched = false;
+        witness_m = nullptr;
         check_pending = false;
         KernelTimer kt(spans, stream.get());
         const std::span<const Fr> host[3] = {a, b, c};
@@ -361,6 +375,7 @@ struct HComputer::Impl {
         refuse_if_lean("prefetch");
         check_sizes(n, a, b, c);
         check_pending = false;
+        witness_m = nullptr;
         prefetch_timer = std::make_unique<KernelTimer>(spans, upload_stream.get());
         const std::span<const Fr> host[3] = {a, b, c};
         for (int k = 0; k < 3; k++) upload_array(k, host[k], *prefetch_timer);
@@ -370,6 +385,7 @@ struct HComputer::Impl {
     void run(const DeviceMatrices& m, std::span<const Fr> inputs, std::span<const Fr> aux, const KernelSpans& spans) {
         prefetch_timer.reset();
         prefetched = false;
+        witness_m = nullptr;
         KernelTimer kt(spans, stream.get());
         upload_witness(m, inputs, aux, kt);
         for (int k = 0; k < 3; k++) transforms(k, kt);
@@ -379,8 +395,21 @@ struct HComputer::Impl {
 
     void prefetch(const DeviceMatrices& m, std::span<const Fr> inputs, std::span<const Fr> aux,
                   const KernelSpans& spans) {
+        prefetch_witness(m, inputs, aux, spans);
+        prefetch_products();
+    }
+    void prefetch_witness(const DeviceMatrices& m, std::span<const Fr> inputs, std::span<const Fr> aux,
+                          const KernelSpans& spans) {
+        prefetched = false;
+        witness_m = nullptr;
         prefetch_timer = std::make_unique<KernelTimer>(spans, upload_stream.get());
-        upload_witness(m, inputs, aux, *prefetch_timer);
+        witness_z = upload_z(m, inputs, aux, *prefetch_timer);
+        witness_m = &m;
+    }
+    void prefetch_products() {
+        if (!witness_m) throw std::logic_error("gpu compute_h: prefetch_products without prefetch_witness");
+        make_products(*witness_m, witness_z, *prefetch_timer);
+        witness_m = nullptr;
         prefetched = true;
     }
 
@@ -419,6 +448,11 @@ void HComputer::prefetch(const DeviceMatrices& m, std::span<const Fr> inputs, st
                          const KernelSpans& spans) {
     impl_->prefetch(m, inputs, aux, spans);
 }
+void HComputer::prefetch_witness(const DeviceMatrices& m, std::span<const Fr> inputs, std::span<const Fr> aux,
+                                 const KernelSpans& spans) {
+    impl_->prefetch_witness(m, inputs, aux, spans);
+}
+void HComputer::prefetch_products() { impl_->prefetch_products(); }
 const Fr* HComputer::h_device() const { return impl_->d_a.get(); }
 void HComputer::copy_h_to_host(std::span<Fr> h) const {
     const size_t len = h_gpu_length(impl_->log_n, impl_->convention);

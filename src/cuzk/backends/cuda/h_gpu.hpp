@@ -70,6 +70,13 @@ public:
              const KernelSpans& spans = {});
     void prefetch(const DeviceMatrices& m, std::span<const Fr> inputs, std::span<const Fr> aux,
                   const KernelSpans& spans = {});
+    // That prefetch in two halves, for a computer whose arrays another proof still reads: prefetch_witness() puts z
+    // up (where the transforms' scratch is: free once that proof's H is computed) and returns as prefetch() does;
+    // prefetch_products() then queues a, b, c from it into H's arrays (only once that proof's H query's MSM has
+    // read them). run_prefetched() needs both; a prefetch or run in between replaces the witness.
+    void prefetch_witness(const DeviceMatrices& m, std::span<const Fr> inputs, std::span<const Fr> aux,
+                          const KernelSpans& spans = {});
+    void prefetch_products();
     // h_gpu_length(log_n, convention) values in device memory, valid until the next run().
     const Fr* h_device() const;
     void copy_h_to_host(std::span<Fr> h) const;

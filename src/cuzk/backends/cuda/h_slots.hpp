@@ -31,24 +31,33 @@ inline int prepare_h_slot(int active) { return active < 0 ? 1 : 1 - active; }
 struct SharedSlotView {
     bool held = false;         // a prepared circuit holds it (its proof has not started)
     bool running = false;      // the running proof is in it
-    bool h_read = false;       // ... and has read H (its H query's MSM is done)
+    bool h_done = false;       // ... and has computed H (its transforms, whose scratch the next witness goes into)
     bool proof_ended = false;  // a proof ended since prepare() began to wait
     bool late = false;         // the short wait (a proof about to start) is over
 };
 enum class SharedSlotStep {
-    hold,          // take it now: the next circuit's data may go in
-    wait,          // until the running proof has read H or ended (no time limit: it does either)
+    hold,          // take it now: the next circuit's witness may go up
+    wait,          // until the running proof has computed H or ended (no time limit: it does either)
     wait_briefly,  // until something changes, but not past the short wait
     give_up,       // no ticket (the next circuit goes up when its own proof starts)
 };
-// Behind the running proof once it has read H (its A, B, L MSMs do not touch the slot); with no proof in it, once
-// a proof has ended since the wait began (the engine prepares beside the proof before) or the short wait is over
-// (that proof failed before it claimed the slot); a slot a prepared circuit holds is waited for briefly (its proof
-// starts beside this call in the engine), then given up.
+// Behind the running proof once it has computed H (its H query's MSM reads H's array, not the scratch); with no
+// proof in it, once a proof has ended since the wait began (the engine prepares beside the proof before) or the
+// short wait is over (that proof failed before it claimed the slot); a slot a prepared circuit holds is waited for
+// briefly (its proof starts beside this call in the engine), then given up.
 inline SharedSlotStep shared_slot_step(const SharedSlotView& v) {
     if (v.held) return v.late ? SharedSlotStep::give_up : SharedSlotStep::wait_briefly;
-    if (v.running) return v.h_read ? SharedSlotStep::hold : SharedSlotStep::wait;
+    if (v.running) return v.h_done ? SharedSlotStep::hold : SharedSlotStep::wait;
     return v.proof_ended || v.late ? SharedSlotStep::hold : SharedSlotStep::wait_briefly;
+}
+
+// Once a shared hold's witness is up: its a, b, c go into H's arrays when the running proof has read H (its H
+// query's MSM is done) or is no longer in the slot; a hold taken back meanwhile (a proof claimed the slot) makes
+// none.
+enum class SharedProductsStep { make, wait, abandon };
+inline SharedProductsStep shared_products_step(bool still_held, bool running_in_slot, bool h_read) {
+    if (!still_held) return SharedProductsStep::abandon;
+    return running_in_slot && !h_read ? SharedProductsStep::wait : SharedProductsStep::make;
 }
 
 }  // namespace cuzk::gpu

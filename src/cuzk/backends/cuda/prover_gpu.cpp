@@ -260,10 +260,12 @@ struct GpuProver::Impl {
     int active = -1;
     bool held[2] = {false, false};
     bool prefetched[2] = {false, false};
-    // cfg.share_slot: h_read[k], the running proof in slot k has read H (its H query's MSM is done), so the slot's
-    // arrays are free for the next circuit's data while its A, B, L MSMs run; shared[k], slot k is held by such a
+    // cfg.share_slot: h_done[k], the running proof in slot k has computed H, so the transforms' scratch is free for
+    // the next circuit's witness while its H query's MSM runs; h_read[k], it has read H (that MSM is done), so the
+    // arrays are free for the next circuit's products while its A, B, L MSMs run; shared[k], slot k is held by such a
     // ticket (a proof that claims a slot takes it back: evict_shared); epoch[k] counts the holds of slot k, so that a
-    // ticket whose hold was taken back knows it. slot_cv: h_read or active changed.
+    // ticket whose hold was taken back knows it. slot_cv: h_done, h_read or active changed.
+    bool h_done[2] = {false, false};
     bool h_read[2] = {false, false};
     bool shared[2] = {false, false};
     unsigned epoch[2] = {0, 0};
@@ -504,13 +506,21 @@ struct GpuProver::Impl {
     // Under mu: slot k becomes the running proof's.
     void start_in(int k) {
         active = k;
-        h_read[k] = false;
+        h_done[k] = h_read[k] = false;
     }
     void release_active() {
         {
             std::lock_guard<std::mutex> lk(mu);
             active = -1;
             proofs_done++;
+        }
+        slot_cv.notify_all();
+    }
+    // The running proof has computed H in slot k (its transforms are done: the scratch is free).
+    void mark_h_done(int k) {
+        {
+            std::lock_guard<std::mutex> lk(mu);
+            if (active == k) h_done[k] = true;
         }
         slot_cv.notify_all();
     }
@@ -549,7 +559,7 @@ struct GpuProver::Impl {
     }
     // Holds that slot for a shared ticket (held, shared, a new epoch, returned through held_epoch) when
     // shared_slot_step (h_slots.hpp) says so, kIdleWait being its short wait; -1 when it gives up or the slot is
-    // gone. Waits for the running proof's H query's MSM.
+    // gone. Waits for the running proof's H (prefetch_shared then waits for its H query's MSM).
     static constexpr std::chrono::milliseconds kIdleWait{200};
     int hold_shared_slot(unsigned log_n, unsigned& held_epoch) {
         std::unique_lock<std::mutex> lk(mu);
@@ -558,7 +568,7 @@ struct GpuProver::Impl {
         for (;;) {
             const int j = full_slot(log_n);
             if (j < 0) return -1;
-            const SharedSlotView v{held[j], active == j, h_read[j], proofs_done != done0,
+            const SharedSlotView v{held[j], active == j, h_done[j], proofs_done != done0,
                                    std::chrono::steady_clock::now() >= until};
             switch (shared_slot_step(v)) {
                 case SharedSlotStep::hold:
@@ -570,6 +580,36 @@ struct GpuProver::Impl {
                 case SharedSlotStep::give_up: return -1;
             }
         }
+    }
+    // A shared hold's witness into slot k under epoch e, in two halves (the slot's running proof has computed H:
+    // hold_shared_slot): z up beside that proof's H query's MSM, then a, b, c once that MSM has read H's arrays
+    // (shared_products_step). False when the hold was taken back on the way (asg untouched: witness form), or the
+    // device no longer makes asg's products (they were made on the CPU: the proof uploads them).
+    bool prefetch_shared(HComputer& hk, r1cs::ProvingAssignment& asg, TimingSink* timing, int64_t item, int k,
+                         unsigned e) {
+        const auto m = products_for(asg, timing, item);
+        if (!m) return false;
+        {
+            std::lock_guard<std::mutex> turn(upload_turn);
+            if (!holds(k, e)) return false;
+            hk.prefetch_witness(*m, asg.inputs(), asg.aux(), {timing, "h", item});
+        }
+        {
+            std::unique_lock<std::mutex> lk(mu);
+            for (;;) {
+                const auto step = shared_products_step(held[k] && epoch[k] == e, active == k, h_read[k]);
+                if (step == SharedProductsStep::abandon) return false;
+                if (step == SharedProductsStep::make) break;
+                slot_cv.wait(lk);
+            }
+        }
+        {
+            std::lock_guard<std::mutex> turn(upload_turn);
+            if (!holds(k, e)) return false;
+            hk.prefetch_products();
+        }
+        release_abc(asg);
+        return true;
     }
     // Whether slot k is still held under epoch e (a shared hold may have been taken back: evict_shared).
     bool holds(int k, unsigned e) {
@@ -647,6 +687,7 @@ struct GpuProver::Impl {
                 release_abc(asg);
             }
         }
+        mark_h_done(k);  // the scratch may take the next circuit's witness now (cfg.share_slot)
         if (!uploaded) start_upload();
         auto h_msm = [&] {
             ScopedTiming t(timing, kLayer, "msm.h", item);
@@ -887,7 +928,7 @@ std::unique_ptr<groth16::PreparedCircuit> GpuProver::prepare(r1cs::ProvingAssign
         HComputer* hk = impl_->slot(k, domain.log_size(), true, timing, item);
         if (!hk) {
             impl_->drop_hold(k, ep);
-            // No room for a second slot: with share_slot, the one slot once the running proof has read H.
+            // No room for a second slot: with share_slot, the one slot once the running proof has computed H.
             if (impl_->shareable_slot(asg, domain.log_size()) < 0) return nullptr;
             split = impl_->start_split(asg, timing, item);  // CPU work while the running proof's H goes on
             k = impl_->hold_shared_slot(domain.log_size(), ep);
@@ -905,7 +946,9 @@ std::unique_ptr<groth16::PreparedCircuit> GpuProver::prepare(r1cs::ProvingAssign
             split = impl_->start_split(asg, timing, item);
         }
         Impl* impl = impl_.get();
-        const bool went = impl_->prefetch_into(*hk, asg, timing, item, [impl, k, ep] { return impl->holds(k, ep); });
+        const bool went = is_shared ? impl_->prefetch_shared(*hk, asg, timing, item, k, ep)
+                                    : impl_->prefetch_into(*hk, asg, timing, item,
+                                                           [impl, k, ep] { return impl->holds(k, ep); });
         split.wait();
         if (!went) return nullptr;  // taken back before its upload: asg is untouched (witness form)
     } catch (...) {

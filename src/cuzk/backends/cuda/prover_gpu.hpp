@@ -78,10 +78,11 @@ struct GpuProverConfig {
     // nullptr, unless share_slot). Anything else is std::invalid_argument.
     int h_slots = 2;
     // Where the device has room for one slot only (an 80 GB card holding a 32 GiB PoRep key and its compiled
-    // matrices): prepare() waits until the running proof has read H from that slot (its H query's MSM is done) and
-    // puts the next circuit's witness and products there while the running proof's A, B, L MSMs run, instead of
-    // returning nullptr (the next partition's witness then goes up after the proof before it, the GPU idle meanwhile:
-    // ~0.2 s a 32 GiB partition on an H100). A proof that claims the slot before the prepared one (an urgent
+    // matrices): prepare() waits until the running proof has computed H in that slot, puts the next circuit's
+    // witness into the transforms' scratch while the running proof's H query's MSM runs, and its products into H's
+    // arrays once that MSM has read them (beside the running proof's A, B, L MSMs), instead of returning nullptr (the
+    // next partition's witness then goes up after the proof before it, the GPU idle meanwhile: ~0.2 s a 32 GiB
+    // partition on an H100). A proof that claims the slot before the prepared one (an urgent
     // partition in between) takes it back; the prepared proof's witness then goes up again. Only for circuits whose
     // products the device makes (their witness stays in the assignment). A 32 GiB C2 on an H100: 15.2 -> 13.6 s
     // (docs/perf.md); a device with room for two slots never shares one.
