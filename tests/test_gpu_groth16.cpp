@@ -35,6 +35,7 @@
 #include <cuda_runtime.h>
 
 #include "cuzk/backends/cuda/h_gpu.hpp"
+#include "cuzk/backends/cuda/products_gpu.hpp"
 #include "cuzk/backends/cuda/prover_gpu.hpp"
 #include "cuzk/gpu/device.hpp"
 #endif
@@ -1076,6 +1077,50 @@ TEST(GpuGroth16, DeviceSparseProductsProveAsTheCpu) {
     deferred.clear();
     deferred.push_back(r1cs::witness_assignment(pce, c, ThreadPool::global()));
     EXPECT_TRUE(prover.prove_from_assignments(deferred, r, s) == want) << "the prover works after a refused witness";
+}
+
+// The witness form's prefetch in two halves (HComputer::prefetch_witness / prefetch_products: the shared slot of a
+// one-slot device takes the next witness while the running proof's H query's MSM still reads H's array): the
+// witness half leaves the H in the arrays as it was, the products half and run_prefetched then give the CPU's H of
+// the new witness; products without a witness, or after a run replaced it, are a logic error.
+TEST(GpuGroth16, WitnessPrefetchInTwoHalves) {
+    if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
+    uint64_t seed = 0;
+    auto rng = fresh_rng(seed);
+    SCOPED_TRACE(seed);
+    const auto pce = r1cs::compile_r1cs(circuits::MulChainCircuit(12, 2, std::nullopt));
+    const circuits::MulChainCircuit before(12, 2, rng()), next(12, 2, rng());
+    const EvaluationDomain domain = EvaluationDomain::for_size(pce.num_constraints);
+    const unsigned k = domain.log_size();
+    auto cpu_h = [&](const circuits::MulChainCircuit& c) {
+        auto full = synthesize(c);
+        return groth16::compute_h(domain, full.a(), full.b(), full.c());
+    };
+    const auto want_before = cpu_h(before), want_next = cpu_h(next);
+    gpu::DeviceMatrices m(pce, 0);
+    m.wait_copied();
+    gpu::HComputer hc(k, groth16::HConvention::Bellman);
+    EXPECT_THROW(hc.prefetch_products(), std::logic_error);
+    auto full_before = synthesize(before);
+    hc.run(full_before.a(), full_before.b(), full_before.c());
+    std::vector<Fr> got(gpu::h_gpu_length(k, groth16::HConvention::Bellman));
+    hc.copy_h_to_host(got);
+    ASSERT_TRUE(got == want_before) << "the running proof's H";
+    const auto w = r1cs::witness_assignment(pce, next, ThreadPool::global());
+    TimingSink sink;
+    hc.prefetch_witness(m, w.inputs(), w.aux(), {&sink, "h", 1});
+    hc.copy_h_to_host(got);
+    EXPECT_TRUE(got == want_before) << "the witness half wrote into H's arrays";
+    hc.prefetch_products();
+    hc.run_prefetched({&sink, "h", 1});
+    hc.copy_h_to_host(got);
+    EXPECT_TRUE(got == want_next) << "H of the witness prefetched in two halves";
+    EXPECT_GT(sink.total(TimingLayer::Kernel, "h.upload"), 0.0);
+    EXPECT_GT(sink.total(TimingLayer::Kernel, "h.products"), 0.0);
+    hc.prefetch_witness(m, w.inputs(), w.aux());
+    hc.run(full_before.a(), full_before.b(), full_before.c());  // replaces the witness
+    EXPECT_THROW(hc.prefetch_products(), std::logic_error);
+    EXPECT_THROW(hc.run_prefetched(), std::logic_error);
 }
 
 // The engine with compiled matrices (JobSpec::pce) on the GPU backend: it holds them on the device for the job, the
