@@ -400,7 +400,7 @@ TEST(Engine, AFallbackTooLargeForTheBudgetFailsTheJobInstead) {
     const JobResult res = engine.await(engine.submit(spec));
     EXPECT_EQ(res.state, JobState::Failed);
     EXPECT_NE(res.error.find("simulated device fault"), std::string::npos) << res.error;
-    EXPECT_NE(res.error.find("not proven again on the cpu backend: it needs 1048576 GiB of host memory"),
+    EXPECT_NE(res.error.find("not proven again on the cpu backend: it needs 1048576.0 GiB of host memory"),
               std::string::npos)
         << res.error;
     EXPECT_EQ(hungry.calls.load(), 0);

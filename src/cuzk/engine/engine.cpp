@@ -512,7 +512,11 @@ struct Engine::Impl {
         if (!cfg.memory_budget_bytes) return {};
         const size_t need = fallback.working_bytes(), resident = current_rss_bytes();
         if (resident + need <= cfg.memory_budget_bytes) return {};
-        auto gib = [](size_t b) { return std::to_string(b >> 30) + " GiB"; };
+        auto gib = [](size_t b) {  // one decimal: a budget short by less than a GiB is not "0 GiB"
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "%.1f GiB", (double)b / (double)(size_t{1} << 30));
+            return std::string(buf);
+        };
         return "it needs " + gib(need) + " of host memory beside the " + gib(resident) +
                " in use, over the budget of " + gib(cfg.memory_budget_bytes);
     }
