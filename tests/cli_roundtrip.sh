@@ -205,4 +205,14 @@ PY
 python3 "$(dirname "$0")/../scripts/timeline.py" "$dir/tl.json" | grep -q "msm.h" || fail "scripts/timeline.py"
 "$CUZK" bench groth16 --same-witness --reps 1 --log-constraints 8 2> /dev/null
 [ $? -eq 2 ] || fail "--same-witness without --random-params must give exit 2"
+# bench gpu-products: a 2 KiB PoRep partition's sparse products on the GPU, or a clear error without one
+"$CUZK" bench gpu-products --reps 1 > "$dir/gp.json" 2> "$dir/err5.txt"
+rc=$?
+if [ $rc -eq 0 ]; then
+  python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['bench']=='gpu-products' and j['rows']>0 \
+and j['terms']>j['rows'] and j['median_ms']>0, j" "$dir/gp.json" || fail "bench gpu-products: $(cat "$dir/gp.json")"
+else
+  [ $rc -eq 2 ] && grep -qE "gpu-products: (no CUDA device|built without CUDA)" "$dir/err5.txt" ||
+    fail "bench gpu-products without a GPU: exit $rc, $(cat "$dir/err5.txt")"
+fi
 echo "cli round trip: all checks passed"
