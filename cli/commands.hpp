@@ -74,8 +74,8 @@ struct BenchOptions {
     bool overlap_msms = false;
     // porep-c2, post, snap, pipeline, groth16: a proof's H arrays in their lean form (GpuProverConfig::lean_h)
     bool lean_h = false;
-    // porep-c2, post, snap, pipeline, groth16: the next partition's data into the one H slot once the proof before
-    // has read H (GpuProverConfig::share_slot)
+    // porep-c2, post, snap, pipeline, groth16: the next partition's witness into the one H slot beside the proof
+    // before (GpuProverConfig::share_slot)
     bool share_slot = true;
     // groth16, pipeline: device bytes for precomputed MSM window tables (GpuProverConfig::msm_table_bytes; 0: none)
     size_t msm_table_bytes = 0;
@@ -195,7 +195,7 @@ struct CliJobOptions {
     bool stream_queries = false;  // GpuProverConfig::stream_queries
     bool overlap_msms = false;    // GpuProverConfig::overlap_query_msms
     bool lean_h = false;          // GpuProverConfig::lean_h
-    bool share_slot = true;      // GpuProverConfig::share_slot
+    bool share_slot = true;       // GpuProverConfig::share_slot
     // Synthesis workers for the host (auto) and a memory budget of engine::auto_memory_budget() unless set.
     engine::EngineConfig engine = [] {
         engine::EngineConfig c;

@@ -192,7 +192,7 @@ int main(int argc, char** argv) {
                     "groth16, pipeline, porep-c2, post, snap: the GPU prover runs the A, B, L MSMs beside the H query's");
     bench->add_flag("--share-slot,!--no-share-slot", bench_opt.share_slot,
                     "groth16, pipeline, porep-c2, post, snap: on a GPU with room for one H slot, the next partition's "
-                    "witness goes into it once the proof before has read H (beside that proof's A, B, L MSMs); on by "
+                    "witness goes into it once the proof before has computed H (beside that proof's MSMs); on by "
                     "default, --no-share-slot: after that proof");
     bench->add_flag("--lean-h", bench_opt.lean_h,
                     "groth16, pipeline, porep-c2, post, snap: the GPU prover's H arrays in their lean form (two "

@@ -271,7 +271,6 @@ struct RowLengths : r1cs::CircuitImpl<RowLengths> {
             else cs.enforce("c long", one, o, sum);
         }
     }
-    std::vector<Fr> public_inputs() const { return {}; }
 };
 
 // Proves `circuits` with the CPU seam and with the GPU prover (same r, s): the proofs must be byte-identical, and

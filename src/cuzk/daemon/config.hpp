@@ -60,8 +60,8 @@ struct DaemonConfig {
     // fit, and the partition then fails over to the CPU (docs/perf.md).
     bool overlap_msms = false;
     // On a GPU with room for one set of H's arrays beside its key (an 80 GB card holding a 32 GiB PoRep key), the
-    // next partition's witness goes into that set once the proof before has read H, beside its A, B, L MSMs
-    // (GpuProverConfig::share_slot): a 32 GiB C2 on an H100 15.2 -> 13.6 s (docs/perf.md).
+    // next partition's witness goes into that set once the proof before has computed H, beside its MSMs
+    // (GpuProverConfig::share_slot): a 32 GiB C2 on an H100 15.2 -> 13.6 s, 12.7 s now (docs/perf.md).
     bool share_slot = true;
     // [jobs]
     size_t max_partitions = 64;

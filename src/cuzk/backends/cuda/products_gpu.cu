@@ -9,6 +9,7 @@
 #include "cuzk/gpu/dev_field.cuh"
 #include "cuzk/gpu/device.hpp"
 #include "cuzk/gpu/mont32.cuh"
+#include "cuzk/gpu/msm_point.cuh"
 #include "cuzk/gpu/pinned_upload.cuh"
 
 namespace cuzk::gpu {
@@ -44,13 +45,6 @@ __device__ __forceinline__ void add_term(fr_dev& acc, uint2 term, const fr_dev* 
     else acc = acc + coeffs[term.y] * v;
 }
 
-__device__ __forceinline__ fr_dev shfl_xor_fr(const fr_dev& v, unsigned lane_mask) {
-    fr_dev r;
-#pragma unroll
-    for (unsigned i = 0; i < fr_dev::N; i++) r.l[i] = __shfl_xor_sync(kFullMask, v.l[i], lane_mask);
-    return r;
-}
-
 // Row j's sum in lane j's acc: short rows by their lane, then each long row of the warp by all 32 lanes (terms
 // strided over the lanes, the partial sums added by a butterfly; the field sum does not depend on the order). Every
 // lane of the warp calls it (lanes past the rows with start = end).
@@ -68,7 +62,10 @@ __device__ __forceinline__ fr_dev warp_dot_rows(const uint2* __restrict__ terms,
         fr_dev part = fr_dev::zero();
         for (uint64_t t = s + lane; t < e; t += 32) add_term(part, terms[t], coeffs, z, num_inputs);
 #pragma unroll
-        for (unsigned m = 16; m; m >>= 1) part = part + shfl_xor_fr(part, m);
+        for (unsigned m = 16; m; m >>= 1) {
+            const auto lane_xor_m = [m](uint32_t x) { return __shfl_xor_sync(kFullMask, x, m); };
+            part = part + msm_detail::shuffle_words(part, lane_xor_m);
+        }
         if (lane == owner) acc = part;
     }
     return acc;

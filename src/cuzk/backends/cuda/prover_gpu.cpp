@@ -787,6 +787,17 @@ struct GpuProver::Impl {
         });
     }
 
+    // start_split for prepare(), once no proof's own witness upload is going (a proof that was not prepared holds
+    // upload_turn while its witness goes up and its products are made): the split reads this circuit's 4 GB on the
+    // CPU, and the GPU waits for that upload. A 32 GiB C2's first partition took 0.74 s for it with the second's
+    // split beside it (its synthesis now ends ~0.3 s after the first's); on an 80 GB card, whose one slot is
+    // shared, 0.51 s against 0.39 s.
+    std::future<groth16::QuerySplits> start_split_after_upload(const r1cs::ProvingAssignment& asg, TimingSink* timing,
+                                                               int64_t item) {
+        { std::lock_guard<std::mutex> turn(upload_turn); }
+        return start_split(asg, timing, item);
+    }
+
     void note_split(const groth16::QuerySplits& q) {
         const size_t bytes = q.a.bytes() + q.b.bytes() + q.l.bytes();
         size_t seen = split_bytes_seen.load();
@@ -930,24 +941,14 @@ std::unique_ptr<groth16::PreparedCircuit> GpuProver::prepare(r1cs::ProvingAssign
             impl_->drop_hold(k, ep);
             // No room for a second slot: with share_slot, the one slot once the running proof has computed H.
             if (impl_->shareable_slot(asg, domain.log_size()) < 0) return nullptr;
-            // CPU work while the running proof's H goes on, but not beside its witness upload (below).
-            { std::lock_guard<std::mutex> turn(impl_->upload_turn); }
-            split = impl_->start_split(asg, timing, item);
+            split = impl_->start_split_after_upload(asg, timing, item);  // while the running proof's H goes on
             k = impl_->hold_shared_slot(domain.log_size(), ep);
             if (k < 0) return nullptr;  // (the split's future waits for it)
             is_shared = true;
             hk = impl_->hc[k].get();  // a slot held is never remade: proofs of one key share its domain
         }
         ScopedTiming t(timing, kLayer, "h.prefetch", item);
-        if (!is_shared) {
-            // Not beside the running proof's own witness upload (a proof that was not prepared holds the turn
-            // while its witness goes up and its products are made): the split reads this circuit's 4 GB on the
-            // CPU, and the GPU waits for that upload. A 32 GiB C2's first partition took 0.74 s for it with the
-            // second's split beside it (its synthesis now ends ~0.3 s after the first's); on an 80 GB card, whose
-            // one slot is shared, 0.53-0.64 s.
-            { std::lock_guard<std::mutex> turn(impl_->upload_turn); }
-            split = impl_->start_split(asg, timing, item);
-        }
+        if (!is_shared) split = impl_->start_split_after_upload(asg, timing, item);
         Impl* impl = impl_.get();
         const bool went = is_shared ? impl_->prefetch_shared(*hk, asg, timing, item, k, ep)
                                     : impl_->prefetch_into(*hk, asg, timing, item,
