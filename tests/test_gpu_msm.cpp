@@ -306,6 +306,18 @@ TEST(GpuMsm, ContextReuse) {
     gpu::G1MsmContext in_place(bases);
     EXPECT_EQ(in_place.msm_device(d, n), r1);
     EXPECT_EQ(in_place.scratch_bytes(), in_place.call_bytes(n) - n * sizeof(Fr));
+    // The same scratch reserved ahead (a prover's warm-up): the call then finds it, and grows nothing.
+    gpu::G1MsmContext reserved(bases);
+    EXPECT_EQ(reserved.scratch_bytes(), 0u);
+    EXPECT_THROW(reserved.reserve_device_call(n + 1), std::invalid_argument);
+    reserved.reserve_device_call(0);
+    EXPECT_EQ(reserved.scratch_bytes(), 0u);
+    reserved.reserve_device_call(n);
+    EXPECT_EQ(reserved.scratch_bytes(), in_place.scratch_bytes());
+    EXPECT_EQ(reserved.msm_device(d, n), r1);
+    EXPECT_EQ(reserved.scratch_bytes(), in_place.scratch_bytes());
+    reserved.reserve_device_call(n / 4);
+    EXPECT_EQ(reserved.scratch_bytes(), in_place.scratch_bytes()) << "a smaller reservation keeps what is held";
     cudaFree(d);
 }
 

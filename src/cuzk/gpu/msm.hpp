@@ -149,6 +149,11 @@ public:
     // allocation; a call that does not fit takes less, in smaller groups), with its scalars from the host: an
     // msm_device call needs 32 bytes a scalar less.
     size_t call_bytes(size_t pippenger_scalars, size_t ones = 0) const;
+    // Grows the scratch to what an msm_device call of m scalars takes, where the device has room (best effort, and
+    // the plan a call with this much free memory would make: the call itself still reserves what it needs). For a
+    // prover's warm-up: the allocation (~0.1 s for the 2^27 H query's ~8 GB) then comes before its first proof.
+    // Throws gpu::CudaError only for a failed CUDA call other than the allocation.
+    void reserve_device_call(size_t m);
     // Scratch currently held (the largest call so far; with a shared scratch, the largest call of any context).
     size_t scratch_bytes() const;
     // The window width of the precomputed table, 0 without one.

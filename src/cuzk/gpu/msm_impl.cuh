@@ -1212,6 +1212,14 @@ struct MsmContext<Cfg>::Impl {
                                             owned_stream.get()));
     }
 
+    // MsmContext::reserve_device_call.
+    void reserve_device_call(size_t m) {
+        CUZK_CUDA_CHECK(cudaSetDevice(cfg.device));
+        MsmScratch::Impl& sc = scratch->impl();
+        std::lock_guard<std::mutex> lk(sc.mu);
+        (void)sc.try_reserve(fitting_plan(m, 0, 0, sc, true).total);
+    }
+
     // ones_words: h_ones is a bitmap of that many words holding k ones (0: k indices).
     Jacobian<Cfg> run(size_t m, const Limbs4* h_scalars, bool mont, const uint32_t* h_index, size_t k,
                       const void* h_ones, const KernelSpans& spans, bool on_device = false, size_t ones_words = 0,
@@ -1315,6 +1323,13 @@ size_t MsmContext<Cfg>::call_bytes(size_t pippenger_scalars, size_t ones) const 
     return make_plan<typename Impl::F>(pippenger_scalars, ones, impl_->cfg, impl_->sm_count, impl_->pre_c,
                                        (uint32_t)impl_->n)
         .total;
+}
+template <class Cfg>
+void MsmContext<Cfg>::reserve_device_call(size_t m) {
+    if (m > impl_->n)
+        throw std::invalid_argument("gpu msm: " + std::to_string(m) + " scalars for " + std::to_string(impl_->n) +
+                                    " bases");
+    if (m) impl_->reserve_device_call(m);
 }
 template <class Cfg>
 size_t MsmContext<Cfg>::scratch_bytes() const {

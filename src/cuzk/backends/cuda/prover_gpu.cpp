@@ -106,6 +106,11 @@ public:
         return streamed_->msm_split(one, spans)[0];
     }
     size_t device_bytes() const { return resident_ ? resident_->resident_bytes() : streamed_->device_bytes(); }
+    // The scratch of an msm_device call of m scalars, made now where it fits (resident bases; a streamed query's
+    // calls size their own).
+    void reserve_device_call(size_t m) {
+        if (resident_) resident_->reserve_device_call(m);
+    }
     // The batched subgroup check over the points on the device (gpu/subgroup.hpp), chunk by chunk when streamed.
     bool in_subgroup(const BatchSubgroupOptions& o, int device) {
         const auto check = [&](const void* d, size_t n) {
@@ -273,10 +278,11 @@ struct GpuProver::Impl {
     std::condition_variable slot_cv;
     bool pipeline_ok = true;  // false once a second set of arrays did not fit
     std::atomic<bool> first_slot_made{false};  // a proof has claimed its slot (prepare waits for that)
-    // Both slots made ahead of the first proof (warm_slots), on a thread of their own; slot() waits for it. After hc,
-    // so that it is joined before the slots are destroyed.
+    // Both slots made ahead of the first proof (warm_slots), on a thread of their own; slot() waits for slots_warm.
+    // After hc and the queries, so that it is joined before they are destroyed.
     std::mutex warm_mu;
     std::future<void> warming;
+    std::shared_future<void> slots_warm;  // ready once the warm-up's slots are made
     bool warm_started = false;  // under warm_mu
     std::atomic<size_t> split_bytes_seen{0};   // the largest 0/1 split of one circuit so far (working_bytes)
     // The compiled matrices on this device (hold_products), by their host object, while a holder keeps them. A
@@ -369,7 +375,9 @@ struct GpuProver::Impl {
         std::lock_guard<std::mutex> lk(warm_mu);
         if (warm_started || first_slot_made) return;
         warm_started = true;
-        warming = std::async(std::launch::async, [this, log_n] {
+        auto made = std::make_shared<std::promise<void>>();
+        slots_warm = made->get_future().share();
+        warming = std::async(std::launch::async, [this, log_n, made] {
             try {
                 use_device(cfg.device);
                 for (int k = 0; k < cfg.h_slots; k++)
@@ -377,12 +385,25 @@ struct GpuProver::Impl {
             } catch (...) {
                 // Nothing lost: the proofs make their slots.
             }
+            made->set_value();
+            // Then the H query's MSM scratch (~8 GB at 2^27), after the slots, whose room comes first: its allocation
+            // took ~0.12 s of the first partition between H and the MSM (a 32 GiB C2 on an H100, the GPU idle). That
+            // MSM now waits for it through the scratch's lock instead; what it needs beyond is still its own to take.
+            try {
+                h.reserve_device_call(shape.h);
+            } catch (...) {
+                // The proof's MSM reserves its scratch itself.
+            }
         });
     }
-    // Waits for warm_slots' thread, once.
+    // Waits for warm_slots' slots.
     void settle_warm() {
-        std::lock_guard<std::mutex> lk(warm_mu);
-        if (warming.valid()) warming.get();
+        std::shared_future<void> f;
+        {
+            std::lock_guard<std::mutex> lk(warm_mu);
+            f = slots_warm;
+        }
+        if (f.valid()) f.wait();
     }
     // An optional slot k as slot() makes it, without waiting for the warm-up (which is what calls it), and without
     // giving up the pipeline when there is no room now (the proofs look again). The first slot (k = 0) needs room
