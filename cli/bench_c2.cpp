@@ -235,7 +235,7 @@ void run_filecoin_bench_once(const nlohmann::json& base, const BenchOptions& opt
     j["device_products"] = !opt.host_products;
     j["matrices_resident"] = run.products_resident;  // held and copied to the GPU before the job
     if (opt.stream_queries) j["stream_queries"] = true;
-    if (opt.overlap_msms) j["overlap_msms"] = true;
+    j["overlap_msms"] = opt.overlap_msms && !opt.stream_queries;  // a streamed key's prover has no second scratch
     if (opt.lean_h) j["lean_h"] = true;
     j["share_slot"] = opt.share_slot;
     if (run.products_resident) j["matrices_s"] = run.products_s;

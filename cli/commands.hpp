@@ -71,7 +71,7 @@ struct BenchOptions {
     // (GpuProverConfig::stream_queries: what a GPU smaller than the key does)
     bool stream_queries = false;
     // groth16, pipeline, porep-c2, post, snap: the A, B, L MSMs beside the H query's (GpuProverConfig::overlap_query_msms)
-    bool overlap_msms = false;
+    bool overlap_msms = true;
     // porep-c2, post, snap, pipeline, groth16: a proof's H arrays in their lean form (GpuProverConfig::lean_h)
     bool lean_h = false;
     // porep-c2, post, snap, pipeline, groth16: the next partition's witness into the one H slot beside the proof
@@ -174,7 +174,7 @@ struct CliGpuOptions {
     bool pin_params = false;       // GpuProverConfig::pin_host_params
     size_t msm_table_bytes = 0;    // GpuProverConfig::msm_table_bytes
     bool stream_queries = false;   // GpuProverConfig::stream_queries
-    bool overlap_msms = false;     // GpuProverConfig::overlap_query_msms
+    bool overlap_msms = true;      // GpuProverConfig::overlap_query_msms
     bool lean_h = false;           // GpuProverConfig::lean_h
     bool share_slot = true;        // GpuProverConfig::share_slot
 };
@@ -193,7 +193,7 @@ struct CliJobOptions {
     std::string backend = "auto";
     bool pin_params = false;
     bool stream_queries = false;  // GpuProverConfig::stream_queries
-    bool overlap_msms = false;    // GpuProverConfig::overlap_query_msms
+    bool overlap_msms = true;     // GpuProverConfig::overlap_query_msms
     bool lean_h = false;          // GpuProverConfig::lean_h
     bool share_slot = true;       // GpuProverConfig::share_slot
     // Synthesis workers for the host (auto) and a memory budget of engine::auto_memory_budget() unless set.

@@ -188,8 +188,9 @@ int main(int argc, char** argv) {
     bench->add_flag("--stream-queries", bench_opt.stream_queries,
                     "groth16, pipeline, porep-c2, post, snap: keep the queries in host memory and stream them to the GPU "
                     "at every MSM (what a GPU smaller than the parameters does)");
-    bench->add_flag("--overlap-msms", bench_opt.overlap_msms,
-                    "groth16, pipeline, porep-c2, post, snap: the GPU prover runs the A, B, L MSMs beside the H query's");
+    bench->add_flag("--overlap-msms,!--no-overlap-msms", bench_opt.overlap_msms,
+                    "groth16, pipeline, porep-c2, post, snap: the GPU prover runs the A, B, L MSMs beside the H "
+                    "query's, on a second MSM scratch (resident queries); on by default, --no-overlap-msms: after it");
     bench->add_flag("--share-slot,!--no-share-slot", bench_opt.share_slot,
                     "groth16, pipeline, porep-c2, post, snap: on a GPU with room for one H slot, the next partition's "
                     "witness goes into it once the proof before has computed H (beside that proof's MSMs); on by "

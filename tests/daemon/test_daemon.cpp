@@ -954,8 +954,8 @@ result_ttl_seconds = 3600
     EXPECT_TRUE(parse_config("", base).stream_large_keys) << "on since measured on 16 and 12 GB cards";
     EXPECT_FALSE(parse_config("[engine]\nstream_large_keys = false", base).stream_large_keys);
     refused("[engine]\nstream_large_keys = 1", "engine.stream_large_keys");
-    EXPECT_FALSE(parse_config("", base).overlap_msms) << "off until measured on an 80 GB card";
-    EXPECT_TRUE(parse_config("[engine]\noverlap_msms = true", base).overlap_msms);
+    EXPECT_TRUE(parse_config("", base).overlap_msms) << "on since measured on an 80 GB card";
+    EXPECT_FALSE(parse_config("[engine]\noverlap_msms = false", base).overlap_msms);
     refused("[engine]\noverlap_msms = \"on\"", "engine.overlap_msms");
     EXPECT_TRUE(parse_config("", base).share_slot) << "measured: 1.6 s off a 32 GiB C2 on an H100";
     EXPECT_FALSE(parse_config("[engine]\nshare_slot = false", base).share_slot);

@@ -54,11 +54,10 @@ struct DaemonConfig {
     // memory, page-locked (~44 GB, shared by the GPUs), and its points go to the GPU at every MSM instead of the
     // set proving on the CPU: a 32 GiB C2 in 37 s on an emulated 16 GB card, 41-54 s on a 12 GB one (perf.md).
     bool stream_large_keys = true;
-    // The GPU prover runs a partition's A, B, L MSMs beside its H query's MSM, on a second MSM scratch (estimated
-    // at 1-2 GB for a 32 GiB PoRep partition, not measured): on the H200 1.5 % less GPU time per partition and 0.4 s
-    // off a C2's first one. Off by default: on an 80 GB card beside a resident 32 GiB key the second scratch may not
-    // fit, and the partition then fails over to the CPU (docs/perf.md).
-    bool overlap_msms = false;
+    // The GPU prover runs a partition's A, B, L MSMs beside its H query's MSM, on a second MSM scratch (a call it
+    // has no room for waits for the first instead): 1.3-1.5 % less GPU time per 32 GiB PoRep partition on an H100
+    // 80 GB beside the resident key and on an H200 (docs/perf.md). Not for a key streamed to a small card.
+    bool overlap_msms = true;
     // On a GPU with room for one set of H's arrays beside its key (an 80 GB card holding a 32 GiB PoRep key), the
     // next partition's witness goes into that set once the proof before has computed H, beside its MSMs
     // (GpuProverConfig::share_slot): a 32 GiB C2 on an H100 15.2 -> 13.6 s, 12.7 s now (docs/perf.md).

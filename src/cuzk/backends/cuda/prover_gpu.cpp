@@ -307,10 +307,14 @@ struct GpuProver::Impl {
           b2(g2_query(src, streamed.get(), shape.b_g2, on(cfg.device), cfg)) {}
 
     // The config checked (h_slots), with a streamed prover's chunk size fixed once, before any query's buffers take
-    // their memory (so every query gets the same chunks, and what the key store estimated).
+    // their memory (so every query gets the same chunks, and what the key store estimated), and without the second
+    // MSM scratch there (overlap_query_msms: a card that streams its key is the one short of memory).
     static GpuProverConfig with_chunk(GpuProverConfig c, bool streams) {
         if (c.h_slots != 1 && c.h_slots != 2) throw std::invalid_argument("gpu prover: h_slots must be 1 or 2");
-        if (streams) c.stream_chunk_points = stream_chunk(c);
+        if (streams) {
+            c.stream_chunk_points = stream_chunk(c);
+            c.overlap_query_msms = false;
+        }
         return c;
     }
 
