@@ -130,7 +130,8 @@ CriticalProbe critical_probe(const BenchOptions& opt, filecoin::RegisteredSealPr
     j["critical_proof_type"] = std::string(filecoin::proof_name(proof));
     engine::EngineConfig alone_cfg;
     alone_cfg.keys = cli_key_store(
-        opt.backend, {opt.pin_params, 0, opt.stream_queries, opt.overlap_msms, opt.lean_h, opt.share_slot});
+        opt.backend,
+        {opt.pin_params, 0, opt.stream_queries, opt.overlap_msms, opt.lean_h, opt.share_slot, opt.pack_witness});
     engine::Engine alone(alone_cfg);
     time_job(alone, p.spec(alone));
     j["critical_alone_s"] = time_job(alone, p.spec(alone));
@@ -211,6 +212,7 @@ void run_filecoin_bench_once(const nlohmann::json& base, const BenchOptions& opt
     o.overlap_msms = opt.overlap_msms;
     o.lean_h = opt.lean_h;
     o.share_slot = opt.share_slot;
+    o.pack_witness = opt.pack_witness;
     o.engine.synthesis_workers = opt.workers;
     o.engine.lookahead = opt.lookahead;
     o.engine.memory_budget_bytes = opt.memory_budget;  // 0: run_engine_job's auto_memory_budget()
@@ -238,6 +240,7 @@ void run_filecoin_bench_once(const nlohmann::json& base, const BenchOptions& opt
     j["overlap_msms"] = opt.overlap_msms && !opt.stream_queries;  // a streamed key's prover has no second scratch
     if (opt.lean_h) j["lean_h"] = true;
     j["share_slot"] = opt.share_slot;
+    if (opt.pack_witness) j["pack_witness"] = true;
     if (run.products_resident) j["matrices_s"] = run.products_s;
     j["memory_budget_bytes"] = opt.memory_budget ? opt.memory_budget : engine::auto_memory_budget();
     j["backend"] = run.backend;

@@ -77,6 +77,8 @@ struct BenchOptions {
     // porep-c2, post, snap, pipeline, groth16: the next partition's witness into the one H slot beside the proof
     // before (GpuProverConfig::share_slot)
     bool share_slot = true;
+    // porep-c2, post, snap, pipeline, groth16: witnesses of mostly 0 and 1 sent packed (GpuProverConfig::pack_witness)
+    bool pack_witness = false;
     // groth16, pipeline: device bytes for precomputed MSM window tables (GpuProverConfig::msm_table_bytes; 0: none)
     size_t msm_table_bytes = 0;
     // groth16: circuits per engine job (the GPU backend uploads one circuit's a, b, c during the previous one's MSMs)
@@ -177,6 +179,7 @@ struct CliGpuOptions {
     bool overlap_msms = true;      // GpuProverConfig::overlap_query_msms
     bool lean_h = false;           // GpuProverConfig::lean_h
     bool share_slot = true;        // GpuProverConfig::share_slot
+    bool pack_witness = false;     // GpuProverConfig::pack_witness
 };
 engine::KeyStoreConfig cli_key_store(const std::string& choice, const CliGpuOptions& gpu = {}, bool checked = true);
 // Parameters the caller keeps alive longer than `eng` as one of its keys (borrowed, not copied).
@@ -196,6 +199,7 @@ struct CliJobOptions {
     bool overlap_msms = true;     // GpuProverConfig::overlap_query_msms
     bool lean_h = false;          // GpuProverConfig::lean_h
     bool share_slot = true;       // GpuProverConfig::share_slot
+    bool pack_witness = false;    // GpuProverConfig::pack_witness
     // Synthesis workers for the host (auto) and a memory budget of engine::auto_memory_budget() unless set.
     engine::EngineConfig engine = [] {
         engine::EngineConfig c;

@@ -195,6 +195,9 @@ int main(int argc, char** argv) {
                     "groth16, pipeline, porep-c2, post, snap: on a GPU with room for one H slot, the next partition's "
                     "witness goes into it once the proof before has computed H (beside that proof's MSMs); on by "
                     "default, --no-share-slot: after that proof");
+    bench->add_flag("--pack-witness", bench_opt.pack_witness,
+                    "groth16, pipeline, porep-c2, post, snap: the GPU prover sends witnesses of mostly 0 and 1 "
+                    "packed (the ones' bitmap and the other values), expanded on the device; off by default");
     bench->add_flag("--lean-h", bench_opt.lean_h,
                     "groth16, pipeline, porep-c2, post, snap: the GPU prover's H arrays in their lean form (two "
                     "domains' worth instead of three; a, b, c made on the CPU)");

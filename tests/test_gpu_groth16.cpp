@@ -979,8 +979,10 @@ namespace {
 // (the products made on the device; in a batch, so both H slots take a witness) against the CPU seam's proofs of
 // their full assignments with the same r, s: byte-identical; the kernel timeline shows the products, and no H slot
 // is made during the proofs (the hold made both ahead).
+// The GPU's proofs' spans go to *spans when given.
 void check_device_products(const groth16::Parameters& p, const r1cs::PrecompiledR1cs& pce,
-                           const std::vector<const r1cs::Circuit*>& circuits, std::mt19937_64& rng) {
+                           const std::vector<const r1cs::Circuit*>& circuits, std::mt19937_64& rng,
+                           const gpu::GpuProverConfig& gc = {}, TimingSink* spans = nullptr) {
     std::vector<r1cs::ProvingAssignment> cpu_asg, gpu_asg;
     std::vector<Fr> r, s;
     for (const auto* c : circuits) {
@@ -990,12 +992,13 @@ void check_device_products(const groth16::Parameters& p, const r1cs::Precompiled
         s.push_back(Fr::random(rng));
     }
     const auto want = groth16::prove_from_assignments(p, cpu_asg, r, s);
-    gpu::GpuProver prover(p);
+    gpu::GpuProver prover(p, gc);
+    TimingSink own;
+    TimingSink& sink = spans ? *spans : own;
     const auto hold = prover.hold_products(pce);
     ASSERT_NE(hold, nullptr) << "the matrices did not fit on the device";
     EXPECT_EQ(prover.hold_products(pce), hold) << "a second hold shares the first copy";
     prover.await_products(pce);  // the copy done (what bench porep-c2 waits for before its job)
-    TimingSink sink;
     const auto got = prover.prove_from_assignments(gpu_asg, r, s, &sink);
     EXPECT_GT(sink.total(TimingLayer::Kernel, "h.products"), 0.0) << "the products were not made on the device";
     EXPECT_EQ(sink.total(TimingLayer::Prover, "products"), 0.0) << "the products were made on the CPU";
@@ -1225,3 +1228,48 @@ TEST(GpuGroth16, ProverRejectsWhatTheCpuRejects) {
 #else
 TEST(GpuGroth16, ComputeHMatchesCpu) { GTEST_SKIP() << "built without CUDA"; }
 #endif
+
+// Witnesses sent packed (GpuProverConfig::pack_witness: the ones' bitmap and the other values with their positions,
+// expanded on the device): a zero/one witness and three partitions of the 2 KiB PoRep circuit go up packed (the
+// "h.expand" span), a dense mul chain's witness as it is; every proof byte-identical to the CPU's.
+TEST(GpuGroth16, PackedWitnessProvesAsTheCpu) {
+    if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
+    uint64_t seed = 0;
+    auto rng = fresh_rng(seed);
+    SCOPED_TRACE(seed);
+    gpu::GpuProverConfig gc;
+    gc.pack_witness = true;
+    {
+        const auto p = groth16::generate_parameters(Bits(std::vector<uint64_t>(40, 0)), groth16::ToxicWaste::from_seed(7));
+        const auto pce = r1cs::compile_r1cs(Bits(std::vector<uint64_t>(40, 0)));
+        std::vector<uint64_t> w1(40), w2(40, ~0ull), w3(40, 0);
+        for (auto& x : w1) x = rng() & rng();
+        Bits b1(w1), b2(w2), b3(w3);
+        TimingSink sink;
+        check_device_products(p, pce, {&b1, &b2, &b3}, rng, gc, &sink);
+        EXPECT_GT(sink.total(TimingLayer::Kernel, "h.expand"), 0.0) << "a zero/one witness went up unpacked";
+    }
+    {
+        circuits::CircuitSpec spec;
+        spec.name = "porep-2k";
+        spec.witness_seed = rng();
+        std::vector<std::unique_ptr<r1cs::Circuit>> owned;
+        std::vector<const r1cs::Circuit*> parts;
+        for (size_t i = 0; i < 3; i++) {
+            owned.push_back(circuits::make_circuit(spec, true, i, nullptr));
+            parts.push_back(owned.back().get());
+        }
+        const auto pce = r1cs::compile_r1cs(*parts[0]);
+        const auto p = groth16::benchmark_parameters(synthesize(*parts[0]), rng());
+        TimingSink sink;
+        check_device_products(p, pce, parts, rng, gc, &sink);
+        EXPECT_GT(sink.total(TimingLayer::Kernel, "h.expand"), 0.0) << "a PoRep witness went up unpacked";
+    }
+    const auto p = groth16::generate_parameters(circuits::MulChainCircuit(12, 3, std::nullopt),
+                                                groth16::ToxicWaste::from_seed(rng()));
+    const auto pce = r1cs::compile_r1cs(circuits::MulChainCircuit(12, 3, std::nullopt));
+    circuits::MulChainCircuit c1(12, 3, rng()), c2(12, 3, rng());
+    TimingSink sink;
+    check_device_products(p, pce, {&c1, &c2}, rng, gc, &sink);
+    EXPECT_EQ(sink.total(TimingLayer::Kernel, "h.expand"), 0.0) << "a dense witness went up packed";
+}

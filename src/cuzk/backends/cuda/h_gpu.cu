@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
+#include "cuzk/backends/cuda/witness_pack.hpp"
 #include "cuzk/gpu/cuda_check.cuh"
 #include "cuzk/gpu/kernel_timer.cuh"
 #include "cuzk/gpu/pinned_upload.cuh"
@@ -46,6 +48,21 @@ __global__ void minus_c_scaled(fr_dev* __restrict__ a, const fr_dev* __restrict_
     const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     a[i] = (a[i] - c[i]) * z_inv;
+}
+
+// z[i] = 1 where bit i of `ones` is set, else 0 (a packed witness's zeros and ones, witness_pack.hpp).
+__global__ void expand_ones(fr_dev* __restrict__ z, const uint64_t* __restrict__ ones, size_t n) {
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    z[i] = (ones[i >> 6] >> (i & 63)) & 1 ? fr_dev::one() : fr_dev::zero();
+}
+
+// z[idx[t]] = val[t] (a packed witness's other values, after expand_ones).
+__global__ void scatter_values(fr_dev* __restrict__ z, const uint32_t* __restrict__ idx,
+                               const fr_dev* __restrict__ val, size_t k) {
+    const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= k) return;
+    z[idx[t]] = val[t];
 }
 
 // out[(e j) mod n] = in[j] (scatter) or out[j] = in[(e j) mod n] (gather); n a power of two, e odd.
@@ -117,6 +134,11 @@ struct HComputer::Impl {
     // witness-form upload, finish() checks that word for `pending_rows` rows.
     DeviceBuffer<Fr> d_z;
     DeviceBuffer<unsigned long long> d_bad;
+    // pack: z's aux values go up packed (witness_pack.hpp) into these, and are expanded on the device.
+    bool pack = false;
+    DeviceBuffer<uint64_t> d_pack_ones;
+    DeviceBuffer<uint32_t> d_pack_idx;
+    DeviceBuffer<Fr> d_pack_val;
     bool check_pending = false;
     size_t pending_rows = 0;
     // prefetch_witness's z and matrices, until prefetch_products makes a, b, c from them.
@@ -237,9 +259,44 @@ struct HComputer::Impl {
         const cudaStream_t up = upload_stream.get();
         const int u = kt.start("upload", up);
         uploader.upload(z, inputs.data(), inputs.size() * sizeof(Fr), up);
-        uploader.upload(z + inputs.size(), aux.data(), aux.size() * sizeof(Fr), up);
+        if (!upload_packed(z + inputs.size(), aux, kt))
+            uploader.upload(z + inputs.size(), aux.data(), aux.size() * sizeof(Fr), up);
         kt.stop(u, up);
         return z;
+    }
+    // With `pack`: the aux values packed on the host (at most a quarter of them neither 0 nor 1) and expanded into
+    // dst on the upload stream (kernel span "<name>.expand"). False, with nothing queued, where they do not pack or
+    // the device has no room for the packed form (~1/30 of theirs): they then go up as they are.
+    bool upload_packed(Fr* dst, std::span<const Fr> aux, KernelTimer& kt) {
+        if (!pack || aux.empty()) return false;
+        const std::optional<PackedWitness> pw = ::cuzk::gpu::pack_witness(aux, aux.size() / 4);
+        if (!pw) return false;
+        const size_t k = pw->other_indices.size();
+        try {
+            if (d_pack_ones.size() < pw->ones.size()) d_pack_ones = DeviceBuffer<uint64_t>(pw->ones.size());
+            if (d_pack_idx.size() < k) d_pack_idx = DeviceBuffer<uint32_t>(k);
+            if (d_pack_val.size() < k) d_pack_val = DeviceBuffer<Fr>(k);
+        } catch (const CudaError&) {
+            (void)cudaGetLastError();
+            return false;
+        }
+        const cudaStream_t up = upload_stream.get();
+        // Stream order keeps the buffers' previous expansion ahead of these copies; the host arrays may go once
+        // upload() returns (pageable: staged).
+        uploader.upload(d_pack_ones.get(), pw->ones.data(), pw->ones.size() * sizeof(uint64_t), up);
+        uploader.upload(d_pack_idx.get(), pw->other_indices.data(), k * sizeof(uint32_t), up);
+        uploader.upload(d_pack_val.get(), pw->other_values.data(), k * sizeof(Fr), up);
+        const int ex = kt.start("expand", up);
+        expand_ones<<<blocks_for(aux.size()), kThreads, 0, up>>>(reinterpret_cast<fr_dev*>(dst), d_pack_ones.get(),
+                                                                  aux.size());
+        CUZK_CUDA_CHECK(cudaGetLastError());
+        if (k) {
+            scatter_values<<<blocks_for(k), kThreads, 0, up>>>(reinterpret_cast<fr_dev*>(dst), d_pack_idx.get(),
+                                                               reinterpret_cast<const fr_dev*>(d_pack_val.get()), k);
+            CUZK_CUDA_CHECK(cudaGetLastError());
+        }
+        kt.stop(ex, up);
+        return true;
     }
     // a, b, c from z (upload_z's) into H's arrays on the upload stream, then ready[0..2]; finish() checks the rows.
     void make_products(const DeviceMatrices& m, const Fr* z, KernelTimer& kt) {
@@ -432,6 +489,8 @@ HComputer::~HComputer() = default;
 unsigned HComputer::log_n() const { return impl_->log_n; }
 groth16::HConvention HComputer::convention() const { return impl_->convention; }
 bool HComputer::lean() const { return impl_->lean; }
+void HComputer::pack_witness(bool on) { impl_->pack = on; }
+bool HComputer::packs_witness() const { return impl_->pack; }
 void HComputer::run(std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c, const KernelSpans& spans) {
     impl_->run(a, b, c, spans);
 }

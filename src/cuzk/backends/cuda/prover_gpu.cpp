@@ -318,6 +318,13 @@ struct GpuProver::Impl {
         return c;
     }
 
+    // A set of H arrays for 2^log_n, sending its witnesses packed where cfg.pack_witness says so.
+    std::unique_ptr<HComputer> new_slot(unsigned log_n, bool lean) const {
+        auto c = std::make_unique<HComputer>(log_n, shape.h_convention, lean);
+        c->pack_witness(cfg.pack_witness);
+        return c;
+    }
+
     // The H arrays of slot k for this domain (made or remade when the size or convention changed). An optional
     // slot is made only with room to spare (as much again, so the MSMs' scratch, which grows with the largest
     // call, keeps fitting) and is nullptr otherwise, and is never lean (it is prefetched into); a required one is
@@ -338,7 +345,7 @@ struct GpuProver::Impl {
             if (optional && !room_for_slot(log_n)) return nullptr;
             try {
                 ScopedTiming t(timing, kLayer, "h.slot", item);
-                c = std::make_unique<HComputer>(log_n, shape.h_convention, may_be_lean && cfg.lean_h);
+                c = new_slot(log_n, may_be_lean && cfg.lean_h);
             } catch (const CudaError&) {
                 if (optional) {
                     pipeline_ok = false;
@@ -346,7 +353,7 @@ struct GpuProver::Impl {
                 }
                 if (!may_be_lean || cfg.lean_h) throw;
                 ScopedTiming t(timing, kLayer, "h.slot", item);
-                c = std::make_unique<HComputer>(log_n, shape.h_convention, true);  // its error comes through
+                c = new_slot(log_n, true);  // its error comes through
             }
         }
         if (!optional) first_slot_made = true;  // after its slot exists: prepare's slot never races for its memory
@@ -422,7 +429,7 @@ struct GpuProver::Impl {
                                  : pipeline_ok && room_twice(log_n);
         if (!room) return false;
         try {
-            hc[k] = std::make_unique<HComputer>(log_n, shape.h_convention);
+            hc[k] = new_slot(log_n, false);
         } catch (const CudaError&) {
             return false;
         }

@@ -75,6 +75,12 @@ struct GpuProverConfig {
     // time 1.206 -> 1.19 s on an H100 80 GB beside its resident key, 1.230 -> 1.211 s on an H200 (docs/perf.md).
     // Ignored with stream_queries (the cards that stream their key have no memory to spare).
     bool overlap_query_msms = true;
+    // A witness whose aux values are mostly 0 and 1 (Filecoin's circuits: ~98 % of a PoRep partition's) goes up
+    // packed: the ones' bitmap and the other values with their positions (~1/30 of the bytes), made in one parallel
+    // read on the host and expanded on the device (HComputer::pack_witness, witness_pack.hpp), instead of all its
+    // values through the pinned staging (a 32 GiB partition's 4.2 GB: 0.40-0.45 s for the first partition of a C2
+    // on an H100, beside the next syntheses). Off until measured (docs/perf.md, fortieth session).
+    bool pack_witness = false;
     // Sets of H's device arrays ("slots") at most: 2 lets the next circuit's data go up while one is proven (the
     // second made only where the device has room for it); 1 keeps one set whatever the room (prepare() then returns
     // nullptr, unless share_slot). Anything else is std::invalid_argument.
