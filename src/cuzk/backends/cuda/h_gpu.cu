@@ -269,7 +269,10 @@ struct HComputer::Impl {
     // the device has no room for the packed form (~1/30 of theirs): they then go up as they are.
     bool upload_packed(Fr* dst, std::span<const Fr> aux, KernelTimer& kt) {
         if (!pack || aux.empty()) return false;
-        const std::optional<PackedWitness> pw = ::cuzk::gpu::pack_witness(aux, aux.size() / 4);
+        // Threads of its own, as many as the staged copy's (PinnedUploader::kCopyThreads): the global pool is busy
+        // with the next partitions' syntheses while a witness goes up.
+        static ThreadPool pack_threads(PinnedUploader::kCopyThreads - 1);
+        const std::optional<PackedWitness> pw = ::cuzk::gpu::pack_witness(aux, aux.size() / 4, pack_threads);
         if (!pw) return false;
         const size_t k = pw->other_indices.size();
         try {
