@@ -1008,6 +1008,23 @@ void check_device_products(const groth16::Parameters& p, const r1cs::Precompiled
     for (size_t i = 0; i < got.size(); i++)
         EXPECT_TRUE(got[i] == want[i]) << "circuit " << i << ": the GPU proof differs from the CPU proof";
 }
+
+// check_device_products on three partitions of Filecoin's 2 KiB PoRep circuit (a fresh witness seed).
+void check_porep_2k_device_products(std::mt19937_64& rng, const gpu::GpuProverConfig& gc = {},
+                                    TimingSink* spans = nullptr) {
+    circuits::CircuitSpec spec;
+    spec.name = "porep-2k";
+    spec.witness_seed = rng();
+    std::vector<std::unique_ptr<r1cs::Circuit>> owned;
+    std::vector<const r1cs::Circuit*> parts;
+    for (size_t i = 0; i < 3; i++) {
+        owned.push_back(circuits::make_circuit(spec, true, i, nullptr));
+        parts.push_back(owned.back().get());
+    }
+    const auto pce = r1cs::compile_r1cs(*parts[0]);
+    const auto p = groth16::benchmark_parameters(synthesize(*parts[0]), rng());
+    check_device_products(p, pce, parts, rng, gc, spans);
+}
 }  // namespace
 
 // The sparse products on the GPU (backends/cuda/products_gpu.hpp): a dense witness (mul chains whose rows fill the
@@ -1042,20 +1059,7 @@ TEST(GpuGroth16, DeviceSparseProductsProveAsTheCpu) {
         RowLengths l1(rng()), l2(rng());
         check_device_products(p, pce, {&l1, &l2}, rng);
     }
-    {
-        circuits::CircuitSpec spec;
-        spec.name = "porep-2k";
-        spec.witness_seed = rng();
-        std::vector<std::unique_ptr<r1cs::Circuit>> owned;
-        std::vector<const r1cs::Circuit*> parts;
-        for (size_t i = 0; i < 3; i++) {
-            owned.push_back(circuits::make_circuit(spec, true, i, nullptr));
-            parts.push_back(owned.back().get());
-        }
-        const auto pce = r1cs::compile_r1cs(*parts[0]);
-        const auto p = groth16::benchmark_parameters(synthesize(*parts[0]), rng());
-        check_device_products(p, pce, parts, rng);
-    }
+    check_porep_2k_device_products(rng);
     const auto p = groth16::generate_parameters(circuits::MulChainCircuit(8, 2, std::nullopt),
                                                 groth16::ToxicWaste::from_seed(rng()));
     const auto pce = r1cs::compile_r1cs(circuits::MulChainCircuit(8, 2, std::nullopt));
@@ -1250,19 +1254,8 @@ TEST(GpuGroth16, PackedWitnessProvesAsTheCpu) {
         EXPECT_GT(sink.total(TimingLayer::Kernel, "h.expand"), 0.0) << "a zero/one witness went up unpacked";
     }
     {
-        circuits::CircuitSpec spec;
-        spec.name = "porep-2k";
-        spec.witness_seed = rng();
-        std::vector<std::unique_ptr<r1cs::Circuit>> owned;
-        std::vector<const r1cs::Circuit*> parts;
-        for (size_t i = 0; i < 3; i++) {
-            owned.push_back(circuits::make_circuit(spec, true, i, nullptr));
-            parts.push_back(owned.back().get());
-        }
-        const auto pce = r1cs::compile_r1cs(*parts[0]);
-        const auto p = groth16::benchmark_parameters(synthesize(*parts[0]), rng());
         TimingSink sink;
-        check_device_products(p, pce, parts, rng, gc, &sink);
+        check_porep_2k_device_products(rng, gc, &sink);
         EXPECT_GT(sink.total(TimingLayer::Kernel, "h.expand"), 0.0) << "a PoRep witness went up unpacked";
     }
     const auto p = groth16::generate_parameters(circuits::MulChainCircuit(12, 3, std::nullopt),

@@ -56,8 +56,7 @@ std::optional<PackedWitness> pack_witness(std::span<const Fr> values, size_t max
         }
     });
     if (over.load()) return std::nullopt;
-    size_t total = 0;
-    for (const auto& v : idx) total += v.size();
+    const size_t total = others.load();  // every chunk was read
     p.other_indices.reserve(total);
     p.other_values.reserve(total);
     for (size_t c = 0; c < chunks; c++) {
