@@ -493,7 +493,6 @@ unsigned HComputer::log_n() const { return impl_->log_n; }
 groth16::HConvention HComputer::convention() const { return impl_->convention; }
 bool HComputer::lean() const { return impl_->lean; }
 void HComputer::pack_witness(bool on) { impl_->pack = on; }
-bool HComputer::packs_witness() const { return impl_->pack; }
 void HComputer::run(std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c, const KernelSpans& spans) {
     impl_->run(a, b, c, spans);
 }

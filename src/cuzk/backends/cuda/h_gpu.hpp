@@ -54,7 +54,6 @@ public:
     // positions, expanded on the device) where at most a quarter of them are neither 0 nor 1, as they are
     // otherwise. Off by default (GpuProverConfig::pack_witness).
     void pack_witness(bool on);
-    bool packs_witness() const;
     // Pageable a, b, c are copied through pinned staging buffers (allocated on first need, 128 MiB) so their upload
     // overlaps the transforms of the arrays before them. Kernel-layer spans: "<name>.upload" and
     // "<name>.transforms" per array, "<name>.pointwise_final".
