@@ -578,6 +578,19 @@ TEST(GpuMsm, ScratchFallsBackWhenACallDoesNotFit) {
     run(a, ta, shaped(0, 1), "a: after b's call in the fallback");
     run(b, tb, shaped(0, 4), "b: its own again");
     EXPECT_EQ(tails_fit.scratch->fallbacks(), 1u);
+    // A G2 context whose scratch falls back to the G1 contexts' (the prover's B_G2 beside the A, B, L MSMs): its
+    // calls run in the G1 bytes, and a G1 call after them still sums right there.
+    gpu::GpuMsmConfig g2_cfg;
+    g2_cfg.scratch = std::make_shared<gpu::MsmScratch>(0, shared, 1);
+    auto g2_bases = random_points<G2Config>(2000, rng());
+    gpu::G2MsmContext g2{std::span<const G2Affine>(g2_bases), g2_cfg};
+    for (Kind kind : {Kind::ZeroOne, Kind::Dense}) {
+        auto v = make_scalars(g2_bases.size(), kind, rng);
+        EXPECT_EQ(g2.msm_split(split_scalars(v)), msm_g2(g2_bases, v)) << "G2 in the G1 scratch";
+    }
+    EXPECT_EQ(g2_cfg.scratch->fallbacks(), 2u);
+    EXPECT_EQ(g2_cfg.scratch->bytes(), 0u);
+    run(a, ta, shaped(0, 2), "a: in the fallback after G2's calls");
     EXPECT_THROW(gpu::MsmScratch(0, nothing_fits.scratch), std::invalid_argument) << "a fallback with a fallback";
 }
 

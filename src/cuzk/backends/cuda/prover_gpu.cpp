@@ -250,9 +250,9 @@ struct GpuProver::Impl {
     TablePlan tables;
     // H's MSM and the A, B_G1, L MSMs (one after another) share one scratch, unless cfg.overlap_query_msms runs them
     // beside each other: A, B_G1, L then share a second one, which falls back to the first (waiting for H's MSM)
-    // for a call the device has no room for. B_G2's, which runs beside them, has its own.
-    std::shared_ptr<MsmScratch> g1_scratch, abl_scratch;
-    std::atomic<bool> fallback_noted{false};  // abl_scratch's first fallback is on stderr
+    // for a call the device has no room for. B_G2's, which runs beside them, has its own, with the same fallback.
+    std::shared_ptr<MsmScratch> g1_scratch, abl_scratch, g2_scratch;
+    std::atomic<bool> fallback_noted{false};  // the first fallback of abl_scratch or g2_scratch is on stderr
     QueryMsm<G1Config> a, b1, l, h;
     QueryMsm<G2Config> b2;
     // Two sets of device arrays for H ("slots"), kept while the domain size stays the same: while one circuit's
@@ -300,11 +300,12 @@ struct GpuProver::Impl {
           tables(streamed ? TablePlan{} : table_plan(shape, cfg)),
           g1_scratch(std::make_shared<MsmScratch>(cfg.device)),
           abl_scratch(cfg.overlap_query_msms ? std::make_shared<MsmScratch>(cfg.device, g1_scratch) : g1_scratch),
+          g2_scratch(std::make_shared<MsmScratch>(cfg.device, g1_scratch)),
           a(g1_query(src, streamed.get(), G1Query::A, shape.a, on(cfg.device, abl_scratch, tables.a), cfg)),
           b1(g1_query(src, streamed.get(), G1Query::BG1, shape.b_g1, on(cfg.device, abl_scratch, tables.b1), cfg)),
           l(g1_query(src, streamed.get(), G1Query::L, shape.l, on(cfg.device, abl_scratch, tables.l), cfg)),
           h(g1_query(src, streamed.get(), G1Query::H, shape.h, on(cfg.device, g1_scratch, tables.h), cfg)),
-          b2(g2_query(src, streamed.get(), shape.b_g2, on(cfg.device), cfg)) {}
+          b2(g2_query(src, streamed.get(), shape.b_g2, on(cfg.device, g2_scratch), cfg)) {}
 
     // The config checked (h_slots), with a streamed prover's chunk size fixed once, before any query's buffers take
     // their memory (so every query gets the same chunks, and what the key store estimated), and without the second
@@ -737,18 +738,24 @@ struct GpuProver::Impl {
             });
             h_sum = h_msm();
             sums = others.get();
-            if (abl_scratch->fallbacks() && !fallback_noted.exchange(true))
-                std::fprintf(stderr,
-                             "note: GPU %d had no room for the A, B, L MSMs' own scratch; they waited for the H query's "
-                             "MSM (overlap_msms gains nothing there)\n",
-                             cfg.device);
         } else {
             h_sum = h_msm();
             sums = query_sums(split, next, next_split, timing, item);
         }
+        note_fallbacks();
         if (upload.valid()) upload.get();  // rethrows an upload failure
         ScopedTiming t(timing, kLayer, "assembly", item);
         return groth16::assemble_proof(shape.vk, sums.a, sums.b1, sums.b2, h_sum, sums.l, r, s);
+    }
+
+    // The first MSM call that ran in the H query's scratch for want of room in its own, on stderr once.
+    void note_fallbacks() {
+        const bool abl = abl_scratch != g1_scratch && abl_scratch->fallbacks();
+        if (!abl && !g2_scratch->fallbacks()) return;
+        if (fallback_noted.exchange(true)) return;
+        std::fprintf(stderr,
+                     "note: GPU %d had no room for the %s MSMs' own scratch; they waited for the H query's scratch%s\n",
+                     cfg.device, abl ? "A, B, L" : "B_G2", abl ? " (overlap_msms gains nothing there)" : "");
     }
 
     struct QuerySums {
