@@ -245,7 +245,11 @@ void run_filecoin_bench_once(const nlohmann::json& base, const BenchOptions& opt
     j["memory_budget_bytes"] = opt.memory_budget ? opt.memory_budget : engine::auto_memory_budget();
     j["backend"] = run.backend;
     if (!opt.timeline_path.empty()) {
-        std::ofstream out(opt.timeline_path);
+        // The last run's at the path, each earlier one's beside it (PATH.runK): a fresh machine's first run differs.
+        std::string path = opt.timeline_path;
+        const size_t run = j.contains("run") ? j["run"].get<size_t>() : opt.runs;
+        if (run < opt.runs) path += ".run" + std::to_string(run);
+        std::ofstream out(path);
         out << res.timeline->to_json();
     }
     add_job_report(j, res, partitions, run.stats, run.peak_rss_bytes);
