@@ -319,7 +319,7 @@ void bench_gpu_msm(const GpuMsmBench& b) {
 // The GPU NTT (gpu::ntt_device, natural order; kind: forward, inverse, coset or coset-inverse) of 2^log_size random
 // values resident on the device, with caller-owned scratch (none in place) and the device's tables, synchronized:
 // each run is the transform's kernels and launches. JSON name gpu-ntt[-kind][-in-place].
-void bench_gpu_ntt(int log_size, int reps, const std::string& kind, bool in_place) {
+void bench_gpu_ntt(int log_size, int reps, const std::string& kind, bool in_place, bool steps) {
 #ifdef CUZK_HAVE_CUDA
     const gpu::NttKind by_name[] = {gpu::NttKind::forward, gpu::NttKind::inverse, gpu::NttKind::coset_forward,
                                     gpu::NttKind::coset_inverse};  // kNttKinds' order
@@ -344,11 +344,35 @@ void bench_gpu_ntt(int log_size, int reps, const std::string& kind, bool in_plac
     cfg.tables = tables.get();
     cfg.kind = ntt_kind;
     cfg.in_place = in_place;
+    const std::string name =
+        std::string(kind == "forward" ? "gpu-ntt" : "gpu-ntt-" + kind) + (in_place ? "-in-place" : "");
     const auto s = measure(reps, [&] { gpu::ntt_device(d.get(), (unsigned)log_size, cfg); });
-    report(std::string(kind == "forward" ? "gpu-ntt" : "gpu-ntt-" + kind) + (in_place ? "-in-place" : ""), log_size,
-           1e3, "ms", 1, s);
+    report(name, log_size, 1e3, "ms", 1, s);
+    if (!steps) return;
+    // The pointwise steps of bellman's H (x * m first, (y - c) * s last) on two more device arrays, fused into the
+    // passes and as kernels of their own, alternating.
+    Fr *m_raw = nullptr, *c_raw = nullptr;
+    const cudaError_t e3 = cudaMalloc(&m_raw, n * sizeof(Fr));
+    const std::unique_ptr<Fr, CudaFree> m(m_raw);
+    const cudaError_t e4 = e3 == cudaSuccess ? cudaMalloc(&c_raw, n * sizeof(Fr)) : e3;
+    const std::unique_ptr<Fr, CudaFree> c(c_raw);
+    if (e4 != cudaSuccess) throw std::runtime_error("bench gpu-ntt: cudaMalloc");
+    if (cudaMemcpy(m.get(), values.data(), n * sizeof(Fr), cudaMemcpyHostToDevice) != cudaSuccess ||
+        cudaMemcpy(c.get(), values.data(), n * sizeof(Fr), cudaMemcpyHostToDevice) != cudaSuccess)
+        throw std::runtime_error("bench gpu-ntt: cudaMemcpy");
+    cfg.pre_mul = m.get();
+    cfg.post_sub = c.get();
+    cfg.post_scale = values[1];
+    std::vector<double> fused, apart;
+    for (int i = 0; i < reps; i++)
+        for (bool fuse : {true, false}) {
+            cfg.fuse_steps = fuse;
+            (fuse ? fused : apart).push_back(measure(1, [&] { gpu::ntt_device(d.get(), (unsigned)log_size, cfg); })[0]);
+        }
+    report(name + "-steps-fused", log_size, 1e3, "ms", 1, fused);
+    report(name + "-steps-apart", log_size, 1e3, "ms", 1, apart);
 #else
-    (void)log_size, (void)reps, (void)kind, (void)in_place;
+    (void)log_size, (void)reps, (void)kind, (void)in_place, (void)steps;
     throw std::runtime_error("bench gpu-ntt: built without CUDA");
 #endif
 }
@@ -445,7 +469,7 @@ int run_bench(const BenchOptions& opt, const std::string& groth16_circuit) {
         return b;
     };
     if (opt.what == "gpu-msm-g1") bench_gpu_msm<G1Config>(gpu_msm_bench("gpu-msm-g1", size_or(24, 20)));
-    if (opt.what == "gpu-ntt") bench_gpu_ntt(size_or(24, 20), reps, opt.ntt_kind, opt.ntt_in_place);
+    if (opt.what == "gpu-ntt") bench_gpu_ntt(size_or(24, 20), reps, opt.ntt_kind, opt.ntt_in_place, opt.ntt_steps);
     if (opt.what == "gpu-msm-g2") bench_gpu_msm<G2Config>(gpu_msm_bench("gpu-msm-g2", size_or(20, 16)));
     if (opt.what == "gpu-products") {
         CircuitOptions c;

@@ -46,6 +46,7 @@ struct BenchOptions {
     size_t sets = 1;
     std::string ntt_kind = "forward";  // gpu-ntt: one of kNttKinds
     bool ntt_in_place = false;         // gpu-ntt: gpu::NttConfig::in_place (no scratch)
+    bool ntt_steps = false;            // gpu-ntt: also with NttConfig's pointwise steps, fused and apart
     bool quick = false;        // smaller sizes and 3 repetitions (the demo)
     // pipeline: partitions of one job through the engine
     size_t partitions = 4;

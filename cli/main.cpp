@@ -154,6 +154,9 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember(cuzk::cli::kNttKinds));
     bench->add_flag("--ntt-in-place", bench_opt.ntt_in_place,
                     "gpu-ntt: the in-place schedule (no scratch; one more pass: the lean H form's transforms)");
+    bench->add_flag("--ntt-steps", bench_opt.ntt_steps,
+                    "gpu-ntt: then with the pointwise steps of bellman's H (x * m before, (y - c) * s after), fused "
+                    "into the passes and as kernels of their own, alternating");
     bench->add_option("--runs", bench_opt.runs,
                       "porep-c2, post, snap: run the job this many times, each on a fresh engine (one JSON line each; "
                       "inputs and parameters made once)")
@@ -210,7 +213,8 @@ int main(int argc, char** argv) {
     bench->add_flag("--same-witness", bench_opt.same_witness,
                     "groth16 with --random-params: every circuit proves a copy of the first one's assignment (no synthesis per circuit)");
     bench->add_option("--timeline", bench_opt.timeline_path,
-                      "groth16, pipeline: write the last call's timing spans (all layers) to this JSON file");
+                      "groth16, pipeline: write the last call's timing spans (all layers) to this JSON file; "
+                      "porep-c2, post, snap: the last run's (earlier runs' to FILE.runK)");
     bench->add_option("--proof-type", bench_opt.proof_type,
                       "porep-c2: registered seal proof of the generated C1 (default StackedDrg32GiBV1_1); post: a "
                       "Winning or Window PoSt proof; snap: an update proof (StackedDrg32GiBV1...); groth16, pipeline: the PoRep "

@@ -214,6 +214,67 @@ TEST(GpuNtt, InPlaceMatchesCpu) {
     }
 }
 
+// NttConfig's pointwise steps (pre_mul, post_sub, post_scale): every kind equals the CPU's transform of x * m, then
+// (y - c) * s, where the passes take them (2^12 and up with a scratch: two and three passes here) and where kernels
+// of their own do (sizes 1 .. 2^11, the in-place schedule); each step alone too.
+TEST(GpuNtt, PointwiseStepsMatchCpu) {
+    if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
+    auto rng = cuzk::testing::seeded_rng("GpuNtt.PointwiseStepsMatchCpu");
+    struct Case {
+        unsigned log_n;
+        bool in_place;
+    };
+    for (Case cs : {Case{0, false}, Case{1, false}, Case{2, false}, Case{3, false}, Case{11, false}, Case{12, false},
+                    Case{19, false}, Case{22, false}, Case{20, true}, Case{13, true}}) {
+        const auto d = EvaluationDomain::from_log_size(cs.log_n);
+        const size_t n = d.size();
+        Fr *d_x = nullptr, *d_m = nullptr, *d_c = nullptr;
+        ASSERT_EQ(cudaMalloc(&d_x, n * sizeof(Fr)), cudaSuccess);
+        ASSERT_EQ(cudaMalloc(&d_m, n * sizeof(Fr)), cudaSuccess);
+        ASSERT_EQ(cudaMalloc(&d_c, n * sizeof(Fr)), cudaSuccess);
+        for (auto kind : ALL_KINDS)
+            for (int steps : {3, 1, 2}) {  // both, pre_mul alone, post_sub alone
+                auto x = random_nonzero(n, rng), m = random_nonzero(n, rng), c = random_nonzero(n, rng);
+                const Fr s = random_nonzero(1, rng)[0];
+                ASSERT_EQ(cudaMemcpy(d_x, x.data(), n * sizeof(Fr), cudaMemcpyHostToDevice), cudaSuccess);
+                ASSERT_EQ(cudaMemcpy(d_m, m.data(), n * sizeof(Fr), cudaMemcpyHostToDevice), cudaSuccess);
+                ASSERT_EQ(cudaMemcpy(d_c, c.data(), n * sizeof(Fr), cudaMemcpyHostToDevice), cudaSuccess);
+                gpu::NttConfig cfg;
+                cfg.kind = kind;
+                cfg.in_place = cs.in_place;
+                if (steps & 1) cfg.pre_mul = d_m;
+                if (steps & 2) {
+                    cfg.post_sub = d_c;
+                    cfg.post_scale = s;
+                }
+                gpu::ntt_device(d_x, cs.log_n, cfg);
+                std::vector<Fr> got(n);
+                ASSERT_EQ(cudaMemcpy(got.data(), d_x, n * sizeof(Fr), cudaMemcpyDeviceToHost), cudaSuccess);
+                if (steps & 1)
+                    for (size_t i = 0; i < n; i++) x[i] *= m[i];
+                cpu_transform(kind, d, x);
+                if (steps & 2)
+                    for (size_t i = 0; i < n; i++) x[i] = (x[i] - c[i]) * s;
+                expect_equal_values(got, x, std::string(name(kind)) + " 2^" + std::to_string(cs.log_n) +
+                                                (cs.in_place ? " in place" : "") + ", steps " + std::to_string(steps));
+            }
+        cudaFree(d_c);
+        cudaFree(d_m);
+        cudaFree(d_x);
+    }
+    // The scratch may not be one of the steps' arrays.
+    const size_t n = size_t{1} << 12;
+    Fr *d_x = nullptr, *d_s = nullptr;
+    ASSERT_EQ(cudaMalloc(&d_x, n * sizeof(Fr)), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&d_s, n * sizeof(Fr)), cudaSuccess);
+    gpu::NttConfig cfg;
+    cfg.d_scratch = d_s;
+    cfg.pre_mul = d_s;
+    EXPECT_THROW(gpu::ntt_device(d_x, 12, cfg), std::invalid_argument);
+    cudaFree(d_s);
+    cudaFree(d_x);
+}
+
 // Which sizes have the in-place schedule, and the scratch each form needs (no device needed).
 TEST(GpuNtt, InPlaceScheduleSizes) {
     for (unsigned k = 0; k <= gpu::NTT_MAX_LOG_SIZE; k++) {

@@ -32,7 +32,9 @@
 //
 // Fused scalings: the coset shift g^a (coset_forward) and 1/n (both inverses) multiply the input of pass 0; the
 // coset unshift g^-a (coset_inverse) multiplies the output of the last pass. The inverse transform is the same
-// schedule with every root replaced by its inverse (separate tables), so its cost equals the forward one's.
+// schedule with every root replaced by its inverse (separate tables), so its cost equals the forward one's. The
+// caller's pointwise steps (NttConfig::pre_mul, post_sub) ride on the same loads and stores: one more array read
+// in pass 0 and in the last pass instead of a kernel that reads two arrays and writes one before and after.
 //
 // Tables (size-independent, built on the CPU from Fr::root_of_unity(), 25 MiB per device, owned by NttTables):
 // omega_{2^28}^e = LO[e mod 2^14] * HI[e >> 14] (forward and inverse), the line roots omega_{2^10}^j (forward and
@@ -123,6 +125,9 @@ struct PassParams {
     uint32_t post;    // last pass: 1 multiplies out[a] by s^a
     uint32_t flat;    // in-place schedule's last pass (last == 0): contiguous lines back where they were, no twiddle
     fr_dev pre_c;
+    const fr_dev* pre_mul;   // pass 0: x[a] *= pre_mul[a] (NttConfig::pre_mul), null: none
+    const fr_dev* post_sub;  // last pass (not flat): out[a] = (out[a] - post_sub[a]) * post_scale, null: none
+    fr_dev post_scale;
 };
 
 // ---- device helpers ---------------------------------------------------------------------------------------
@@ -292,13 +297,15 @@ __global__ void __launch_bounds__(MAX_THREADS, 2)
     for (int i = 0; i < 8; i++) store_smem(smem, tile, swz(tile_position(tid + i * nthr, p)), v[i]);
     // Pass 0's factors (coset powers, 1/n) on the thread's own elements in shared memory, in a loop that is not
     // unrolled: one copy of the product's code instead of eight (see the store below).
-    if (p.pre != PRE_NONE) {
+    if (p.pre != PRE_NONE || p.pre_mul) {
 #pragma unroll 1
         for (int i = 0; i < 8; i++) {
             const uint32_t e = swz(tile_position(tid + i * nthr, p));
-            const fr_dev f = p.pre == PRE_POWERS ? power_at(tb.s_lo, tb.s_hi, global_index(tid + i * nthr, line0, p))
-                                                 : p.pre_c;
-            store_smem(smem, tile, e, load_smem(smem, tile, e) * f);
+            const uint32_t g = global_index(tid + i * nthr, line0, p);
+            fr_dev y = load_smem(smem, tile, e);
+            if (p.pre_mul) y = y * load_global(p.pre_mul + g);
+            if (p.pre != PRE_NONE) y = y * (p.pre == PRE_POWERS ? power_at(tb.s_lo, tb.s_hi, g) : p.pre_c);
+            store_smem(smem, tile, e, y);
         }
     }
     __syncthreads();
@@ -341,6 +348,7 @@ __global__ void __launch_bounds__(MAX_THREADS, 2)
         } else {
             dst = line0 + line + (k << (p.log_n - r));
             if (p.post) x = x * power_at(tb.s_lo, tb.s_hi, dst);
+            if (p.post_sub) x = (x - load_global(p.post_sub + dst)) * p.post_scale;
         }
         store_global(out + dst, x);
     }
@@ -387,6 +395,16 @@ __global__ void __launch_bounds__(TR * TR) ntt_transpose_kernel(fr_dev* x, uint3
         if (post) u = u * power_at(tb.s_lo, tb.s_hi, pa);
         store_global(x + pa, u);
     }
+}
+
+// NttConfig's pointwise steps where no pass takes them: x[i] *= m[i], or x[i] = (x[i] - c[i]) * s.
+__global__ void ntt_pre_mul_kernel(fr_dev* __restrict__ x, const fr_dev* __restrict__ m, size_t n) {
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = x[i] * m[i];
+}
+__global__ void ntt_post_sub_kernel(fr_dev* __restrict__ x, const fr_dev* __restrict__ c, fr_dev s, size_t n) {
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = (x[i] - c[i]) * s;
 }
 
 // n = 2 or 4: one thread, the DFT by definition (pass kernels need at least 8 elements).
@@ -542,7 +560,9 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
     if (log_n > NTT_MAX_LOG_SIZE)
         throw std::invalid_argument("gpu ntt: log size " + std::to_string(log_n) + " exceeds " +
                                     std::to_string(NTT_MAX_LOG_SIZE));
-    if (log_n == 0) return;  // size 1: every kind is the identity (1/1 = 1, g^0 = 1)
+    if (cfg.d_scratch && (cfg.pre_mul == cfg.d_scratch || cfg.post_sub == cfg.d_scratch))
+        throw std::invalid_argument("gpu ntt: pre_mul or post_sub is the transform's scratch");
+    if (log_n == 0 && !cfg.pre_mul && !cfg.post_sub) return;  // size 1: every kind is the identity (1/1 = 1, g^0 = 1)
     const size_t n = size_t{1} << log_n;
     cudaStream_t stream = static_cast<cudaStream_t>(cfg.stream);
     int dev = 0;
@@ -594,7 +614,22 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
     }
 
     fr_dev* values = reinterpret_cast<fr_dev*>(d_values);
-    if (log_n < 3) {
+    const auto* pre_mul = reinterpret_cast<const fr_dev*>(cfg.pre_mul);
+    const auto* post_sub = reinterpret_cast<const fr_dev*>(cfg.post_sub);
+    fr_dev post_scale;
+    std::memcpy(&post_scale, &cfg.post_scale, sizeof(Fr));
+    // The pointwise steps ride on pass 0 and the last pass where the schedule has both (two passes or more, the
+    // last one out of place); otherwise they are kernels of their own.
+    const unsigned passes = log_n < 3 ? 1 : num_passes(log_n);
+    const bool fused = cfg.fuse_steps && passes > 1 && ntt_scratch_elements(log_n, cfg.in_place) > 0;
+    const unsigned pw_blocks = (unsigned)((n + 255) / 256);
+    if (pre_mul && !fused) {
+        ntt_pre_mul_kernel<<<pw_blocks, 256, 0, stream>>>(values, pre_mul, n);
+        CUZK_CUDA_CHECK(cudaGetLastError());
+    }
+    if (log_n == 0) {
+        // size 1: every kind is the identity (1/1 = 1, g^0 = 1)
+    } else if (log_n < 3) {
         PassParams p = base;
         p.pre = pre;
         p.post = post;
@@ -620,6 +655,9 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
             // by 1/n through them, omega^-e / n from the scaled high half: one product per element less.
             const bool fold_inv_n = i == 0 && inverse && !p.last && !p.mid;
             p.pre = i == 0 && !fold_inv_n ? pre : PRE_NONE;
+            p.pre_mul = i == 0 && fused ? pre_mul : nullptr;
+            p.post_sub = p.last && fused ? post_sub : nullptr;
+            p.post_scale = post_scale;
             TableView pt = tb;
             if (fold_inv_n) pt.w_hi = td + OFF_WI_HI_SCALED + (log_n - SCALED_FIRST_LOG) * HALF;
             p.post = p.last ? post : 0;  // the in-place schedule's: in the transpose
@@ -643,6 +681,10 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
             ntt_transpose_kernel<<<grid, block, 0, stream>>>(values, a, m, post, tb);
             CUZK_CUDA_CHECK(cudaGetLastError());
         }
+    }
+    if (post_sub && !fused) {
+        ntt_post_sub_kernel<<<pw_blocks, 256, 0, stream>>>(values, post_sub, post_scale, n);
+        CUZK_CUDA_CHECK(cudaGetLastError());
     }
     // An owned scratch buffer is freed on return: the work that uses it must be finished first.
     if (cfg.synchronize || own_scratch) CUZK_CUDA_CHECK(cudaStreamSynchronize(stream));

@@ -49,6 +49,18 @@ struct NttConfig {
     // undone by one more pass over the array (read and written in place). Same results. A size without such a
     // schedule (ntt_in_place_exists false) runs as without the flag, with its scratch.
     bool in_place = false;
+    // Pointwise work around the transform, fused into its first and last passes where the schedule has two or more
+    // passes with a scratch (2^12 and up, not in_place), else run as kernels of their own before and after it:
+    // the input multiplied element by element by pre_mul first, and each output y_k (natural order, after every
+    // scaling of the kind) replaced by (y_k - post_sub[k]) * post_scale. Device arrays of 2^log_n elements on the
+    // values' device, neither the values' own buffer nor the scratch; null: no such step (post_scale unused).
+    // Bellman's H final step fits one such transform: coset_inverse with pre_mul = B, post_sub = C's coefficients,
+    // post_scale = 1/Z (not yet used by h_gpu.cu: it waits for a GPU run of GpuNtt.PointwiseStepsMatchCpu).
+    const Fr* pre_mul = nullptr;
+    const Fr* post_sub = nullptr;
+    Fr post_scale = Fr::one();
+    // false: the pointwise steps as kernels of their own at every size (what the fusion saves, for benchmarks).
+    bool fuse_steps = true;
 };
 
 // Whether 2^log_n has an in-place schedule (NttConfig::in_place): every size up to 2^11 (one pass, no scratch
