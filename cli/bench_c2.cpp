@@ -240,7 +240,7 @@ void run_filecoin_bench_once(const nlohmann::json& base, const BenchOptions& opt
     j["overlap_msms"] = opt.overlap_msms && !opt.stream_queries;  // a streamed key's prover has no second scratch
     if (opt.lean_h) j["lean_h"] = true;
     j["share_slot"] = opt.share_slot;
-    if (opt.pack_witness) j["pack_witness"] = true;
+    j["pack_witness"] = opt.pack_witness;
     if (run.products_resident) j["matrices_s"] = run.products_s;
     j["memory_budget_bytes"] = opt.memory_budget ? opt.memory_budget : engine::auto_memory_budget();
     j["backend"] = run.backend;
@@ -262,6 +262,17 @@ void run_filecoin_bench_once(const nlohmann::json& base, const BenchOptions& opt
     std::fflush(stdout);
 }
 
+// opt with its `alternate` setting flipped (kAlternates; anything else is std::invalid_argument).
+BenchOptions alternated(const BenchOptions& opt) {
+    BenchOptions o = opt;
+    if (opt.alternate == "pack-witness") o.pack_witness = !o.pack_witness;
+    else if (opt.alternate == "overlap-msms") o.overlap_msms = !o.overlap_msms;
+    else if (opt.alternate == "share-slot") o.share_slot = !o.share_slot;
+    else if (opt.alternate == "host-products") o.host_products = !o.host_products;
+    else if (!opt.alternate.empty()) throw std::invalid_argument("bench: --alternate " + opt.alternate);
+    return o;
+}
+
 }  // namespace
 
 int run_filecoin_bench_job(nlohmann::json& j, const BenchOptions& opt, const std::string& cpu,
@@ -271,10 +282,12 @@ int run_filecoin_bench_job(nlohmann::json& j, const BenchOptions& opt, const std
                            const std::filesystem::path& key_file) {
     for (size_t run = 0; run < opt.runs; run++) {
         if (opt.runs > 1) j["run"] = run + 1;
-        run_filecoin_bench_once(j, opt, cpu, params, spec, partitions, check_proof, beside, key_file);
+        run_filecoin_bench_once(j, run % 2 ? alternated(opt) : opt, cpu, params, spec, partitions, check_proof, beside,
+                                key_file);
     }
     return 0;
 }
+
 
 namespace {
 // bench porep-c2 --key-file: the PoRep parameter file of the parameter directory, written first with random points

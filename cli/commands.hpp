@@ -22,6 +22,8 @@ namespace cuzk::cli {
 
 // The transforms `bench gpu-ntt --ntt-kind` names, in the order the help lists them.
 inline const std::vector<std::string> kNttKinds = {"forward", "inverse", "coset", "coset-inverse"};
+// bench --alternate: the settings a Filecoin bench can flip every second run (BenchOptions::alternate).
+inline const std::vector<std::string> kAlternates = {"pack-witness", "overlap-msms", "share-slot", "host-products"};
 
 struct BenchOptions {
     std::string what = "all";  // fq-mul, fr-mul, g1-add, pairing, ntt, msm-g1, msm-g2, groth16, all
@@ -104,6 +106,9 @@ struct BenchOptions {
     // porep-c2, post, snap: the job this many times, each on a fresh engine and backend (parameters uploaded
     // again), one JSON line each; the inputs, the compiled matrices and the parameters are made once
     size_t runs = 1;
+    // porep-c2, post, snap with runs > 1: every second run with this setting flipped (pack-witness, overlap-msms,
+    // share-slot or host-products; empty: none), so one invocation compares two settings on the same inputs
+    std::string alternate;
     // porep-c2: once this many partitions are proven, a CRITICAL Winning PoSt of the same sector size (generated
     // vanilla proof, random or Filecoin's parameters as for the C2) is submitted to the same engine; its latency
     // from submission to proof is reported beside the same job alone (issue 19: priorities that preempt).

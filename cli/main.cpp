@@ -157,6 +157,10 @@ int main(int argc, char** argv) {
     bench->add_flag("--ntt-steps", bench_opt.ntt_steps,
                     "gpu-ntt: then with the pointwise steps of bellman's H (x * m before, (y - c) * s after), fused "
                     "into the passes and as kernels of their own, alternating");
+    bench->add_option("--alternate", bench_opt.alternate,
+                      "porep-c2, post, snap with --runs 2 or more: every second run with this setting flipped "
+                      "(pack-witness, overlap-msms, share-slot, host-products): two settings on the same inputs")
+        ->check(CLI::IsMember(cuzk::cli::kAlternates));
     bench->add_option("--runs", bench_opt.runs,
                       "porep-c2, post, snap: run the job this many times, each on a fresh engine (one JSON line each; "
                       "inputs and parameters made once)")

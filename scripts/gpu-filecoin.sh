@@ -14,6 +14,8 @@
 #   snap-poseidon   the same with the Poseidon variant (one partition)
 #   c2              a 32 GiB PoRep C2 (10 partitions, generated C1, random parameters), default engine settings,
 #                   $RUNS runs (default 3) on fresh engines after one parameter generation; $C2_ARGS adds flags
+#                   (C2_ARGS="--alternate pack-witness" with RUNS=4: every second run with that setting flipped,
+#                   one parameter generation for both)
 #   c2-host         the same with the sparse products on the CPU (--host-products), to compare
 #   c2-streamed     the same with the parameters streamed from their file into host memory and the queries sent to
 #                   the GPU at every MSM (--key-file --stream-queries: what a GPU smaller than the key does)
@@ -32,6 +34,8 @@
 #                   then G2 2^20, 2^22 and G1 2^20 MSMs at the default chunk length and 32-256 ($REPS runs, default 5)
 #   msm-walks       G1 2^20-2^27 and G2 2^20 / 2^22 MSMs with the runs one thread may walk at 4 chunks (longer ones a
 #                   warp each) and at the default (64), alternating ($REPS runs each, default 5)
+#   ntt-steps       the coset inverse NTT at 2^24 and 2^27 alone, then with bellman's H pointwise steps fused into its
+#                   passes and as kernels of their own, alternating ($REPS runs each, default 7)
 #   roundtrip       tests/cli_roundtrip.sh on the GPU build (setup, prove through the engine's key, verify, errors)
 # Usage: scripts/gpu-filecoin.sh STEP...      (env: OUT, default ./out; BUILD_DIR, default /tmp/b; P32, /tmp/p32)
 # Each step writes STEP.json (the bench's JSON line), STEP.err (progress, notes) and, where it applies, STEP.timeline
@@ -53,7 +57,7 @@ try:
     runs = [json.loads(l) for l in open(sys.argv[1]).read().strip().splitlines()]
 except Exception as e:
     print("  no JSON:", e); sys.exit(0)
-keys = ["run", "first_partition_alone", "proof_type", "circuit", "sectors", "partitions", "workers", "lookahead", "device_products", "stream_queries", "overlap_msms", "share_slot", "pack_witness", "matrices_resident", "matrices_s", "constraints", "pce_compile_s", "params_s", "wall_s",
+keys = ["bench", "log_size", "median_ms", "run", "first_partition_alone", "proof_type", "circuit", "sectors", "partitions", "workers", "lookahead", "device_products", "stream_queries", "overlap_msms", "share_slot", "pack_witness", "matrices_resident", "matrices_s", "constraints", "pce_compile_s", "params_s", "wall_s",
         "synthesis_s_by_partition", "proving_s_by_partition", "h_kernel_s", "gpu_busy_share", "peak_rss_bytes", "queued_end_s", "queued_per_proof_s", "fallbacks", "checked_gpu_s",
         "checked_cpu_s", "unchecked_s", "checked_gpu_subgroup_s", "checked_gpu_subgroup_wait_s"]
 for j in runs:
@@ -103,6 +107,10 @@ for step in "$@"; do
     c2)
       # shellcheck disable=SC2086  # C2_ARGS: several flags
       bench c2 porep-c2 --proof-type StackedDrg32GiBV1_1 --random-params --runs "${RUNS:-3}" ${C2_ARGS:-} ;;
+    ntt-steps)
+      for k in 24 27; do
+        bench "ntt-steps-$k" gpu-ntt --log-size "$k" --ntt-kind coset-inverse --ntt-steps --reps "${REPS:-7}"
+      done ;;
     c2-host)
       # shellcheck disable=SC2086
       bench c2-host porep-c2 --proof-type StackedDrg32GiBV1_1 --random-params --runs "${RUNS:-3}" --host-products ${C2_ARGS:-} ;;
