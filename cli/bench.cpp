@@ -10,6 +10,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -154,6 +155,17 @@ struct CudaFree {
 struct CudaFreeHost {
     void operator()(void* p) const { cudaFreeHost(p); }
 };
+
+// n elements of device memory holding the first n of `init` (none copied when init is empty); `what` names the
+// bench in the error.
+std::unique_ptr<Fr, CudaFree> device_copy(size_t n, std::span<const Fr> init, const char* what) {
+    Fr* raw = nullptr;
+    if (cudaMalloc(&raw, n * sizeof(Fr)) != cudaSuccess) throw std::runtime_error(std::string(what) + ": cudaMalloc");
+    std::unique_ptr<Fr, CudaFree> d(raw);
+    if (!init.empty() && cudaMemcpy(raw, init.data(), n * sizeof(Fr), cudaMemcpyHostToDevice) != cudaSuccess)
+        throw std::runtime_error(std::string(what) + ": cudaMemcpy");
+    return d;
+}
 #endif
 
 // The GPU MSM (gpu::MsmContext) over 2^log_size bases resident on the device (2^20 random points, repeated: a
@@ -330,14 +342,8 @@ void bench_gpu_ntt(int log_size, int reps, const std::string& kind, bool in_plac
     const size_t n = size_t{1} << log_size;
     const auto values = random_scalars<Fr>(n, 4);
     const size_t scratch_n = std::max<size_t>(gpu::ntt_scratch_elements((unsigned)log_size, in_place), 1);
-    Fr *d_raw = nullptr, *scratch_raw = nullptr;
-    const cudaError_t e1 = cudaMalloc(&d_raw, n * sizeof(Fr));
-    const std::unique_ptr<Fr, CudaFree> d(d_raw);
-    const cudaError_t e2 = e1 == cudaSuccess ? cudaMalloc(&scratch_raw, scratch_n * sizeof(Fr)) : e1;
-    const std::unique_ptr<Fr, CudaFree> scratch(scratch_raw);
-    if (e2 != cudaSuccess) throw std::runtime_error("bench gpu-ntt: cudaMalloc");
-    if (cudaMemcpy(d.get(), values.data(), n * sizeof(Fr), cudaMemcpyHostToDevice) != cudaSuccess)
-        throw std::runtime_error("bench gpu-ntt: cudaMemcpy");
+    const auto d = device_copy(n, values, "bench gpu-ntt");
+    const auto scratch = device_copy(scratch_n, {}, "bench gpu-ntt");
     const auto tables = gpu::ntt_tables();
     gpu::NttConfig cfg;
     cfg.d_scratch = scratch.get();
@@ -351,15 +357,8 @@ void bench_gpu_ntt(int log_size, int reps, const std::string& kind, bool in_plac
     if (!steps) return;
     // The pointwise steps of bellman's H (x * m first, (y - c) * s last) on two more device arrays, fused into the
     // passes and as kernels of their own, alternating.
-    Fr *m_raw = nullptr, *c_raw = nullptr;
-    const cudaError_t e3 = cudaMalloc(&m_raw, n * sizeof(Fr));
-    const std::unique_ptr<Fr, CudaFree> m(m_raw);
-    const cudaError_t e4 = e3 == cudaSuccess ? cudaMalloc(&c_raw, n * sizeof(Fr)) : e3;
-    const std::unique_ptr<Fr, CudaFree> c(c_raw);
-    if (e4 != cudaSuccess) throw std::runtime_error("bench gpu-ntt: cudaMalloc");
-    if (cudaMemcpy(m.get(), values.data(), n * sizeof(Fr), cudaMemcpyHostToDevice) != cudaSuccess ||
-        cudaMemcpy(c.get(), values.data(), n * sizeof(Fr), cudaMemcpyHostToDevice) != cudaSuccess)
-        throw std::runtime_error("bench gpu-ntt: cudaMemcpy");
+    const auto m = device_copy(n, values, "bench gpu-ntt");
+    const auto c = device_copy(n, values, "bench gpu-ntt");
     cfg.pre_mul = m.get();
     cfg.post_sub = c.get();
     cfg.post_scale = values[1];
