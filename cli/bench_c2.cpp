@@ -288,7 +288,6 @@ int run_filecoin_bench_job(nlohmann::json& j, const BenchOptions& opt, const std
     return 0;
 }
 
-
 namespace {
 // bench porep-c2 --key-file: the PoRep parameter file of the parameter directory, written first with random points
 // of the partition circuit's shape when it is missing and --random-params is set; its headers checked.
