@@ -55,7 +55,7 @@ struct NttConfig {
     // scaling of the kind) replaced by (y_k - post_sub[k]) * post_scale. Device arrays of 2^log_n elements on the
     // values' device, neither the values' own buffer nor the scratch; null: no such step (post_scale unused).
     // Bellman's H final step fits one such transform: coset_inverse with pre_mul = B, post_sub = C's coefficients,
-    // post_scale = 1/Z (not yet used by h_gpu.cu: it waits for a GPU run of GpuNtt.PointwiseStepsMatchCpu).
+    // post_scale = 1/Z (h_gpu.cu's finish()).
     const Fr* pre_mul = nullptr;
     const Fr* post_sub = nullptr;
     Fr post_scale = Fr::one();

@@ -356,8 +356,14 @@ struct HComputer::Impl {
         kt.stop(tr, st);
     }
 
-    void transform(Fr* x, NttKind kind) {
+    // x's transform of the given kind; bellman's final step passes B (a factor before), C's coefficients and 1 / Z
+    // (subtracted and scaled after) for the NTT to fuse into its first and last passes (ntt.hpp, NttConfig).
+    void transform(Fr* x, NttKind kind, const Fr* pre_mul = nullptr, const Fr* post_sub = nullptr,
+                   const Fr& post_scale = Fr::one()) {
         NttConfig cfg;
+        cfg.pre_mul = pre_mul;
+        cfg.post_sub = post_sub;
+        cfg.post_scale = post_scale;
         cfg.stream = stream.get();
         cfg.d_scratch = d_scratch.size() ? d_scratch.get() : nullptr;
         cfg.synchronize = false;
@@ -367,22 +373,18 @@ struct HComputer::Impl {
         ntt_device(x, log_n, cfg);
     }
 
-    // a * b - c (bellman: a * b, the coset inverse, then C's coefficients off and 1 / Z), then waits for the compute
-    // stream.
+    // a * b - c (bellman: a * b, the coset inverse, then C's coefficients off and 1 / Z, in one transform), then waits
+    // for the compute stream.
     void finish(KernelTimer& kt) {
         const cudaStream_t st = stream.get();
-        auto* da = reinterpret_cast<fr_dev*>(d_a.get());
-        auto* db = reinterpret_cast<fr_dev*>(d_b.get());
-        auto* dc = reinterpret_cast<fr_dev*>(d_c.get());
         const int fin = kt.start("pointwise_final", st);
         if (convention == groth16::HConvention::Bellman) {
-            mul_into<<<blocks_for(n), kThreads, 0, st>>>(da, db, n);
-            CUZK_CUDA_CHECK(cudaGetLastError());
-            transform(d_a.get(), NttKind::coset_inverse);  // deg H <= n - 2; bellman drops the top coefficient
-            minus_c_scaled<<<blocks_for(n), kThreads, 0, st>>>(da, dc, n, z_inv_dev());
-            CUZK_CUDA_CHECK(cudaGetLastError());
+            // deg H <= n - 2; bellman drops the top coefficient
+            transform(d_a.get(), NttKind::coset_inverse, d_b.get(), d_c.get(), z_inv);
         } else {
-            ab_minus_c<<<blocks_for(n), kThreads, 0, st>>>(da, db, dc, n);
+            ab_minus_c<<<blocks_for(n), kThreads, 0, st>>>(reinterpret_cast<fr_dev*>(d_a.get()),
+                                                          reinterpret_cast<const fr_dev*>(d_b.get()),
+                                                          reinterpret_cast<const fr_dev*>(d_c.get()), n);
             CUZK_CUDA_CHECK(cudaGetLastError());
         }
         kt.stop(fin, st);
