@@ -79,7 +79,8 @@ struct GpuProverConfig {
     // packed: the ones' bitmap and the other values with their positions (~1/30 of the bytes), made in one parallel
     // read on the host and expanded on the device (HComputer::pack_witness, witness_pack.hpp), instead of all its
     // values through the pinned staging (a 32 GiB partition's 4.2 GB: 0.40-0.45 s for the first partition of a C2
-    // on an H100, beside the next syntheses). Off until measured (docs/perf.md, fortieth session).
+    // on an H100, beside the next syntheses). Off: in a 32 GiB C2 on two H100 hosts the pack itself took ~0.36 s
+    // beside the next syntheses, and the walls were the same (docs/perf.md, forty-second session).
     bool pack_witness = false;
     // Sets of H's device arrays ("slots") at most: 2 lets the next circuit's data go up while one is proven (the
     // second made only where the device has room for it); 1 keeps one set whatever the room (prepare() then returns
