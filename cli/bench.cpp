@@ -1,9 +1,12 @@
 // `cuzk bench`: the CPU benchmarks as one JSON object per line (name, size, threads, median and samples), so
 // scripts can collect them. Google Benchmark programs in bench/ measure the same things with more statistics.
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -12,6 +15,7 @@
 #include <random>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "commands.hpp"
@@ -38,6 +42,7 @@
 #include "cuzk/gpu/msm.hpp"
 #include "cuzk/gpu/msm_streamed.hpp"
 #include "cuzk/gpu/ntt.hpp"
+#include "cuzk/gpu/pinned_upload.cuh"
 #include "cuzk/backends/cuda/products_gpu.hpp"
 #endif
 
@@ -424,12 +429,94 @@ void bench_gpu_products(const CircuitOptions& spec, int reps) {
 #endif
 }
 
+// One thread per core writing a 64 MiB buffer of its own over and over until destroyed (the memory traffic of the
+// syntheses that run while a partition's witness goes up).
+struct MemoryLoad {
+    std::atomic<bool> stop{false};
+    std::vector<std::thread> threads;
+    MemoryLoad() {
+        for (unsigned t = 0; t < std::max(1u, std::thread::hardware_concurrency()); t++)
+            threads.emplace_back([this] {
+                std::vector<unsigned char> buf(size_t{64} << 20);
+                for (unsigned char v = 0; !stop.load(std::memory_order_relaxed); v++)
+                    std::memset(buf.data(), v, buf.size());
+            });
+    }
+    ~MemoryLoad() {
+        stop = true;
+        for (auto& t : threads) t.join();
+    }
+};
+
+// Host -> device copies of a witness-sized buffer (2^log_size field elements, pageable): the pinned uploader's
+// staged copy (the prover's path), the same beside a load of one thread per core writing memory (as the next
+// partitions' syntheses do while partition 0's witness goes up), and a registered buffer: cudaHostRegister of fresh
+// (untouched) pages and of touched ones, one DMA from it, cudaHostUnregister. JSON names gpu-upload-*.
+void bench_gpu_upload(int log_size, int reps) {
+#ifdef CUZK_HAVE_CUDA
+    if (gpu::devices().empty()) throw std::runtime_error("bench gpu-upload: no CUDA device");
+    const size_t n = size_t{1} << log_size, bytes = n * sizeof(Fr);
+    const auto d = device_copy(n, {}, "bench gpu-upload");
+    std::vector<Fr> host(n, Fr::one());
+    cudaStream_t st = nullptr;
+    if (cudaStreamCreate(&st) != cudaSuccess) throw std::runtime_error("bench gpu-upload: cudaStreamCreate");
+    const std::unique_ptr<CUstream_st, decltype(&cudaStreamDestroy)> stream(st, cudaStreamDestroy);
+    auto check = [](cudaError_t e, const char* what) {
+        if (e != cudaSuccess) throw std::runtime_error(std::string("bench gpu-upload: ") + what + ": " +
+                                                       cudaGetErrorString(e));
+    };
+    auto& up = gpu::PinnedUploader::shared();
+    auto staged = [&] {
+        up.upload(d.get(), host.data(), bytes, st);
+        check(cudaStreamSynchronize(st), "the staged copy");
+    };
+    const nlohmann::json extra = {{"bytes", bytes}};
+    report("gpu-upload-staged", log_size, 1e3, "ms", 1, measure(reps, staged), extra);
+    {
+        const MemoryLoad load;
+        const auto s = measure(reps, staged);
+        nlohmann::json e = extra;
+        e["load_threads"] = load.threads.size();
+        report("gpu-upload-staged-beside-load", log_size, 1e3, "ms", 1, s, e);
+    }
+    std::vector<double> reg_fresh, reg_touched, dma, unreg;
+    auto seconds = [](auto t0) { return std::chrono::duration<double>(clock_type::now() - t0).count(); };
+    for (int i = 0; i <= reps; i++) {  // the first round is a warm-up
+        const std::unique_ptr<void, decltype(&std::free)> fresh(std::malloc(bytes), std::free);
+        if (!fresh) throw std::runtime_error("bench gpu-upload: out of host memory");
+        auto t0 = clock_type::now();
+        check(cudaHostRegister(fresh.get(), bytes, cudaHostRegisterDefault), "cudaHostRegister");
+        const double r = seconds(t0);
+        t0 = clock_type::now();
+        check(cudaMemcpyAsync(d.get(), fresh.get(), bytes, cudaMemcpyHostToDevice, st), "cudaMemcpyAsync");
+        check(cudaStreamSynchronize(st), "the DMA");
+        const double m = seconds(t0);
+        t0 = clock_type::now();
+        check(cudaHostUnregister(fresh.get()), "cudaHostUnregister");
+        const double u = seconds(t0);
+        t0 = clock_type::now();
+        check(cudaHostRegister(host.data(), bytes, cudaHostRegisterDefault), "cudaHostRegister");
+        const double rt = seconds(t0);
+        check(cudaHostUnregister(host.data()), "cudaHostUnregister");
+        if (i == 0) continue;
+        reg_fresh.push_back(r), dma.push_back(m), unreg.push_back(u), reg_touched.push_back(rt);
+    }
+    report("gpu-upload-register-fresh", log_size, 1e3, "ms", 1, reg_fresh, extra);
+    report("gpu-upload-register-touched", log_size, 1e3, "ms", 1, reg_touched, extra);
+    report("gpu-upload-registered-dma", log_size, 1e3, "ms", 1, dma, extra);
+    report("gpu-upload-unregister", log_size, 1e3, "ms", 1, unreg, extra);
+#else
+    (void)log_size, (void)reps;
+    throw std::runtime_error("bench gpu-upload: built without CUDA");
+#endif
+}
+
 }  // namespace
 
 std::vector<std::string> bench_names() {
     return {"all",        "fq-mul",     "fr-mul",  "g1-add",       "pairing", "ntt",      "msm-g1",
-            "msm-g2",     "gpu-msm-g1", "gpu-msm-g2", "gpu-ntt", "gpu-products", "groth16", "pipeline",
-            "porep-c2",   "params-load", "post",     "snap"};
+            "msm-g2",     "gpu-msm-g1", "gpu-msm-g2", "gpu-ntt", "gpu-products", "gpu-upload", "groth16",
+            "pipeline",   "porep-c2",   "params-load", "post",  "snap"};
 }
 
 // `groth16_circuit`: mulchain (2^log_size constraints) or a PoRep circuit (circuits/catalog.hpp).
@@ -470,6 +557,7 @@ int run_bench(const BenchOptions& opt, const std::string& groth16_circuit) {
     if (opt.what == "gpu-msm-g1") bench_gpu_msm<G1Config>(gpu_msm_bench("gpu-msm-g1", size_or(24, 20)));
     if (opt.what == "gpu-ntt") bench_gpu_ntt(size_or(24, 20), reps, opt.ntt_kind, opt.ntt_in_place, opt.ntt_steps);
     if (opt.what == "gpu-msm-g2") bench_gpu_msm<G2Config>(gpu_msm_bench("gpu-msm-g2", size_or(20, 16)));
+    if (opt.what == "gpu-upload") bench_gpu_upload(size_or(27, 20), reps);
     if (opt.what == "gpu-products") {
         CircuitOptions c;
         c.name = groth16_circuit == "mulchain" ? "porep-2k" : groth16_circuit;

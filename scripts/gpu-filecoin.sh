@@ -36,6 +36,9 @@
 #                   warp each) and at the default (64), alternating ($REPS runs each, default 5)
 #   ntt-steps       the coset inverse NTT at 2^24 and 2^27 alone, then with bellman's H pointwise steps fused into its
 #                   passes and as kernels of their own, alternating ($REPS runs each, default 7)
+#   upload          a 32 GiB partition's witness size (2^27 field elements) host -> device: the staged copy alone and
+#                   beside a memory-writing load on every core, cudaHostRegister of fresh and touched pages, one DMA
+#                   from the registered buffer, the unregister ($REPS runs each, default 5)
 #   roundtrip       tests/cli_roundtrip.sh on the GPU build (setup, prove through the engine's key, verify, errors)
 # Usage: scripts/gpu-filecoin.sh STEP...      (env: OUT, default ./out; BUILD_DIR, default /tmp/b; P32, /tmp/p32)
 # Each step writes STEP.json (the bench's JSON line), STEP.err (progress, notes) and, where it applies, STEP.timeline
@@ -111,6 +114,8 @@ for step in "$@"; do
       for k in 24 27; do
         bench "ntt-steps-$k" gpu-ntt --log-size "$k" --ntt-kind coset-inverse --ntt-steps --reps "${REPS:-7}"
       done ;;
+    upload)
+      bench upload gpu-upload --log-size 27 --reps "${REPS:-5}" ;;
     c2-host)
       # shellcheck disable=SC2086
       bench c2-host porep-c2 --proof-type StackedDrg32GiBV1_1 --random-params --runs "${RUNS:-3}" --host-products ${C2_ARGS:-} ;;

@@ -215,4 +215,21 @@ else
   [ $rc -eq 2 ] && grep -qE "gpu-products: (no CUDA device|built without CUDA)" "$dir/err5.txt" ||
     fail "bench gpu-products without a GPU: exit $rc, $(cat "$dir/err5.txt")"
 fi
+# bench gpu-upload: a 2^16-element buffer's copies and registration, or a clear error without a GPU
+"$CUZK" bench gpu-upload --log-size 16 --reps 2 > "$dir/gu.json" 2> "$dir/err6.txt"
+rc=$?
+if [ $rc -eq 0 ]; then
+  python3 - "$dir/gu.json" <<'PY' || fail "bench gpu-upload: $(cat "$dir/gu.json")"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+names = [r["bench"] for r in rows]
+assert names == ["gpu-upload-staged", "gpu-upload-staged-beside-load", "gpu-upload-register-fresh",
+                 "gpu-upload-register-touched", "gpu-upload-registered-dma", "gpu-upload-unregister"], names
+assert all(r["bytes"] == 32 << 16 and len(r["samples_ms"]) == 2 and r["median_ms"] >= 0 for r in rows), rows
+assert rows[1]["load_threads"] >= 1
+PY
+else
+  [ $rc -eq 2 ] && grep -qE "gpu-upload: (no CUDA device|built without CUDA)" "$dir/err6.txt" ||
+    fail "bench gpu-upload without a GPU: exit $rc, $(cat "$dir/err6.txt")"
+fi
 echo "cli round trip: all checks passed"
