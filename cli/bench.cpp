@@ -524,6 +524,9 @@ int run_bench(const BenchOptions& opt, const std::string& groth16_circuit) {
     if (groth16_circuit != "mulchain" && !circuits::is_porep_circuit(groth16_circuit))
         throw std::invalid_argument("bench groth16: unknown circuit '" + groth16_circuit +
                                     "' (mulchain, porep-2k ... porep-64g or a PoRep proof type)");
+#ifdef CUZK_HAVE_CUDA
+    if (opt.blocking_waits) gpu::set_blocking_waits(true);
+#endif
     int reps = opt.quick ? 3 : opt.repetitions;
     auto size_or = [&](int dflt, int quick) { return opt.log_size >= 0 ? opt.log_size : (opt.quick ? quick : dflt); };
     bool all = opt.what == "all";

@@ -241,6 +241,7 @@ void run_filecoin_bench_once(const nlohmann::json& base, const BenchOptions& opt
     if (opt.lean_h) j["lean_h"] = true;
     j["share_slot"] = opt.share_slot;
     j["pack_witness"] = opt.pack_witness;
+    j["blocking_waits"] = opt.blocking_waits;
     if (run.products_resident) j["matrices_s"] = run.products_s;
     j["memory_budget_bytes"] = opt.memory_budget ? opt.memory_budget : engine::auto_memory_budget();
     j["backend"] = run.backend;

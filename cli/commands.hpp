@@ -82,6 +82,8 @@ struct BenchOptions {
     bool share_slot = true;
     // porep-c2, post, snap, pipeline, groth16: witnesses of mostly 0 and 1 sent packed (GpuProverConfig::pack_witness)
     bool pack_witness = false;
+    // every bench: host threads sleep while they wait for the GPU instead of spinning (gpu::set_blocking_waits)
+    bool blocking_waits = false;
     // groth16, pipeline: device bytes for precomputed MSM window tables (GpuProverConfig::msm_table_bytes; 0: none)
     size_t msm_table_bytes = 0;
     // groth16: circuits per engine job (the GPU backend uploads one circuit's a, b, c during the previous one's MSMs)

@@ -205,6 +205,9 @@ int main(int argc, char** argv) {
     bench->add_flag("--pack-witness", bench_opt.pack_witness,
                     "groth16, pipeline, porep-c2, post, snap: the GPU prover sends witnesses of mostly 0 and 1 "
                     "packed (the ones' bitmap and the other values), expanded on the device; off by default");
+    bench->add_flag("--blocking-waits", bench_opt.blocking_waits,
+                    "host threads sleep while they wait for the GPU (cudaDeviceScheduleBlockingSync) instead of the "
+                    "driver's default, a spinning core each; the process's setting, for every bench");
     bench->add_flag("--lean-h", bench_opt.lean_h,
                     "groth16, pipeline, porep-c2, post, snap: the GPU prover's H arrays in their lean form (two "
                     "domains' worth instead of three; a, b, c made on the CPU)");

@@ -360,6 +360,29 @@ TEST(GpuGroth16, ProofsEqualCpuProofs) {
     check_backends_agree(p, {&b1, &b2}, {b1.public_inputs(), b2.public_inputs()}, rng);
 }
 
+// Host threads that sleep while they wait for the device (gpu::set_blocking_waits): the setting reads back on every
+// device, proofs stay equal to the CPU's (batches whose uploads, splits and MSMs wait on several threads), and the
+// driver's default comes back.
+TEST(GpuGroth16, BlockingWaitsProveTheSame) {
+    if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
+    uint64_t seed = 0;
+    auto rng = fresh_rng(seed);
+    SCOPED_TRACE(seed);
+    gpu::set_blocking_waits(true);
+    for (const auto& d : gpu::devices()) {
+        gpu::use_device(d.id);
+        EXPECT_TRUE(gpu::blocking_waits()) << "device " << d.id;
+    }
+    gpu::use_device(0);
+    const auto p = groth16::generate_parameters(circuits::MulChainCircuit(12, 3, std::nullopt),
+                                                groth16::ToxicWaste::from_seed(rng()));
+    circuits::MulChainCircuit c1(12, 3, rng()), c2(12, 3, rng()), c3(12, 3, rng());
+    check_backends_agree(p, {&c1, &c2, &c3}, {c1.public_values(), c2.public_values(), c3.public_values()}, rng);
+    gpu::set_blocking_waits(false);
+    EXPECT_FALSE(gpu::blocking_waits());
+    check_backends_agree(p, {&c1, &c2}, {c1.public_values(), c2.public_values()}, rng);
+}
+
 namespace {
 // Three partitions of the 2 KiB PoRep circuit in one batch (PorepPartitionsEqualCpu) on a prover made with `gc`.
 void check_porep_partitions(std::mt19937_64& rng, const gpu::GpuProverConfig& gc = {}) {

@@ -42,6 +42,12 @@ const CudaArchs& built_cuda_archs();
 
 // Makes `id` the calling thread's current CUDA device (cudaSetDevice); gpu::CudaError if it fails.
 void use_device(int id);
+// How a host thread waits for every usable device (the process's setting, cudaSetDeviceFlags): on, it sleeps until
+// the device's work is done (cudaDeviceScheduleBlockingSync); off, the driver's default (with fewer contexts than
+// cores: it spins, a core each waiting thread, which the prover's syntheses and splits then share). No-op without a
+// device. blocking_waits(): the current device's setting.
+void set_blocking_waits(bool on);
+bool blocking_waits();
 // Free memory of the calling thread's current device in bytes (cudaMemGetInfo).
 size_t free_device_memory();
 

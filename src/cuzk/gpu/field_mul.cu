@@ -191,6 +191,25 @@ void fq2_ops(std::span<const Fq2> a, std::span<const Fq2> b, std::span<Fq2> out)
 
 void use_device(int id) { CUZK_CUDA_CHECK(cudaSetDevice(id)); }
 
+void set_blocking_waits(bool on) {
+    const auto list = devices();
+    if (list.empty()) return;
+    int current = 0;
+    CUZK_CUDA_CHECK(cudaGetDevice(&current));
+    for (const DeviceInfo& d : list) {
+        CUZK_CUDA_CHECK(cudaSetDevice(d.id));
+        CUZK_CUDA_CHECK(cudaSetDeviceFlags(on ? cudaDeviceScheduleBlockingSync : cudaDeviceScheduleAuto));
+    }
+    CUZK_CUDA_CHECK(cudaSetDevice(current));
+}
+
+bool blocking_waits() {
+    if (devices().empty()) return false;
+    unsigned flags = 0;
+    CUZK_CUDA_CHECK(cudaGetDeviceFlags(&flags));
+    return (flags & cudaDeviceScheduleMask) == cudaDeviceScheduleBlockingSync;
+}
+
 size_t free_device_memory() {
     size_t free_b = 0, total_b = 0;
     CUZK_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
