@@ -38,6 +38,7 @@
 #ifdef CUZK_HAVE_CUDA
 #include <cuda_runtime.h>
 
+#include "cuzk/gpu/cuda_check.cuh"
 #include "cuzk/gpu/device.hpp"
 #include "cuzk/gpu/msm.hpp"
 #include "cuzk/gpu/msm_streamed.hpp"
@@ -161,14 +162,10 @@ struct CudaFreeHost {
     void operator()(void* p) const { cudaFreeHost(p); }
 };
 
-// n elements of device memory holding the first n of `init` (none copied when init is empty); `what` names the
-// bench in the error.
-std::unique_ptr<Fr, CudaFree> device_copy(size_t n, std::span<const Fr> init, const char* what) {
-    Fr* raw = nullptr;
-    if (cudaMalloc(&raw, n * sizeof(Fr)) != cudaSuccess) throw std::runtime_error(std::string(what) + ": cudaMalloc");
-    std::unique_ptr<Fr, CudaFree> d(raw);
-    if (!init.empty() && cudaMemcpy(raw, init.data(), n * sizeof(Fr), cudaMemcpyHostToDevice) != cudaSuccess)
-        throw std::runtime_error(std::string(what) + ": cudaMemcpy");
+// n elements of device memory holding the first n of `init` (none copied when init is empty).
+gpu::DeviceBuffer<Fr> device_copy(size_t n, std::span<const Fr> init) {
+    gpu::DeviceBuffer<Fr> d(n);
+    if (!init.empty()) CUZK_CUDA_CHECK(cudaMemcpy(d.get(), init.data(), n * sizeof(Fr), cudaMemcpyHostToDevice));
     return d;
 }
 #endif
@@ -347,8 +344,8 @@ void bench_gpu_ntt(int log_size, int reps, const std::string& kind, bool in_plac
     const size_t n = size_t{1} << log_size;
     const auto values = random_scalars<Fr>(n, 4);
     const size_t scratch_n = std::max<size_t>(gpu::ntt_scratch_elements((unsigned)log_size, in_place), 1);
-    const auto d = device_copy(n, values, "bench gpu-ntt");
-    const auto scratch = device_copy(scratch_n, {}, "bench gpu-ntt");
+    const auto d = device_copy(n, values);
+    const auto scratch = device_copy(scratch_n, {});
     const auto tables = gpu::ntt_tables();
     gpu::NttConfig cfg;
     cfg.d_scratch = scratch.get();
@@ -362,8 +359,8 @@ void bench_gpu_ntt(int log_size, int reps, const std::string& kind, bool in_plac
     if (!steps) return;
     // The pointwise steps of bellman's H (x * m first, (y - c) * s last) on two more device arrays, fused into the
     // passes and as kernels of their own, alternating.
-    const auto m = device_copy(n, values, "bench gpu-ntt");
-    const auto c = device_copy(n, values, "bench gpu-ntt");
+    const auto m = device_copy(n, values);
+    const auto c = device_copy(n, values);
     cfg.pre_mul = m.get();
     cfg.post_sub = c.get();
     cfg.post_scale = values[1];
@@ -456,19 +453,14 @@ void bench_gpu_upload(int log_size, int reps) {
 #ifdef CUZK_HAVE_CUDA
     if (gpu::devices().empty()) throw std::runtime_error("bench gpu-upload: no CUDA device");
     const size_t n = size_t{1} << log_size, bytes = n * sizeof(Fr);
-    const auto d = device_copy(n, {}, "bench gpu-upload");
+    const auto d = device_copy(n, {});
     std::vector<Fr> host(n, Fr::one());
-    cudaStream_t st = nullptr;
-    if (cudaStreamCreate(&st) != cudaSuccess) throw std::runtime_error("bench gpu-upload: cudaStreamCreate");
-    const std::unique_ptr<CUstream_st, decltype(&cudaStreamDestroy)> stream(st, cudaStreamDestroy);
-    auto check = [](cudaError_t e, const char* what) {
-        if (e != cudaSuccess) throw std::runtime_error(std::string("bench gpu-upload: ") + what + ": " +
-                                                       cudaGetErrorString(e));
-    };
+    const gpu::Stream stream = gpu::Stream::create();
+    const cudaStream_t st = stream.get();
     auto& up = gpu::PinnedUploader::shared();
     auto staged = [&] {
         up.upload(d.get(), host.data(), bytes, st);
-        check(cudaStreamSynchronize(st), "the staged copy");
+        CUZK_CUDA_CHECK(cudaStreamSynchronize(st));
     };
     const nlohmann::json extra = {{"bytes", bytes}};
     report("gpu-upload-staged", log_size, 1e3, "ms", 1, measure(reps, staged), extra);
@@ -485,19 +477,19 @@ void bench_gpu_upload(int log_size, int reps) {
         const std::unique_ptr<void, decltype(&std::free)> fresh(std::malloc(bytes), std::free);
         if (!fresh) throw std::runtime_error("bench gpu-upload: out of host memory");
         auto t0 = clock_type::now();
-        check(cudaHostRegister(fresh.get(), bytes, cudaHostRegisterDefault), "cudaHostRegister");
+        CUZK_CUDA_CHECK(cudaHostRegister(fresh.get(), bytes, cudaHostRegisterDefault));
         const double r = seconds(t0);
         t0 = clock_type::now();
-        check(cudaMemcpyAsync(d.get(), fresh.get(), bytes, cudaMemcpyHostToDevice, st), "cudaMemcpyAsync");
-        check(cudaStreamSynchronize(st), "the DMA");
+        CUZK_CUDA_CHECK(cudaMemcpyAsync(d.get(), fresh.get(), bytes, cudaMemcpyHostToDevice, st));
+        CUZK_CUDA_CHECK(cudaStreamSynchronize(st));
         const double m = seconds(t0);
         t0 = clock_type::now();
-        check(cudaHostUnregister(fresh.get()), "cudaHostUnregister");
+        CUZK_CUDA_CHECK(cudaHostUnregister(fresh.get()));
         const double u = seconds(t0);
         t0 = clock_type::now();
-        check(cudaHostRegister(host.data(), bytes, cudaHostRegisterDefault), "cudaHostRegister");
+        CUZK_CUDA_CHECK(cudaHostRegister(host.data(), bytes, cudaHostRegisterDefault));
         const double rt = seconds(t0);
-        check(cudaHostUnregister(host.data()), "cudaHostUnregister");
+        CUZK_CUDA_CHECK(cudaHostUnregister(host.data()));
         if (i == 0) continue;
         reg_fresh.push_back(r), dma.push_back(m), unreg.push_back(u), reg_touched.push_back(rt);
     }
