@@ -742,20 +742,24 @@ struct GpuProver::Impl {
             h_sum = h_msm();
             sums = query_sums(split, next, next_split, timing, item);
         }
-        note_fallbacks();
+        note_fallbacks(item);
         if (upload.valid()) upload.get();  // rethrows an upload failure
         ScopedTiming t(timing, kLayer, "assembly", item);
         return groth16::assemble_proof(shape.vk, sums.a, sums.b1, sums.b2, h_sum, sums.l, r, s);
     }
 
-    // The first MSM call that ran in the H query's scratch for want of room in its own, on stderr once.
-    void note_fallbacks() {
-        const bool abl = abl_scratch != g1_scratch && abl_scratch->fallbacks();
-        if (!abl && !g2_scratch->fallbacks()) return;
+    // The first MSM call that ran in the H query's scratch for want of room in its own, on stderr once, with the
+    // circuit (the item of the timeline) whose proof saw it and how many calls had fallen back by then.
+    void note_fallbacks(int64_t item) {
+        const uint64_t abl_n = abl_scratch != g1_scratch ? abl_scratch->fallbacks() : 0;
+        const uint64_t g2_n = g2_scratch->fallbacks();
+        if (!abl_n && !g2_n) return;
         if (fallback_noted.exchange(true)) return;
         std::fprintf(stderr,
-                     "note: GPU %d had no room for the %s MSMs' own scratch; they waited for the H query's scratch%s\n",
-                     cfg.device, abl ? "A, B, L" : "B_G2", abl ? " (overlap_msms gains nothing there)" : "");
+                     "note: GPU %d had no room for the %s MSMs' own scratch (circuit %lld; %llu call(s) so far); they "
+                     "waited for the H query's scratch%s\n",
+                     cfg.device, abl_n ? "A, B, L" : "B_G2", (long long)item,
+                     (unsigned long long)(abl_n ? abl_n : g2_n), abl_n ? " (overlap_msms gains nothing there)" : "");
     }
 
     struct QuerySums {
