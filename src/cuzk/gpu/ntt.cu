@@ -407,6 +407,15 @@ __global__ void ntt_post_sub_kernel(fr_dev* __restrict__ x, const fr_dev* __rest
     if (i < n) x[i] = (x[i] - c[i]) * s;
 }
 
+// Queues x *= pre_mul, then x = (x - post_sub) * s, each where its array is given.
+void pointwise_steps(fr_dev* x, size_t n, const fr_dev* pre_mul, const fr_dev* post_sub, const fr_dev& s,
+                     cudaStream_t stream) {
+    const unsigned blocks = (unsigned)((n + 255) / 256);
+    if (pre_mul) ntt_pre_mul_kernel<<<blocks, 256, 0, stream>>>(x, pre_mul, n);
+    if (post_sub) ntt_post_sub_kernel<<<blocks, 256, 0, stream>>>(x, post_sub, s, n);
+    CUZK_CUDA_CHECK(cudaGetLastError());
+}
+
 // n = 2 or 4: one thread, the DFT by definition (pass kernels need at least 8 elements).
 __global__ void ntt_tiny_kernel(fr_dev* x, uint32_t log_n, PassParams p, TableView tb) {
     const uint32_t n = 1u << log_n;
@@ -622,11 +631,7 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
     // last one out of place); otherwise they are kernels of their own.
     const unsigned passes = log_n < 3 ? 1 : num_passes(log_n);
     const bool fused = cfg.fuse_steps && passes > 1 && ntt_scratch_elements(log_n, cfg.in_place) > 0;
-    const unsigned pw_blocks = (unsigned)((n + 255) / 256);
-    if (pre_mul && !fused) {
-        ntt_pre_mul_kernel<<<pw_blocks, 256, 0, stream>>>(values, pre_mul, n);
-        CUZK_CUDA_CHECK(cudaGetLastError());
-    }
+    if (!fused) pointwise_steps(values, n, pre_mul, nullptr, post_scale, stream);
     if (log_n == 0) {
         // size 1: every kind is the identity (1/1 = 1, g^0 = 1)
     } else if (log_n < 3) {
@@ -682,12 +687,20 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
             CUZK_CUDA_CHECK(cudaGetLastError());
         }
     }
-    if (post_sub && !fused) {
-        ntt_post_sub_kernel<<<pw_blocks, 256, 0, stream>>>(values, post_sub, post_scale, n);
-        CUZK_CUDA_CHECK(cudaGetLastError());
-    }
+    if (!fused) pointwise_steps(values, n, nullptr, post_sub, post_scale, stream);
     // An owned scratch buffer is freed on return: the work that uses it must be finished first.
     if (cfg.synchronize || own_scratch) CUZK_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+void ntt_pointwise(Fr* d_values, unsigned log_n, const Fr* pre_mul, const Fr* post_sub, const Fr& post_scale,
+                   void* stream) {
+    if (log_n > NTT_MAX_LOG_SIZE)
+        throw std::invalid_argument("gpu ntt: log_n " + std::to_string(log_n) + " exceeds the maximum " +
+                                    std::to_string(NTT_MAX_LOG_SIZE));
+    fr_dev s;
+    std::memcpy(&s, &post_scale, sizeof(Fr));
+    pointwise_steps(reinterpret_cast<fr_dev*>(d_values), size_t{1} << log_n, reinterpret_cast<const fr_dev*>(pre_mul),
+                    reinterpret_cast<const fr_dev*>(post_sub), s, static_cast<cudaStream_t>(stream));
 }
 
 void ntt_host(std::span<Fr> values, NttKind kind) {

@@ -89,6 +89,13 @@ void release_ntt_tables();
 // first launch, so the values are untouched then).
 void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg = {});
 
+// NttConfig's pointwise steps alone, with no transform, queued on `stream` (a cudaStream_t as in NttConfig): the
+// values multiplied element by element by pre_mul where it is given, then each replaced by (value - post_sub[k]) *
+// post_scale where post_sub is given. The same kernels a transform runs when it cannot fuse them; for work that
+// must keep them apart from its transform (h_gpu.cu's lean slot, whose C arrives after the coset inverse).
+void ntt_pointwise(Fr* d_values, unsigned log_n, const Fr* pre_mul, const Fr* post_sub, const Fr& post_scale,
+                   void* stream);
+
 // Convenience: copy to the current device, transform, copy back (synchronous). values.size() must be a power of
 // two <= 2^NTT_MAX_LOG_SIZE (else std::invalid_argument).
 void ntt_host(std::span<Fr> values, NttKind kind);

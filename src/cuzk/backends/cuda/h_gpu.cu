@@ -36,20 +36,6 @@ __global__ void ab_minus_c(fr_dev* __restrict__ a, const fr_dev* __restrict__ b,
     a[i] = a[i] * b[i] - c[i];
 }
 
-// a[i] = a[i] b[i] (bellman: A*B on the coset).
-__global__ void mul_into(fr_dev* __restrict__ a, const fr_dev* __restrict__ b, size_t n) {
-    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    a[i] = a[i] * b[i];
-}
-
-// a[i] = (a[i] - c[i]) z_inv (bellman: H's coefficients from A*B's and C's).
-__global__ void minus_c_scaled(fr_dev* __restrict__ a, const fr_dev* __restrict__ c, size_t n, fr_dev z_inv) {
-    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    a[i] = (a[i] - c[i]) * z_inv;
-}
-
 // z[i] = 1 where bit i of `ones` is set, else 0 (a packed witness's zeros and ones, witness_pack.hpp).
 __global__ void expand_ones(fr_dev* __restrict__ z, const uint64_t* __restrict__ ones, size_t n) {
     const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -201,13 +187,6 @@ struct HComputer::Impl {
     Fr* array(int k) const {
         Fr* const arrays[3] = {d_a.get(), d_b.get(), lean ? d_b.get() : d_c.get()};
         return arrays[k];
-    }
-    // 1 / Z(g) in the device field's layout (bellman's division on the coset).
-    fr_dev z_inv_dev() const {
-        fr_dev zi;
-        static_assert(sizeof(zi) == sizeof(z_inv));
-        std::memcpy(&zi, &z_inv, sizeof(zi));
-        return zi;
     }
     void refuse_if_lean(const char* what) const {
         if (lean)
@@ -415,11 +394,8 @@ struct HComputer::Impl {
     // read it) beside A*B's coset inverse, C's inverse NTT, C's coefficients off and 1 / Z.
     void finish_lean(std::span<const Fr> c, KernelTimer& kt) {
         const cudaStream_t st = stream.get();
-        auto* da = reinterpret_cast<fr_dev*>(d_a.get());
-        auto* db = reinterpret_cast<fr_dev*>(d_b.get());
         int fin = kt.start("pointwise_final", st);
-        mul_into<<<blocks_for(n), kThreads, 0, st>>>(da, db, n);
-        CUZK_CUDA_CHECK(cudaGetLastError());
+        gpu::ntt_pointwise(d_a.get(), log_n, d_b.get(), nullptr, Fr::one(), st);
         CUZK_CUDA_CHECK(cudaEventRecord(b_read.get(), st));
         transform(d_a.get(), NttKind::coset_inverse);  // deg H <= n - 2; bellman drops the top coefficient
         kt.stop(fin, st);
@@ -427,8 +403,7 @@ struct HComputer::Impl {
         upload_array(2, c, kt);
         transforms(2, kt);  // C's coefficients, in B's array
         fin = kt.start("pointwise_final", st);
-        minus_c_scaled<<<blocks_for(n), kThreads, 0, st>>>(da, db, n, z_inv_dev());
-        CUZK_CUDA_CHECK(cudaGetLastError());
+        gpu::ntt_pointwise(d_a.get(), log_n, nullptr, d_b.get(), z_inv, st);
         kt.stop(fin, st);
         CUZK_CUDA_CHECK(cudaStreamSynchronize(st));
     }
