@@ -275,6 +275,39 @@ TEST(GpuNtt, PointwiseStepsMatchCpu) {
     cudaFree(d_x);
 }
 
+// The steps alone (ntt_pointwise, the lean H slot's): x * m, then (x - c) * s, each where its array is given.
+TEST(GpuNtt, PointwiseAloneMatchesCpu) {
+    if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
+    auto rng = cuzk::testing::seeded_rng("GpuNtt.PointwiseAloneMatchesCpu");
+    for (unsigned log_n : {0u, 5u, 17u}) {
+        const size_t n = size_t{1} << log_n;
+        Fr *d_x = nullptr, *d_m = nullptr, *d_c = nullptr;
+        ASSERT_EQ(cudaMalloc(&d_x, n * sizeof(Fr)), cudaSuccess);
+        ASSERT_EQ(cudaMalloc(&d_m, n * sizeof(Fr)), cudaSuccess);
+        ASSERT_EQ(cudaMalloc(&d_c, n * sizeof(Fr)), cudaSuccess);
+        for (int steps : {1, 2, 3}) {
+            auto x = random_nonzero(n, rng), m = random_nonzero(n, rng), c = random_nonzero(n, rng);
+            const Fr s = random_nonzero(1, rng)[0];
+            ASSERT_EQ(cudaMemcpy(d_x, x.data(), n * sizeof(Fr), cudaMemcpyHostToDevice), cudaSuccess);
+            ASSERT_EQ(cudaMemcpy(d_m, m.data(), n * sizeof(Fr), cudaMemcpyHostToDevice), cudaSuccess);
+            ASSERT_EQ(cudaMemcpy(d_c, c.data(), n * sizeof(Fr), cudaMemcpyHostToDevice), cudaSuccess);
+            gpu::ntt_pointwise(d_x, log_n, steps & 1 ? d_m : nullptr, steps & 2 ? d_c : nullptr, s, nullptr);
+            std::vector<Fr> got(n);
+            ASSERT_EQ(cudaMemcpy(got.data(), d_x, n * sizeof(Fr), cudaMemcpyDeviceToHost), cudaSuccess);
+            for (size_t i = 0; i < n; i++) {
+                if (steps & 1) x[i] *= m[i];
+                if (steps & 2) x[i] = (x[i] - c[i]) * s;
+            }
+            expect_equal_values(got, x, "2^" + std::to_string(log_n) + ", steps " + std::to_string(steps));
+        }
+        cudaFree(d_c);
+        cudaFree(d_m);
+        cudaFree(d_x);
+    }
+    EXPECT_THROW(gpu::ntt_pointwise(nullptr, gpu::NTT_MAX_LOG_SIZE + 1, nullptr, nullptr, Fr::one(), nullptr),
+                 std::invalid_argument);
+}
+
 // Which sizes have the in-place schedule, and the scratch each form needs (no device needed).
 TEST(GpuNtt, InPlaceScheduleSizes) {
     for (unsigned k = 0; k <= gpu::NTT_MAX_LOG_SIZE; k++) {
