@@ -204,6 +204,7 @@ void run_filecoin_bench_once(const nlohmann::json& base, const BenchOptions& opt
                              const std::function<void(const engine::JobResult&)>& check_proof,
                              std::function<void(engine::Engine&, engine::JobId)> beside,
                              const std::filesystem::path& key_file) {
+    spec.first_upload_alone = opt.first_upload_alone;
     CliJobOptions o;
     o.beside = std::move(beside);
     o.backend = opt.backend;
@@ -242,6 +243,7 @@ void run_filecoin_bench_once(const nlohmann::json& base, const BenchOptions& opt
     j["share_slot"] = opt.share_slot;
     j["pack_witness"] = opt.pack_witness;
     j["blocking_waits"] = opt.blocking_waits;
+    j["first_upload_alone"] = opt.first_upload_alone;
     if (run.products_resident) j["matrices_s"] = run.products_s;
     j["memory_budget_bytes"] = opt.memory_budget ? opt.memory_budget : engine::auto_memory_budget();
     j["backend"] = run.backend;
@@ -270,6 +272,7 @@ BenchOptions alternated(const BenchOptions& opt) {
     else if (opt.alternate == "overlap-msms") o.overlap_msms = !o.overlap_msms;
     else if (opt.alternate == "share-slot") o.share_slot = !o.share_slot;
     else if (opt.alternate == "host-products") o.host_products = !o.host_products;
+    else if (opt.alternate == "first-upload-alone") o.first_upload_alone = !o.first_upload_alone;
     else if (!opt.alternate.empty()) throw std::invalid_argument("bench: --alternate " + opt.alternate);
     return o;
 }

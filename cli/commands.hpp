@@ -23,7 +23,8 @@ namespace cuzk::cli {
 // The transforms `bench gpu-ntt --ntt-kind` names, in the order the help lists them.
 inline const std::vector<std::string> kNttKinds = {"forward", "inverse", "coset", "coset-inverse"};
 // bench --alternate: the settings a Filecoin bench can flip every second run (BenchOptions::alternate).
-inline const std::vector<std::string> kAlternates = {"pack-witness", "overlap-msms", "share-slot", "host-products"};
+inline const std::vector<std::string> kAlternates = {"pack-witness", "overlap-msms", "share-slot", "host-products",
+                                                     "first-upload-alone"};
 
 struct BenchOptions {
     std::string what = "all";  // fq-mul, fr-mul, g1-add, pairing, ntt, msm-g1, msm-g2, groth16, all
@@ -84,6 +85,8 @@ struct BenchOptions {
     bool pack_witness = false;
     // every bench: host threads sleep while they wait for the GPU instead of spinning (gpu::set_blocking_waits)
     bool blocking_waits = false;
+    // porep-c2: the other syntheses also wait for the first partition's witness upload (JobSpec::first_upload_alone)
+    bool first_upload_alone = false;
     // groth16, pipeline: device bytes for precomputed MSM window tables (GpuProverConfig::msm_table_bytes; 0: none)
     size_t msm_table_bytes = 0;
     // groth16: circuits per engine job (the GPU backend uploads one circuit's a, b, c during the previous one's MSMs)

@@ -33,6 +33,9 @@ using Clock = std::chrono::steady_clock;
 constexpr TimingLayer kLayer = TimingLayer::Pipeline;
 // How often a waiting worker or prover looks at the job's cancel flag.
 constexpr auto kPoll = std::chrono::milliseconds(20);
+// JobSpec::first_upload_alone: the longest the other syntheses wait for the first partition's witness to go up (a
+// 32 GiB PoRep partition's 4.2 GB take ~0.15 s on a free host).
+constexpr auto kFirstUploadWait = std::chrono::seconds(2);
 
 size_t assignment_bytes(const r1cs::ProvingAssignment& a) {
     return (a.inputs().capacity() + a.aux().capacity() + a.a().capacity() + a.b().capacity() + a.c().capacity()) *
@@ -102,6 +105,10 @@ struct Engine::Impl {
         // so the synthesis worker leaves the products to them.
         bool device_products = false;
         std::vector<std::shared_ptr<const void>> product_holds;
+        // JobSpec::first_upload_alone: when a lane took the first partition, and whether its witness is on the
+        // device (or its proof ended). Under mu.
+        Clock::time_point first_taken_at;
+        bool first_sent = false;
     };
 
     // One proving thread per lane (ProverBackend::lane: a GPU, the CPU, or a backend of its own).
@@ -210,8 +217,13 @@ struct Engine::Impl {
 
     // JobSpec::first_partition_alone: the job's first partition is being synthesized and nothing of it is ready
     // or taken yet. Under mu.
+    // With JobSpec::first_upload_alone also while the lane that took it has not sent its witness to the device
+    // (kFirstUploadWait at most: no backend can hold the job up for longer).
     static bool first_still_alone(const Job& j) {
-        return j.spec.first_partition_alone && j.next > 0 && j.taken == 0 && j.ready.empty() && j.in_flight > 0;
+        if (!j.spec.first_partition_alone || j.next == 0 || j.in_flight == 0) return false;
+        if (j.taken == 0 && j.ready.empty()) return true;
+        return j.spec.first_upload_alone && j.device_products && !j.first_sent && j.taken == 1 && j.proven == 0 &&
+               Clock::now() - j.first_taken_at < kFirstUploadWait;
     }
 
     // The memory budget (EngineConfig::memory_budget_bytes) has room for one more of the job's partitions, or
@@ -295,6 +307,7 @@ struct Engine::Impl {
                 ScopedTiming t(job->result.timeline.get(), kLayer, "synthesis", (int64_t)i);
                 item.asg = job->spec.synthesize(i);
                 if (item.asg.deferred_products() && !job->device_products) r1cs::complete_products(item.asg);
+                if (i == 0 && job->spec.first_upload_alone) item.asg.on_sent = [this, job] { first_sent(*job); };
                 item.synthesized_at = job->result.timeline->seconds_since_epoch(Clock::now());
             } catch (const std::exception& e) {
                 error = "partition " + std::to_string(i) + ": synthesis: " + e.what();
@@ -315,6 +328,15 @@ struct Engine::Impl {
             }
             work_cv.notify_all();
         }
+    }
+
+    // ProvingAssignment::on_sent of a job's first partition: the other syntheses may start.
+    void first_sent(Job& job) {
+        {
+            std::lock_guard<std::mutex> lk(mu);
+            job.first_sent = true;
+        }
+        work_cv.notify_all();
     }
 
     // A synthesized partition into its job's queue, kept in index order, and counted as waiting. Under mu.
@@ -349,7 +371,7 @@ struct Engine::Impl {
         if (!best) return std::nullopt;
         std::optional<Taken> t(Taken{jobs.at(best->id), backend, std::move(best->ready.front()), nullptr, {}});
         best->ready.pop_front();
-        best->taken++;
+        if (best->taken++ == 0) best->first_taken_at = Clock::now();
         waiting--;
         reserved_working -= t->item.working;
         proving++;
@@ -446,6 +468,7 @@ struct Engine::Impl {
         discard(t.item.asg);  // what the prover left (witness, densities) goes to the background thread
         {
             std::lock_guard<std::mutex> lk(mu);
+            job.first_sent = true;  // whatever the backend said: a proof has ended
             if (out == Outcome::Proven) job.proven++;
             if (out == Outcome::Failed) fail(job, error);
             if (out == Outcome::Requeued) job.taken--;  // taken again once synthesized again

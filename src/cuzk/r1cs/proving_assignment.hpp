@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -117,6 +118,18 @@ public:
     const PrecompiledR1cs* deferred_products() const { return deferred_; }
     // Marks the deferred products as computed (a, b, c set by whoever computed them, or consumed on a device).
     void products_done() { deferred_ = nullptr; }
+
+    // Optional, set by whoever hands the assignment to a prover backend: a backend that copies the witness (or a, b,
+    // c) to a device calls it once, as soon as that copy no longer reads the host values (the engine holds a job's
+    // next syntheses back until its first partition's witness is on the device, JobSpec::first_upload_alone).
+    // Backends that copy nothing never call it. notify_sent() calls and clears it.
+    std::function<void()> on_sent;
+    void notify_sent() {
+        if (!on_sent) return;
+        auto f = std::move(on_sent);
+        on_sent = nullptr;
+        f();
+    }
 
     size_t num_constraints() const { return a_.size(); }
     const std::vector<Fr>& inputs() const { return inputs_; }

@@ -513,6 +513,7 @@ struct GpuProver::Impl {
             if (m) hk.prefetch(*m, asg.inputs(), asg.aux(), {timing, "h", item});
             else hk.prefetch(asg.a(), asg.b(), asg.c(), {timing, "h", item});
         }
+        asg.notify_sent();
         release_abc(asg);
         return true;
     }
@@ -710,12 +711,14 @@ struct GpuProver::Impl {
                         std::lock_guard<std::mutex> turn(upload_turn);
                         hk->prefetch(*m, asg.inputs(), asg.aux(), {timing, "h", item});
                     }
+                    asg.notify_sent();
                     if (!split.valid()) split = start_split(asg, timing, item);
                     hk->run_prefetched({timing, "h", item});
                 } else {
                     // (A lean slot's products were made on the CPU above, so its split may not have started.)
                     if (!split.valid()) split = start_split(asg, timing, item);
                     hk->run(asg.a(), asg.b(), asg.c(), {timing, "h", item});  // each array's transforms as it lands
+                    asg.notify_sent();
                 }
                 release_abc(asg);
             }
