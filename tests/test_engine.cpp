@@ -1936,6 +1936,76 @@ JobSpec pce_chain_job(groth16::ProverBackend& backend, const r1cs::PrecompiledR1
 }
 }  // namespace
 
+// JobSpec::first_upload_alone: with the products on the backend, the other syntheses wait until the first
+// partition's backend says its witness is sent (ProvingAssignment::on_sent), and start while that proof still
+// runs; a backend that never says so holds them up only until its proof ends. The proofs are unchanged.
+TEST(Engine, FirstUploadAloneWaitsForTheWitnessToBeSent) {
+    using Clock = std::chrono::steady_clock;
+    const r1cs::PrecompiledR1cs pce = r1cs::compile_r1cs(circuits::MulChainCircuit(kLog, 2, std::nullopt));
+    struct SendingBackend : HoldingBackend {
+        explicit SendingBackend(bool says) : HoldingBackend(true), says(says) {}
+        std::vector<groth16::Proof> prove(std::span<r1cs::ProvingAssignment> assignments, std::span<const Fr> r,
+                                          std::span<const Fr> s, TimingSink* timing) override {
+            if (!first_start) first_start = Clock::now();
+            std::this_thread::sleep_for(std::chrono::milliseconds(150));  // the "upload"
+            for (auto& a : assignments) {
+                const bool hooked = (bool)a.on_sent;
+                if (hooked) hooks++;
+                if (says && hooked) {
+                    sent_at = Clock::now();
+                    a.notify_sent();
+                    EXPECT_FALSE(a.on_sent) << "notify_sent clears the hook";
+                }
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(150));  // the rest of the proof
+            auto proofs = HoldingBackend::prove(assignments, r, s, timing);
+            if (!first_end) first_end = Clock::now();
+            return proofs;
+        }
+        bool says;
+        std::atomic<int> hooks{0};
+        std::optional<Clock::time_point> first_start, sent_at, first_end;
+    };
+    for (const bool says : {true, false}) {
+        SCOPED_TRACE(::testing::Message() << "the backend says it sent: " << says);
+        SendingBackend backend(says);
+        EngineConfig cfg;
+        cfg.device_products = true;
+        cfg.synthesis_workers = 3;
+        cfg.lookahead = 2;
+        Engine engine(cfg);
+        JobSpec spec = pce_chain_job(backend, pce, 4);
+        spec.first_partition_alone = true;
+        spec.first_upload_alone = true;
+        std::mutex mu;
+        std::optional<Clock::time_point> first_other;  // the first synthesis of a partition other than 0
+        auto inner = spec.synthesize;
+        spec.synthesize = [&](size_t i) {
+            if (i != 0) {
+                std::lock_guard<std::mutex> lk(mu);
+                if (!first_other) first_other = Clock::now();
+            }
+            return inner(i);
+        };
+        const JobResult res = engine.await(engine.submit(spec));
+        ASSERT_EQ(res.state, JobState::Done) << res.error;
+        EXPECT_EQ(res.proofs.size(), 4u);
+        EXPECT_EQ(backend.hooks.load(), 1) << "only the first partition carries the hook";
+        ASSERT_TRUE(first_other && backend.first_end);
+        if (says) {
+            ASSERT_TRUE(backend.sent_at);
+            EXPECT_GE(*first_other, *backend.sent_at) << "a synthesis started before the witness was sent";
+            EXPECT_LT(*first_other, *backend.first_end) << "the syntheses waited for the whole proof";
+        } else {
+            // Until the first proof has ended, or 2 s after partition 0 was ready (a slow machine's case; the
+            // bound allows 1 s between ready and the proof's start).
+            const auto bound = std::min(*backend.first_end, *backend.first_start + std::chrono::seconds(1));
+            EXPECT_GE(*first_other + std::chrono::milliseconds(1), bound)
+                << "without the backend's word they wait for the first proof (2 s at most)";
+        }
+    }
+}
+
 // A job with compiled matrices (JobSpec::pce): when its backend holds them (ProverBackend::hold_products), the
 // partitions reach it with their products deferred and only the witness is counted per partition; when it cannot,
 // or EngineConfig::device_products is off, the synthesis worker completes them. The proofs are the same either way,

@@ -105,9 +105,9 @@ struct Engine::Impl {
         // so the synthesis worker leaves the products to them.
         bool device_products = false;
         std::vector<std::shared_ptr<const void>> product_holds;
-        // JobSpec::first_upload_alone: when a lane took the first partition, and whether its witness is on the
-        // device (or its proof ended). Under mu.
-        Clock::time_point first_taken_at;
+        // JobSpec::first_upload_alone: when the first partition was synthesized, and whether its witness is on the
+        // device (or a proof ended). Under mu.
+        Clock::time_point first_ready_at;
         bool first_sent = false;
     };
 
@@ -217,13 +217,13 @@ struct Engine::Impl {
 
     // JobSpec::first_partition_alone: the job's first partition is being synthesized and nothing of it is ready
     // or taken yet. Under mu.
-    // With JobSpec::first_upload_alone also while the lane that took it has not sent its witness to the device
-    // (kFirstUploadWait at most: no backend can hold the job up for longer).
+    // With JobSpec::first_upload_alone also until its backend has sent its witness to the device (kFirstUploadWait
+    // at most after it was synthesized: neither a backend nor a busy lane holds the job up for longer).
     static bool first_still_alone(const Job& j) {
         if (!j.spec.first_partition_alone || j.next == 0 || j.in_flight == 0) return false;
         if (j.taken == 0 && j.ready.empty()) return true;
-        return j.spec.first_upload_alone && j.device_products && !j.first_sent && j.taken == 1 && j.proven == 0 &&
-               Clock::now() - j.first_taken_at < kFirstUploadWait;
+        return j.spec.first_upload_alone && j.device_products && !j.first_sent && j.taken <= 1 && j.proven == 0 &&
+               Clock::now() - j.first_ready_at < kFirstUploadWait;
     }
 
     // The memory budget (EngineConfig::memory_budget_bytes) has room for one more of the job's partitions, or
@@ -342,6 +342,7 @@ struct Engine::Impl {
     // A synthesized partition into its job's queue, kept in index order, and counted as waiting. Under mu.
     void enqueue_ready(Job& job, Ready&& item) {
         const size_t i = item.index;
+        if (i == 0) job.first_ready_at = Clock::now();
         auto at = std::find_if(job.ready.begin(), job.ready.end(), [i](const Ready& r) { return r.index > i; });
         job.ready.insert(at, std::move(item));
         waiting++;
@@ -371,7 +372,7 @@ struct Engine::Impl {
         if (!best) return std::nullopt;
         std::optional<Taken> t(Taken{jobs.at(best->id), backend, std::move(best->ready.front()), nullptr, {}});
         best->ready.pop_front();
-        if (best->taken++ == 0) best->first_taken_at = Clock::now();
+        best->taken++;
         waiting--;
         reserved_working -= t->item.working;
         proving++;
