@@ -154,14 +154,6 @@ void bench_msm(const std::string& name, int log_size, int reps) {
 }
 
 #ifdef CUZK_HAVE_CUDA
-// Owners of the GPU benches' buffers: freed however the timed calls end.
-struct CudaFree {
-    void operator()(void* p) const { cudaFree(p); }
-};
-struct CudaFreeHost {
-    void operator()(void* p) const { cudaFreeHost(p); }
-};
-
 // n elements of device memory holding the first n of `init` (none copied when init is empty).
 gpu::DeviceBuffer<Fr> device_copy(size_t n, std::span<const Fr> init) {
     gpu::DeviceBuffer<Fr> d(n);
@@ -240,10 +232,8 @@ void bench_gpu_msm(const GpuMsmBench& b) {
         for (size_t i = 0; i < n; i++) bases[i] = gen[i % gen.size()];
     }
     const size_t sets = std::max<size_t>(b.sets, 1);
-    Fr* h_raw = nullptr;
-    if (b.ones_share <= 0 && cudaMallocHost(&h_raw, sets * n * sizeof(Fr)) != cudaSuccess)
-        throw std::runtime_error("bench " + name + ": cudaMallocHost");
-    const std::unique_ptr<Fr, CudaFreeHost> h(h_raw);
+    gpu::PinnedBuffer<Fr> h;
+    if (b.ones_share <= 0) h = gpu::PinnedBuffer<Fr>(sets * n);
     if (h) {
         const auto scalars = random_scalars<Fr>(n, 6);
         for (size_t k = 0; k < sets; k++) std::copy(scalars.begin(), scalars.end(), h.get() + k * n);
@@ -286,14 +276,8 @@ void bench_gpu_msm(const GpuMsmBench& b) {
         report(name + "-ones" + (b.ones_listed ? "-listed" : ""), log_size, 1e3, "ms", 1, s);
         return;
     }
-    Fr* d_raw = nullptr;
-    if (b.device_scalars) {
-        if (cudaMalloc(&d_raw, sets * n * sizeof(Fr)) != cudaSuccess)
-            throw std::runtime_error("bench " + name + ": cudaMalloc of the scalars");
-    }
-    const std::unique_ptr<Fr, CudaFree> d(d_raw);
-    if (d && cudaMemcpy(d.get(), h.get(), sets * n * sizeof(Fr), cudaMemcpyHostToDevice) != cudaSuccess)
-        throw std::runtime_error("bench " + name + ": cudaMemcpy of the scalars");
+    const gpu::DeviceBuffer<Fr> d =
+        b.device_scalars ? device_copy(sets * n, std::span<const Fr>(h.get(), sets * n)) : gpu::DeviceBuffer<Fr>();
     const auto one_call = [&](size_t k, const KernelSpans& spans = {}) {
         return d ? ctx.msm_device(d.get() + k * n, n, spans) : ctx.msm(std::span<const Fr>(h.get() + k * n, n), spans);
     };
@@ -392,27 +376,18 @@ void bench_gpu_products(const CircuitOptions& spec, int reps) {
     const size_t n = std::bit_ceil(pce.num_constraints), z_len = pce.num_inputs + pce.num_aux;
     gpu::DeviceMatrices m(pce, 0);
     m.wait_copied();
-    Fr* raw[4] = {};
-    cudaError_t e = cudaMalloc(&raw[0], z_len * sizeof(Fr));
-    for (int k = 1; k < 4 && e == cudaSuccess; k++) e = cudaMalloc(&raw[k], n * sizeof(Fr));
-    const std::unique_ptr<Fr, CudaFree> z(raw[0]), a(raw[1]), b(raw[2]), c(raw[3]);
-    unsigned long long* bad_raw = nullptr;
-    if (e == cudaSuccess) e = cudaMalloc(&bad_raw, sizeof(unsigned long long));
-    const std::unique_ptr<unsigned long long, CudaFree> bad(bad_raw);
-    if (e != cudaSuccess)
-        throw std::runtime_error("bench gpu-products: cudaMalloc: " + std::string(cudaGetErrorString(e)));
-    if (cudaMemcpy(z.get(), w.inputs().data(), pce.num_inputs * sizeof(Fr), cudaMemcpyHostToDevice) != cudaSuccess ||
-        cudaMemcpy(z.get() + pce.num_inputs, w.aux().data(), pce.num_aux * sizeof(Fr), cudaMemcpyHostToDevice) !=
-            cudaSuccess ||
-        cudaMemset(bad.get(), 0xff, sizeof(unsigned long long)) != cudaSuccess)
-        throw std::runtime_error("bench gpu-products: cudaMemcpy");
+    const gpu::DeviceBuffer<Fr> z(z_len), a(n), b(n), c(n);
+    const gpu::DeviceBuffer<unsigned long long> bad(1);
+    CUZK_CUDA_CHECK(cudaMemcpy(z.get(), w.inputs().data(), pce.num_inputs * sizeof(Fr), cudaMemcpyHostToDevice));
+    CUZK_CUDA_CHECK(
+        cudaMemcpy(z.get() + pce.num_inputs, w.aux().data(), pce.num_aux * sizeof(Fr), cudaMemcpyHostToDevice));
+    CUZK_CUDA_CHECK(cudaMemset(bad.get(), 0xff, sizeof(unsigned long long)));
     const auto s = measure(reps, [&] {
         m.evaluate(z.get(), a.get(), b.get(), c.get(), n, bad.get(), nullptr);
-        if (cudaDeviceSynchronize() != cudaSuccess) throw std::runtime_error("bench gpu-products: the kernel failed");
+        CUZK_CUDA_CHECK(cudaDeviceSynchronize());
     });
     unsigned long long first_bad = 0;
-    if (cudaMemcpy(&first_bad, bad.get(), sizeof first_bad, cudaMemcpyDeviceToHost) != cudaSuccess)
-        throw std::runtime_error("bench gpu-products: cudaMemcpy");
+    CUZK_CUDA_CHECK(cudaMemcpy(&first_bad, bad.get(), sizeof first_bad, cudaMemcpyDeviceToHost));
     if (first_bad != ~0ull)
         throw std::runtime_error("bench gpu-products: row " + std::to_string(first_bad) + " is not satisfied");
     nlohmann::json extra = {{"circuit", spec.name},
