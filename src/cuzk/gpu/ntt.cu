@@ -565,10 +565,17 @@ size_t ntt_device_bytes_needed(unsigned log_n, bool in_place) {
     return bytes;
 }
 
-void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
+namespace {
+// std::invalid_argument for sizes beyond 2^NTT_MAX_LOG_SIZE (ntt_device, ntt_pointwise).
+void require_log_size(unsigned log_n) {
     if (log_n > NTT_MAX_LOG_SIZE)
         throw std::invalid_argument("gpu ntt: log size " + std::to_string(log_n) + " exceeds " +
                                     std::to_string(NTT_MAX_LOG_SIZE));
+}
+}  // namespace
+
+void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
+    require_log_size(log_n);
     if (cfg.d_scratch && (cfg.pre_mul == cfg.d_scratch || cfg.post_sub == cfg.d_scratch))
         throw std::invalid_argument("gpu ntt: pre_mul or post_sub is the transform's scratch");
     if (log_n == 0 && !cfg.pre_mul && !cfg.post_sub) return;  // size 1: every kind is the identity (1/1 = 1, g^0 = 1)
@@ -694,9 +701,7 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
 
 void ntt_pointwise(Fr* d_values, unsigned log_n, const Fr* pre_mul, const Fr* post_sub, const Fr& post_scale,
                    void* stream) {
-    if (log_n > NTT_MAX_LOG_SIZE)
-        throw std::invalid_argument("gpu ntt: log_n " + std::to_string(log_n) + " exceeds the maximum " +
-                                    std::to_string(NTT_MAX_LOG_SIZE));
+    require_log_size(log_n);
     fr_dev s;
     std::memcpy(&s, &post_scale, sizeof(Fr));
     pointwise_steps(reinterpret_cast<fr_dev*>(d_values), size_t{1} << log_n, reinterpret_cast<const fr_dev*>(pre_mul),
