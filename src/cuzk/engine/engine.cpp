@@ -216,9 +216,9 @@ struct Engine::Impl {
     }
 
     // JobSpec::first_partition_alone: the job's first partition is being synthesized and nothing of it is ready
-    // or taken yet. Under mu.
-    // With JobSpec::first_upload_alone also until its backend has sent its witness to the device (kFirstUploadWait
-    // at most after it was synthesized: neither a backend nor a busy lane holds the job up for longer).
+    // or taken yet; with JobSpec::first_upload_alone also until its backend has sent its witness to the device or a
+    // proof has ended (kFirstUploadWait at most after it was synthesized: neither a backend nor a busy lane holds
+    // the job up for longer). Under mu.
     static bool first_still_alone(const Job& j) {
         if (!j.spec.first_partition_alone || j.next == 0 || j.in_flight == 0) return false;
         if (j.taken == 0 && j.ready.empty()) return true;

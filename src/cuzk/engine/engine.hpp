@@ -66,8 +66,9 @@ struct JobSpec {
     // workers start on the job once it is ready (they catch up while it is proven). Off: all workers start at once.
     bool first_partition_alone = false;
     // With first_partition_alone and the products on the devices: the other workers also wait while the first
-    // partition's witness goes to its device (ProvingAssignment::on_sent; at most kFirstUploadWait after a lane took
-    // it), so that upload has the host's memory bandwidth to itself instead of sharing it with two syntheses.
+    // partition's witness goes to its device (ProvingAssignment::on_sent; until a proof ends at the latest, and at
+    // most 2 s after that partition was synthesized), so that upload has the host's memory bandwidth to itself
+    // instead of sharing it with two syntheses.
     bool first_upload_alone = false;
     // Optional: the compiled matrices synthesize's assignments defer their sparse products to (r1cs::
     // witness_assignment). With EngineConfig::device_products, the engine asks every backend of the job to hold
