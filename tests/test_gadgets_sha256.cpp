@@ -353,9 +353,9 @@ TEST(GadgetsUInt32, BitsRotateShift) {
             for (int k = 0; k < 32; k++)
                 EXPECT_EQ(s.bits_le()[k].value(), std::optional<bool>((v >> (i % 32) >> k) & 1));
         }
-        auto be = a.into_bits_be();
+        auto be = a.to_bits_be();
         EXPECT_EQ(UInt32::from_bits_be(be).value(), std::optional<uint32_t>(v));
-        EXPECT_EQ(UInt32::from_bits(a.into_bits()).value(), std::optional<uint32_t>(v));
+        EXPECT_EQ(UInt32::from_bits(a.to_bits_le()).value(), std::optional<uint32_t>(v));
         EXPECT_EQ(be[0].value(), std::optional<bool>(v >> 31));
     }
 }

@@ -15,60 +15,16 @@
 #include <string>
 #include <vector>
 
+#include "cuzk/gadgets/bit_word.hpp"
 #include "cuzk/gadgets/boolean.hpp"
 #include "cuzk/gadgets/multieq.hpp"
 
 namespace cuzk::gadgets {
 
-class UInt32 {
+class UInt32 : public BitWord<UInt32, uint32_t> {
 public:
+    static constexpr const char* kName = "UInt32";
     UInt32() : UInt32(constant(0)) {}
-
-    static UInt32 constant(uint32_t v) {
-        UInt32 r(Raw{});
-        for (int i = 0; i < 32; i++) r.bits_[i] = Boolean::constant((v >> i) & 1);
-        r.value_ = v;
-        return r;
-    }
-
-    // 32 fresh bits "<name>/allocated bit i" (32 rows).
-    template <class CS, class N>
-    static UInt32 alloc(CS& cs, N&& name, std::optional<uint32_t> value) {
-        if constexpr (!CS::kNeedsValues) value = std::nullopt;
-        Namespace<CS> ns(cs, std::forward<N>(name));
-        UInt32 r(Raw{});
-        for (int i = 0; i < 32; i++) {
-            std::optional<bool> b;
-            if (value) b = (*value >> i) & 1;
-            r.bits_[i] = AllocatedBit::alloc(
-                cs, [i] { return "allocated bit " + std::to_string(i); }, b);
-        }
-        r.value_ = value;
-        return r;
-    }
-
-    // From 32 bits, most significant first (SHA-256's word order).
-    static UInt32 from_bits_be(std::span<const Boolean> bits) {
-        if (bits.size() != 32) throw std::invalid_argument("UInt32::from_bits_be: need 32 bits");
-        UInt32 r(Raw{});
-        for (int i = 0; i < 32; i++) r.bits_[i] = bits[31 - i];
-        r.recompute_value();
-        return r;
-    }
-    // From 32 bits, least significant first.
-    static UInt32 from_bits(std::span<const Boolean> bits) {
-        if (bits.size() != 32) throw std::invalid_argument("UInt32::from_bits: need 32 bits");
-        UInt32 r(Raw{});
-        for (int i = 0; i < 32; i++) r.bits_[i] = bits[i];
-        r.recompute_value();
-        return r;
-    }
-    std::vector<Boolean> into_bits_be() const { return {bits_.rbegin(), bits_.rend()}; }
-    std::vector<Boolean> into_bits() const { return {bits_.begin(), bits_.end()}; }
-    // Appends the bits most significant first (no temporary vector).
-    void append_bits_be(std::vector<Boolean>& out) const { out.insert(out.end(), bits_.rbegin(), bits_.rend()); }
-    const std::array<Boolean, 32>& bits_le() const { return bits_; }
-    const std::optional<uint32_t>& value() const { return value_; }
 
     UInt32 rotr(unsigned by) const {
         by %= 32;
@@ -176,23 +132,8 @@ public:
     }
 
 private:
-    struct Raw {};
+    friend class BitWord<UInt32, uint32_t>;
     explicit UInt32(Raw) {}
-    void recompute_value() {
-        uint32_t v = 0;
-        for (int i = 0; i < 32; i++) {
-            auto b = bits_[i].value();
-            if (!b) {
-                value_.reset();
-                return;
-            }
-            v |= uint32_t(*b) << i;
-        }
-        value_ = v;
-    }
-
-    std::array<Boolean, 32> bits_;
-    std::optional<uint32_t> value_;
 };
 
 }  // namespace cuzk::gadgets
