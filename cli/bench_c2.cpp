@@ -204,7 +204,8 @@ void run_filecoin_bench_once(const nlohmann::json& base, const BenchOptions& opt
                              const std::function<void(const engine::JobResult&)>& check_proof,
                              std::function<void(engine::Engine&, engine::JobId)> beside,
                              const std::filesystem::path& key_file) {
-    spec.first_upload_alone = opt.first_upload_alone;
+    spec.first_upload_alone = spec.first_upload_alone && opt.first_upload_alone;  // the job's own choice, or off
+    const bool first_upload_alone = spec.first_upload_alone;
     CliJobOptions o;
     o.beside = std::move(beside);
     o.backend = opt.backend;
@@ -243,7 +244,7 @@ void run_filecoin_bench_once(const nlohmann::json& base, const BenchOptions& opt
     j["share_slot"] = opt.share_slot;
     j["pack_witness"] = opt.pack_witness;
     j["blocking_waits"] = opt.blocking_waits;
-    j["first_upload_alone"] = opt.first_upload_alone;
+    j["first_upload_alone"] = first_upload_alone;
     if (run.products_resident) j["matrices_s"] = run.products_s;
     j["memory_budget_bytes"] = opt.memory_budget ? opt.memory_budget : engine::auto_memory_budget();
     j["backend"] = run.backend;

@@ -85,8 +85,9 @@ struct BenchOptions {
     bool pack_witness = false;
     // every bench: host threads sleep while they wait for the GPU instead of spinning (gpu::set_blocking_waits)
     bool blocking_waits = false;
-    // porep-c2: the other syntheses also wait for the first partition's witness upload (JobSpec::first_upload_alone)
-    bool first_upload_alone = false;
+    // porep-c2: the other syntheses also wait for the first partition's witness upload (JobSpec::first_upload_alone,
+    // on in porep_c2_spec; false turns it off)
+    bool first_upload_alone = true;
     // groth16, pipeline: device bytes for precomputed MSM window tables (GpuProverConfig::msm_table_bytes; 0: none)
     size_t msm_table_bytes = 0;
     // groth16: circuits per engine job (the GPU backend uploads one circuit's a, b, c during the previous one's MSMs)

@@ -205,9 +205,10 @@ int main(int argc, char** argv) {
     bench->add_flag("--pack-witness", bench_opt.pack_witness,
                     "groth16, pipeline, porep-c2, post, snap: the GPU prover sends witnesses of mostly 0 and 1 "
                     "packed (the ones' bitmap and the other values), expanded on the device; off by default");
-    bench->add_flag("--first-upload-alone", bench_opt.first_upload_alone,
+    bench->add_flag("--first-upload-alone,!--no-first-upload-alone", bench_opt.first_upload_alone,
                     "porep-c2: the job's other syntheses wait while its first partition's witness goes to the GPU "
-                    "(products on the device), not only while it is synthesized; off by default");
+                    "(products on the device), not only while it is synthesized; on by default, "
+                    "--no-first-upload-alone: only while it is synthesized");
     bench->add_flag("--blocking-waits", bench_opt.blocking_waits,
                     "host threads sleep while they wait for the GPU (cudaDeviceScheduleBlockingSync) instead of the "
                     "driver's default, a spinning core each; the process's setting, for every bench");

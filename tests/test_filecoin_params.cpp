@@ -197,6 +197,11 @@ TEST(PorepC2, ProofsThatDoNotVerifyAreNeverEncoded) {
     const auto sector = SealedSector{g.prover_id, g.sector_id, g.c1.ticket, g.c1.seed, g.c1.comm_d, g.c1.comm_r};
     EXPECT_EQ(job.public_inputs[0], porep_public_inputs(job.config, sector, 0));
     EXPECT_EQ(replica_inputs(job.config, sector).replica_id, g.c1.replica_id);
+    // The engine's holds for a PoRep's first partition (docs/design.md): synthesized alone, sent to the GPU alone.
+    const engine::JobSpec spec = engine::porep_c2_spec(job);
+    EXPECT_TRUE(spec.first_partition_alone);
+    EXPECT_TRUE(spec.first_upload_alone);
+    EXPECT_EQ(spec.partitions, 1u);
 
     groth16::QueryShape q;
     q.inputs = job.public_inputs[0].size() + 1;
