@@ -65,6 +65,17 @@ keys = ["bench", "log_size", "median_ms", "run", "first_partition_alone", "proof
         "checked_cpu_s", "unchecked_s", "checked_gpu_subgroup_s", "checked_gpu_subgroup_wait_s"]
 for j in runs:
     print("  " + ", ".join(f"{k}={j[k]}" for k in keys if k in j))
+# A job's digest: the figures each record in docs/perf.md starts from.
+for j in runs:
+    p = j.get("proving_s_by_partition")
+    if not p or "wall_s" not in j:
+        continue
+    rest = sorted(p[1:]) or [p[0]]
+    median = (rest[(len(rest) - 1) // 2] + rest[len(rest) // 2]) / 2
+    rss = j.get("peak_rss_bytes", 0)
+    print(f"  digest run {j.get('run', 1)}: wall {j['wall_s']:.2f} s, partition 0 {p[0]:.3f} s, partitions 1.. median "
+          f"{median:.3f} s, GPU busy {100 * j.get('gpu_busy_share', 0):.0f} %, peak RSS {rss / 1e9:.1f} GB "
+          f"({rss / 2**30:.1f} GiB)")
 PY
 }
 
