@@ -55,7 +55,7 @@ status=0
 
 summary() {
   python3 - "$1" <<'PY' || true
-import json, sys
+import json, statistics, sys
 try:
     runs = [json.loads(l) for l in open(sys.argv[1]).read().strip().splitlines()]
 except Exception as e:
@@ -70,8 +70,7 @@ for j in runs:
     p = j.get("proving_s_by_partition")
     if not p or "wall_s" not in j:
         continue
-    rest = sorted(p[1:]) or [p[0]]
-    median = (rest[(len(rest) - 1) // 2] + rest[len(rest) // 2]) / 2
+    median = statistics.median(p[1:] or p)
     rss = j.get("peak_rss_bytes", 0)
     print(f"  digest run {j.get('run', 1)}: wall {j['wall_s']:.2f} s, partition 0 {p[0]:.3f} s, partitions 1.. median "
           f"{median:.3f} s, GPU busy {100 * j.get('gpu_busy_share', 0):.0f} %, peak RSS {rss / 1e9:.1f} GB "
