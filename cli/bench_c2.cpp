@@ -131,7 +131,8 @@ CriticalProbe critical_probe(const BenchOptions& opt, filecoin::RegisteredSealPr
     engine::EngineConfig alone_cfg;
     alone_cfg.keys = cli_key_store(
         opt.backend,
-        {opt.pin_params, 0, opt.stream_queries, opt.overlap_msms, opt.lean_h, opt.share_slot, opt.pack_witness});
+        {opt.pin_params, 0, opt.stream_queries, opt.overlap_msms, opt.lean_h, opt.share_slot, opt.pack_witness,
+         opt.query_priority});
     engine::Engine alone(alone_cfg);
     time_job(alone, p.spec(alone));
     j["critical_alone_s"] = time_job(alone, p.spec(alone));
@@ -215,6 +216,7 @@ void run_filecoin_bench_once(const nlohmann::json& base, const BenchOptions& opt
     o.lean_h = opt.lean_h;
     o.share_slot = opt.share_slot;
     o.pack_witness = opt.pack_witness;
+    o.query_priority = opt.query_priority;
     o.engine.synthesis_workers = opt.workers;
     o.engine.lookahead = opt.lookahead;
     o.engine.memory_budget_bytes = opt.memory_budget;  // 0: run_engine_job's auto_memory_budget()
@@ -243,6 +245,7 @@ void run_filecoin_bench_once(const nlohmann::json& base, const BenchOptions& opt
     if (opt.lean_h) j["lean_h"] = true;
     j["share_slot"] = opt.share_slot;
     j["pack_witness"] = opt.pack_witness;
+    j["query_priority"] = opt.query_priority;
     j["blocking_waits"] = opt.blocking_waits;
     j["first_upload_alone"] = first_upload_alone;
     if (run.products_resident) j["matrices_s"] = run.products_s;
@@ -274,6 +277,7 @@ BenchOptions alternated(const BenchOptions& opt) {
     else if (opt.alternate == "share-slot") o.share_slot = !o.share_slot;
     else if (opt.alternate == "host-products") o.host_products = !o.host_products;
     else if (opt.alternate == "first-upload-alone") o.first_upload_alone = !o.first_upload_alone;
+    else if (opt.alternate == "query-priority") o.query_priority = !o.query_priority;
     else if (!opt.alternate.empty()) throw std::invalid_argument("bench: --alternate " + opt.alternate);
     return o;
 }

@@ -24,7 +24,7 @@ namespace cuzk::cli {
 inline const std::vector<std::string> kNttKinds = {"forward", "inverse", "coset", "coset-inverse"};
 // bench --alternate: the settings a Filecoin bench can flip every second run (BenchOptions::alternate).
 inline const std::vector<std::string> kAlternates = {"pack-witness", "overlap-msms", "share-slot", "host-products",
-                                                     "first-upload-alone"};
+                                                     "first-upload-alone", "query-priority"};
 
 struct BenchOptions {
     std::string what = "all";  // fq-mul, fr-mul, g1-add, pairing, ntt, msm-g1, msm-g2, groth16, all
@@ -83,6 +83,8 @@ struct BenchOptions {
     bool share_slot = true;
     // porep-c2, post, snap, pipeline, groth16: witnesses of mostly 0 and 1 sent packed (GpuProverConfig::pack_witness)
     bool pack_witness = false;
+    // porep-c2, post, snap, pipeline, groth16: the A, B, L and B_G2 MSMs' streams first (GpuProverConfig::query_msm_priority)
+    bool query_priority = false;
     // every bench: host threads sleep while they wait for the GPU instead of spinning (gpu::set_blocking_waits)
     bool blocking_waits = false;
     // porep-c2: the other syntheses also wait for the first partition's witness upload (JobSpec::first_upload_alone,
@@ -192,6 +194,7 @@ struct CliGpuOptions {
     bool lean_h = false;           // GpuProverConfig::lean_h
     bool share_slot = true;        // GpuProverConfig::share_slot
     bool pack_witness = false;     // GpuProverConfig::pack_witness
+    bool query_priority = false;   // GpuProverConfig::query_msm_priority
 };
 engine::KeyStoreConfig cli_key_store(const std::string& choice, const CliGpuOptions& gpu = {}, bool checked = true);
 // Parameters the caller keeps alive longer than `eng` as one of its keys (borrowed, not copied).
@@ -212,6 +215,7 @@ struct CliJobOptions {
     bool lean_h = false;          // GpuProverConfig::lean_h
     bool share_slot = true;       // GpuProverConfig::share_slot
     bool pack_witness = false;    // GpuProverConfig::pack_witness
+    bool query_priority = false;  // GpuProverConfig::query_msm_priority
     // Synthesis workers for the host (auto) and a memory budget of engine::auto_memory_budget() unless set.
     engine::EngineConfig engine = [] {
         engine::EngineConfig c;

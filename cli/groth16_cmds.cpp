@@ -153,6 +153,7 @@ static gpu::GpuProverConfig gpu_config(const CliGpuOptions& o) {
     gc.lean_h = o.lean_h;
     gc.share_slot = o.share_slot;
     gc.pack_witness = o.pack_witness;
+    gc.query_msm_priority = o.query_priority;
     return gc;
 }
 #endif
@@ -223,7 +224,9 @@ CliJob run_keyed_job(engine::JobSpec spec, const CliJobOptions& opt, bool checke
     if (!ec.memory_budget_bytes) ec.memory_budget_bytes = engine::auto_memory_budget();
     ec.keys = cli_key_store(
         opt.backend,
-        {opt.pin_params, 0, opt.stream_queries, opt.overlap_msms, opt.lean_h, opt.share_slot, opt.pack_witness}, checked);
+        {opt.pin_params, 0, opt.stream_queries, opt.overlap_msms, opt.lean_h, opt.share_slot, opt.pack_witness,
+         opt.query_priority},
+        checked);
     engine::Engine eng(ec);
     if (opt.job_peak_rss) engine::reset_peak_rss();
     CliJob job;
@@ -409,7 +412,7 @@ int run_bench_groth16(const CircuitOptions& circuit, const BenchOptions& opt, in
     ec.synthesis_workers = 1;  // the batches are synthesized before they are submitted
     ec.lookahead = std::max<size_t>(1, opt.batch);
     ec.keys = cli_key_store(opt.backend, {opt.pin_params, opt.msm_table_bytes, opt.stream_queries, opt.overlap_msms,
-                                          opt.lean_h, opt.share_slot, opt.pack_witness});
+                                          opt.lean_h, opt.share_slot, opt.pack_witness, opt.query_priority});
     engine::Engine eng(ec);
     auto b0 = clock_type::now();
     const auto key = cli_key(eng, c.name, params);
@@ -591,7 +594,7 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
     ecfg.memory_budget_bytes = opt.memory_budget ? opt.memory_budget : engine::auto_memory_budget();
     ecfg.lookahead = opt.lookahead;
     ecfg.keys = cli_key_store(opt.backend, {opt.pin_params, opt.msm_table_bytes, opt.stream_queries, opt.overlap_msms,
-                                            opt.lean_h, opt.share_slot, opt.pack_witness});
+                                            opt.lean_h, opt.share_slot, opt.pack_witness, opt.query_priority});
     engine::Engine eng(ecfg);
     const auto key = cli_key(eng, c.name, params);
     engine::JobSpec spec;

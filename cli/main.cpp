@@ -159,7 +159,8 @@ int main(int argc, char** argv) {
                     "into the passes and as kernels of their own, alternating");
     bench->add_option("--alternate", bench_opt.alternate,
                       "porep-c2, post, snap with --runs 2 or more: every second run with this setting flipped "
-                      "(pack-witness, overlap-msms, share-slot, host-products): two settings on the same inputs")
+                      "(pack-witness, overlap-msms, share-slot, host-products, first-upload-alone, query-priority): "
+                      "two settings on the same inputs")
         ->check(CLI::IsMember(cuzk::cli::kAlternates));
     bench->add_option("--runs", bench_opt.runs,
                       "porep-c2, post, snap: run the job this many times, each on a fresh engine (one JSON line each; "
@@ -205,6 +206,9 @@ int main(int argc, char** argv) {
     bench->add_flag("--pack-witness", bench_opt.pack_witness,
                     "groth16, pipeline, porep-c2, post, snap: the GPU prover sends witnesses of mostly 0 and 1 "
                     "packed (the ones' bitmap and the other values), expanded on the device; off by default");
+    bench->add_flag("--query-priority,!--no-query-priority", bench_opt.query_priority,
+                    "groth16, pipeline, porep-c2, post, snap: the GPU prover's A, B, L and B_G2 MSMs on streams of the "
+                    "device's highest priority, so their short kernels beside the H query's MSM start first");
     bench->add_flag("--first-upload-alone,!--no-first-upload-alone", bench_opt.first_upload_alone,
                     "porep-c2: the job's other syntheses wait while its first partition's witness goes to the GPU "
                     "(products on the device), not only while it is synthesized; on by default, "

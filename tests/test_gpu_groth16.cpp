@@ -444,6 +444,19 @@ TEST(GpuGroth16, QueryMsmsAfterHProveTheSame) {
     check_partitions_and_chains(rng, gc);
 }
 
+// The A, B_G1, L and B_G2 MSMs on streams of the device's highest priority (GpuProverConfig::query_msm_priority):
+// the same proofs, byte-identical to the CPU's on PoRep partitions and a batch of dense mul chains.
+TEST(GpuGroth16, QueryMsmPriorityProvesTheSame) {
+    if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
+    uint64_t seed = 0;
+    auto rng = fresh_rng(seed);
+    SCOPED_TRACE(seed);
+    gpu::GpuProverConfig gc;
+    EXPECT_FALSE(gc.query_msm_priority) << "the default";
+    gc.query_msm_priority = true;
+    check_partitions_and_chains(rng, gc);
+}
+
 // Lean H slots in the prover (GpuProverConfig::lean_h): a proof that was not prefetched takes a lean slot (the next
 // ones of a batch are prefetched into full slots), its products made on the CPU even where the device holds the
 // compiled matrices; every proof byte-identical to the CPU's, the mul chains verified.

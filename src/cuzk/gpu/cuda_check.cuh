@@ -143,19 +143,29 @@ private:
 
 // A CUDA stream of the current device. Stream() holds none (get() == nullptr would be the legacy default stream:
 // never launch on an empty owner); Stream::create() makes one, non-blocking by default (no implicit
-// synchronization with the legacy default stream). Destroying or resetting it waits for its queued work first.
+// synchronization with the legacy default stream), at the default priority unless `priority` names another
+// (CUDA's scale: lower numbers first; highest_stream_priority()). Destroying or resetting it waits for its queued
+// work first.
 class Stream : public UniqueHandle<cudaStream_t, StreamRelease> {
 public:
     Stream() noexcept = default;
-    static Stream create(unsigned flags = cudaStreamNonBlocking) {
+    static Stream create(unsigned flags = cudaStreamNonBlocking, int priority = 0) {
         cudaStream_t s = nullptr;
-        CUZK_CUDA_CHECK(cudaStreamCreateWithFlags(&s, flags));
+        CUZK_CUDA_CHECK(cudaStreamCreateWithPriority(&s, flags, priority));
         return Stream(s);
     }
 
 private:
     explicit Stream(cudaStream_t s) noexcept : UniqueHandle(s) {}
 };
+
+// The current device's highest stream priority (CUDA's "greatest", a number at most 0): where several streams'
+// kernels wait for SMs, the blocks of a stream of this priority are started before those of default streams.
+inline int highest_stream_priority() {
+    int least = 0, greatest = 0;
+    CUZK_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    return greatest;
+}
 
 // A CUDA event of the current device. Event() holds none; Event::create(flags) makes one (cudaEventDefault: with
 // timing; cudaEventDisableTiming for pure ordering).

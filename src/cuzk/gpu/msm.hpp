@@ -50,6 +50,10 @@ struct GpuMsmConfig {
     // changes of window_bits are ignored. Memory the table does not fit in is a CudaError from the constructor that
     // names the bytes; n * W must stay below 2^31.
     bool precompute_windows = false;
+    // The context's stream at the device's highest priority: while other streams' kernels fill the GPU, the blocks
+    // of this context's kernels start first as SMs free up (the GPU prover's short A, B, L and B_G2 calls beside the
+    // H query's long accumulation: GpuProverConfig::query_msm_priority).
+    bool high_priority = false;
     // Device scratch shared with other contexts on the same device (MsmScratch); nullptr: the context has its own.
     std::shared_ptr<MsmScratch> scratch;
 };

@@ -983,7 +983,7 @@ struct MsmContext<Cfg>::Impl {
                                             " windows of " + std::to_string(n) +
                                             " bases exceeds 2^31 entries; use wider windows or no table");
         }
-        owned_stream = Stream::create();
+        owned_stream = Stream::create(cudaStreamNonBlocking, cfg.high_priority ? highest_stream_priority() : 0);
         const cudaStream_t stream = owned_stream.get();
         if (n) {
             size_t free_b = 0, total_b = 0;

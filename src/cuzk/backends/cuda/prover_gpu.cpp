@@ -38,11 +38,13 @@ namespace cuzk::gpu {
 namespace {
 constexpr TimingLayer kLayer = TimingLayer::Prover;
 
-GpuMsmConfig on(int device, std::shared_ptr<MsmScratch> scratch = nullptr, bool table = false) {
+GpuMsmConfig on(int device, std::shared_ptr<MsmScratch> scratch = nullptr, bool table = false,
+               bool high_priority = false) {
     GpuMsmConfig c;
     c.device = device;
     c.scratch = std::move(scratch);
     c.precompute_windows = table;
+    c.high_priority = high_priority;
     return c;
 }
 
@@ -301,11 +303,15 @@ struct GpuProver::Impl {
           g1_scratch(std::make_shared<MsmScratch>(cfg.device)),
           abl_scratch(cfg.overlap_query_msms ? std::make_shared<MsmScratch>(cfg.device, g1_scratch) : g1_scratch),
           g2_scratch(std::make_shared<MsmScratch>(cfg.device, g1_scratch)),
-          a(g1_query(src, streamed.get(), G1Query::A, shape.a, on(cfg.device, abl_scratch, tables.a), cfg)),
-          b1(g1_query(src, streamed.get(), G1Query::BG1, shape.b_g1, on(cfg.device, abl_scratch, tables.b1), cfg)),
-          l(g1_query(src, streamed.get(), G1Query::L, shape.l, on(cfg.device, abl_scratch, tables.l), cfg)),
+          a(g1_query(src, streamed.get(), G1Query::A, shape.a, on(cfg.device, abl_scratch, tables.a, urgent()), cfg)),
+          b1(g1_query(src, streamed.get(), G1Query::BG1, shape.b_g1, on(cfg.device, abl_scratch, tables.b1, urgent()),
+                      cfg)),
+          l(g1_query(src, streamed.get(), G1Query::L, shape.l, on(cfg.device, abl_scratch, tables.l, urgent()), cfg)),
           h(g1_query(src, streamed.get(), G1Query::H, shape.h, on(cfg.device, g1_scratch, tables.h), cfg)),
-          b2(g2_query(src, streamed.get(), shape.b_g2, on(cfg.device, g2_scratch), cfg)) {}
+          b2(g2_query(src, streamed.get(), shape.b_g2, on(cfg.device, g2_scratch, false, urgent()), cfg)) {}
+
+    // Whether the A, B_G1, L and B_G2 contexts' streams take the device's highest priority (query_msm_priority).
+    bool urgent() const { return cfg.query_msm_priority; }
 
     // The config checked (h_slots), with a streamed prover's chunk size fixed once, before any query's buffers take
     // their memory (so every query gets the same chunks, and what the key store estimated), and without the second

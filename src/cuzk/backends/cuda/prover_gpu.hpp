@@ -75,6 +75,11 @@ struct GpuProverConfig {
     // time 1.206 -> 1.19 s on an H100 80 GB beside its resident key, 1.230 -> 1.211 s on an H200 (docs/perf.md).
     // Ignored with stream_queries (the cards that stream their key have no memory to spare).
     bool overlap_query_msms = true;
+    // The A, B_G1, L and B_G2 MSMs on streams of the device's highest priority (GpuMsmConfig::high_priority): beside
+    // the H query's accumulation their short kernels (window reductions, sorts of the few non-0/1 scalars) get SMs
+    // first as its blocks end, instead of waiting among them, so they end before H's MSM does and the next circuit's
+    // transforms, which wait for this proof to return, start sooner.
+    bool query_msm_priority = false;
     // A witness whose aux values are mostly 0 and 1 (Filecoin's circuits: ~98 % of a PoRep partition's) goes up
     // packed: the ones' bitmap and the other values with their positions (~1/30 of the bytes), made in one parallel
     // read on the host and expanded on the device (HComputer::pack_witness, witness_pack.hpp), instead of all its
