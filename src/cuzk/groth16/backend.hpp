@@ -66,7 +66,8 @@ public:
     // GPU backend uploads a, b, c into a second set of device arrays meanwhile). It returns nullptr when the backend
     // has nothing to move ahead (the default; a, b, c are then untouched and prove() works as usual); otherwise a,
     // b, c are consumed and the circuit must be finished by prove_prepared with the ticket. One prepared circuit at
-    // a time. `item` labels the timing spans.
+    // a time. `item` labels the timing spans. The ticket may go on reading asg's inputs and aux (the GPU backend's
+    // 0/1 split of the A, B, L scalars): it must be dropped or used before asg is destroyed.
     virtual std::unique_ptr<PreparedCircuit> prepare(r1cs::ProvingAssignment& asg, TimingSink* timing, int64_t item) {
         (void)asg, (void)timing, (void)item;
         return nullptr;

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -19,7 +20,12 @@ void stop_and_join(std::mutex& mu, bool& stop, std::condition_variable& cv, std:
     for (auto& t : workers) t.join();
     workers.clear();
 }
+thread_local unsigned t_urgent = 0;  // Urgent scopes open on this thread
 }  // namespace
+
+ThreadPool::Urgent::Urgent() { t_urgent++; }
+ThreadPool::Urgent::~Urgent() { t_urgent--; }
+bool ThreadPool::urgent() { return t_urgent > 0; }
 
 // Throws std::system_error when a thread cannot be created, after stopping and joining the ones started: no
 // destructor runs for a constructor that throws, and joinable threads left in workers_ would end the process.
@@ -65,7 +71,10 @@ void ThreadPool::run_tasks(size_t tasks, const std::function<void(size_t)>& fn) 
         std::exception_ptr error;
     };
     auto st = std::make_shared<State>();
-    auto drain = [st, tasks, &fn] {
+    const bool is_urgent = urgent();
+    auto drain = [st, tasks, &fn, is_urgent] {
+        std::optional<Urgent> scope;  // a worker running an urgent call's tasks makes their nested calls urgent
+        if (is_urgent && !urgent()) scope.emplace();
         for (;;) {
             size_t i = st->next.fetch_add(1);
             if (i >= tasks) return;
@@ -84,7 +93,10 @@ void ThreadPool::run_tasks(size_t tasks, const std::function<void(size_t)>& fn) 
     size_t helpers = std::min(workers_.size(), tasks - 1);
     {
         std::lock_guard<std::mutex> lk(mu_);
-        for (size_t i = 0; i < helpers; i++) queue_.emplace_back(drain);
+        for (size_t i = 0; i < helpers; i++) {
+            if (is_urgent) queue_.emplace_front(drain);
+            else queue_.emplace_back(drain);
+        }
     }
     cv_.notify_all();
     drain();

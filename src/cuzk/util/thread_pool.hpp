@@ -29,6 +29,20 @@ public:
     // Runs fn(i) for i in [0, tasks), each as its own task (for a few uneven tasks such as MSM windows).
     void run_tasks(size_t tasks, const std::function<void(size_t)>& fn);
 
+    // While one lives on a thread, the parallel_for and run_tasks calls that thread makes are urgent: their
+    // workers' turns go to the front of the queue, ahead of every queued call's (each worker still finishes the
+    // task in hand first), and calls nested in their tasks are urgent too. For short work something waits for,
+    // beside long work that fills the pool (the GPU prover's 0/1 split beside the next partitions' syntheses).
+    class Urgent {
+    public:
+        Urgent();
+        ~Urgent();
+        Urgent(const Urgent&) = delete;
+        Urgent& operator=(const Urgent&) = delete;
+    };
+    // Whether the calling thread is inside an Urgent scope.
+    static bool urgent();
+
     // The process-wide pool. set_global_threads must be called before first use to take effect
     // (0 = std::thread::hardware_concurrency()).
     static ThreadPool& global();

@@ -820,6 +820,10 @@ struct GpuProver::Impl {
                                                   int64_t item) {
         return std::async(std::launch::async, [this, &asg, timing, item] {
             ScopedTiming t(timing, kLayer, "msm.split", item);
+            // Ahead of the syntheses in the CPU pool: the GPU waits for it once this circuit's H query's MSM
+            // ends (a 32 GiB C2's first partition waited 0.08-0.25 s for its split, 1.2-1.4 s beside two to four
+            // syntheses).
+            const ThreadPool::Urgent urgent;
             std::shared_ptr<const SplitTail> cur[3];
             {
                 std::lock_guard<std::mutex> lk(tails_mu);
@@ -873,7 +877,9 @@ struct GpuPrepared : groth16::PreparedCircuit {
     unsigned epoch = 0;   // the hold's (Impl::epoch)
     bool shared = false;  // in the running proof's slot (GpuProverConfig::share_slot): may be taken back
     EvaluationDomain domain;
-    std::future<groth16::QuerySplits> split;  // made by prepare() (ready)
+    // Made by prepare(), possibly still running (it reads the circuit's assignment): a future of std::async, so
+    // a ticket dropped unused waits for it, before the caller's assignment may go.
+    std::future<groth16::QuerySplits> split;
     std::function<void()> drop;  // cleared when the ticket is used
     explicit GpuPrepared(const EvaluationDomain& d) : domain(d) {}
     ~GpuPrepared() override {
@@ -981,9 +987,11 @@ std::unique_ptr<groth16::PreparedCircuit> GpuProver::prepare(r1cs::ProvingAssign
         impl_->held[k] = true;
         ep = ++impl_->epoch[k];
     }
-    // The split too, beside the upload, while the running proof keeps the GPU busy: the prepared proof's A, B, L
-    // MSMs then never wait for it. It is ready when prepare returns (the ticket need not outlive asg); a failure
-    // surfaces from prove_prepared.
+    // The split too, beside the upload, while the running proof keeps the GPU busy. prepare returns without
+    // waiting for it: the prepared proof needs it only for its A, B, L MSMs, after its H and H query's MSM (~1 s
+    // at 2^27), and a 32 GiB C2's second partition waited 55-110 ms for it here while the CPU was busy with the
+    // next syntheses. It reads asg until it ends, so the ticket (whose future waits for it) must not outlive asg
+    // (ProverBackend::prepare); a failure surfaces from prove_prepared.
     std::future<groth16::QuerySplits> split;
     bool is_shared = false;
     try {
@@ -1005,8 +1013,10 @@ std::unique_ptr<groth16::PreparedCircuit> GpuProver::prepare(r1cs::ProvingAssign
         const bool went = is_shared ? impl_->prefetch_shared(*hk, asg, timing, item, k, ep)
                                     : impl_->prefetch_into(*hk, asg, timing, item,
                                                            [impl, k, ep] { return impl->holds(k, ep); });
-        split.wait();
-        if (!went) return nullptr;  // taken back before its upload: asg is untouched (witness form)
+        if (!went) {
+            split.wait();  // it reads asg, which the caller may free once no ticket comes back
+            return nullptr;  // taken back before its upload: asg is untouched (witness form)
+        }
     } catch (...) {
         impl_->drop_hold(k, ep);
         throw;
