@@ -221,6 +221,7 @@ void run_filecoin_bench_once(const nlohmann::json& base, const BenchOptions& opt
     o.engine.lookahead = opt.lookahead;
     o.engine.memory_budget_bytes = opt.memory_budget;  // 0: run_engine_job's auto_memory_budget()
     o.engine.device_products = !opt.host_products;
+    o.engine.synthesis_nice = opt.synthesis_nice;
     o.products_resident = !opt.matrices_per_job;
     o.verify_key = opt.random_params ? nullptr : &params.vk;
     o.job_peak_rss = true;
@@ -246,6 +247,7 @@ void run_filecoin_bench_once(const nlohmann::json& base, const BenchOptions& opt
     j["share_slot"] = opt.share_slot;
     j["pack_witness"] = opt.pack_witness;
     j["query_priority"] = opt.query_priority;
+    j["synthesis_nice"] = opt.synthesis_nice;
     j["blocking_waits"] = opt.blocking_waits;
     j["first_upload_alone"] = first_upload_alone;
     if (run.products_resident) j["matrices_s"] = run.products_s;
@@ -278,6 +280,7 @@ BenchOptions alternated(const BenchOptions& opt) {
     else if (opt.alternate == "host-products") o.host_products = !o.host_products;
     else if (opt.alternate == "first-upload-alone") o.first_upload_alone = !o.first_upload_alone;
     else if (opt.alternate == "query-priority") o.query_priority = !o.query_priority;
+    else if (opt.alternate == "synthesis-nice") o.synthesis_nice = o.synthesis_nice ? 0 : 10;
     else if (!opt.alternate.empty()) throw std::invalid_argument("bench: --alternate " + opt.alternate);
     return o;
 }

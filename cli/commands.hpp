@@ -24,7 +24,7 @@ namespace cuzk::cli {
 inline const std::vector<std::string> kNttKinds = {"forward", "inverse", "coset", "coset-inverse"};
 // bench --alternate: the settings a Filecoin bench can flip every second run (BenchOptions::alternate).
 inline const std::vector<std::string> kAlternates = {"pack-witness", "overlap-msms", "share-slot", "host-products",
-                                                     "first-upload-alone", "query-priority"};
+                                                     "first-upload-alone", "query-priority", "synthesis-nice"};
 
 struct BenchOptions {
     std::string what = "all";  // fq-mul, fr-mul, g1-add, pairing, ntt, msm-g1, msm-g2, groth16, all
@@ -83,8 +83,11 @@ struct BenchOptions {
     bool share_slot = true;
     // porep-c2, post, snap, pipeline, groth16: witnesses of mostly 0 and 1 sent packed (GpuProverConfig::pack_witness)
     bool pack_witness = false;
-    // porep-c2, post, snap, pipeline, groth16: the A, B, L and B_G2 MSMs' streams first (GpuProverConfig::query_msm_priority)
+    // porep-c2, post, snap, pipeline, groth16: the A, B, L and B_G2 MSMs' streams first
+    // (GpuProverConfig::query_msm_priority)
     bool query_priority = false;
+    // porep-c2, post, snap: the synthesis workers' nice value (EngineConfig::synthesis_nice)
+    int synthesis_nice = 0;
     // every bench: host threads sleep while they wait for the GPU instead of spinning (gpu::set_blocking_waits)
     bool blocking_waits = false;
     // porep-c2: the other syntheses also wait for the first partition's witness upload (JobSpec::first_upload_alone,

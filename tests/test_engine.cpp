@@ -9,6 +9,11 @@
 #include <map>
 #include <mutex>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#endif
+#include <cerrno>
 
 #include <chrono>
 #include <filesystem>
@@ -134,6 +139,38 @@ TEST(Engine, PartitionsProveInOrderLikeTheSeam) {
 }
 
 // With one synthesis worker and a lookahead of one, partition 1 is synthesized while partition 0 is proven.
+// EngineConfig::synthesis_nice: the synthesis workers' nice value (Linux), seen by the synthesize function of a
+// normal job; the calling thread keeps its own; a value outside [0, 19] is refused.
+TEST(Engine, SynthesisWorkersRunAtTheirNiceValue) {
+    EngineConfig bad;
+    bad.synthesis_nice = 20;
+    EXPECT_THROW(Engine{bad}, std::invalid_argument);
+    bad.synthesis_nice = -1;
+    EXPECT_THROW(Engine{bad}, std::invalid_argument);
+#if defined(__linux__)
+    auto nice_now = [] {
+        errno = 0;
+        return ::getpriority(PRIO_PROCESS, (id_t)::syscall(SYS_gettid));
+    };
+    const int base = nice_now();
+    if (base >= 17) GTEST_SKIP() << "this process already runs at nice " << base;
+    CpuBackend backend(params());
+    EngineConfig cfg;
+    cfg.synthesis_nice = base + 2;
+    Engine engine(cfg);
+    JobSpec spec = chain_job(backend, 2, 90);
+    std::atomic<int> seen{-100};
+    spec.synthesize = [&](size_t i) {
+        seen = nice_now();
+        return synth(90 + i);
+    };
+    const JobResult res = engine.await(engine.submit(spec));
+    ASSERT_EQ(res.state, JobState::Done) << res.error;
+    EXPECT_EQ(seen.load(), base + 2);
+    EXPECT_EQ(nice_now(), base) << "the caller's thread keeps its own";
+#endif
+}
+
 TEST(Engine, SynthesisOverlapsProving) {
     CpuBackend backend(params());
     Engine engine;  // 1 worker, lookahead 1

@@ -1,11 +1,13 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <system_error>
 
 #include <atomic>
+#include <cerrno>
 #include <condition_variable>
 #include <mutex>
 #include <optional>
@@ -148,6 +150,38 @@ TEST(ThreadPool, UrgencyReachesTheWorkersTasks) {
     pool.run_tasks(2, [&](size_t) { plain_urgent = plain_urgent && ThreadPool::urgent(); });
     EXPECT_FALSE(plain_urgent.load()) << "a plain call's tasks are not urgent";
 }
+
+#if defined(__linux__)
+namespace {
+int thread_nice() {
+    errno = 0;
+    return ::getpriority(PRIO_PROCESS, (id_t)::syscall(SYS_gettid));
+}
+}  // namespace
+
+// lower_thread_priority: the calling thread's nice value only (Linux keeps it per thread), inherited by the threads
+// it starts; never raised back.
+TEST(ThreadPool, LowerThreadPriorityIsPerThread) {
+    const int base = thread_nice();
+    if (base >= 17) GTEST_SKIP() << "this process already runs at nice " << base;
+    int in_thread = -100, in_child = -100;
+    bool lowered = false, raised = true;
+    std::thread t([&] {
+        lowered = lower_thread_priority(base + 2);
+        in_thread = thread_nice();
+        std::thread child([&] { in_child = thread_nice(); });
+        child.join();
+        raised = lower_thread_priority(base + 1);
+    });
+    t.join();
+    EXPECT_TRUE(lowered);
+    EXPECT_EQ(in_thread, base + 2);
+    EXPECT_EQ(in_child, base + 2) << "a thread started after it inherits it";
+    EXPECT_FALSE(raised) << "a nice value below the thread's own is not set";
+    EXPECT_EQ(thread_nice(), base) << "the other threads keep theirs";
+    EXPECT_FALSE(lower_thread_priority(0));
+}
+#endif
 
 // Issue 20 item 11: a thread that cannot be created (here: a small address-space limit, as `ulimit -v` gives, and
 // far more threads than fit) is an exception from the constructor, the started workers joined; it used to end the

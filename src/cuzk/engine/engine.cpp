@@ -25,6 +25,7 @@
 #include "cuzk/groth16/verifier.hpp"
 #include "cuzk/r1cs/pce.hpp"
 #include "cuzk/util/random.hpp"
+#include "cuzk/util/thread_pool.hpp"
 
 namespace cuzk::engine {
 
@@ -137,7 +138,18 @@ struct Engine::Impl {
         : cfg(c), keys(c.key_store ? c.key_store : std::make_shared<ProvingKeyStore>(c.keys)) {
         if (cfg.synthesis_workers == 0) cfg.synthesis_workers = auto_synthesis_workers();
         if (cfg.lookahead == 0) cfg.lookahead = 1;
-        for (size_t w = 0; w < cfg.synthesis_workers; w++) workers.emplace_back([this] { synthesis_loop(false); });
+        if (cfg.synthesis_nice < 0 || cfg.synthesis_nice > 19)
+            throw std::invalid_argument("engine: synthesis_nice must be in [0, 19], not " +
+                                        std::to_string(cfg.synthesis_nice));
+        if (cfg.synthesis_nice) {  // threads made lazily are made here, at this thread's priority
+            (void)ThreadPool::global();
+            (void)Deallocator::global();
+        }
+        for (size_t w = 0; w < cfg.synthesis_workers; w++)
+            workers.emplace_back([this] {
+                lower_thread_priority(cfg.synthesis_nice);
+                synthesis_loop(false);
+            });
         workers.emplace_back([this] { synthesis_loop(true); });
     }
 

@@ -152,6 +152,11 @@ struct EngineConfig {
     // The sparse products of jobs with compiled matrices (JobSpec::pce) on the devices whose backends can hold the
     // matrices; off: always on the synthesis workers (the CPU).
     bool device_products = true;
+    // The nice value (0..19) of the synthesis workers and the threads they start (Linux, per thread; elsewhere
+    // ignored): above 0, the CPU's other work (the GPU prover's 0/1 split and witness uploads, its host threads)
+    // gets the cores first while the next partitions are synthesized. The worker for CRITICAL jobs keeps 0. The
+    // global thread pool is made before the workers start, so its threads keep the process's value.
+    int synthesis_nice = 0;
     // The proving-key store (Engine::keys()): `key_store` when given (shared with whoever else uses it: a daemon's
     // status and preload), else one the engine makes from `keys`.
     KeyStoreConfig keys;

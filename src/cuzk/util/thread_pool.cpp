@@ -1,13 +1,34 @@
 #include "cuzk/util/thread_pool.hpp"
 
 #include <atomic>
+#include <cerrno>
 #include <exception>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 namespace cuzk {
+
+bool lower_thread_priority(int nice) {
+#if defined(__linux__)
+    if (nice <= 0) return false;
+    const auto tid = (id_t)::syscall(SYS_gettid);
+    errno = 0;
+    const int now = ::getpriority(PRIO_PROCESS, tid);
+    if (errno != 0 || now >= nice) return false;
+    return ::setpriority(PRIO_PROCESS, tid, nice) == 0;
+#else
+    (void)nice;
+    return false;
+#endif
+}
 
 namespace {
 // Stops the workers of a pool and joins them (its destructor, and its constructor when a thread fails).

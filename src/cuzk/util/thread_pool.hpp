@@ -57,6 +57,11 @@ private:
     bool stop_ = false;
 };
 
+// Gives the calling thread (and the threads it starts later) the nice value `nice` where that is above its own:
+// a lower CPU priority, which an unprivileged process cannot take back. Linux only (there the nice value is per
+// thread); elsewhere, and for nice <= 0, nothing. Returns whether it was set.
+bool lower_thread_priority(int nice);
+
 // Shorthands on the global pool.
 inline void parallel_for(size_t n, const std::function<void(size_t, size_t)>& fn, size_t chunks = 0) {
     ThreadPool::global().parallel_for(n, fn, chunks);

@@ -820,9 +820,10 @@ struct GpuProver::Impl {
                                                   int64_t item) {
         return std::async(std::launch::async, [this, &asg, timing, item] {
             ScopedTiming t(timing, kLayer, "msm.split", item);
-            // Ahead of the syntheses in the CPU pool: the GPU waits for it once this circuit's H query's MSM
-            // ends (a 32 GiB C2's first partition waited 0.08-0.25 s for its split, 1.2-1.4 s beside two to four
-            // syntheses).
+            // Its pool calls ahead of the others queued there (the next syntheses' page population): the GPU
+            // waits for it once this circuit's H query's MSM ends (a 32 GiB C2's first partition waited 0.08-0.25 s
+            // for its split, 1.2-1.4 s beside two to four syntheses; EngineConfig::synthesis_nice gives it the
+            // cores too).
             const ThreadPool::Urgent urgent;
             std::shared_ptr<const SplitTail> cur[3];
             {
