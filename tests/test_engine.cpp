@@ -9,11 +9,6 @@
 #include <map>
 #include <mutex>
 #include <unistd.h>
-#if defined(__linux__)
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#endif
-#include <cerrno>
 
 #include <chrono>
 #include <filesystem>
@@ -39,6 +34,7 @@
 #include "cuzk/msm/batch_subgroup.hpp"
 #include "cuzk/r1cs/circuit.hpp"
 #include "cuzk/r1cs/pce.hpp"
+#include "cuzk/util/thread_pool.hpp"
 
 using namespace cuzk;
 using namespace cuzk::engine;
@@ -138,7 +134,6 @@ TEST(Engine, PartitionsProveInOrderLikeTheSeam) {
     EXPECT_GT(res.wall_seconds, 0.0);
 }
 
-// With one synthesis worker and a lookahead of one, partition 1 is synthesized while partition 0 is proven.
 // EngineConfig::synthesis_nice: the synthesis workers' nice value (Linux), seen by the synthesize function of a
 // normal job; the calling thread keeps its own; a value outside [0, 19] is refused.
 TEST(Engine, SynthesisWorkersRunAtTheirNiceValue) {
@@ -148,11 +143,7 @@ TEST(Engine, SynthesisWorkersRunAtTheirNiceValue) {
     bad.synthesis_nice = -1;
     EXPECT_THROW(Engine{bad}, std::invalid_argument);
 #if defined(__linux__)
-    auto nice_now = [] {
-        errno = 0;
-        return ::getpriority(PRIO_PROCESS, (id_t)::syscall(SYS_gettid));
-    };
-    const int base = nice_now();
+    const int base = thread_nice();
     if (base >= 17) GTEST_SKIP() << "this process already runs at nice " << base;
     CpuBackend backend(params());
     EngineConfig cfg;
@@ -161,16 +152,17 @@ TEST(Engine, SynthesisWorkersRunAtTheirNiceValue) {
     JobSpec spec = chain_job(backend, 2, 90);
     std::atomic<int> seen{-100};
     spec.synthesize = [&](size_t i) {
-        seen = nice_now();
+        seen = thread_nice();
         return synth(90 + i);
     };
     const JobResult res = engine.await(engine.submit(spec));
     ASSERT_EQ(res.state, JobState::Done) << res.error;
     EXPECT_EQ(seen.load(), base + 2);
-    EXPECT_EQ(nice_now(), base) << "the caller's thread keeps its own";
+    EXPECT_EQ(thread_nice(), base) << "the caller's thread keeps its own";
 #endif
 }
 
+// With one synthesis worker and a lookahead of one, partition 1 is synthesized while partition 0 is proven.
 TEST(Engine, SynthesisOverlapsProving) {
     CpuBackend backend(params());
     Engine engine;  // 1 worker, lookahead 1

@@ -1,13 +1,11 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <system_error>
 
 #include <atomic>
-#include <cerrno>
 #include <condition_variable>
 #include <mutex>
 #include <optional>
@@ -152,13 +150,6 @@ TEST(ThreadPool, UrgencyReachesTheWorkersTasks) {
 }
 
 #if defined(__linux__)
-namespace {
-int thread_nice() {
-    errno = 0;
-    return ::getpriority(PRIO_PROCESS, (id_t)::syscall(SYS_gettid));
-}
-}  // namespace
-
 // lower_thread_priority: the calling thread's nice value only (Linux keeps it per thread), inherited by the threads
 // it starts; never raised back.
 TEST(ThreadPool, LowerThreadPriorityIsPerThread) {

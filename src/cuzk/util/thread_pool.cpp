@@ -16,19 +16,28 @@
 
 namespace cuzk {
 
-bool lower_thread_priority(int nice) {
 #if defined(__linux__)
-    if (nice <= 0) return false;
-    const auto tid = (id_t)::syscall(SYS_gettid);
+namespace {
+id_t this_thread_id() { return (id_t)::syscall(SYS_gettid); }
+}  // namespace
+
+int thread_nice() {
     errno = 0;
-    const int now = ::getpriority(PRIO_PROCESS, tid);
-    if (errno != 0 || now >= nice) return false;
-    return ::setpriority(PRIO_PROCESS, tid, nice) == 0;
+    const int now = ::getpriority(PRIO_PROCESS, this_thread_id());
+    return errno == 0 ? now : 0;
+}
+
+bool lower_thread_priority(int nice) {
+    if (nice <= 0 || thread_nice() >= nice) return false;
+    return ::setpriority(PRIO_PROCESS, this_thread_id(), nice) == 0;
+}
 #else
+int thread_nice() { return 0; }
+bool lower_thread_priority(int nice) {
     (void)nice;
     return false;
-#endif
 }
+#endif
 
 namespace {
 // Stops the workers of a pool and joins them (its destructor, and its constructor when a thread fails).

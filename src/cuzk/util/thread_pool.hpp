@@ -61,6 +61,8 @@ private:
 // a lower CPU priority, which an unprivileged process cannot take back. Linux only (there the nice value is per
 // thread); elsewhere, and for nice <= 0, nothing. Returns whether it was set.
 bool lower_thread_priority(int nice);
+// The calling thread's nice value (Linux); 0 elsewhere.
+int thread_nice();
 
 // Shorthands on the global pool.
 inline void parallel_for(size_t n, const std::function<void(size_t, size_t)>& fn, size_t chunks = 0) {

@@ -78,7 +78,8 @@ struct GpuProverConfig {
     // The A, B_G1, L and B_G2 MSMs on streams of the device's highest priority (GpuMsmConfig::high_priority): beside
     // the H query's accumulation their short kernels (window reductions, sorts of the few non-0/1 scalars) get SMs
     // first as its blocks end, instead of waiting among them, so they end before H's MSM does and the next circuit's
-    // transforms, which wait for this proof to return, start sooner.
+    // transforms, which wait for this proof to return, start sooner. Off: a 32 GiB partition on an H100 took the
+    // same ~1.19 s either way (H's MSM then takes as much longer; docs/perf.md, forty-fifth session).
     bool query_msm_priority = false;
     // A witness whose aux values are mostly 0 and 1 (Filecoin's circuits: ~98 % of a PoRep partition's) goes up
     // packed: the ones' bitmap and the other values with their positions (~1/30 of the bytes), made in one parallel
