@@ -155,7 +155,8 @@ struct EngineConfig {
     // The nice value (0..19) of the synthesis workers and the threads they start (Linux, per thread; elsewhere
     // ignored): above 0, the CPU's other work (the GPU prover's 0/1 split and witness uploads, its host threads)
     // gets the cores first while the next partitions are synthesized. The worker for CRITICAL jobs keeps 0. The
-    // global thread pool is made before the workers start, so its threads keep the process's value.
+    // global thread pool is made before the workers start, so its threads keep the process's value. Off: a 32 GiB
+    // C2 on an H100 host ran the same with 10 (docs/perf.md, forty-sixth session: nothing waits for the CPU there).
     int synthesis_nice = 0;
     // The proving-key store (Engine::keys()): `key_store` when given (shared with whoever else uses it: a daemon's
     // status and preload), else one the engine makes from `keys`.
