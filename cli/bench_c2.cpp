@@ -132,7 +132,7 @@ CriticalProbe critical_probe(const BenchOptions& opt, filecoin::RegisteredSealPr
     alone_cfg.keys = cli_key_store(
         opt.backend,
         {opt.pin_params, 0, opt.stream_queries, opt.overlap_msms, opt.lean_h, opt.share_slot, opt.pack_witness,
-         opt.query_priority});
+         opt.query_priority, opt.own_split_first});
     engine::Engine alone(alone_cfg);
     time_job(alone, p.spec(alone));
     j["critical_alone_s"] = time_job(alone, p.spec(alone));
@@ -217,6 +217,7 @@ void run_filecoin_bench_once(const nlohmann::json& base, const BenchOptions& opt
     o.share_slot = opt.share_slot;
     o.pack_witness = opt.pack_witness;
     o.query_priority = opt.query_priority;
+    o.own_split_first = opt.own_split_first;
     o.engine.synthesis_workers = opt.workers;
     o.engine.lookahead = opt.lookahead;
     o.engine.memory_budget_bytes = opt.memory_budget;  // 0: run_engine_job's auto_memory_budget()
@@ -247,6 +248,7 @@ void run_filecoin_bench_once(const nlohmann::json& base, const BenchOptions& opt
     j["share_slot"] = opt.share_slot;
     j["pack_witness"] = opt.pack_witness;
     j["query_priority"] = opt.query_priority;
+    j["own_split_first"] = opt.own_split_first;
     j["synthesis_nice"] = opt.synthesis_nice;
     j["blocking_waits"] = opt.blocking_waits;
     j["first_upload_alone"] = first_upload_alone;
@@ -281,6 +283,7 @@ BenchOptions alternated(const BenchOptions& opt) {
     else if (opt.alternate == "first-upload-alone") o.first_upload_alone = !o.first_upload_alone;
     else if (opt.alternate == "query-priority") o.query_priority = !o.query_priority;
     else if (opt.alternate == "synthesis-nice") o.synthesis_nice = o.synthesis_nice ? 0 : 10;
+    else if (opt.alternate == "own-split-first") o.own_split_first = !o.own_split_first;
     else if (!opt.alternate.empty()) throw std::invalid_argument("bench: --alternate " + opt.alternate);
     return o;
 }

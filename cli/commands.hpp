@@ -24,7 +24,8 @@ namespace cuzk::cli {
 inline const std::vector<std::string> kNttKinds = {"forward", "inverse", "coset", "coset-inverse"};
 // bench --alternate: the settings a Filecoin bench can flip every second run (BenchOptions::alternate).
 inline const std::vector<std::string> kAlternates = {"pack-witness", "overlap-msms", "share-slot", "host-products",
-                                                     "first-upload-alone", "query-priority", "synthesis-nice"};
+                                                     "first-upload-alone", "query-priority", "synthesis-nice",
+                                                     "own-split-first"};
 
 struct BenchOptions {
     std::string what = "all";  // fq-mul, fr-mul, g1-add, pairing, ntt, msm-g1, msm-g2, groth16, all
@@ -86,6 +87,9 @@ struct BenchOptions {
     // porep-c2, post, snap, pipeline, groth16: the A, B, L and B_G2 MSMs' streams first
     // (GpuProverConfig::query_msm_priority)
     bool query_priority = false;
+    // porep-c2, post, snap, pipeline, groth16: a prepared circuit's 0/1 split after the running proofs' own
+    // (GpuProverConfig::own_split_first)
+    bool own_split_first = false;
     // porep-c2, post, snap: the synthesis workers' nice value (EngineConfig::synthesis_nice)
     int synthesis_nice = 0;
     // every bench: host threads sleep while they wait for the GPU instead of spinning (gpu::set_blocking_waits)
@@ -198,6 +202,7 @@ struct CliGpuOptions {
     bool share_slot = true;        // GpuProverConfig::share_slot
     bool pack_witness = false;     // GpuProverConfig::pack_witness
     bool query_priority = false;   // GpuProverConfig::query_msm_priority
+    bool own_split_first = false;  // GpuProverConfig::own_split_first
 };
 engine::KeyStoreConfig cli_key_store(const std::string& choice, const CliGpuOptions& gpu = {}, bool checked = true);
 // Parameters the caller keeps alive longer than `eng` as one of its keys (borrowed, not copied).
@@ -219,6 +224,7 @@ struct CliJobOptions {
     bool share_slot = true;       // GpuProverConfig::share_slot
     bool pack_witness = false;    // GpuProverConfig::pack_witness
     bool query_priority = false;  // GpuProverConfig::query_msm_priority
+    bool own_split_first = false; // GpuProverConfig::own_split_first
     // Synthesis workers for the host (auto) and a memory budget of engine::auto_memory_budget() unless set.
     engine::EngineConfig engine = [] {
         engine::EngineConfig c;

@@ -154,6 +154,7 @@ static gpu::GpuProverConfig gpu_config(const CliGpuOptions& o) {
     gc.share_slot = o.share_slot;
     gc.pack_witness = o.pack_witness;
     gc.query_msm_priority = o.query_priority;
+    gc.own_split_first = o.own_split_first;
     return gc;
 }
 #endif
@@ -225,7 +226,7 @@ CliJob run_keyed_job(engine::JobSpec spec, const CliJobOptions& opt, bool checke
     ec.keys = cli_key_store(
         opt.backend,
         {opt.pin_params, 0, opt.stream_queries, opt.overlap_msms, opt.lean_h, opt.share_slot, opt.pack_witness,
-         opt.query_priority},
+         opt.query_priority, opt.own_split_first},
         checked);
     engine::Engine eng(ec);
     if (opt.job_peak_rss) engine::reset_peak_rss();
@@ -412,7 +413,8 @@ int run_bench_groth16(const CircuitOptions& circuit, const BenchOptions& opt, in
     ec.synthesis_workers = 1;  // the batches are synthesized before they are submitted
     ec.lookahead = std::max<size_t>(1, opt.batch);
     ec.keys = cli_key_store(opt.backend, {opt.pin_params, opt.msm_table_bytes, opt.stream_queries, opt.overlap_msms,
-                                          opt.lean_h, opt.share_slot, opt.pack_witness, opt.query_priority});
+                                          opt.lean_h, opt.share_slot, opt.pack_witness, opt.query_priority,
+                                          opt.own_split_first});
     engine::Engine eng(ec);
     auto b0 = clock_type::now();
     const auto key = cli_key(eng, c.name, params);
@@ -594,7 +596,8 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
     ecfg.memory_budget_bytes = opt.memory_budget ? opt.memory_budget : engine::auto_memory_budget();
     ecfg.lookahead = opt.lookahead;
     ecfg.keys = cli_key_store(opt.backend, {opt.pin_params, opt.msm_table_bytes, opt.stream_queries, opt.overlap_msms,
-                                            opt.lean_h, opt.share_slot, opt.pack_witness, opt.query_priority});
+                                            opt.lean_h, opt.share_slot, opt.pack_witness, opt.query_priority,
+                                          opt.own_split_first});
     engine::Engine eng(ecfg);
     const auto key = cli_key(eng, c.name, params);
     engine::JobSpec spec;

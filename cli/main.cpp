@@ -159,7 +159,8 @@ int main(int argc, char** argv) {
                     "into the passes and as kernels of their own, alternating");
     bench->add_option("--alternate", bench_opt.alternate,
                       "porep-c2, post, snap with --runs 2 or more: every second run with this setting flipped "
-                      "(pack-witness, overlap-msms, share-slot, host-products, first-upload-alone, query-priority; "
+                      "(pack-witness, overlap-msms, share-slot, host-products, first-upload-alone, query-priority, "
+                      "own-split-first; "
                       "synthesis-nice: the given value, or 10, against 0): two settings on the same inputs")
         ->check(CLI::IsMember(cuzk::cli::kAlternates));
     bench->add_option("--runs", bench_opt.runs,
@@ -209,6 +210,10 @@ int main(int argc, char** argv) {
     bench->add_flag("--query-priority,!--no-query-priority", bench_opt.query_priority,
                     "groth16, pipeline, porep-c2, post, snap: the GPU prover's A, B, L and B_G2 MSMs on streams of the "
                     "device's highest priority, so their short kernels beside the H query's MSM start first");
+    bench->add_flag("--own-split-first,!--no-own-split-first", bench_opt.own_split_first,
+                    "groth16, pipeline, porep-c2, post, snap: a prepared circuit's 0/1 split starts once the running "
+                    "proofs' own splits have ended (a job's first partition waits for its own after its H query's "
+                    "MSM) instead of sharing the cores with them; off by default");
     bench->add_option("--synthesis-nice", bench_opt.synthesis_nice,
                       "porep-c2, post, snap: the synthesis workers' nice value (Linux; default 0): above 0 the GPU "
                       "prover's CPU work (0/1 splits, witness uploads) gets the cores first")

@@ -60,7 +60,7 @@ try:
     runs = [json.loads(l) for l in open(sys.argv[1]).read().strip().splitlines()]
 except Exception as e:
     print("  no JSON:", e); sys.exit(0)
-keys = ["bench", "log_size", "median_ms", "run", "first_partition_alone", "proof_type", "circuit", "sectors", "partitions", "workers", "lookahead", "device_products", "stream_queries", "overlap_msms", "share_slot", "pack_witness", "blocking_waits", "first_upload_alone", "query_priority", "synthesis_nice", "matrices_resident", "matrices_s", "constraints", "pce_compile_s", "params_s", "wall_s",
+keys = ["bench", "log_size", "median_ms", "run", "first_partition_alone", "proof_type", "circuit", "sectors", "partitions", "workers", "lookahead", "device_products", "stream_queries", "overlap_msms", "share_slot", "pack_witness", "blocking_waits", "first_upload_alone", "query_priority", "own_split_first", "synthesis_nice", "matrices_resident", "matrices_s", "constraints", "pce_compile_s", "params_s", "wall_s",
         "synthesis_s_by_partition", "proving_s_by_partition", "h_kernel_s", "gpu_busy_share", "peak_rss_bytes", "queued_end_s", "queued_per_proof_s", "fallbacks", "checked_gpu_s",
         "checked_cpu_s", "unchecked_s", "checked_gpu_subgroup_s", "checked_gpu_subgroup_wait_s"]
 for j in runs:

@@ -11,6 +11,7 @@
 #include <future>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <stdexcept>
 #include <thread>
@@ -1179,6 +1180,41 @@ TEST(GpuGroth16, EngineWithDeviceProductsEqualsCpu) {
     groth16::CpuBackend cpu_backend(jobs.params);
     const auto got = expect_engine_jobs_agree(jobs, gpu_backend, cpu_backend, &pce);
     EXPECT_GT(got.timeline->total(TimingLayer::Prover, "h.prefetch"), 0.0);
+}
+
+// GpuProverConfig::own_split_first: through the engine, with the products on the CPU and on the device, the proofs
+// equal the CPU's, partitions are prepared, and no prepared circuit's 0/1 split ran beside the split of a proof that
+// was not prepared and had started before it (its span starts after theirs end).
+TEST(GpuGroth16, OwnSplitFirstProvesTheSame) {
+    if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
+    const ChainJobs jobs;
+    SCOPED_TRACE(jobs.seed);
+    const auto pce = r1cs::compile_r1cs(circuits::MulChainCircuit(12, 2, std::nullopt));
+    gpu::GpuProverConfig gc;
+    EXPECT_FALSE(gc.own_split_first) << "the default";
+    gc.own_split_first = true;
+    for (const r1cs::PrecompiledR1cs* products : {static_cast<const r1cs::PrecompiledR1cs*>(nullptr), &pce}) {
+        SCOPED_TRACE(products ? "products on the device" : "products on the CPU");
+        gpu::GpuBackend gpu_backend(jobs.params, gc);
+        groth16::CpuBackend cpu_backend(jobs.params);
+        const auto got = expect_engine_jobs_agree(jobs, gpu_backend, cpu_backend, products);
+        std::set<int64_t> prepared;
+        for (const auto& sp : got.timeline->spans())
+            if (sp.layer == TimingLayer::Prover && sp.name == "h.prefetch") prepared.insert(sp.item);
+        EXPECT_FALSE(prepared.empty()) << "partitions prepared";
+        std::vector<TimingSpan> own, theirs;
+        for (const auto& sp : got.timeline->spans())
+            if (sp.layer == TimingLayer::Prover && sp.name == "msm.split")
+                (prepared.count(sp.item) ? theirs : own).push_back(sp);
+        EXPECT_FALSE(own.empty()) << "the first partition's own split";
+        for (const auto& p : theirs) {
+            for (const auto& o : own) {
+                if (o.start_s > p.start_s) continue;
+                EXPECT_GE(p.start_s, o.start_s + o.duration_s)
+                    << "partition " << p.item << "'s split beside partition " << o.item << "'s";
+            }
+        }
+    }
 }
 
 // GpuProverConfig::share_slot on a device with room for one H slot (h_slots = 1 stands in for it): prepare() waits

@@ -816,9 +816,44 @@ struct GpuProver::Impl {
     // tail's indices once).
     std::mutex tails_mu;
     std::shared_ptr<const SplitTail> tails[3];  // A, B, L
+    // Splits of circuits that were not prepared, under way (GpuProverConfig::own_split_first).
+    std::mutex own_mu;
+    std::condition_variable own_cv;
+    unsigned own_splits = 0;
+    struct OwnSplit {  // counts one from construction (before its thread starts) to the end of its split
+        Impl* impl;
+        explicit OwnSplit(Impl* i) : impl(i) {
+            std::lock_guard<std::mutex> lk(impl->own_mu);
+            impl->own_splits++;
+        }
+        OwnSplit(OwnSplit&& o) noexcept : impl(std::exchange(o.impl, nullptr)) {}
+        OwnSplit(const OwnSplit&) = delete;
+        OwnSplit& operator=(const OwnSplit&) = delete;
+        OwnSplit& operator=(OwnSplit&&) = delete;
+        ~OwnSplit() {
+            if (!impl) return;
+            {
+                std::lock_guard<std::mutex> lk(impl->own_mu);
+                impl->own_splits--;
+            }
+            impl->own_cv.notify_all();
+        }
+    };
+
+    // prepared: the split of prepare()'s circuit, which waits for the own splits under way when own_split_first.
     std::future<groth16::QuerySplits> start_split(const r1cs::ProvingAssignment& asg, TimingSink* timing,
-                                                  int64_t item) {
-        return std::async(std::launch::async, [this, &asg, timing, item] {
+                                                  int64_t item, bool prepared = false) {
+        std::optional<OwnSplit> own;
+        if (!prepared) own.emplace(this);
+        return std::async(std::launch::async, [this, &asg, timing, item, prepared, own = std::move(own)]() mutable {
+            struct Ended {  // the count drops when the split ends, not when its future is consumed
+                std::optional<OwnSplit>& own;
+                ~Ended() { own.reset(); }
+            } ended{own};
+            if (prepared && cfg.own_split_first) {
+                std::unique_lock<std::mutex> lk(own_mu);
+                own_cv.wait(lk, [this] { return own_splits == 0; });
+            }
             ScopedTiming t(timing, kLayer, "msm.split", item);
             // Its pool calls ahead of the others queued there (the next syntheses' page population): the GPU
             // waits for it once this circuit's H query's MSM ends (a 32 GiB C2's first partition waited 0.08-0.25 s
@@ -852,7 +887,7 @@ struct GpuProver::Impl {
     std::future<groth16::QuerySplits> start_split_after_upload(const r1cs::ProvingAssignment& asg, TimingSink* timing,
                                                                int64_t item) {
         { std::lock_guard<std::mutex> turn(upload_turn); }
-        return start_split(asg, timing, item);
+        return start_split(asg, timing, item, true);
     }
 
     void note_split(const groth16::QuerySplits& q) {

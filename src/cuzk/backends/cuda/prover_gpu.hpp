@@ -81,6 +81,12 @@ struct GpuProverConfig {
     // transforms, which wait for this proof to return, start sooner. Off: a 32 GiB partition on an H100 took the
     // same ~1.19 s either way (H's MSM then takes as much longer; docs/perf.md, forty-fifth session).
     bool query_msm_priority = false;
+    // A prepared circuit's 0/1 split (prepare(), beside the running proof) starts once the splits of proofs that
+    // were not prepared have ended (a job's first partition: its GPU waits for its split after the H query's MSM),
+    // instead of sharing the cores with them; the prepared proof needs its own only ~1 s after it starts. A 32 GiB
+    // C2's first partition on a slower host: its split took 1.16-1.34 s beside the second partition's and the next
+    // syntheses, and the GPU waited 95-160 ms for it (docs/perf.md, forty-sixth session).
+    bool own_split_first = false;
     // A witness whose aux values are mostly 0 and 1 (Filecoin's circuits: ~98 % of a PoRep partition's) goes up
     // packed: the ones' bitmap and the other values with their positions (~1/30 of the bytes), made in one parallel
     // read on the host and expanded on the device (HComputer::pack_witness, witness_pack.hpp), instead of all its
