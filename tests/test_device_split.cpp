@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <optional>
 #include <random>
 #include <span>
 #include <stdexcept>
@@ -203,4 +204,35 @@ TEST(SplitLayout, QuerySplitsForTheDeviceReuseTails) {
     EXPECT_EQ(q1.a.tail, q0.a.tail);
     EXPECT_EQ(q1.b.tail, q0.b.tail);
     EXPECT_EQ(q1.l.tail, q0.l.tail);
+}
+
+// What a split reads is taken from the assignment when its SplitInputs is made, and stays valid when the assignment
+// is moved (as the engine moves a prepared partition while its split may still be starting on another thread): the
+// split from the inputs taken before the move is the split of the moved assignment, not of the empty moved-from one.
+TEST(SplitLayout, SplitInputsOutliveAMoveOfTheAssignment) {
+    Rng rng(59);
+    const size_t n = 4000;
+    r1cs::DensityTracker a_aux, b_in, b_aux;
+    for (size_t i = 0; i < 3; i++) b_in.add_element();
+    b_in.mark(1);
+    for (size_t i = 0; i < n; i++) {
+        a_aux.add_element();
+        b_aux.add_element();
+        if (i % 4) a_aux.mark(i);
+        if (i % 2) b_aux.mark(i);
+    }
+    r1cs::AuxValues aux(n);
+    for (size_t i = 0; i < n; i++) aux[i] = i % 9 == 0 ? Fr::random(rng) : rng() % 2 ? Fr::one() : Fr::zero();
+    std::optional<r1cs::ProvingAssignment> first;
+    first.emplace(r1cs::ProvingAssignment::from_parts(mixed(3, 20, 20, rng), std::move(aux), {}, {}, {}, a_aux, b_in,
+                                                      b_aux));
+    const groth16::SplitInputs in(*first);
+    r1cs::ProvingAssignment moved = std::move(*first);
+    first.reset();
+    const auto q = gpu::split_queries_for_device(in, {});
+    const auto want = groth16::split_queries(moved, true);
+    EXPECT_EQ(rebuild(q.a), rebuild(want.a));
+    EXPECT_EQ(rebuild(q.b), rebuild(want.b));
+    EXPECT_EQ(rebuild(q.l), rebuild(want.l));
+    EXPECT_EQ(rebuild(q.l).size(), n) << "the moved assignment's values, not an empty one's";
 }

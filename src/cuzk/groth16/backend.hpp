@@ -67,7 +67,8 @@ public:
     // has nothing to move ahead (the default; a, b, c are then untouched and prove() works as usual); otherwise a,
     // b, c are consumed and the circuit must be finished by prove_prepared with the ticket. One prepared circuit at
     // a time. `item` labels the timing spans. The ticket may go on reading asg's inputs and aux (the GPU backend's
-    // 0/1 split of the A, B, L scalars): it must be dropped or used before asg is destroyed.
+    // 0/1 split of the A, B, L scalars): it must be dropped or used before asg is destroyed. asg may be moved
+    // meanwhile (the engine does): the ticket reads the values' storage, which moves with it, not asg itself.
     virtual std::unique_ptr<PreparedCircuit> prepare(r1cs::ProvingAssignment& asg, TimingSink* timing, int64_t item) {
         (void)asg, (void)timing, (void)item;
         return nullptr;

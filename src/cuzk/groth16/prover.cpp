@@ -119,12 +119,19 @@ EvaluationDomain check_assignment(const KeyShape& k, const r1cs::ProvingAssignme
 // A (all inputs, then aux in a_aux_density), B (inputs in b_input_density, then aux in b_aux_density; shared by
 // B_G1 and B_G2), L (all aux). The gathered order is the order of the query points setup kept; the three lists
 // are split in one pass over the values, read in place.
-QuerySplits split_queries(const r1cs::ProvingAssignment& asg, bool montgomery, const SplitHook& hook) {
-    const std::span<const Fr> values[] = {asg.inputs(), asg.aux()};
+SplitInputs::SplitInputs(const r1cs::ProvingAssignment& asg)
+    : inputs(asg.inputs()),
+      aux(asg.aux()),
+      a_aux_density(asg.a_aux_density().words()),
+      b_input_density(asg.b_input_density().words()),
+      b_aux_density(asg.b_aux_density().words()) {}
+
+QuerySplits split_queries(const SplitInputs& in, bool montgomery, const SplitHook& hook) {
+    const std::span<const Fr> values[] = {in.inputs, in.aux};
     const uint64_t* const selection[] = {
-        kAllValues,                       asg.a_aux_density().words(),  // A
-        asg.b_input_density().words(),    asg.b_aux_density().words(),  // B
-        kNoValues,                        kAllValues,                   // L
+        kAllValues,           in.a_aux_density,  // A
+        in.b_input_density,   in.b_aux_density,  // B
+        kNoValues,            kAllValues,        // L
     };
     auto splits = split_scalars_multi(values, 3, selection, nullptr, montgomery, hook);
     QuerySplits q;

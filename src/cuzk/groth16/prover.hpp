@@ -86,10 +86,20 @@ void check_randomness(size_t circuits, std::span<const Fr> r, std::span<const Fr
 struct QuerySplits {
     ScalarSplit a, b, l;
 };
+// What the split reads of an assignment: its values and density bits, taken when this is made. They stay where they
+// are when the assignment itself is moved (its vectors' storage moves with it), so a split on another thread holds
+// this, not a reference to an assignment its owner may move meanwhile (the engine moves a prepared partition).
+struct SplitInputs {
+    SplitInputs(const r1cs::ProvingAssignment& asg);  // NOLINT(google-explicit-constructor): an assignment is one
+    std::span<const Fr> inputs, aux;
+    const uint64_t* a_aux_density;
+    const uint64_t* b_input_density;
+    const uint64_t* b_aux_density;
+};
 // montgomery: the other scalars stay in Montgomery form (for a backend whose MSMs convert them). hook: lays out the
 // A, B and L lists, in that order (msm/msm.hpp SplitHook; its tails: A, B, L, or empty); without one, every query is
 // indexed with listed ones.
-QuerySplits split_queries(const r1cs::ProvingAssignment& asg, bool montgomery = false, const SplitHook& hook = {});
+QuerySplits split_queries(const SplitInputs& in, bool montgomery = false, const SplitHook& hook = {});
 
 // A = alpha_1 + a_sum + r delta_1, B = beta_2 + b2_sum + s delta_2, B_1 = beta_1 + b1_sum + s delta_1,
 // C = h_sum + l_sum + s A + r B_1 - r s delta_1, in affine form; the scalars derived from r, s are wiped.

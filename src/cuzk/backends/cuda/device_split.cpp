@@ -80,8 +80,8 @@ std::vector<ScalarSplit> split_scalars_for_device(std::span<const std::span<cons
     return out;
 }
 
-groth16::QuerySplits split_queries_for_device(const r1cs::ProvingAssignment& asg, const SplitOptions& options) {
-    groth16::QuerySplits q = groth16::split_queries(asg, true, device_hook(options));
+groth16::QuerySplits split_queries_for_device(const groth16::SplitInputs& in, const SplitOptions& options) {
+    groth16::QuerySplits q = groth16::split_queries(in, true, device_hook(options));
     for (ScalarSplit* s : {&q.a, &q.b, &q.l}) add_own_tail(*s);
     return q;
 }

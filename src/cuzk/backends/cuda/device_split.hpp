@@ -51,6 +51,6 @@ std::vector<ScalarSplit> split_scalars_for_device(std::span<const std::span<cons
 
 // groth16::split_queries for the device: Montgomery scalars, each query laid out as split_scalars_for_device lays
 // out a list, with options.tails (A, B, L; or empty) reused where they still cover the query.
-groth16::QuerySplits split_queries_for_device(const r1cs::ProvingAssignment& asg, const SplitOptions& options);
+groth16::QuerySplits split_queries_for_device(const groth16::SplitInputs& in, const SplitOptions& options);
 
 }  // namespace cuzk::gpu

@@ -845,7 +845,9 @@ struct GpuProver::Impl {
                                                   int64_t item, bool prepared = false) {
         std::optional<OwnSplit> own;
         if (!prepared) own.emplace(this);
-        return std::async(std::launch::async, [this, &asg, timing, item, prepared, own = std::move(own)]() mutable {
+        // What it reads, taken now: the engine moves a prepared partition's assignment once prepare() returns.
+        const groth16::SplitInputs in(asg);
+        return std::async(std::launch::async, [this, in, timing, item, prepared, own = std::move(own)]() mutable {
             struct Ended {  // the count drops when the split ends, not when its future is consumed
                 std::optional<OwnSplit>& own;
                 ~Ended() { own.reset(); }
@@ -868,7 +870,7 @@ struct GpuProver::Impl {
             SplitOptions o;
             o.costs = cfg.split_costs;
             o.tails = cur;
-            groth16::QuerySplits q = split_queries_for_device(asg, o);
+            groth16::QuerySplits q = split_queries_for_device(in, o);
             std::lock_guard<std::mutex> lk(tails_mu);
             int i = 0;
             for (const ScalarSplit* sp : {&q.a, &q.b, &q.l}) {
@@ -1026,8 +1028,9 @@ std::unique_ptr<groth16::PreparedCircuit> GpuProver::prepare(r1cs::ProvingAssign
     // The split too, beside the upload, while the running proof keeps the GPU busy. prepare returns without
     // waiting for it: the prepared proof needs it only for its A, B, L MSMs, after its H and H query's MSM (~1 s
     // at 2^27), and a 32 GiB C2's second partition waited 55-110 ms for it here while the CPU was busy with the
-    // next syntheses. It reads asg until it ends, so the ticket (whose future waits for it) must not outlive asg
-    // (ProverBackend::prepare); a failure surfaces from prove_prepared.
+    // next syntheses. It reads asg's values until it ends (through a SplitInputs taken here: the engine moves asg
+    // once this returns), so the ticket (whose future waits for it) must not outlive them (ProverBackend::prepare);
+    // a failure surfaces from prove_prepared.
     std::future<groth16::QuerySplits> split;
     bool is_shared = false;
     try {
