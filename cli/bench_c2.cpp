@@ -3,7 +3,8 @@
 // peak RSS; partitions from the pre-compiled matrices (PCE) unless --full-synthesis. `cuzk bench params-load`: a
 // parameter file loaded unchecked, checked on the CPU and checked on the GPU. The C1 is a file or generated
 // (filecoin c1-gen: any sector size without sealing); the parameters are Filecoin's files or, for sizes without a
-// setup (32 GiB), random points of the circuit's exact shape (then the proofs are not verified). Also what the
+// setup (32 GiB), random points of the circuit's exact shape (then the proofs cannot be verified; the runs of one
+// bench share r, s instead, and a run whose proofs differ from the first run's fails it). Also what the
 // Filecoin benches share (bench_post.cpp, bench_snap.cpp): the engine run and its report, random parameters.
 #include <chrono>
 #include <cstdio>
@@ -12,8 +13,10 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "commands.hpp"
 #include "cuzk/circuits/catalog.hpp"
@@ -23,6 +26,7 @@
 #include "cuzk/filecoin/c1_gen.hpp"
 #include "cuzk/filecoin/params.hpp"
 #include "cuzk/formats/bellman_params.hpp"
+#include "cuzk/formats/proof_io.hpp"
 #include "cuzk/util/thread_pool.hpp"
 #include "cuzk/groth16/setup.hpp"
 #include "cuzk/r1cs/circuit.hpp"
@@ -199,8 +203,8 @@ groth16::Parameters bench_random_parameters(const r1cs::Circuit& partition, cons
 namespace {
 
 // One run of a Filecoin bench's job on a fresh engine; prints its JSON line (base, as `beside` left it once the job ended,
-// the inputs' figures, plus the job's).
-void run_filecoin_bench_once(const nlohmann::json& base, const BenchOptions& opt, const std::string& cpu,
+// the inputs' figures, plus the job's) and returns its proofs, encoded.
+std::vector<uint8_t> run_filecoin_bench_once(const nlohmann::json& base, const BenchOptions& opt, const std::string& cpu,
                              const groth16::Parameters& params, engine::JobSpec spec, size_t partitions,
                              const std::function<void(const engine::JobResult&)>& check_proof,
                              std::function<void(engine::Engine&, engine::JobId)> beside,
@@ -271,6 +275,7 @@ void run_filecoin_bench_once(const nlohmann::json& base, const BenchOptions& opt
     j["cpu"] = cpu;
     std::printf("%s\n", j.dump().c_str());
     std::fflush(stdout);
+    return formats::encode_proofs(res.proofs);
 }
 
 // opt with its `alternate` setting flipped (kAlternates; anything else is std::invalid_argument).
@@ -295,10 +300,21 @@ int run_filecoin_bench_job(nlohmann::json& j, const BenchOptions& opt, const std
                            const std::function<void(const engine::JobResult&)>& check_proof,
                            std::function<void(engine::Engine&, engine::JobId)> beside,
                            const std::filesystem::path& key_file) {
+    // Random parameters have no verifying key, so those proofs are not verified: the runs then draw the same r, s
+    // for every partition, and their proofs must be the same bytes whatever the settings (--alternate flips one).
+    // A setting that changes a proof fails the bench.
+    if (opt.random_params && !spec.randomness_seed) spec.randomness_seed = 0x63757a6b2d633221;  // any fixed value
+    std::vector<uint8_t> first;
     for (size_t run = 0; run < opt.runs; run++) {
         if (opt.runs > 1) j["run"] = run + 1;
-        run_filecoin_bench_once(j, run % 2 ? alternated(opt) : opt, cpu, params, spec, partitions, check_proof, beside,
-                                key_file);
+        const auto proofs = run_filecoin_bench_once(j, run % 2 ? alternated(opt) : opt, cpu, params, spec, partitions,
+                                                    check_proof, beside, key_file);
+        if (!opt.random_params) continue;
+        if (run == 0) first = proofs;
+        else if (proofs != first)
+            throw std::runtime_error("bench " + opt.what + ": run " + std::to_string(run + 1) +
+                                     "'s proofs differ from run 1's (the same inputs, parameters and r, s" +
+                                     (opt.alternate.empty() ? "" : "; --alternate " + opt.alternate) + ")");
     }
     return 0;
 }

@@ -165,7 +165,8 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember(cuzk::cli::kAlternates));
     bench->add_option("--runs", bench_opt.runs,
                       "porep-c2, post, snap: run the job this many times, each on a fresh engine (one JSON line each; "
-                      "inputs and parameters made once)")
+                      "inputs and parameters made once; with --random-params, which cannot verify, every run draws "
+                      "the same r, s and must give the first run's proofs, else the bench fails)")
         ->check(CLI::Range(1, 100));
     bench->add_option("--partitions", bench_opt.partitions, "pipeline: partitions of the job")->check(CLI::Range(1, 1000));
     bench->add_option("--memory-budget", bench_opt.memory_budget,
