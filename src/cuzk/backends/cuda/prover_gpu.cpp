@@ -840,22 +840,35 @@ struct GpuProver::Impl {
         }
     };
 
-    // prepared: the split of prepare()'s circuit, which waits for the own splits under way when own_split_first.
+    // A prepared split that is not needed any more (prepare() gives no ticket): it returns at once if it has not
+    // started (own_split_first's wait included).
+    void give_up_split(std::atomic<bool>& gave_up) {
+        {
+            std::lock_guard<std::mutex> lk(own_mu);
+            gave_up = true;
+        }
+        own_cv.notify_all();
+    }
+
+    // gave_up: given for the split of prepare()'s circuit (give_up_split), which waits for the own splits under way
+    // when own_split_first; null for a proof's own.
     std::future<groth16::QuerySplits> start_split(const r1cs::ProvingAssignment& asg, TimingSink* timing,
-                                                  int64_t item, bool prepared = false) {
+                                                  int64_t item,
+                                                  std::shared_ptr<const std::atomic<bool>> gave_up = nullptr) {
         std::optional<OwnSplit> own;
-        if (!prepared) own.emplace(this);
+        if (!gave_up) own.emplace(this);
         // What it reads, taken now: the engine moves a prepared partition's assignment once prepare() returns.
         const groth16::SplitInputs in(asg);
-        return std::async(std::launch::async, [this, in, timing, item, prepared, own = std::move(own)]() mutable {
+        return std::async(std::launch::async, [this, in, timing, item, gave_up, own = std::move(own)]() mutable {
             struct Ended {  // the count drops when the split ends, not when its future is consumed
                 std::optional<OwnSplit>& own;
                 ~Ended() { own.reset(); }
             } ended{own};
-            if (prepared && cfg.own_split_first) {
+            if (gave_up && cfg.own_split_first) {
                 std::unique_lock<std::mutex> lk(own_mu);
-                own_cv.wait(lk, [this] { return own_splits == 0; });
+                own_cv.wait(lk, [&] { return own_splits == 0 || *gave_up; });
             }
+            if (gave_up && *gave_up) return groth16::QuerySplits{};
             ScopedTiming t(timing, kLayer, "msm.split", item);
             // Its pool calls ahead of the others queued there (the next syntheses' page population): the GPU
             // waits for it once this circuit's H query's MSM ends (a 32 GiB C2's first partition waited 0.08-0.25 s
@@ -887,9 +900,10 @@ struct GpuProver::Impl {
     // split beside it (its synthesis now ends ~0.3 s after the first's); on an 80 GB card, whose one slot is
     // shared, 0.51 s against 0.39 s.
     std::future<groth16::QuerySplits> start_split_after_upload(const r1cs::ProvingAssignment& asg, TimingSink* timing,
-                                                               int64_t item) {
+                                                               int64_t item,
+                                                               std::shared_ptr<const std::atomic<bool>> gave_up) {
         { std::lock_guard<std::mutex> turn(upload_turn); }
-        return start_split(asg, timing, item, true);
+        return start_split(asg, timing, item, std::move(gave_up));
     }
 
     void note_split(const groth16::QuerySplits& q) {
@@ -1032,6 +1046,9 @@ std::unique_ptr<groth16::PreparedCircuit> GpuProver::prepare(r1cs::ProvingAssign
     // once this returns), so the ticket (whose future waits for it) must not outlive them (ProverBackend::prepare);
     // a failure surfaces from prove_prepared.
     std::future<groth16::QuerySplits> split;
+    // Without a ticket the split is given up, and waited for (it may be reading asg, which the caller may free once
+    // no ticket comes back): the future's destructor waits.
+    const auto gave_up = std::make_shared<std::atomic<bool>>(false);
     bool is_shared = false;
     try {
         use_device(impl_->cfg.device);
@@ -1040,23 +1057,28 @@ std::unique_ptr<groth16::PreparedCircuit> GpuProver::prepare(r1cs::ProvingAssign
             impl_->drop_hold(k, ep);
             // No room for a second slot: with share_slot, the one slot once the running proof has computed H.
             if (impl_->shareable_slot(asg, domain.log_size()) < 0) return nullptr;
-            split = impl_->start_split_after_upload(asg, timing, item);  // while the running proof's H goes on
+            // while the running proof's H goes on
+            split = impl_->start_split_after_upload(asg, timing, item, gave_up);
             k = impl_->hold_shared_slot(domain.log_size(), ep);
-            if (k < 0) return nullptr;  // (the split's future waits for it)
+            if (k < 0) {
+                impl_->give_up_split(*gave_up);
+                return nullptr;
+            }
             is_shared = true;
             hk = impl_->hc[k].get();  // a slot held is never remade: proofs of one key share its domain
         }
         ScopedTiming t(timing, kLayer, "h.prefetch", item);
-        if (!is_shared) split = impl_->start_split_after_upload(asg, timing, item);
+        if (!is_shared) split = impl_->start_split_after_upload(asg, timing, item, gave_up);
         Impl* impl = impl_.get();
         const bool went = is_shared ? impl_->prefetch_shared(*hk, asg, timing, item, k, ep)
                                     : impl_->prefetch_into(*hk, asg, timing, item,
                                                            [impl, k, ep] { return impl->holds(k, ep); });
         if (!went) {
-            split.wait();  // it reads asg, which the caller may free once no ticket comes back
+            impl_->give_up_split(*gave_up);
             return nullptr;  // taken back before its upload: asg is untouched (witness form)
         }
     } catch (...) {
+        impl_->give_up_split(*gave_up);
         impl_->drop_hold(k, ep);
         throw;
     }
