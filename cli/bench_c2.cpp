@@ -133,10 +133,7 @@ CriticalProbe critical_probe(const BenchOptions& opt, filecoin::RegisteredSealPr
     p.winning = winning_probe(opt, proof);
     j["critical_proof_type"] = std::string(filecoin::proof_name(proof));
     engine::EngineConfig alone_cfg;
-    alone_cfg.keys = cli_key_store(
-        opt.backend,
-        {opt.pin_params, 0, opt.stream_queries, opt.overlap_msms, opt.lean_h, opt.share_slot, opt.pack_witness,
-         opt.query_priority, opt.own_split_first});
+    alone_cfg.keys = cli_key_store(opt.backend, cli_gpu_options(opt));
     engine::Engine alone(alone_cfg);
     time_job(alone, p.spec(alone));
     j["critical_alone_s"] = time_job(alone, p.spec(alone));
@@ -204,11 +201,12 @@ namespace {
 
 // One run of a Filecoin bench's job on a fresh engine; prints its JSON line (base, as `beside` left it once the job ended,
 // the inputs' figures, plus the job's) and returns its proofs, encoded.
-std::vector<uint8_t> run_filecoin_bench_once(const nlohmann::json& base, const BenchOptions& opt, const std::string& cpu,
-                             const groth16::Parameters& params, engine::JobSpec spec, size_t partitions,
-                             const std::function<void(const engine::JobResult&)>& check_proof,
-                             std::function<void(engine::Engine&, engine::JobId)> beside,
-                             const std::filesystem::path& key_file) {
+std::vector<uint8_t> run_filecoin_bench_once(const nlohmann::json& base, const BenchOptions& opt,
+                                             const std::string& cpu, const groth16::Parameters& params,
+                                             engine::JobSpec spec, size_t partitions,
+                                             const std::function<void(const engine::JobResult&)>& check_proof,
+                                             std::function<void(engine::Engine&, engine::JobId)> beside,
+                                             const std::filesystem::path& key_file) {
     spec.first_upload_alone = spec.first_upload_alone && opt.first_upload_alone;  // the job's own choice, or off
     const bool first_upload_alone = spec.first_upload_alone;
     CliJobOptions o;

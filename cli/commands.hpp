@@ -204,6 +204,12 @@ struct CliGpuOptions {
     bool query_priority = false;   // GpuProverConfig::query_msm_priority
     bool own_split_first = false;  // GpuProverConfig::own_split_first
 };
+// The GPU settings of a bench's or a job's options (BenchOptions, CliJobOptions: the fields of the same names).
+template <class Options>
+CliGpuOptions cli_gpu_options(const Options& o, size_t msm_table_bytes = 0) {
+    return {o.pin_params, msm_table_bytes, o.stream_queries, o.overlap_msms, o.lean_h,
+            o.share_slot, o.pack_witness, o.query_priority, o.own_split_first};
+}
 engine::KeyStoreConfig cli_key_store(const std::string& choice, const CliGpuOptions& gpu = {}, bool checked = true);
 // Parameters the caller keeps alive longer than `eng` as one of its keys (borrowed, not copied).
 std::shared_ptr<const engine::ProvingKey> cli_key(engine::Engine& eng, const std::string& name,
@@ -224,7 +230,7 @@ struct CliJobOptions {
     bool share_slot = true;       // GpuProverConfig::share_slot
     bool pack_witness = false;    // GpuProverConfig::pack_witness
     bool query_priority = false;  // GpuProverConfig::query_msm_priority
-    bool own_split_first = false; // GpuProverConfig::own_split_first
+    bool own_split_first = false;  // GpuProverConfig::own_split_first
     // Synthesis workers for the host (auto) and a memory budget of engine::auto_memory_budget() unless set.
     engine::EngineConfig engine = [] {
         engine::EngineConfig c;

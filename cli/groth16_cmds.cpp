@@ -223,11 +223,7 @@ CliJob run_keyed_job(engine::JobSpec spec, const CliJobOptions& opt, bool checke
                      const std::function<std::shared_ptr<const engine::ProvingKey>(engine::Engine&)>& make_key) {
     engine::EngineConfig ec = opt.engine;
     if (!ec.memory_budget_bytes) ec.memory_budget_bytes = engine::auto_memory_budget();
-    ec.keys = cli_key_store(
-        opt.backend,
-        {opt.pin_params, 0, opt.stream_queries, opt.overlap_msms, opt.lean_h, opt.share_slot, opt.pack_witness,
-         opt.query_priority, opt.own_split_first},
-        checked);
+    ec.keys = cli_key_store(opt.backend, cli_gpu_options(opt), checked);
     engine::Engine eng(ec);
     if (opt.job_peak_rss) engine::reset_peak_rss();
     CliJob job;
@@ -412,9 +408,7 @@ int run_bench_groth16(const CircuitOptions& circuit, const BenchOptions& opt, in
     engine::EngineConfig ec;
     ec.synthesis_workers = 1;  // the batches are synthesized before they are submitted
     ec.lookahead = std::max<size_t>(1, opt.batch);
-    ec.keys = cli_key_store(opt.backend, {opt.pin_params, opt.msm_table_bytes, opt.stream_queries, opt.overlap_msms,
-                                          opt.lean_h, opt.share_slot, opt.pack_witness, opt.query_priority,
-                                          opt.own_split_first});
+    ec.keys = cli_key_store(opt.backend, cli_gpu_options(opt, opt.msm_table_bytes));
     engine::Engine eng(ec);
     auto b0 = clock_type::now();
     const auto key = cli_key(eng, c.name, params);
@@ -595,9 +589,7 @@ int run_bench_pipeline(const CircuitOptions& circuit, const BenchOptions& opt, c
     ecfg.synthesis_workers = opt.workers;
     ecfg.memory_budget_bytes = opt.memory_budget ? opt.memory_budget : engine::auto_memory_budget();
     ecfg.lookahead = opt.lookahead;
-    ecfg.keys = cli_key_store(opt.backend, {opt.pin_params, opt.msm_table_bytes, opt.stream_queries, opt.overlap_msms,
-                                            opt.lean_h, opt.share_slot, opt.pack_witness, opt.query_priority,
-                                          opt.own_split_first});
+    ecfg.keys = cli_key_store(opt.backend, cli_gpu_options(opt, opt.msm_table_bytes));
     engine::Engine eng(ecfg);
     const auto key = cli_key(eng, c.name, params);
     engine::JobSpec spec;
