@@ -85,7 +85,8 @@ struct GpuProverConfig {
     // were not prepared have ended (a job's first partition: its GPU waits for its split after the H query's MSM),
     // instead of sharing the cores with them; the prepared proof needs its own only ~1 s after it starts. A 32 GiB
     // C2's first partition on a slower host: its split took 1.16-1.34 s beside the second partition's and the next
-    // syntheses, and the GPU waited 95-160 ms for it (docs/perf.md, forty-sixth session).
+    // syntheses, and the GPU waited 95-160 ms for it (docs/perf.md, forty-sixth session). Off: with it the GPU
+    // waited as long in the second partition instead, and the walls were the same (forty-seventh session).
     bool own_split_first = false;
     // A witness whose aux values are mostly 0 and 1 (Filecoin's circuits: ~98 % of a PoRep partition's) goes up
     // packed: the ones' bitmap and the other values with their positions (~1/30 of the bytes), made in one parallel
