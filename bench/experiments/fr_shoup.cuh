@@ -1,0 +1,287 @@
+// Prototype: Shoup's product by a precomputed constant for Fr (32-bit limbs, PTX carry chains), the NTT's twiddle
+// products. For a constant w < p and w' = floor(w 2^256 / p): q = floor(a w' / 2^256) (here from the partial products
+// of columns >= N - 2 only), r = a w - q p, computed mod 2^256, is in [0, 2p) for a < 2p, and one conditional
+// subtraction leaves a w mod p. With a in Montgomery form (x R) and w canonical, r is the Montgomery form of x w,
+// so the result equals mont32_t's a * (w R). Wide multiply-adds: 43 (q) + 28 + 28 (the two low halves) and 16 low
+// halves alone, against CIOS's 128 + 8.
+//
+// The same code runs on the host with the carry flag emulated (Cc below), so the arithmetic is checked on a machine
+// without a GPU (bench/experiments/fr_shoup_host.cpp); on the device every step is one `asm volatile` statement, as
+// in mont32.cuh. A measurement program, not part of the build.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#ifndef __CUDACC__
+#define __host__
+#define __device__
+#define __forceinline__ inline
+#endif
+
+namespace shoup {
+
+// One carry chain's steps. The device's carry flag is invisible to the compiler; the host keeps it in `c`.
+struct Cc {
+#ifndef __CUDA_ARCH__
+    uint32_t c = 0;
+#endif
+    __host__ __device__ __forceinline__ uint32_t add_cc(uint32_t a, uint32_t b) {
+#ifdef __CUDA_ARCH__
+        uint32_t d;
+        asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+        return d;
+#else
+        const uint64_t s = (uint64_t)a + b;
+        c = (uint32_t)(s >> 32);
+        return (uint32_t)s;
+#endif
+    }
+    __host__ __device__ __forceinline__ uint32_t addc_cc(uint32_t a, uint32_t b) {
+#ifdef __CUDA_ARCH__
+        uint32_t d;
+        asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+        return d;
+#else
+        const uint64_t s = (uint64_t)a + b + c;
+        c = (uint32_t)(s >> 32);
+        return (uint32_t)s;
+#endif
+    }
+    __host__ __device__ __forceinline__ uint32_t addc(uint32_t a, uint32_t b) {
+#ifdef __CUDA_ARCH__
+        uint32_t d;
+        asm volatile("addc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+        return d;
+#else
+        return (uint32_t)((uint64_t)a + b + c);
+#endif
+    }
+    __host__ __device__ __forceinline__ uint32_t sub_cc(uint32_t a, uint32_t b) {
+#ifdef __CUDA_ARCH__
+        uint32_t d;
+        asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+        return d;
+#else
+        c = a < b;
+        return a - b;
+#endif
+    }
+    __host__ __device__ __forceinline__ uint32_t subc_cc(uint32_t a, uint32_t b) {
+#ifdef __CUDA_ARCH__
+        uint32_t d;
+        asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+        return d;
+#else
+        const uint64_t t = (uint64_t)b + c;
+        c = (uint64_t)a < t;
+        return (uint32_t)((uint64_t)a - t);
+#endif
+    }
+    __host__ __device__ __forceinline__ uint32_t subc(uint32_t a, uint32_t b) {
+#ifdef __CUDA_ARCH__
+        uint32_t d;
+        asm volatile("subc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+        return d;
+#else
+        return (uint32_t)((uint64_t)a - b - c);
+#endif
+    }
+    // lo(x y) + z, hi(x y) + z, with and without the carry in and out.
+    __host__ __device__ __forceinline__ uint32_t mad_lo_cc(uint32_t x, uint32_t y, uint32_t z) {
+#ifdef __CUDA_ARCH__
+        uint32_t d;
+        asm volatile("mad.lo.cc.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(x), "r"(y), "r"(z));
+        return d;
+#else
+        return add_cc((uint32_t)((uint64_t)x * y), z);
+#endif
+    }
+    __host__ __device__ __forceinline__ uint32_t madc_lo_cc(uint32_t x, uint32_t y, uint32_t z) {
+#ifdef __CUDA_ARCH__
+        uint32_t d;
+        asm volatile("madc.lo.cc.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(x), "r"(y), "r"(z));
+        return d;
+#else
+        return addc_cc((uint32_t)((uint64_t)x * y), z);
+#endif
+    }
+    __host__ __device__ __forceinline__ uint32_t madc_lo(uint32_t x, uint32_t y, uint32_t z) {
+#ifdef __CUDA_ARCH__
+        uint32_t d;
+        asm volatile("madc.lo.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(x), "r"(y), "r"(z));
+        return d;
+#else
+        return addc((uint32_t)((uint64_t)x * y), z);
+#endif
+    }
+    __host__ __device__ __forceinline__ uint32_t mad_hi_cc(uint32_t x, uint32_t y, uint32_t z) {
+#ifdef __CUDA_ARCH__
+        uint32_t d;
+        asm volatile("mad.hi.cc.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(x), "r"(y), "r"(z));
+        return d;
+#else
+        return add_cc((uint32_t)(((uint64_t)x * y) >> 32), z);
+#endif
+    }
+    __host__ __device__ __forceinline__ uint32_t madc_hi_cc(uint32_t x, uint32_t y, uint32_t z) {
+#ifdef __CUDA_ARCH__
+        uint32_t d;
+        asm volatile("madc.hi.cc.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(x), "r"(y), "r"(z));
+        return d;
+#else
+        return addc_cc((uint32_t)(((uint64_t)x * y) >> 32), z);
+#endif
+    }
+    __host__ __device__ __forceinline__ uint32_t madc_hi(uint32_t x, uint32_t y, uint32_t z) {
+#ifdef __CUDA_ARCH__
+        uint32_t d;
+        asm volatile("madc.hi.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(x), "r"(y), "r"(z));
+        return d;
+#else
+        return addc((uint32_t)(((uint64_t)x * y) >> 32), z);
+#endif
+    }
+};
+
+// Products are split by the parity of their column k = i + j: even columns go into E as the aligned word pairs
+// (E[k], E[k + 1]), odd ones into D, which holds the words from 1 up (D[k - 1] = word k), so that their pairs
+// (D[k - 1], D[k]) are aligned too: every partial product is one madc.lo.cc / madc.hi.cc pair on an aligned
+// register pair (one IMAD.WIDE.U32.X). The value is E + 2^32 D.
+//
+// Row i (multiplier y[i]) adds the products x[j] y[i] whose column has the row's parity (j even) to one of E, D
+// and those with j odd to the other, each as one carry chain over consecutive pairs. A chain's carry out goes into
+// the word above its last pair, which no product has reached yet (only carries: at most 2 there).
+
+// r = x y mod 2^(32 N) (N even): the products of columns <= N - 1, those of column N - 1 as their low half only.
+template <size_t N>
+__host__ __device__ __forceinline__ void low_product(const uint32_t* x, const uint32_t* y, uint32_t (&r)[N]) {
+    static_assert(N % 2 == 0);
+    uint32_t E[N], D[N];
+#pragma unroll
+    for (size_t k = 0; k < N; k++) E[k] = D[k] = 0;
+#pragma unroll
+    for (size_t i = 0; i < N; i++) {
+#pragma unroll
+        for (size_t par = 0; par < 2; par++) {
+            // j = par, par + 2, ... with i + j <= N - 1; column k = i + j.
+            if (par >= N - i) continue;
+            Cc cc;
+            bool first = true;
+#pragma unroll
+            for (size_t j = par; i + j < N; j += 2) {
+                const size_t k = i + j;
+                uint32_t* W = (k % 2 == 0) ? E : D;
+                const size_t lo = (k % 2 == 0) ? k : k - 1;  // index of word k in W
+                if (k == N - 1) {  // low half only, the chain's last step
+                    W[lo] = first ? W[lo] + x[j] * y[i] : cc.madc_lo(x[j], y[i], W[lo]);
+                    first = false;
+                    break;
+                }
+                W[lo] = first ? cc.mad_lo_cc(x[j], y[i], W[lo]) : cc.madc_lo_cc(x[j], y[i], W[lo]);
+                first = false;
+                if (k + 1 == N - 1 && !(i + j + 2 < N)) {
+                    // the pair's high word is word N - 1, the last kept: no carry out
+                    W[lo + 1] = cc.madc_hi(x[j], y[i], W[lo + 1]);
+                    break;
+                }
+                W[lo + 1] = cc.madc_hi_cc(x[j], y[i], W[lo + 1]);
+                if (!(i + j + 2 < N)) {
+                    // the chain's carry into the word above its last pair (kept only if below N)
+                    if (lo + 2 < N) W[lo + 2] = cc.addc(W[lo + 2], 0);
+                    break;
+                }
+            }
+        }
+    }
+    // r = E + 2^32 D mod 2^(32 N)
+    Cc cc;
+    r[0] = E[0];
+    r[1] = cc.add_cc(E[1], D[0]);
+#pragma unroll
+    for (size_t k = 2; k + 1 < N; k++) r[k] = cc.addc_cc(E[k], D[k - 1]);
+    r[N - 1] = cc.addc(E[N - 1], D[N - 2]);
+}
+
+// q = floor(S / 2^(32 N)) for S = the sum of the products x[j] y[i] with i + j >= N - 2: words N - 2 .. 2N - 1 of S
+// kept exactly. q is x y / 2^(32 N) less at most one: the products left out sum to less than 2^(32 (N - 1)) N^2.
+template <size_t N>
+__host__ __device__ __forceinline__ void high_product(const uint32_t* x, const uint32_t* y, uint32_t (&q)[N]) {
+    static_assert(N % 2 == 0);
+    constexpr size_t B = N - 2;  // lowest column kept
+    // E word k at E[k - B] (k = B .. 2N - 1; B even); D word k at D[k - 1 - B] (k = B + 1 .. 2N - 1).
+    uint32_t E[N + 2], D[N + 2];
+#pragma unroll
+    for (size_t k = 0; k < N + 2; k++) E[k] = D[k] = 0;
+#pragma unroll
+    for (size_t i = 0; i < N; i++) {
+#pragma unroll
+        for (size_t par = 0; par < 2; par++) {
+            // j = par, par + 2, ... < N with i + j >= B.
+            size_t j0 = par;
+            while (i + j0 < B) j0 += 2;
+            if (j0 >= N) continue;
+            Cc cc;
+            bool first = true;
+            size_t last_hi = 0;
+            uint32_t* Wl = nullptr;
+#pragma unroll
+            for (size_t j = j0; j < N; j += 2) {
+                const size_t k = i + j;
+                uint32_t* W = (k % 2 == 0) ? E : D;
+                const size_t lo = (k % 2 == 0) ? k - B : k - 1 - B;
+                W[lo] = first ? cc.mad_lo_cc(x[j], y[i], W[lo]) : cc.madc_lo_cc(x[j], y[i], W[lo]);
+                W[lo + 1] = cc.madc_hi_cc(x[j], y[i], W[lo + 1]);
+                first = false;
+                last_hi = lo + 1;
+                Wl = W;
+            }
+            // The carry into the word above the chain's last pair (word i + j_last + 2 <= 2N: kept when < 2N),
+            // written as the whole pair above: a pair whose low word alone held a value (and whose high word is a
+            // known zero) cannot be the addend of one IMAD.WIDE.U32.X, and ptxas split every later product on it
+            // into IMAD, IMAD.HI and IADD3.X (H100, first version: 28 of the 99 products paired).
+            if (last_hi + 2 < N + 2) {
+                Wl[last_hi + 1] = cc.addc_cc(Wl[last_hi + 1], 0);
+                Wl[last_hi + 2] = cc.addc(Wl[last_hi + 2], 0);
+            } else if (last_hi + 1 < N + 2) {
+                Wl[last_hi + 1] = cc.addc(Wl[last_hi + 1], 0);
+            }
+        }
+    }
+    // S's words B .. 2N - 1 = E + 2^32 D; q = words N .. 2N - 1.
+    Cc cc;
+    uint32_t s[N + 2];
+    s[0] = E[0];
+    s[1] = cc.add_cc(E[1], D[0]);
+#pragma unroll
+    for (size_t k = 2; k + 1 < N + 2; k++) s[k] = cc.addc_cc(E[k], D[k - 1]);
+    s[N + 1] = cc.addc(E[N + 1], D[N]);
+#pragma unroll
+    for (size_t k = 0; k < N; k++) q[k] = s[k + 2];
+}
+
+// a w mod p, fully reduced, for a < 2p, w < p canonical, wp = floor(w 2^(32 N) / p); p < 2^(32 N - 1).
+template <size_t N>
+__host__ __device__ __forceinline__ void mul_shoup(const uint32_t (&a)[N], const uint32_t* w, const uint32_t* wp,
+                                                   const uint32_t* p, uint32_t (&r)[N]) {
+    uint32_t q[N], aw[N], qp[N];
+    high_product<N>(a, wp, q);
+    low_product<N>(a, w, aw);
+    low_product<N>(q, p, qp);
+    Cc cc;
+    r[0] = cc.sub_cc(aw[0], qp[0]);
+#pragma unroll
+    for (size_t k = 1; k + 1 < N; k++) r[k] = cc.subc_cc(aw[k], qp[k]);
+    r[N - 1] = cc.subc(aw[N - 1], qp[N - 1]);
+    // r < 2p: subtract p where r >= p
+    uint32_t t[N];
+    Cc cb;
+    t[0] = cb.sub_cc(r[0], p[0]);
+#pragma unroll
+    for (size_t k = 1; k < N; k++) t[k] = cb.subc_cc(r[k], p[k]);
+    const uint32_t borrow = cb.subc(0, 0);  // all ones when r < p
+#pragma unroll
+    for (size_t k = 0; k < N; k++) r[k] = borrow ? r[k] : t[k];
+}
+
+}  // namespace shoup
