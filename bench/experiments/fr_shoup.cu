@@ -54,6 +54,12 @@ __device__ __forceinline__ F shoup_mul(const F& a, const uint32_t* w, const uint
     shoup::mul_shoup<N>(a.l, w, wp, p, r.l);
     return r;
 }
+// p in registers the compiler cannot fold (loaded from shared memory once a thread): kMode 3.
+__device__ __forceinline__ F shoup_mul_preg(const F& a, const uint32_t* w, const uint32_t* wp, const uint32_t (&p)[N]) {
+    F r;
+    shoup::mul_shoup<N>(a.l, w, wp, p, r.l);
+    return r;
+}
 
 __global__ void k_check(const F* a, const Tw* tw, const int* idx, F* o_mont, F* o_shoup, int n) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -76,8 +82,13 @@ __global__ void __launch_bounds__(256) k_chain(const Tw* g_tw, F* out, int iters
             swp[e / N][e % N] = g_tw->wp[e / N][e % N];
         }
     }
+    __shared__ uint32_t sp[N];
+    if (threadIdx.x < N) sp[threadIdx.x] = c_p[threadIdx.x];
     __syncthreads();
     const int tid = blockIdx.x * blockDim.x + threadIdx.x;
+    uint32_t preg[N];
+#pragma unroll
+    for (size_t k = 0; k < N; k++) preg[k] = sp[k];
     F x[kChains];
     for (int c = 0; c < kChains; c++) {
         for (size_t k = 0; k < N; k++) x[c].l[k] = (uint32_t)(tid * 2654435761u + c * 40503u + k) & (k == N - 1 ? 0x3fffffffu : ~0u);
@@ -92,7 +103,7 @@ __global__ void __launch_bounds__(256) k_chain(const Tw* g_tw, F* out, int iters
                 for (size_t k = 0; k < N; k++) W.l[k] = sW[t][k];
                 x[c] = x[c] * W;
             } else {
-                x[c] = shoup_mul<kMode == 2>(x[c], sw[t], swp[t]);
+                x[c] = kMode == 3 ? shoup_mul_preg(x[c], sw[t], swp[t], preg) : shoup_mul<kMode == 2>(x[c], sw[t], swp[t]);
             }
         }
     }
@@ -112,8 +123,13 @@ __global__ void __launch_bounds__(256) k_butterfly(const Tw* g_tw, F* out, int r
             swp[e / N][e % N] = g_tw->wp[e / N][e % N];
         }
     }
+    __shared__ uint32_t sp[N];
+    if (threadIdx.x < N) sp[threadIdx.x] = c_p[threadIdx.x];
     __syncthreads();
     const int tid = blockIdx.x * blockDim.x + threadIdx.x;
+    uint32_t preg[N];
+#pragma unroll
+    for (size_t k = 0; k < N; k++) preg[k] = sp[k];
     F x[8];
     for (int c = 0; c < 8; c++)
         for (size_t k = 0; k < N; k++) x[c].l[k] = (uint32_t)(tid * 2654435761u + c * 40503u + k) & (k == N - 1 ? 0x3fffffffu : ~0u);
@@ -133,7 +149,7 @@ __global__ void __launch_bounds__(256) k_butterfly(const Tw* g_tw, F* out, int r
                     for (size_t k = 0; k < N; k++) W.l[k] = sW[t][k];
                     x[j + h] = d * W;
                 } else {
-                    x[j + h] = shoup_mul<kMode == 2>(d, sw[t], swp[t]);
+                    x[j + h] = kMode == 3 ? shoup_mul_preg(d, sw[t], swp[t], preg) : shoup_mul<kMode == 2>(d, sw[t], swp[t]);
                 }
             }
         }
@@ -227,6 +243,10 @@ int main() {
                tot * rounds * 12);
         report("shoup imm p, 1 chain", timeit([&] { k_chain<2, 1><<<blocks, threads>>>(dtw, out, iters); }), tot * iters);
         report("shoup imm p, butterflies", timeit([&] { k_butterfly<2><<<blocks, threads>>>(dtw, out, rounds); }),
+               tot * rounds * 12);
+        report("shoup p in registers, 1 chain", timeit([&] { k_chain<3, 1><<<blocks, threads>>>(dtw, out, iters); }), tot * iters);
+        report("shoup p in registers, 4 chains", timeit([&] { k_chain<3, 4><<<blocks, threads>>>(dtw, out, iters / 4); }), tot * iters);
+        report("shoup p in registers, butterflies", timeit([&] { k_butterfly<3><<<blocks, threads>>>(dtw, out, rounds); }),
                tot * rounds * 12);
         report("shoup,  butterflies (8 values, 12 a round)", timeit([&] { k_butterfly<1><<<blocks, threads>>>(dtw, out, rounds); }),
                tot * rounds * 12);

@@ -205,21 +205,22 @@ __host__ __device__ __forceinline__ void low_product(const uint32_t* x, const ui
 
 // q = floor(S / 2^(32 N)) for S = the sum of the products x[j] y[i] with i + j >= N - 2: words N - 2 .. 2N - 1 of S
 // kept exactly. q is x y / 2^(32 N) less at most one: the products left out sum to less than 2^(32 (N - 1)) N^2.
-template <size_t N>
+// (B: the lowest column kept, even; B = 0 gives the exact high half.)
+template <size_t N, size_t B = N - 2>
 __host__ __device__ __forceinline__ void high_product(const uint32_t* x, const uint32_t* y, uint32_t (&q)[N]) {
-    static_assert(N % 2 == 0);
-    constexpr size_t B = N - 2;  // lowest column kept
+    static_assert(N % 2 == 0 && B % 2 == 0 && B <= N - 2);
     // E word k at E[k - B] (k = B .. 2N - 1; B even); D word k at D[k - 1 - B] (k = B + 1 .. 2N - 1).
-    uint32_t E[N + 2], D[N + 2];
+    constexpr size_t M = 2 * N - B;  // words kept
+    uint32_t E[M], D[M];
 #pragma unroll
-    for (size_t k = 0; k < N + 2; k++) E[k] = D[k] = 0;
+    for (size_t k = 0; k < M; k++) E[k] = D[k] = 0;
 #pragma unroll
     for (size_t i = 0; i < N; i++) {
 #pragma unroll
         for (size_t par = 0; par < 2; par++) {
             // j = par, par + 2, ... < N with i + j >= B.
             size_t j0 = par;
-            while (i + j0 < B) j0 += 2;
+            while (B > 0 && i + j0 < B) j0 += 2;
             if (j0 >= N) continue;
             Cc cc;
             bool first = true;
@@ -240,33 +241,42 @@ __host__ __device__ __forceinline__ void high_product(const uint32_t* x, const u
             // written as the whole pair above: a pair whose low word alone held a value (and whose high word is a
             // known zero) cannot be the addend of one IMAD.WIDE.U32.X, and ptxas split every later product on it
             // into IMAD, IMAD.HI and IADD3.X (H100, first version: 28 of the 99 products paired).
-            if (last_hi + 2 < N + 2) {
+            if (last_hi + 2 < M) {
                 Wl[last_hi + 1] = cc.addc_cc(Wl[last_hi + 1], 0);
                 Wl[last_hi + 2] = cc.addc(Wl[last_hi + 2], 0);
-            } else if (last_hi + 1 < N + 2) {
+            } else if (last_hi + 1 < M) {
                 Wl[last_hi + 1] = cc.addc(Wl[last_hi + 1], 0);
             }
         }
     }
     // S's words B .. 2N - 1 = E + 2^32 D; q = words N .. 2N - 1.
     Cc cc;
-    uint32_t s[N + 2];
+    uint32_t s[M];
     s[0] = E[0];
     s[1] = cc.add_cc(E[1], D[0]);
 #pragma unroll
-    for (size_t k = 2; k + 1 < N + 2; k++) s[k] = cc.addc_cc(E[k], D[k - 1]);
-    s[N + 1] = cc.addc(E[N + 1], D[N]);
+    for (size_t k = 2; k + 1 < M; k++) s[k] = cc.addc_cc(E[k], D[k - 1]);
+    s[M - 1] = cc.addc(E[M - 1], D[M - 2]);
 #pragma unroll
-    for (size_t k = 0; k < N; k++) q[k] = s[k + 2];
+    for (size_t k = 0; k < N; k++) q[k] = s[k + N - B];
 }
 
 // a w mod p, fully reduced, for a < 2p, w < p canonical, wp = floor(w 2^(32 N) / p); p < 2^(32 N - 1).
 template <size_t N>
 __host__ __device__ __forceinline__ void mul_shoup(const uint32_t (&a)[N], const uint32_t* w, const uint32_t* wp,
                                                    const uint32_t* p, uint32_t (&r)[N]) {
+    // The constants into registers first, fenced: a shared-memory load that the compiler places between the two
+    // halves of a partial product keeps ptxas from fusing them into one IMAD.WIDE.U32.X (H100: 28 of 99 fused
+    // when the rows read w and w' through the pointers).
+    uint32_t wr[N], wpr[N];
+#pragma unroll
+    for (size_t k = 0; k < N; k++) wr[k] = w[k], wpr[k] = wp[k];
+#ifdef __CUDA_ARCH__
+    asm volatile("" ::: "memory");
+#endif
     uint32_t q[N], aw[N], qp[N];
-    high_product<N>(a, wp, q);
-    low_product<N>(a, w, aw);
+    high_product<N>(a, wpr, q);
+    low_product<N>(a, wr, aw);
     low_product<N>(q, p, qp);
     Cc cc;
     r[0] = cc.sub_cc(aw[0], qp[0]);
