@@ -11,7 +11,8 @@
 #include "cuzk/ff/fr.hpp"
 #include "cuzk/gpu/mont32.cuh"
 #include "event_timing.cuh"
-#include "fr_shoup.cuh"
+#include "cuzk/gpu/shoup.cuh"
+namespace shoup = cuzk::gpu::shoup;
 #include "fr_shoup_tables.hpp"
 
 using F = cuzk::gpu::mont32_t<cuzk::FrConfig>;

@@ -4,7 +4,8 @@
 #include <cstdio>
 #include <cstring>
 #include "cuzk/ff/fr.hpp"
-#include "fr_shoup.cuh"
+#include "cuzk/gpu/shoup.cuh"
+namespace shoup = cuzk::gpu::shoup;
 #include "fr_shoup_tables.hpp"
 
 int main() {

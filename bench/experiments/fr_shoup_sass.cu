@@ -5,7 +5,8 @@
 #include <cstdint>
 #include "cuzk/ff/fr.hpp"
 #include "cuzk/gpu/mont32.cuh"
-#include "fr_shoup.cuh"
+#include "cuzk/gpu/shoup.cuh"
+namespace shoup = cuzk::gpu::shoup;
 
 using F = cuzk::gpu::mont32_t<cuzk::FrConfig>;
 

@@ -56,6 +56,7 @@
 #include "cuzk/gpu/dev_field.cuh"
 #include "cuzk/gpu/mont32.cuh"
 #include "cuzk/gpu/ntt.hpp"
+#include "cuzk/gpu/shoup.cuh"
 
 namespace cuzk::gpu {
 
@@ -98,13 +99,18 @@ enum : size_t {
     OFF_M = OFF_LI + LINE,        // omega_{2^18}^j,         j < 2^18
     OFF_MI = OFF_M + MID,         // omega_{2^18}^-j
     OFF_WI_HI_SCALED = OFF_MI + MID,  // SCALED_COUNT tables of HALF: omega28^-(i * 2^14) / 2^k, k = 19 .. 28
-    TABLE_ELEMS = OFF_WI_HI_SCALED + SCALED_COUNT * HALF,
+    // The line roots for Shoup's product (shoup.cuh): entry 2j is omega_{2^11}^j canonical (not in Montgomery
+    // form), 2j + 1 is floor(omega_{2^11}^j 2^256 / p); the same for omega_{2^11}^-j.
+    OFF_LS = OFF_WI_HI_SCALED + SCALED_COUNT * HALF,
+    OFF_LSI = OFF_LS + 2 * LINE,
+    TABLE_ELEMS = OFF_LSI + 2 * LINE,
 };
 
 struct TableView {
     const fr_dev* w_lo;
     const fr_dev* w_hi;
     const fr_dev* line;
+    const fr_dev* line_shoup;  // the line roots and their quotients (OFF_LS): the butterflies' products
     const fr_dev* w_mid;  // omega_{2^18}^j: the four-step twiddles of rows up to 2^18 long
     const fr_dev* s_lo;  // coset powers (g or 1/g), only read when pre == PRE_POWERS or post != 0
     const fr_dev* s_hi;
@@ -212,6 +218,19 @@ __device__ __forceinline__ uint32_t line_of_output(uint32_t q, const PassParams&
     return line;
 }
 
+// a * w for the line root w whose Shoup pair (w canonical, w') starts at e: a w mod p, fully reduced, the same as
+// a * (w in Montgomery form) (shoup.cuh; ~1.3x the product's rate in butterflies on an H100).
+__device__ __forceinline__ fr_dev times_line_root(const fr_dev& a, const fr_dev* e) {
+    constexpr fr_dev::Consts c = fr_dev::consts();
+    const fr_dev w = load_table(e), wp = load_table(e + 1);
+    uint32_t p[fr_dev::N];
+#pragma unroll
+    for (size_t k = 0; k < fr_dev::N; k++) p[k] = c.p[k];
+    fr_dev r;
+    shoup::mul_shoup<fr_dev::N>(a.l, w.l, wp.l, p, r.l);
+    return r;
+}
+
 // G consecutive DIF levels (starting at level t0 of an r-level line) on sets of 2^G elements held in registers.
 // Level with half-distance h = 2^hl: (x[j], x[j+h]) -> (x[j] + x[j+h], (x[j] - x[j+h]) * w_{2h}^(j mod h)),
 // w_{2h} = w_{2^11}^(2^(10-hl)). A set is the 2^G elements base + m * 2^a (a = log2 of the last level's h).
@@ -220,7 +239,7 @@ __device__ __forceinline__ uint32_t line_of_output(uint32_t q, const PassParams&
 // their product without diverging.
 template <int G>
 __device__ __forceinline__ void dif_levels(uint64_t* smem, uint32_t tile, uint32_t r, uint32_t t0, uint32_t nthr,
-                                           const fr_dev* line_roots) {
+                                           const fr_dev* line_shoup) {
     const uint32_t a = r - t0 - G;
     const uint32_t sets_log = r - G;  // sets per line
     // The sets of one call are not unrolled (G < 3 has several): one copy of the group's products in the code.
@@ -246,7 +265,7 @@ __device__ __forceinline__ void dif_levels(uint64_t* smem, uint32_t tile, uint32
                 const fr_dev d = x[m] - x[m + dm];
                 x[m] = s;
                 if (a == 0 && j == 0) x[m + dm] = d;  // uniform across the warp (above)
-                else x[m + dm] = d * load_table(line_roots + (j << (LINE_ROOT_LOG - hl)));
+                else x[m + dm] = times_line_root(d, line_shoup + 2 * (j << (LINE_ROOT_LOG - hl)));
             }
         }
 #pragma unroll
@@ -313,9 +332,9 @@ __global__ void __launch_bounds__(MAX_THREADS, 2)
     // 2) The r DIF levels, up to 3 per barrier.
     for (uint32_t t0 = 0; t0 < r;) {
         const uint32_t g = r - t0 >= 3 ? 3 : r - t0;
-        if (g == 3) dif_levels<3>(smem, tile, r, t0, nthr, tb.line);
-        else if (g == 2) dif_levels<2>(smem, tile, r, t0, nthr, tb.line);
-        else dif_levels<1>(smem, tile, r, t0, nthr, tb.line);
+        if (g == 3) dif_levels<3>(smem, tile, r, t0, nthr, tb.line_shoup);
+        else if (g == 2) dif_levels<2>(smem, tile, r, t0, nthr, tb.line_shoup);
+        else dif_levels<1>(smem, tile, r, t0, nthr, tb.line_shoup);
         __syncthreads();
         t0 += g;
     }
@@ -451,6 +470,21 @@ void fill_powers(Fr* dst, const Fr& base, size_t count) {
 }
 
 // lo[i] = b^i, hi[i] = b^(i * 2^14), i < 2^14.
+// dst[2j] = w_j canonical, dst[2j + 1] = floor(w_j 2^256 / p), as raw words (not field elements).
+void fill_shoup_pairs(Fr* dst, const Fr* w, size_t count) {
+    constexpr size_t N = 8;
+    uint32_t p[N];
+    std::memcpy(p, Fr::P.data(), sizeof p);
+    for (size_t j = 0; j < count; j++) {
+        const auto c = w[j].to_canonical();
+        uint32_t wc[N], q[N];
+        std::memcpy(wc, c.data(), sizeof wc);
+        shoup::quotient<N>(wc, p, q);
+        std::memcpy(dst[2 * j].l.data(), wc, sizeof wc);
+        std::memcpy(dst[2 * j + 1].l.data(), q, sizeof q);
+    }
+}
+
 void fill_halves(Fr* lo, Fr* hi, const Fr& b) {
     fill_powers(lo, b, HALF);
     Fr step = b;
@@ -497,6 +531,8 @@ public:
         const Fr w11 = root_of_order_pow2(TILE_LOG);
         fill_powers(&h[OFF_L], w11, LINE);
         fill_powers(&h[OFF_LI], *w11.inverse(), LINE);
+        fill_shoup_pairs(&h[OFF_LS], &h[OFF_L], LINE);
+        fill_shoup_pairs(&h[OFF_LSI], &h[OFF_LI], LINE);
         const Fr w18 = root_of_order_pow2(MID_LOG);
         fill_powers(&h[OFF_M], w18, MID);
         fill_powers(&h[OFF_MI], *w18.inverse(), MID);
@@ -616,6 +652,7 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
     tb.w_lo = td + (inverse ? OFF_WI_LO : OFF_W_LO);
     tb.w_hi = td + (inverse ? OFF_WI_HI : OFF_W_HI);
     tb.line = td + (inverse ? OFF_LI : OFF_L);
+    tb.line_shoup = td + (inverse ? OFF_LSI : OFF_LS);
     tb.w_mid = td + (inverse ? OFF_MI : OFF_M);
     tb.s_lo = td + (cfg.kind == NttKind::coset_forward ? OFF_G_LO : OFF_GI_LO);
     tb.s_hi = td + (cfg.kind == NttKind::coset_forward ? OFF_G_HI : OFF_GI_HI);

@@ -1,32 +1,38 @@
-// Prototype: Shoup's product by a precomputed constant for Fr (32-bit limbs, PTX carry chains), the NTT's twiddle
-// products. For a constant w < p and w' = floor(w 2^256 / p): q = floor(a w' / 2^256) (here from the partial products
-// of columns >= N - 2 only), r = a w - q p, computed mod 2^256, is in [0, 2p) for a < 2p, and one conditional
-// subtraction leaves a w mod p. With a in Montgomery form (x R) and w canonical, r is the Montgomery form of x w,
-// so the result equals mont32_t's a * (w R). Wide multiply-adds: 43 (q) + 28 + 28 (the two low halves) and 16 low
-// halves alone, against CIOS's 128 + 8.
+// Shoup's product by a precomputed constant for Fr (32-bit limbs, PTX carry chains): the NTT's products by table
+// twiddles (ntt.cu). For a constant w < p and w' = floor(w 2^256 / p): q = floor(a w' / 2^256) (here from the
+// partial products of columns >= N - 2 only), r = a w - q p, computed mod 2^256, is in [0, 2p) for a < 2p, and one
+// conditional subtraction leaves a w mod p, fully reduced. With a in Montgomery form (x R) and w canonical, r is
+// the Montgomery form of x w: exactly mont32_t's a * (w R). Wide multiply-adds: 43 (q) + 28 + 28 (the two low
+// halves) and 16 low halves alone, against CIOS's 128 + 8; H100, 2026-12-07: 72.3 against 52.0 G products/s in a
+// dependent chain, 59.5 against 45.8 in radix-2 butterflies (bench/experiments/fr_shoup.cu, docs/gpu-ntt-notes.md).
 //
-// The same code runs on the host with the carry flag emulated (Cc below), so the arithmetic is checked on a machine
-// without a GPU (bench/experiments/fr_shoup_host.cpp); on the device every step is one `asm volatile` statement, as
-// in mont32.cuh. A measurement program, not part of the build.
+// The same code runs on the host with the carry flag emulated (Cc below), so the arithmetic is tested without a GPU
+// (tests/test_shoup.cpp); on the device every step is one `asm volatile` statement, as in mont32.cuh.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-#ifndef __CUDACC__
-#define __host__
-#define __device__
-#define __forceinline__ inline
+// Host and device (nvcc), or host only (a C++ compiler: the tests). The loops are unrolled on the device only.
+#ifdef __CUDACC__
+#define CUZK_SHOUP_FN __host__ __device__ __forceinline__
+#else
+#define CUZK_SHOUP_FN inline
+#endif
+#ifdef __CUDA_ARCH__
+#define CUZK_SHOUP_UNROLL _Pragma("unroll")
+#else
+#define CUZK_SHOUP_UNROLL
 #endif
 
-namespace shoup {
+namespace cuzk::gpu::shoup {
 
 // One carry chain's steps. The device's carry flag is invisible to the compiler; the host keeps it in `c`.
 struct Cc {
 #ifndef __CUDA_ARCH__
     uint32_t c = 0;
 #endif
-    __host__ __device__ __forceinline__ uint32_t add_cc(uint32_t a, uint32_t b) {
+    CUZK_SHOUP_FN uint32_t add_cc(uint32_t a, uint32_t b) {
 #ifdef __CUDA_ARCH__
         uint32_t d;
         asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
@@ -37,7 +43,7 @@ struct Cc {
         return (uint32_t)s;
 #endif
     }
-    __host__ __device__ __forceinline__ uint32_t addc_cc(uint32_t a, uint32_t b) {
+    CUZK_SHOUP_FN uint32_t addc_cc(uint32_t a, uint32_t b) {
 #ifdef __CUDA_ARCH__
         uint32_t d;
         asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
@@ -48,7 +54,7 @@ struct Cc {
         return (uint32_t)s;
 #endif
     }
-    __host__ __device__ __forceinline__ uint32_t addc(uint32_t a, uint32_t b) {
+    CUZK_SHOUP_FN uint32_t addc(uint32_t a, uint32_t b) {
 #ifdef __CUDA_ARCH__
         uint32_t d;
         asm volatile("addc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
@@ -57,7 +63,7 @@ struct Cc {
         return (uint32_t)((uint64_t)a + b + c);
 #endif
     }
-    __host__ __device__ __forceinline__ uint32_t sub_cc(uint32_t a, uint32_t b) {
+    CUZK_SHOUP_FN uint32_t sub_cc(uint32_t a, uint32_t b) {
 #ifdef __CUDA_ARCH__
         uint32_t d;
         asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
@@ -67,7 +73,7 @@ struct Cc {
         return a - b;
 #endif
     }
-    __host__ __device__ __forceinline__ uint32_t subc_cc(uint32_t a, uint32_t b) {
+    CUZK_SHOUP_FN uint32_t subc_cc(uint32_t a, uint32_t b) {
 #ifdef __CUDA_ARCH__
         uint32_t d;
         asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
@@ -78,7 +84,7 @@ struct Cc {
         return (uint32_t)((uint64_t)a - t);
 #endif
     }
-    __host__ __device__ __forceinline__ uint32_t subc(uint32_t a, uint32_t b) {
+    CUZK_SHOUP_FN uint32_t subc(uint32_t a, uint32_t b) {
 #ifdef __CUDA_ARCH__
         uint32_t d;
         asm volatile("subc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
@@ -88,7 +94,7 @@ struct Cc {
 #endif
     }
     // lo(x y) + z, hi(x y) + z, with and without the carry in and out.
-    __host__ __device__ __forceinline__ uint32_t mad_lo_cc(uint32_t x, uint32_t y, uint32_t z) {
+    CUZK_SHOUP_FN uint32_t mad_lo_cc(uint32_t x, uint32_t y, uint32_t z) {
 #ifdef __CUDA_ARCH__
         uint32_t d;
         asm volatile("mad.lo.cc.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(x), "r"(y), "r"(z));
@@ -97,7 +103,7 @@ struct Cc {
         return add_cc((uint32_t)((uint64_t)x * y), z);
 #endif
     }
-    __host__ __device__ __forceinline__ uint32_t madc_lo_cc(uint32_t x, uint32_t y, uint32_t z) {
+    CUZK_SHOUP_FN uint32_t madc_lo_cc(uint32_t x, uint32_t y, uint32_t z) {
 #ifdef __CUDA_ARCH__
         uint32_t d;
         asm volatile("madc.lo.cc.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(x), "r"(y), "r"(z));
@@ -106,7 +112,7 @@ struct Cc {
         return addc_cc((uint32_t)((uint64_t)x * y), z);
 #endif
     }
-    __host__ __device__ __forceinline__ uint32_t madc_lo(uint32_t x, uint32_t y, uint32_t z) {
+    CUZK_SHOUP_FN uint32_t madc_lo(uint32_t x, uint32_t y, uint32_t z) {
 #ifdef __CUDA_ARCH__
         uint32_t d;
         asm volatile("madc.lo.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(x), "r"(y), "r"(z));
@@ -115,7 +121,7 @@ struct Cc {
         return addc((uint32_t)((uint64_t)x * y), z);
 #endif
     }
-    __host__ __device__ __forceinline__ uint32_t mad_hi_cc(uint32_t x, uint32_t y, uint32_t z) {
+    CUZK_SHOUP_FN uint32_t mad_hi_cc(uint32_t x, uint32_t y, uint32_t z) {
 #ifdef __CUDA_ARCH__
         uint32_t d;
         asm volatile("mad.hi.cc.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(x), "r"(y), "r"(z));
@@ -124,7 +130,7 @@ struct Cc {
         return add_cc((uint32_t)(((uint64_t)x * y) >> 32), z);
 #endif
     }
-    __host__ __device__ __forceinline__ uint32_t madc_hi_cc(uint32_t x, uint32_t y, uint32_t z) {
+    CUZK_SHOUP_FN uint32_t madc_hi_cc(uint32_t x, uint32_t y, uint32_t z) {
 #ifdef __CUDA_ARCH__
         uint32_t d;
         asm volatile("madc.hi.cc.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(x), "r"(y), "r"(z));
@@ -133,7 +139,7 @@ struct Cc {
         return addc_cc((uint32_t)(((uint64_t)x * y) >> 32), z);
 #endif
     }
-    __host__ __device__ __forceinline__ uint32_t madc_hi(uint32_t x, uint32_t y, uint32_t z) {
+    CUZK_SHOUP_FN uint32_t madc_hi(uint32_t x, uint32_t y, uint32_t z) {
 #ifdef __CUDA_ARCH__
         uint32_t d;
         asm volatile("madc.hi.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(x), "r"(y), "r"(z));
@@ -155,20 +161,20 @@ struct Cc {
 
 // r = x y mod 2^(32 N) (N even): the products of columns <= N - 1, those of column N - 1 as their low half only.
 template <size_t N>
-__host__ __device__ __forceinline__ void low_product(const uint32_t* x, const uint32_t* y, uint32_t (&r)[N]) {
+CUZK_SHOUP_FN void low_product(const uint32_t* x, const uint32_t* y, uint32_t (&r)[N]) {
     static_assert(N % 2 == 0);
     uint32_t E[N], D[N];
-#pragma unroll
+CUZK_SHOUP_UNROLL
     for (size_t k = 0; k < N; k++) E[k] = D[k] = 0;
-#pragma unroll
+CUZK_SHOUP_UNROLL
     for (size_t i = 0; i < N; i++) {
-#pragma unroll
+CUZK_SHOUP_UNROLL
         for (size_t par = 0; par < 2; par++) {
             // j = par, par + 2, ... with i + j <= N - 1; column k = i + j.
             if (par >= N - i) continue;
             Cc cc;
             bool first = true;
-#pragma unroll
+CUZK_SHOUP_UNROLL
             for (size_t j = par; i + j < N; j += 2) {
                 const size_t k = i + j;
                 uint32_t* W = (k % 2 == 0) ? E : D;
@@ -198,7 +204,7 @@ __host__ __device__ __forceinline__ void low_product(const uint32_t* x, const ui
     Cc cc;
     r[0] = E[0];
     r[1] = cc.add_cc(E[1], D[0]);
-#pragma unroll
+CUZK_SHOUP_UNROLL
     for (size_t k = 2; k + 1 < N; k++) r[k] = cc.addc_cc(E[k], D[k - 1]);
     r[N - 1] = cc.addc(E[N - 1], D[N - 2]);
 }
@@ -207,16 +213,16 @@ __host__ __device__ __forceinline__ void low_product(const uint32_t* x, const ui
 // kept exactly. q is x y / 2^(32 N) less at most one: the products left out sum to less than 2^(32 (N - 1)) N^2.
 // (B: the lowest column kept, even; B = 0 gives the exact high half.)
 template <size_t N, size_t B = N - 2>
-__host__ __device__ __forceinline__ void high_product(const uint32_t* x, const uint32_t* y, uint32_t (&q)[N]) {
+CUZK_SHOUP_FN void high_product(const uint32_t* x, const uint32_t* y, uint32_t (&q)[N]) {
     static_assert(N % 2 == 0 && B % 2 == 0 && B <= N - 2);
     // E word k at E[k - B] (k = B .. 2N - 1; B even); D word k at D[k - 1 - B] (k = B + 1 .. 2N - 1).
     constexpr size_t M = 2 * N - B;  // words kept
     uint32_t E[M], D[M];
-#pragma unroll
+CUZK_SHOUP_UNROLL
     for (size_t k = 0; k < M; k++) E[k] = D[k] = 0;
-#pragma unroll
+CUZK_SHOUP_UNROLL
     for (size_t i = 0; i < N; i++) {
-#pragma unroll
+CUZK_SHOUP_UNROLL
         for (size_t par = 0; par < 2; par++) {
             // j = par, par + 2, ... < N with i + j >= B.
             size_t j0 = par;
@@ -226,7 +232,7 @@ __host__ __device__ __forceinline__ void high_product(const uint32_t* x, const u
             bool first = true;
             size_t last_hi = 0;
             uint32_t* Wl = nullptr;
-#pragma unroll
+CUZK_SHOUP_UNROLL
             for (size_t j = j0; j < N; j += 2) {
                 const size_t k = i + j;
                 uint32_t* W = (k % 2 == 0) ? E : D;
@@ -254,22 +260,22 @@ __host__ __device__ __forceinline__ void high_product(const uint32_t* x, const u
     uint32_t s[M];
     s[0] = E[0];
     s[1] = cc.add_cc(E[1], D[0]);
-#pragma unroll
+CUZK_SHOUP_UNROLL
     for (size_t k = 2; k + 1 < M; k++) s[k] = cc.addc_cc(E[k], D[k - 1]);
     s[M - 1] = cc.addc(E[M - 1], D[M - 2]);
-#pragma unroll
+CUZK_SHOUP_UNROLL
     for (size_t k = 0; k < N; k++) q[k] = s[k + N - B];
 }
 
 // a w mod p, fully reduced, for a < 2p, w < p canonical, wp = floor(w 2^(32 N) / p); p < 2^(32 N - 1).
 template <size_t N>
-__host__ __device__ __forceinline__ void mul_shoup(const uint32_t (&a)[N], const uint32_t* w, const uint32_t* wp,
+CUZK_SHOUP_FN void mul_shoup(const uint32_t (&a)[N], const uint32_t* w, const uint32_t* wp,
                                                    const uint32_t* p, uint32_t (&r)[N]) {
     // The constants into registers first, fenced: a shared-memory load that the compiler places between the two
     // halves of a partial product keeps ptxas from fusing them into one IMAD.WIDE.U32.X (H100: 28 of 99 fused
     // when the rows read w and w' through the pointers).
     uint32_t wr[N], wpr[N];
-#pragma unroll
+CUZK_SHOUP_UNROLL
     for (size_t k = 0; k < N; k++) wr[k] = w[k], wpr[k] = wp[k];
 #ifdef __CUDA_ARCH__
     asm volatile("" ::: "memory");
@@ -280,18 +286,52 @@ __host__ __device__ __forceinline__ void mul_shoup(const uint32_t (&a)[N], const
     low_product<N>(q, p, qp);
     Cc cc;
     r[0] = cc.sub_cc(aw[0], qp[0]);
-#pragma unroll
+CUZK_SHOUP_UNROLL
     for (size_t k = 1; k + 1 < N; k++) r[k] = cc.subc_cc(aw[k], qp[k]);
     r[N - 1] = cc.subc(aw[N - 1], qp[N - 1]);
     // r < 2p: subtract p where r >= p
     uint32_t t[N];
     Cc cb;
     t[0] = cb.sub_cc(r[0], p[0]);
-#pragma unroll
+CUZK_SHOUP_UNROLL
     for (size_t k = 1; k < N; k++) t[k] = cb.subc_cc(r[k], p[k]);
     const uint32_t borrow = cb.subc(0, 0);  // all ones when r < p
-#pragma unroll
+CUZK_SHOUP_UNROLL
     for (size_t k = 0; k < N; k++) r[k] = borrow ? r[k] : t[k];
 }
 
-}  // namespace shoup
+// w' = floor(w 2^(32 N) / p) for w < p (so w' < 2^(32 N)), bit by bit over the numerator: for the tables, on the
+// host (N = 8: ~0.1 ms an entry).
+template <size_t N>
+inline void quotient(const uint32_t* w, const uint32_t* p, uint32_t* q) {
+    uint64_t rem[N + 1] = {};  // 32-bit words in 64-bit slots; < 2p
+    for (size_t k = 0; k < N; k++) q[k] = 0;
+    for (int bit = (int)(64 * N) - 1; bit >= 0; bit--) {
+        const int nb = bit - (int)(32 * N);  // the numerator's bits from 32 N up are w's
+        uint64_t carry = nb >= 0 ? (w[nb / 32] >> (nb % 32)) & 1 : 0;
+        for (size_t k = 0; k <= N; k++) {
+            const uint64_t v = (rem[k] << 1) | carry;
+            rem[k] = v & 0xffffffffULL;
+            carry = v >> 32;
+        }
+        bool ge = rem[N] != 0;
+        if (!ge) {
+            ge = true;  // equal counts as >=
+            for (size_t k = N; k-- > 0;)
+                if (rem[k] != p[k]) {
+                    ge = rem[k] > p[k];
+                    break;
+                }
+        }
+        if (!ge) continue;
+        uint64_t borrow = 0;
+        for (size_t k = 0; k <= N; k++) {
+            const uint64_t sub = (k < N ? p[k] : 0) + borrow;
+            borrow = rem[k] < sub;
+            rem[k] = (rem[k] - sub) & 0xffffffffULL;
+        }
+        if (nb < 0) q[bit / 32] |= 1u << (bit % 32);
+    }
+}
+
+}  // namespace cuzk::gpu::shoup
