@@ -36,12 +36,15 @@
 // caller's pointwise steps (NttConfig::pre_mul, post_sub) ride on the same loads and stores: one more array read
 // in pass 0 and in the last pass instead of a kernel that reads two arrays and writes one before and after.
 //
-// Tables (size-independent, built on the CPU from Fr::root_of_unity(), 25 MiB per device, owned by NttTables):
+// Tables (size-independent, built on the CPU from Fr::root_of_unity(), 71 MiB per device, owned by NttTables):
 // omega_{2^28}^e = LO[e mod 2^14] * HI[e >> 14] (forward and inverse), the line roots omega_{2^10}^j (forward and
 // inverse), g^a, g^-a in the same two-half form for a < 2^28, omega_{2^18}^j for j < 2^18 (forward and inverse),
-// and HI / 2^k for k = 19 .. 28 (inverse). A four-step twiddle of a row of at most 2^18 points is one cached load
-// (the middle pass of 2^19 .. 2^27), of a longer one two loads and a product; an inverse transform of more than 2^18
-// points folds 1/n into pass 0's twiddles through the scaled HI, so neither costs a product of its own.
+// and HI / 2^k for k = 19 .. 28 (inverse). The line roots, LO, HI, the scaled HI and the 2^18 roots are also held
+// as Shoup pairs (w canonical, floor(w 2^256 / p); shoup.cuh): every product by a table entry in the pass kernel is
+// Shoup's, ~1.3x the rate of a Montgomery product. A four-step twiddle of a row of at most 2^18 points is one such
+// product (the middle pass of 2^19 .. 2^27), of a longer one two (by LO's entry, then HI's); an inverse transform
+// of more than 2^18 points folds 1/n into pass 0's twiddles through the scaled HI, so it costs no product of its
+// own. (H100, 2^27 forward: 43.9 ms with Montgomery products, 40.5 with the butterflies' by Shoup's.)
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -103,7 +106,15 @@ enum : size_t {
     // form), 2j + 1 is floor(omega_{2^11}^j 2^256 / p); the same for omega_{2^11}^-j.
     OFF_LS = OFF_WI_HI_SCALED + SCALED_COUNT * HALF,
     OFF_LSI = OFF_LS + 2 * LINE,
-    TABLE_ELEMS = OFF_LSI + 2 * LINE,
+    // The four-step twiddles' tables as such pairs too (the tables above, in the same order).
+    OFF_WS_LO = OFF_LSI + 2 * LINE,
+    OFF_WS_HI = OFF_WS_LO + 2 * HALF,
+    OFF_WIS_LO = OFF_WS_HI + 2 * HALF,
+    OFF_WIS_HI = OFF_WIS_LO + 2 * HALF,
+    OFF_MS = OFF_WIS_HI + 2 * HALF,
+    OFF_MIS = OFF_MS + 2 * MID,
+    OFF_WIS_HI_SCALED = OFF_MIS + 2 * MID,
+    TABLE_ELEMS = OFF_WIS_HI_SCALED + 2 * SCALED_COUNT * HALF,
 };
 
 struct TableView {
@@ -111,6 +122,9 @@ struct TableView {
     const fr_dev* w_hi;
     const fr_dev* line;
     const fr_dev* line_shoup;  // the line roots and their quotients (OFF_LS): the butterflies' products
+    const fr_dev* w_lo_s;      // w_lo, w_hi, w_mid as Shoup pairs: the four-step twiddles' products
+    const fr_dev* w_hi_s;
+    const fr_dev* w_mid_s;
     const fr_dev* w_mid;  // omega_{2^18}^j: the four-step twiddles of rows up to 2^18 long
     const fr_dev* s_lo;  // coset powers (g or 1/g), only read when pre == PRE_POWERS or post != 0
     const fr_dev* s_hi;
@@ -218,9 +232,9 @@ __device__ __forceinline__ uint32_t line_of_output(uint32_t q, const PassParams&
     return line;
 }
 
-// a * w for the line root w whose Shoup pair (w canonical, w') starts at e: a w mod p, fully reduced, the same as
-// a * (w in Montgomery form) (shoup.cuh; ~1.3x the product's rate in butterflies on an H100).
-__device__ __forceinline__ fr_dev times_line_root(const fr_dev& a, const fr_dev* e) {
+// a * w for the table twiddle w whose Shoup pair (w canonical, w') starts at e: a w mod p, fully reduced, the same
+// as a * (w in Montgomery form) (shoup.cuh; ~1.3x the product's rate in butterflies on an H100).
+__device__ __forceinline__ fr_dev times_pair(const fr_dev& a, const fr_dev* e) {
     constexpr fr_dev::Consts c = fr_dev::consts();
     const fr_dev w = load_table(e), wp = load_table(e + 1);
     uint32_t p[fr_dev::N];
@@ -265,7 +279,7 @@ __device__ __forceinline__ void dif_levels(uint64_t* smem, uint32_t tile, uint32
                 const fr_dev d = x[m] - x[m + dm];
                 x[m] = s;
                 if (a == 0 && j == 0) x[m + dm] = d;  // uniform across the warp (above)
-                else x[m + dm] = times_line_root(d, line_shoup + 2 * (j << (LINE_ROOT_LOG - hl)));
+                else x[m + dm] = times_pair(d, line_shoup + 2 * (j << (LINE_ROOT_LOG - hl)));
             }
         }
 #pragma unroll
@@ -361,9 +375,14 @@ __global__ void __launch_bounds__(MAX_THREADS, 2)
             dst = global_index(idx, line0, p);
             // s * k < M = 2^(r + log_s) <= 2^28, scaled to an exponent of omega_{2^18} (short rows: one load) or of
             // omega_{2^28} (two loads and a product)
-            const fr_dev w = p.mid ? load_table(tb.w_mid + ((s * k) << (MID_LOG - r - p.log_s)))
-                                   : power_at(tb.w_lo, tb.w_hi, (s * k) << (EXP_LOG - r - p.log_s));
-            x = x * w;
+            // omega_{2^28}^e = lo[e mod 2^14] hi[e >> 14] applied as two products by table entries.
+            if (p.mid) {
+                x = times_pair(x, tb.w_mid_s + 2 * ((s * k) << (MID_LOG - r - p.log_s)));
+            } else {
+                const uint32_t e = (s * k) << (EXP_LOG - r - p.log_s);
+                x = times_pair(x, tb.w_lo_s + 2 * (e & ((1u << HALF_LOG) - 1)));
+                x = times_pair(x, tb.w_hi_s + 2 * (e >> HALF_LOG));
+            }
         } else {
             dst = line0 + line + (k << (p.log_n - r));
             if (p.post) x = x * power_at(tb.s_lo, tb.s_hi, dst);
@@ -477,9 +496,10 @@ void fill_shoup_pairs(Fr* dst, const Fr* w, size_t count) {
     std::memcpy(p, Fr::P.data(), sizeof p);
     for (size_t j = 0; j < count; j++) {
         const auto c = w[j].to_canonical();
-        uint32_t wc[N], q[N];
+        uint32_t wc[N], m[N], q[N];
         std::memcpy(wc, c.data(), sizeof wc);
-        shoup::quotient<N>(wc, p, q);
+        std::memcpy(m, w[j].l.data(), sizeof m);
+        shoup::quotient_from_montgomery<N>(m, p, q);
         std::memcpy(dst[2 * j].l.data(), wc, sizeof wc);
         std::memcpy(dst[2 * j + 1].l.data(), q, sizeof q);
     }
@@ -514,7 +534,8 @@ bool tables_resident(int dev) {
 
 }  // namespace
 
-// The tables of one device: TABLE_ELEMS elements (25 MiB), size-independent, built on the CPU.
+// The tables of one device: TABLE_ELEMS elements (71 MiB: 25 of powers, 46 of their Shoup pairs), size-independent,
+// built on the CPU.
 class NttTables {
 public:
     // Builds the tables on the current device, `dev`.
@@ -533,6 +554,10 @@ public:
         fill_powers(&h[OFF_LI], *w11.inverse(), LINE);
         fill_shoup_pairs(&h[OFF_LS], &h[OFF_L], LINE);
         fill_shoup_pairs(&h[OFF_LSI], &h[OFF_LI], LINE);
+        fill_shoup_pairs(&h[OFF_WS_LO], &h[OFF_W_LO], HALF);
+        fill_shoup_pairs(&h[OFF_WS_HI], &h[OFF_W_HI], HALF);
+        fill_shoup_pairs(&h[OFF_WIS_LO], &h[OFF_WI_LO], HALF);
+        fill_shoup_pairs(&h[OFF_WIS_HI], &h[OFF_WI_HI], HALF);
         const Fr w18 = root_of_order_pow2(MID_LOG);
         fill_powers(&h[OFF_M], w18, MID);
         fill_powers(&h[OFF_MI], *w18.inverse(), MID);
@@ -541,6 +566,9 @@ public:
             Fr* dst = &h[OFF_WI_HI_SCALED + (k - SCALED_FIRST_LOG) * HALF];
             for (size_t i = 0; i < HALF; i++) dst[i] = h[OFF_WI_HI + i] * n_inv;
         }
+        fill_shoup_pairs(&h[OFF_MS], &h[OFF_M], MID);
+        fill_shoup_pairs(&h[OFF_MIS], &h[OFF_MI], MID);
+        fill_shoup_pairs(&h[OFF_WIS_HI_SCALED], &h[OFF_WI_HI_SCALED], SCALED_COUNT * HALF);
         CUZK_CUDA_CHECK(cudaMemcpy(d_.get(), h.data(), TABLE_ELEMS * sizeof(fr_dev), cudaMemcpyHostToDevice));
         // 64 KiB of dynamic shared memory needs the opt-in (the default limit is 48 KiB).
         CUZK_CUDA_CHECK(
@@ -653,6 +681,9 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
     tb.w_hi = td + (inverse ? OFF_WI_HI : OFF_W_HI);
     tb.line = td + (inverse ? OFF_LI : OFF_L);
     tb.line_shoup = td + (inverse ? OFF_LSI : OFF_LS);
+    tb.w_lo_s = td + (inverse ? OFF_WIS_LO : OFF_WS_LO);
+    tb.w_hi_s = td + (inverse ? OFF_WIS_HI : OFF_WS_HI);
+    tb.w_mid_s = td + (inverse ? OFF_MIS : OFF_MS);
     tb.w_mid = td + (inverse ? OFF_MI : OFF_M);
     tb.s_lo = td + (cfg.kind == NttKind::coset_forward ? OFF_G_LO : OFF_GI_LO);
     tb.s_hi = td + (cfg.kind == NttKind::coset_forward ? OFF_G_HI : OFF_GI_HI);
@@ -708,7 +739,10 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
             p.post_sub = p.last && fused ? post_sub : nullptr;
             p.post_scale = post_scale;
             TableView pt = tb;
-            if (fold_inv_n) pt.w_hi = td + OFF_WI_HI_SCALED + (log_n - SCALED_FIRST_LOG) * HALF;
+            if (fold_inv_n) {
+                pt.w_hi = td + OFF_WI_HI_SCALED + (log_n - SCALED_FIRST_LOG) * HALF;
+                pt.w_hi_s = td + OFF_WIS_HI_SCALED + 2 * (log_n - SCALED_FIRST_LOG) * HALF;
+            }
             p.post = p.last ? post : 0;  // the in-place schedule's: in the transpose
             if (p.last) {
                 p.ndig = i;

@@ -334,4 +334,45 @@ inline void quotient(const uint32_t* w, const uint32_t* p, uint32_t* q) {
     }
 }
 
+// r = x y mod 2^(32 N), on the host.
+template <size_t N>
+inline void low_product_host(const uint32_t* x, const uint32_t* y, uint32_t* r) {
+    uint64_t acc[N] = {};
+    for (size_t i = 0; i < N; i++) {
+        uint64_t c = 0;
+        for (size_t j = 0; i + j < N; j++) {
+            const uint64_t v = (uint64_t)x[i] * y[j] + acc[i + j] + c;
+            acc[i + j] = v & 0xffffffffULL;
+            c = v >> 32;
+        }
+    }
+    for (size_t k = 0; k < N; k++) r[k] = (uint32_t)acc[k];
+}
+
+// w' from w's Montgomery form m = w 2^(32 N) mod p: w 2^(32 N) = w' p + m, so w' = -m p^-1 mod 2^(32 N) (w' <
+// 2^(32 N)): one product instead of quotient()'s division. p odd.
+template <size_t N>
+inline void quotient_from_montgomery(const uint32_t* m, const uint32_t* p, uint32_t* q) {
+    // x = p^-1 mod 2^(32 N) by Newton's iteration x <- x (2 - p x), each step doubling the correct low bits.
+    uint32_t x[N] = {1}, t[N], u[N];
+    for (size_t bits = 1; bits < 32 * N; bits *= 2) {
+        low_product_host<N>(p, x, t);
+        uint64_t borrow = 0;  // u = 2 - t
+        for (size_t k = 0; k < N; k++) {
+            const uint64_t v = (uint64_t)(k == 0 ? 2 : 0) - t[k] - borrow;
+            u[k] = (uint32_t)v;
+            borrow = (v >> 32) & 1;
+        }
+        low_product_host<N>(x, u, t);
+        for (size_t k = 0; k < N; k++) x[k] = t[k];
+    }
+    low_product_host<N>(m, x, t);  // m p^-1
+    uint64_t borrow = 0;           // q = -t
+    for (size_t k = 0; k < N; k++) {
+        const uint64_t v = (uint64_t)0 - t[k] - borrow;
+        q[k] = (uint32_t)v;
+        borrow = (v >> 32) & 1;
+    }
+}
+
 }  // namespace cuzk::gpu::shoup
