@@ -13,7 +13,6 @@
 #include "event_timing.cuh"
 #include "cuzk/gpu/shoup.cuh"
 namespace shoup = cuzk::gpu::shoup;
-#include "fr_shoup_tables.hpp"
 
 using F = cuzk::gpu::mont32_t<cuzk::FrConfig>;
 using cuzk::Fr;
@@ -72,41 +71,60 @@ __global__ void k_check(const F* a, const Tw* tw, const int* idx, F* o_mont, F* 
     o_shoup[i] = shoup_mul(a[i], tw->w[t], tw->wp[t]);
 }
 
-// kMode 0: mont32, 1: Shoup. kChains independent values per thread, iters products each.
+// A block's twiddles in shared memory (the Montgomery ones for kMode 0, the Shoup pairs otherwise) and p.
+template <int kMode>
+struct TwSmem {
+    uint32_t W[kMode == 0 ? kTable : 1][N], w[kMode != 0 ? kTable : 1][N], wp[kMode != 0 ? kTable : 1][N], p[N];
+};
+// Fills sm from g, then p into registers the compiler cannot fold (kMode 3's operand).
+template <int kMode>
+__device__ void stage(TwSmem<kMode>& sm, const Tw* g, uint32_t (&preg)[N]) {
+    for (int e = threadIdx.x; e < kTable * (int)N; e += blockDim.x) {
+        if (kMode == 0) sm.W[e / N][e % N] = g->W[e / N][e % N];
+        else {
+            sm.w[e / N][e % N] = g->w[e / N][e % N];
+            sm.wp[e / N][e % N] = g->wp[e / N][e % N];
+        }
+    }
+    if (threadIdx.x < N) sm.p[threadIdx.x] = c_p[threadIdx.x];
+    __syncthreads();
+#pragma unroll
+    for (size_t k = 0; k < N; k++) preg[k] = sm.p[k];
+}
+// A thread's c-th starting value (below 2^254 < p).
+__device__ F start_value(int tid, int c) {
+    F x;
+    for (size_t k = 0; k < N; k++) x.l[k] = (uint32_t)(tid * 2654435761u + c * 40503u + k) & (k == N - 1 ? 0x3fffffffu : ~0u);
+    return x;
+}
+// x * the twiddle of index t in mode kMode.
+template <int kMode>
+__device__ __forceinline__ F times(const F& x, const TwSmem<kMode>& sm, int t, const uint32_t (&preg)[N]) {
+    if constexpr (kMode == 0) {
+        F W;
+#pragma unroll
+        for (size_t k = 0; k < N; k++) W.l[k] = sm.W[t][k];
+        return x * W;
+    } else if constexpr (kMode == 3) {
+        return shoup_mul_preg(x, sm.w[t], sm.wp[t], preg);
+    } else {
+        return shoup_mul<kMode == 2>(x, sm.w[t], sm.wp[t]);
+    }
+}
+
+// kMode 0: mont32, 1: Shoup, 2: Shoup with p as immediates, 3: Shoup with p in registers. kChains independent
+// values per thread, iters products each.
 template <int kMode, int kChains>
 __global__ void __launch_bounds__(256) k_chain(const Tw* g_tw, F* out, int iters) {
-    __shared__ uint32_t sW[kMode == 0 ? kTable : 1][N], sw[kMode != 0 ? kTable : 1][N], swp[kMode != 0 ? kTable : 1][N];
-    for (int e = threadIdx.x; e < kTable * (int)N; e += blockDim.x) {
-        if (kMode == 0) sW[e / N][e % N] = g_tw->W[e / N][e % N];
-        else {
-            sw[e / N][e % N] = g_tw->w[e / N][e % N];
-            swp[e / N][e % N] = g_tw->wp[e / N][e % N];
-        }
-    }
-    __shared__ uint32_t sp[N];
-    if (threadIdx.x < N) sp[threadIdx.x] = c_p[threadIdx.x];
-    __syncthreads();
-    const int tid = blockIdx.x * blockDim.x + threadIdx.x;
+    __shared__ TwSmem<kMode> sm;
     uint32_t preg[N];
-#pragma unroll
-    for (size_t k = 0; k < N; k++) preg[k] = sp[k];
+    stage(sm, g_tw, preg);
+    const int tid = blockIdx.x * blockDim.x + threadIdx.x;
     F x[kChains];
-    for (int c = 0; c < kChains; c++) {
-        for (size_t k = 0; k < N; k++) x[c].l[k] = (uint32_t)(tid * 2654435761u + c * 40503u + k) & (k == N - 1 ? 0x3fffffffu : ~0u);
-    }
+    for (int c = 0; c < kChains; c++) x[c] = start_value(tid, c);
     for (int it = 0; it < iters; it++) {
 #pragma unroll
-        for (int c = 0; c < kChains; c++) {
-            const int t = (tid + it * 7 + c * 13) & (kTable - 1);
-            if (kMode == 0) {
-                F W;
-#pragma unroll
-                for (size_t k = 0; k < N; k++) W.l[k] = sW[t][k];
-                x[c] = x[c] * W;
-            } else {
-                x[c] = kMode == 3 ? shoup_mul_preg(x[c], sw[t], swp[t], preg) : shoup_mul<kMode == 2>(x[c], sw[t], swp[t]);
-            }
-        }
+        for (int c = 0; c < kChains; c++) x[c] = times<kMode>(x[c], sm, (tid + it * 7 + c * 13) & (kTable - 1), preg);
     }
     F s = x[0];
     for (int c = 1; c < kChains; c++) s = s + x[c];
@@ -116,24 +134,12 @@ __global__ void __launch_bounds__(256) k_chain(const Tw* g_tw, F* out, int iters
 // Radix-2 butterflies on 8 values per thread: three levels a round, (a + b, (a - b) w), 12 products a round.
 template <int kMode>
 __global__ void __launch_bounds__(256) k_butterfly(const Tw* g_tw, F* out, int rounds) {
-    __shared__ uint32_t sW[kMode == 0 ? kTable : 1][N], sw[kMode != 0 ? kTable : 1][N], swp[kMode != 0 ? kTable : 1][N];
-    for (int e = threadIdx.x; e < kTable * (int)N; e += blockDim.x) {
-        if (kMode == 0) sW[e / N][e % N] = g_tw->W[e / N][e % N];
-        else {
-            sw[e / N][e % N] = g_tw->w[e / N][e % N];
-            swp[e / N][e % N] = g_tw->wp[e / N][e % N];
-        }
-    }
-    __shared__ uint32_t sp[N];
-    if (threadIdx.x < N) sp[threadIdx.x] = c_p[threadIdx.x];
-    __syncthreads();
-    const int tid = blockIdx.x * blockDim.x + threadIdx.x;
+    __shared__ TwSmem<kMode> sm;
     uint32_t preg[N];
-#pragma unroll
-    for (size_t k = 0; k < N; k++) preg[k] = sp[k];
+    stage(sm, g_tw, preg);
+    const int tid = blockIdx.x * blockDim.x + threadIdx.x;
     F x[8];
-    for (int c = 0; c < 8; c++)
-        for (size_t k = 0; k < N; k++) x[c].l[k] = (uint32_t)(tid * 2654435761u + c * 40503u + k) & (k == N - 1 ? 0x3fffffffu : ~0u);
+    for (int c = 0; c < 8; c++) x[c] = start_value(tid, c);
     for (int r = 0; r < rounds; r++) {
 #pragma unroll
         for (int h = 4; h >= 1; h /= 2) {
@@ -141,17 +147,8 @@ __global__ void __launch_bounds__(256) k_butterfly(const Tw* g_tw, F* out, int r
             for (int j = 0; j < 8; j++) {
                 if (j & h) continue;
                 const F a = x[j], b = x[j + h];
-                const int t = (tid + r * 5 + j * 3 + h) & (kTable - 1);
                 x[j] = a + b;
-                const F d = a - b;
-                if (kMode == 0) {
-                    F W;
-#pragma unroll
-                    for (size_t k = 0; k < N; k++) W.l[k] = sW[t][k];
-                    x[j + h] = d * W;
-                } else {
-                    x[j + h] = kMode == 3 ? shoup_mul_preg(d, sw[t], swp[t], preg) : shoup_mul<kMode == 2>(d, sw[t], swp[t]);
-                }
+                x[j + h] = times<kMode>(a - b, sm, (tid + r * 5 + j * 3 + h) & (kTable - 1), preg);
             }
         }
     }
@@ -166,7 +163,7 @@ int main() {
     cudaGetDeviceProperties(&prop, dev);
     std::printf("%s, %d SMs\n", prop.name, prop.multiProcessorCount);
     uint32_t p[N];
-    fr_shoup::p_words(p);
+    std::memcpy(p, cuzk::MontField<cuzk::FrConfig>::P.data(), sizeof p);
     cudaMemcpyToSymbol(c_p, p, sizeof p);
     uint64_t s = 0x51f7e3a5d1c2b4a9ULL;
     std::printf("seed 0x51f7e3a5d1c2b4a9\n");
@@ -181,7 +178,7 @@ int main() {
         const auto wl = w.to_canonical();
         std::memcpy(htw[0].w[t], &wl, 32);
         std::memcpy(htw[0].W[t], &w.l, 32);
-        fr_shoup::quotient(htw[0].w[t], p, htw[0].wp[t]);
+        shoup::quotient<N>(htw[0].w[t], p, htw[0].wp[t]);
     }
     Tw* dtw;
     cudaMalloc(&dtw, sizeof(Tw));
