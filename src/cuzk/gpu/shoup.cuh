@@ -27,6 +27,16 @@
 
 namespace cuzk::gpu::shoup {
 
+// One PTX step with the carry flag: d = op(a, b) or op(x, y, z), returned.
+#define CUZK_SHOUP_PTX2(op, a, b)                                         \
+    uint32_t d;                                                           \
+    asm volatile(op " %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b)); \
+    return d
+#define CUZK_SHOUP_PTX3(op, x, y, z)                                                 \
+    uint32_t d;                                                                      \
+    asm volatile(op " %0, %1, %2, %3;" : "=r"(d) : "r"(x), "r"(y), "r"(z)); \
+    return d
+
 // One carry chain's steps. The device's carry flag is invisible to the compiler; the host keeps it in `c`.
 struct Cc {
 #ifndef __CUDA_ARCH__
@@ -34,9 +44,7 @@ struct Cc {
 #endif
     CUZK_SHOUP_FN uint32_t add_cc(uint32_t a, uint32_t b) {
 #ifdef __CUDA_ARCH__
-        uint32_t d;
-        asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
-        return d;
+        CUZK_SHOUP_PTX2("add.cc.u32", a, b);
 #else
         const uint64_t s = (uint64_t)a + b;
         c = (uint32_t)(s >> 32);
@@ -45,9 +53,7 @@ struct Cc {
     }
     CUZK_SHOUP_FN uint32_t addc_cc(uint32_t a, uint32_t b) {
 #ifdef __CUDA_ARCH__
-        uint32_t d;
-        asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
-        return d;
+        CUZK_SHOUP_PTX2("addc.cc.u32", a, b);
 #else
         const uint64_t s = (uint64_t)a + b + c;
         c = (uint32_t)(s >> 32);
@@ -56,18 +62,14 @@ struct Cc {
     }
     CUZK_SHOUP_FN uint32_t addc(uint32_t a, uint32_t b) {
 #ifdef __CUDA_ARCH__
-        uint32_t d;
-        asm volatile("addc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
-        return d;
+        CUZK_SHOUP_PTX2("addc.u32", a, b);
 #else
         return (uint32_t)((uint64_t)a + b + c);
 #endif
     }
     CUZK_SHOUP_FN uint32_t sub_cc(uint32_t a, uint32_t b) {
 #ifdef __CUDA_ARCH__
-        uint32_t d;
-        asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
-        return d;
+        CUZK_SHOUP_PTX2("sub.cc.u32", a, b);
 #else
         c = a < b;
         return a - b;
@@ -75,9 +77,7 @@ struct Cc {
     }
     CUZK_SHOUP_FN uint32_t subc_cc(uint32_t a, uint32_t b) {
 #ifdef __CUDA_ARCH__
-        uint32_t d;
-        asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
-        return d;
+        CUZK_SHOUP_PTX2("subc.cc.u32", a, b);
 #else
         const uint64_t t = (uint64_t)b + c;
         c = (uint64_t)a < t;
@@ -86,9 +86,7 @@ struct Cc {
     }
     CUZK_SHOUP_FN uint32_t subc(uint32_t a, uint32_t b) {
 #ifdef __CUDA_ARCH__
-        uint32_t d;
-        asm volatile("subc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
-        return d;
+        CUZK_SHOUP_PTX2("subc.u32", a, b);
 #else
         return (uint32_t)((uint64_t)a - b - c);
 #endif
@@ -96,54 +94,42 @@ struct Cc {
     // lo(x y) + z, hi(x y) + z, with and without the carry in and out.
     CUZK_SHOUP_FN uint32_t mad_lo_cc(uint32_t x, uint32_t y, uint32_t z) {
 #ifdef __CUDA_ARCH__
-        uint32_t d;
-        asm volatile("mad.lo.cc.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(x), "r"(y), "r"(z));
-        return d;
+        CUZK_SHOUP_PTX3("mad.lo.cc.u32", x, y, z);
 #else
         return add_cc((uint32_t)((uint64_t)x * y), z);
 #endif
     }
     CUZK_SHOUP_FN uint32_t madc_lo_cc(uint32_t x, uint32_t y, uint32_t z) {
 #ifdef __CUDA_ARCH__
-        uint32_t d;
-        asm volatile("madc.lo.cc.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(x), "r"(y), "r"(z));
-        return d;
+        CUZK_SHOUP_PTX3("madc.lo.cc.u32", x, y, z);
 #else
         return addc_cc((uint32_t)((uint64_t)x * y), z);
 #endif
     }
     CUZK_SHOUP_FN uint32_t madc_lo(uint32_t x, uint32_t y, uint32_t z) {
 #ifdef __CUDA_ARCH__
-        uint32_t d;
-        asm volatile("madc.lo.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(x), "r"(y), "r"(z));
-        return d;
+        CUZK_SHOUP_PTX3("madc.lo.u32", x, y, z);
 #else
         return addc((uint32_t)((uint64_t)x * y), z);
 #endif
     }
     CUZK_SHOUP_FN uint32_t mad_hi_cc(uint32_t x, uint32_t y, uint32_t z) {
 #ifdef __CUDA_ARCH__
-        uint32_t d;
-        asm volatile("mad.hi.cc.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(x), "r"(y), "r"(z));
-        return d;
+        CUZK_SHOUP_PTX3("mad.hi.cc.u32", x, y, z);
 #else
         return add_cc((uint32_t)(((uint64_t)x * y) >> 32), z);
 #endif
     }
     CUZK_SHOUP_FN uint32_t madc_hi_cc(uint32_t x, uint32_t y, uint32_t z) {
 #ifdef __CUDA_ARCH__
-        uint32_t d;
-        asm volatile("madc.hi.cc.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(x), "r"(y), "r"(z));
-        return d;
+        CUZK_SHOUP_PTX3("madc.hi.cc.u32", x, y, z);
 #else
         return addc_cc((uint32_t)(((uint64_t)x * y) >> 32), z);
 #endif
     }
     CUZK_SHOUP_FN uint32_t madc_hi(uint32_t x, uint32_t y, uint32_t z) {
 #ifdef __CUDA_ARCH__
-        uint32_t d;
-        asm volatile("madc.hi.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(x), "r"(y), "r"(z));
-        return d;
+        CUZK_SHOUP_PTX3("madc.hi.u32", x, y, z);
 #else
         return addc((uint32_t)(((uint64_t)x * y) >> 32), z);
 #endif
