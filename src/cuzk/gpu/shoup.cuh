@@ -156,33 +156,21 @@ CUZK_SHOUP_UNROLL
     for (size_t i = 0; i < N; i++) {
 CUZK_SHOUP_UNROLL
         for (size_t par = 0; par < 2; par++) {
-            // j = par, par + 2, ... with i + j <= N - 1; column k = i + j.
-            if (par >= N - i) continue;
+            // j = par, par + 2, ... with i + j <= N - 1; column k = i + j. The chain ends in word N - 1: with the
+            // product of column N - 1 (its low half only) or with the high half of column N - 2's (no carry out).
             Cc cc;
-            bool first = true;
 CUZK_SHOUP_UNROLL
             for (size_t j = par; i + j < N; j += 2) {
                 const size_t k = i + j;
                 uint32_t* W = (k % 2 == 0) ? E : D;
                 const size_t lo = (k % 2 == 0) ? k : k - 1;  // index of word k in W
-                if (k == N - 1) {  // low half only, the chain's last step
+                const bool first = j == par;
+                if (k == N - 1) {
                     W[lo] = first ? W[lo] + x[j] * y[i] : cc.madc_lo(x[j], y[i], W[lo]);
-                    first = false;
                     break;
                 }
                 W[lo] = first ? cc.mad_lo_cc(x[j], y[i], W[lo]) : cc.madc_lo_cc(x[j], y[i], W[lo]);
-                first = false;
-                if (k + 1 == N - 1 && !(i + j + 2 < N)) {
-                    // the pair's high word is word N - 1, the last kept: no carry out
-                    W[lo + 1] = cc.madc_hi(x[j], y[i], W[lo + 1]);
-                    break;
-                }
-                W[lo + 1] = cc.madc_hi_cc(x[j], y[i], W[lo + 1]);
-                if (!(i + j + 2 < N)) {
-                    // the chain's carry into the word above its last pair (kept only if below N)
-                    if (lo + 2 < N) W[lo + 2] = cc.addc(W[lo + 2], 0);
-                    break;
-                }
+                W[lo + 1] = k + 2 == N ? cc.madc_hi(x[j], y[i], W[lo + 1]) : cc.madc_hi_cc(x[j], y[i], W[lo + 1]);
             }
         }
     }
