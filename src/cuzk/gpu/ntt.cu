@@ -492,14 +492,15 @@ void fill_powers(Fr* dst, const Fr& base, size_t count) {
 // dst[2j] = w_j canonical, dst[2j + 1] = floor(w_j 2^256 / p), as raw words (not field elements).
 void fill_shoup_pairs(Fr* dst, const Fr* w, size_t count) {
     constexpr size_t N = 8;
-    uint32_t p[N];
+    uint32_t p[N], neg_pinv[N];
     std::memcpy(p, Fr::P.data(), sizeof p);
+    shoup::neg_inverse<N>(p, neg_pinv);
     for (size_t j = 0; j < count; j++) {
         const auto c = w[j].to_canonical();
         uint32_t wc[N], m[N], q[N];
         std::memcpy(wc, c.data(), sizeof wc);
         std::memcpy(m, w[j].l.data(), sizeof m);
-        shoup::quotient_from_montgomery<N>(m, p, q);
+        shoup::quotient_from_montgomery<N>(m, neg_pinv, q);
         std::memcpy(dst[2 * j].l.data(), wc, sizeof wc);
         std::memcpy(dst[2 * j + 1].l.data(), q, sizeof q);
     }

@@ -323,11 +323,9 @@ inline void low_product_host(const uint32_t* x, const uint32_t* y, uint32_t* r) 
     for (size_t k = 0; k < N; k++) r[k] = (uint32_t)acc[k];
 }
 
-// w' from w's Montgomery form m = w 2^(32 N) mod p: w 2^(32 N) = w' p + m, so w' = -m p^-1 mod 2^(32 N) (w' <
-// 2^(32 N)): one product instead of quotient()'s division. p odd.
+// -p^-1 mod 2^(32 N) for odd p, by Newton's iteration x <- x (2 - p x) (each step doubles the correct low bits).
 template <size_t N>
-inline void quotient_from_montgomery(const uint32_t* m, const uint32_t* p, uint32_t* q) {
-    // x = p^-1 mod 2^(32 N) by Newton's iteration x <- x (2 - p x), each step doubling the correct low bits.
+inline void neg_inverse(const uint32_t* p, uint32_t* out) {
     uint32_t x[N] = {1}, t[N], u[N];
     for (size_t bits = 1; bits < 32 * N; bits *= 2) {
         low_product_host<N>(p, x, t);
@@ -340,13 +338,19 @@ inline void quotient_from_montgomery(const uint32_t* m, const uint32_t* p, uint3
         low_product_host<N>(x, u, t);
         for (size_t k = 0; k < N; k++) x[k] = t[k];
     }
-    low_product_host<N>(m, x, t);  // m p^-1
-    uint64_t borrow = 0;           // q = -t
+    uint64_t borrow = 0;  // out = -x
     for (size_t k = 0; k < N; k++) {
-        const uint64_t v = (uint64_t)0 - t[k] - borrow;
-        q[k] = (uint32_t)v;
+        const uint64_t v = (uint64_t)0 - x[k] - borrow;
+        out[k] = (uint32_t)v;
         borrow = (v >> 32) & 1;
     }
+}
+
+// w' from w's Montgomery form m = w 2^(32 N) mod p: w 2^(32 N) = w' p + m, so w' = m (-p^-1) mod 2^(32 N) (w' <
+// 2^(32 N)): one product instead of quotient()'s division. neg_pinv: neg_inverse(p).
+template <size_t N>
+inline void quotient_from_montgomery(const uint32_t* m, const uint32_t* neg_pinv, uint32_t* q) {
+    low_product_host<N>(m, neg_pinv, q);
 }
 
 }  // namespace cuzk::gpu::shoup
