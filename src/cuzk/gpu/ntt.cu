@@ -118,14 +118,12 @@ enum : size_t {
 };
 
 struct TableView {
-    const fr_dev* w_lo;
+    const fr_dev* w_lo;  // LO, HI in Montgomery form: the single-block transform's twiddles
     const fr_dev* w_hi;
-    const fr_dev* line;
     const fr_dev* line_shoup;  // the line roots and their quotients (OFF_LS): the butterflies' products
-    const fr_dev* w_lo_s;      // w_lo, w_hi, w_mid as Shoup pairs: the four-step twiddles' products
+    const fr_dev* w_lo_s;      // LO, HI and the 2^18 roots as Shoup pairs: the four-step twiddles' products
     const fr_dev* w_hi_s;
     const fr_dev* w_mid_s;
-    const fr_dev* w_mid;  // omega_{2^18}^j: the four-step twiddles of rows up to 2^18 long
     const fr_dev* s_lo;  // coset powers (g or 1/g), only read when pre == PRE_POWERS or post != 0
     const fr_dev* s_hi;
 };
@@ -373,9 +371,8 @@ __global__ void __launch_bounds__(MAX_THREADS, 2)
             // A strided pass writes its outputs where it read its inputs (output k of line L at input j = k).
             const uint32_t s = (line0 + line) & s_mask;
             dst = global_index(idx, line0, p);
-            // s * k < M = 2^(r + log_s) <= 2^28, scaled to an exponent of omega_{2^18} (short rows: one load) or of
-            // omega_{2^28} (two loads and a product)
-            // omega_{2^28}^e = lo[e mod 2^14] hi[e >> 14] applied as two products by table entries.
+            // s * k < M = 2^(r + log_s) <= 2^28, scaled to an exponent of omega_{2^18} (short rows: one product by
+            // a table pair) or of omega_{2^28} = LO[e mod 2^14] HI[e >> 14] (two products, by LO's pair then HI's)
             if (p.mid) {
                 x = times_pair(x, tb.w_mid_s + 2 * ((s * k) << (MID_LOG - r - p.log_s)));
             } else {
@@ -488,7 +485,6 @@ void fill_powers(Fr* dst, const Fr& base, size_t count) {
     }
 }
 
-// lo[i] = b^i, hi[i] = b^(i * 2^14), i < 2^14.
 // dst[2j] = w_j canonical, dst[2j + 1] = floor(w_j 2^256 / p), as raw words (not field elements).
 void fill_shoup_pairs(Fr* dst, const Fr* w, size_t count) {
     constexpr size_t N = 8;
@@ -506,6 +502,7 @@ void fill_shoup_pairs(Fr* dst, const Fr* w, size_t count) {
     }
 }
 
+// lo[i] = b^i, hi[i] = b^(i * 2^14), i < 2^14.
 void fill_halves(Fr* lo, Fr* hi, const Fr& b) {
     fill_powers(lo, b, HALF);
     Fr step = b;
@@ -680,12 +677,10 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
     TableView tb{};
     tb.w_lo = td + (inverse ? OFF_WI_LO : OFF_W_LO);
     tb.w_hi = td + (inverse ? OFF_WI_HI : OFF_W_HI);
-    tb.line = td + (inverse ? OFF_LI : OFF_L);
     tb.line_shoup = td + (inverse ? OFF_LSI : OFF_LS);
     tb.w_lo_s = td + (inverse ? OFF_WIS_LO : OFF_WS_LO);
     tb.w_hi_s = td + (inverse ? OFF_WIS_HI : OFF_WS_HI);
     tb.w_mid_s = td + (inverse ? OFF_MIS : OFF_MS);
-    tb.w_mid = td + (inverse ? OFF_MI : OFF_M);
     tb.s_lo = td + (cfg.kind == NttKind::coset_forward ? OFF_G_LO : OFF_GI_LO);
     tb.s_hi = td + (cfg.kind == NttKind::coset_forward ? OFF_G_HI : OFF_GI_HI);
 
@@ -740,10 +735,7 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
             p.post_sub = p.last && fused ? post_sub : nullptr;
             p.post_scale = post_scale;
             TableView pt = tb;
-            if (fold_inv_n) {
-                pt.w_hi = td + OFF_WI_HI_SCALED + (log_n - SCALED_FIRST_LOG) * HALF;
-                pt.w_hi_s = td + OFF_WIS_HI_SCALED + 2 * (log_n - SCALED_FIRST_LOG) * HALF;
-            }
+            if (fold_inv_n) pt.w_hi_s = td + OFF_WIS_HI_SCALED + 2 * (log_n - SCALED_FIRST_LOG) * HALF;
             p.post = p.last ? post : 0;  // the in-place schedule's: in the transpose
             if (p.last) {
                 p.ndig = i;

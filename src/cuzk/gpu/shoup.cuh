@@ -274,8 +274,8 @@ CUZK_SHOUP_UNROLL
     for (size_t k = 0; k < N; k++) r[k] = borrow ? r[k] : t[k];
 }
 
-// w' = floor(w 2^(32 N) / p) for w < p (so w' < 2^(32 N)), bit by bit over the numerator: for the tables, on the
-// host (N = 8: ~0.1 ms an entry).
+// w' = floor(w 2^(32 N) / p) for w < p (so w' < 2^(32 N)), bit by bit over the numerator: the definition, kept as
+// the check of quotient_from_montgomery (tests, experiments); the tables use that (N = 8: ~0.1 ms an entry here).
 template <size_t N>
 inline void quotient(const uint32_t* w, const uint32_t* p, uint32_t* q) {
     uint64_t rem[N + 1] = {};  // 32-bit words in 64-bit slots; < 2p
@@ -323,7 +323,8 @@ inline void low_product_host(const uint32_t* x, const uint32_t* y, uint32_t* r) 
     for (size_t k = 0; k < N; k++) r[k] = (uint32_t)acc[k];
 }
 
-// -p^-1 mod 2^(32 N) for odd p, by Newton's iteration x <- x (2 - p x) (each step doubles the correct low bits).
+// -p^-1 mod 2^(32 N) for odd p, by Newton's iteration x <- x (2 - p x) (each step doubles the correct low bits;
+// bigint.hpp has the same for one 64-bit word, MontField's INV).
 template <size_t N>
 inline void neg_inverse(const uint32_t* p, uint32_t* out) {
     uint32_t x[N] = {1}, t[N], u[N];
