@@ -10,17 +10,13 @@
 
 using namespace cuzk;
 
-namespace {
-std::mt19937_64 fresh_rng() { return std::mt19937_64(((uint64_t)std::random_device{}() << 32) | std::random_device{}()); }
-}  // namespace
-
 // The constants are usable at compile time (one source of truth for CPU and device code).
 static_assert(Fr::one().is_one());
 static_assert((Fr::from_u64(3) * Fr::from_u64(5)) == Fr::from_u64(15));
 static_assert(Fq::from_u64(7) - Fq::from_u64(9) == -Fq::from_u64(2));
 
 TEST(Field, Fq2Axioms) {
-    auto rng = fresh_rng();
+    auto rng = cuzk::testing::seeded_rng("Field.Fq2Axioms");
     for (int i = 0; i < 50; i++) {
         Fq2 a = Fq2::random(rng), b = Fq2::random(rng), c = Fq2::random(rng);
         EXPECT_EQ((a * b) * c, a * (b * c));
@@ -43,7 +39,7 @@ TEST(Field, Fq2Axioms) {
 }
 
 TEST(Field, Fq2Sqrt) {
-    auto rng = fresh_rng();
+    auto rng = cuzk::testing::seeded_rng("Field.Fq2Sqrt");
     int non_squares = 0;
     for (int i = 0; i < 40; i++) {
         Fq2 a = Fq2::random(rng);
@@ -76,7 +72,7 @@ TEST(Field, FrRootsOfUnity) {
 }
 
 TEST(Field, FrSqrtTonelliShanks) {
-    auto rng = fresh_rng();
+    auto rng = cuzk::testing::seeded_rng("Field.FrSqrtTonelliShanks");
     for (int i = 0; i < 50; i++) {
         Fr a = Fr::random(rng);
         auto s = a.square().sqrt();

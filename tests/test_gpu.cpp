@@ -9,6 +9,7 @@
 #include "cuzk/ff/fq.hpp"
 #include "cuzk/ff/fq2.hpp"
 #include "cuzk/ff/fr.hpp"
+#include "seeded_rng.hpp"
 #ifdef CUZK_HAVE_CUDA
 #include "cuzk/gpu/device.hpp"
 #endif
@@ -18,8 +19,7 @@ using namespace cuzk;
 #ifdef CUZK_HAVE_CUDA
 template <class F, class Fn>
 void check_mul_against_cpu(Fn gpu_mul, size_t n) {
-    std::random_device rd;
-    std::mt19937_64 rng(((uint64_t)rd() << 32) | rd());
+    auto rng = cuzk::testing::seeded_rng("check_mul_against_cpu");
     std::vector<F> a(n), b(n), out(n);
     for (size_t i = 0; i < n; i++) a[i] = F::random(rng), b[i] = F::random(rng);
     // Edge values at the front: 0, 1, p-1, and p-1 squared.
@@ -41,8 +41,7 @@ TEST(Gpu, FieldMulMatchesCpu) {
 // sums, of random values and of every pair of edge values (0, 1, 2, p-1, p-2, (p-1)/2, (p+1)/2, R mod p as a field element, and values with all-ones limbs).
 template <class F, class Fn>
 void check_ops32_against_cpu(Fn gpu_ops, size_t random_pairs) {
-    std::random_device rd;
-    std::mt19937_64 rng(((uint64_t)rd() << 32) | rd());
+    auto rng = cuzk::testing::seeded_rng("check_ops32_against_cpu");
     std::vector<F> edge{F::zero(), F::one(), F::from_u64(2), -F::one(), -F::from_u64(2),
                         F::from_canonical_unchecked(F::P_MINUS_1_OVER_2),
                         F::from_canonical_unchecked(F::P_MINUS_1_OVER_2) + F::one(), F::from_mont_limbs(F::R)};

@@ -6,6 +6,7 @@
 
 #include "cuzk/circuits/builtin.hpp"
 #include "cuzk/r1cs/circuit.hpp"
+#include "seeded_rng.hpp"
 
 using namespace cuzk;
 using namespace cuzk::r1cs;
@@ -13,8 +14,6 @@ using cuzk::circuits::CubicCircuit;
 using cuzk::circuits::MulChainCircuit;
 
 namespace {
-std::mt19937_64 fresh_rng() { return std::mt19937_64(((uint64_t)std::random_device{}() << 32) | std::random_device{}()); }
-
 // A circuit with an aux variable that occurs only in C (its A and B bases are dropped by setup) and one that
 // occurs only in B.
 struct DensityCircuit : CircuitImpl<DensityCircuit> {
@@ -33,7 +32,7 @@ struct DensityCircuit : CircuitImpl<DensityCircuit> {
 }  // namespace
 
 TEST(R1cs, LinearCombinationSpillsAndCopies) {
-    auto rng = fresh_rng();
+    auto rng = cuzk::testing::seeded_rng("R1cs.LinearCombinationSpillsAndCopies");
     std::vector<Fr> inputs{Fr::one()}, aux;
     LC lc;
     Fr expect = Fr::zero();
