@@ -36,11 +36,11 @@
 // caller's pointwise steps (NttConfig::pre_mul, post_sub) ride on the same loads and stores: one more array read
 // in pass 0 and in the last pass instead of a kernel that reads two arrays and writes one before and after.
 //
-// Tables (size-independent, built on the CPU from Fr::root_of_unity(), 71 MiB per device, owned by NttTables):
+// Tables (size-independent, built on the CPU from Fr::root_of_unity(), 75 MiB per device, owned by NttTables):
 // omega_{2^28}^e = LO[e mod 2^14] * HI[e >> 14] (forward and inverse), the line roots omega_{2^10}^j (forward and
 // inverse), g^a, g^-a in the same two-half form for a < 2^28, omega_{2^18}^j for j < 2^18 (forward and inverse),
-// and HI / 2^k for k = 19 .. 28 (inverse). The line roots, LO, HI, the scaled HI and the 2^18 roots are also held
-// as Shoup pairs (w canonical, floor(w 2^256 / p); shoup.cuh): every product by a table entry in the pass kernel is
+// and HI / 2^k for k = 19 .. 28 (inverse). The line roots, LO, HI, the scaled HI, the 2^18 roots and the coset
+// powers are also held as Shoup pairs (w canonical, floor(w 2^256 / p); shoup.cuh): every product by a table entry in the pass kernel is
 // Shoup's, ~1.3x the rate of a Montgomery product. A four-step twiddle of a row of at most 2^18 points is one such
 // product (the middle pass of 2^19 .. 2^27), of a longer one two (by LO's entry, then HI's); an inverse transform
 // of more than 2^18 points folds 1/n into pass 0's twiddles through the scaled HI, so it costs no product of its
@@ -114,7 +114,11 @@ enum : size_t {
     OFF_MS = OFF_WIS_HI + 2 * HALF,
     OFF_MIS = OFF_MS + 2 * MID,
     OFF_WIS_HI_SCALED = OFF_MIS + 2 * MID,
-    TABLE_ELEMS = OFF_WIS_HI_SCALED + 2 * SCALED_COUNT * HALF,
+    OFF_GS_LO = OFF_WIS_HI_SCALED + 2 * SCALED_COUNT * HALF,  // the coset powers' tables as pairs
+    OFF_GS_HI = OFF_GS_LO + 2 * HALF,
+    OFF_GIS_LO = OFF_GS_HI + 2 * HALF,
+    OFF_GIS_HI = OFF_GIS_LO + 2 * HALF,
+    TABLE_ELEMS = OFF_GIS_HI + 2 * HALF,
 };
 
 struct TableView {
@@ -126,6 +130,8 @@ struct TableView {
     const fr_dev* w_mid_s;
     const fr_dev* s_lo;  // coset powers (g or 1/g), only read when pre == PRE_POWERS or post != 0
     const fr_dev* s_hi;
+    const fr_dev* s_lo_s;  // the same as Shoup pairs
+    const fr_dev* s_hi_s;
 };
 
 enum : uint32_t { PRE_NONE = 0, PRE_POWERS = 1, PRE_CONST = 2 };
@@ -143,9 +149,11 @@ struct PassParams {
     uint32_t post;    // last pass: 1 multiplies out[a] by s^a
     uint32_t flat;    // in-place schedule's last pass (last == 0): contiguous lines back where they were, no twiddle
     fr_dev pre_c;
+    fr_dev pre_c_s[2];  // pre_c as a Shoup pair
     const fr_dev* pre_mul;   // pass 0: x[a] *= pre_mul[a] (NttConfig::pre_mul), null: none
     const fr_dev* post_sub;  // last pass (not flat): out[a] = (out[a] - post_sub[a]) * post_scale, null: none
     fr_dev post_scale;
+    fr_dev post_scale_s[2];  // post_scale as a Shoup pair
 };
 
 // ---- device helpers ---------------------------------------------------------------------------------------
@@ -230,17 +238,26 @@ __device__ __forceinline__ uint32_t line_of_output(uint32_t q, const PassParams&
     return line;
 }
 
-// a * w for the table twiddle w whose Shoup pair (w canonical, w') starts at e: a w mod p, fully reduced, the same
-// as a * (w in Montgomery form) (shoup.cuh; ~1.3x the product's rate in butterflies on an H100).
-__device__ __forceinline__ fr_dev times_pair(const fr_dev& a, const fr_dev* e) {
+// a * w by Shoup's product from w's pair (w canonical, w' = floor(w 2^256 / p)): a w mod p, fully reduced, the same
+// as a * (w in Montgomery form) (shoup.cuh; ~1.3x the product's rate in butterflies on an H100). The pair comes by
+// value: a kernel parameter's address would copy the parameters to the stack.
+__device__ __forceinline__ fr_dev times_shoup(const fr_dev& a, const fr_dev w, const fr_dev wp) {
     constexpr fr_dev::Consts c = fr_dev::consts();
-    const fr_dev w = load_table(e), wp = load_table(e + 1);
     uint32_t p[fr_dev::N];
 #pragma unroll
     for (size_t k = 0; k < fr_dev::N; k++) p[k] = c.p[k];
     fr_dev r;
     shoup::mul_shoup<fr_dev::N>(a.l, w.l, wp.l, p, r.l);
     return r;
+}
+// The same for the table pair at e.
+__device__ __forceinline__ fr_dev times_pair(const fr_dev& a, const fr_dev* e) {
+    return times_shoup(a, load_table(e), load_table(e + 1));
+}
+
+// a * s^e for the coset powers' pairs (s^e = LO[e mod 2^14] HI[e >> 14]), two Shoup products.
+__device__ __forceinline__ fr_dev times_power(const fr_dev& a, const TableView& tb, uint32_t e) {
+    return times_pair(times_pair(a, tb.s_lo_s + 2 * (e & ((1u << HALF_LOG) - 1))), tb.s_hi_s + 2 * (e >> HALF_LOG));
 }
 
 // G consecutive DIF levels (starting at level t0 of an r-level line) on sets of 2^G elements held in registers.
@@ -335,7 +352,8 @@ __global__ void __launch_bounds__(MAX_THREADS, 2)
             const uint32_t g = global_index(tid + i * nthr, line0, p);
             fr_dev y = load_smem(smem, tile, e);
             if (p.pre_mul) y = y * load_global(p.pre_mul + g);
-            if (p.pre != PRE_NONE) y = y * (p.pre == PRE_POWERS ? power_at(tb.s_lo, tb.s_hi, g) : p.pre_c);
+            if (p.pre == PRE_POWERS) y = times_power(y, tb, g);
+            else if (p.pre == PRE_CONST) y = times_shoup(y, p.pre_c_s[0], p.pre_c_s[1]);
             store_smem(smem, tile, e, y);
         }
     }
@@ -382,8 +400,8 @@ __global__ void __launch_bounds__(MAX_THREADS, 2)
             }
         } else {
             dst = line0 + line + (k << (p.log_n - r));
-            if (p.post) x = x * power_at(tb.s_lo, tb.s_hi, dst);
-            if (p.post_sub) x = (x - load_global(p.post_sub + dst)) * p.post_scale;
+            if (p.post) x = times_power(x, tb, dst);
+            if (p.post_sub) x = times_shoup(x - load_global(p.post_sub + dst), p.post_scale_s[0], p.post_scale_s[1]);
         }
         store_global(out + dst, x);
     }
@@ -423,11 +441,11 @@ __global__ void __launch_bounds__(TR * TR) ntt_transpose_kernel(fr_dev* x, uint3
     __syncthreads();
     // Tile (ti, tl) goes to (tl, ti): its element (row tx, column ty) lands at row ty, column tx there.
     fr_dev v = get(sa, tx, ty);
-    if (post) v = v * power_at(tb.s_lo, tb.s_hi, pb);
+    if (post) v = times_power(v, tb, pb);
     store_global(x + pb, v);
     if (ti != tl) {
         fr_dev u = get(sb, tx, ty);
-        if (post) u = u * power_at(tb.s_lo, tb.s_hi, pa);
+        if (post) u = times_power(u, tb, pa);
         store_global(x + pa, u);
     }
 }
@@ -532,7 +550,7 @@ bool tables_resident(int dev) {
 
 }  // namespace
 
-// The tables of one device: TABLE_ELEMS elements (71 MiB: 25 of powers, 46 of their Shoup pairs), size-independent,
+// The tables of one device: TABLE_ELEMS elements (75 MiB: 25 of powers, 50 of their Shoup pairs), size-independent,
 // built on the CPU.
 class NttTables {
 public:
@@ -567,6 +585,10 @@ public:
         fill_shoup_pairs(&h[OFF_MS], &h[OFF_M], MID);
         fill_shoup_pairs(&h[OFF_MIS], &h[OFF_MI], MID);
         fill_shoup_pairs(&h[OFF_WIS_HI_SCALED], &h[OFF_WI_HI_SCALED], SCALED_COUNT * HALF);
+        fill_shoup_pairs(&h[OFF_GS_LO], &h[OFF_G_LO], HALF);
+        fill_shoup_pairs(&h[OFF_GS_HI], &h[OFF_G_HI], HALF);
+        fill_shoup_pairs(&h[OFF_GIS_LO], &h[OFF_GI_LO], HALF);
+        fill_shoup_pairs(&h[OFF_GIS_HI], &h[OFF_GI_HI], HALF);
         CUZK_CUDA_CHECK(cudaMemcpy(d_.get(), h.data(), TABLE_ELEMS * sizeof(fr_dev), cudaMemcpyHostToDevice));
         // 64 KiB of dynamic shared memory needs the opt-in (the default limit is 48 KiB).
         CUZK_CUDA_CHECK(
@@ -683,6 +705,8 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
     tb.w_mid_s = td + (inverse ? OFF_MIS : OFF_MS);
     tb.s_lo = td + (cfg.kind == NttKind::coset_forward ? OFF_G_LO : OFF_GI_LO);
     tb.s_hi = td + (cfg.kind == NttKind::coset_forward ? OFF_G_HI : OFF_GI_HI);
+    tb.s_lo_s = td + (cfg.kind == NttKind::coset_forward ? OFF_GS_LO : OFF_GIS_LO);
+    tb.s_hi_s = td + (cfg.kind == NttKind::coset_forward ? OFF_GS_HI : OFF_GIS_HI);
 
     PassParams base{};
     base.log_n = log_n;
@@ -691,6 +715,7 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
     if (inverse) {
         const Fr n_inv = *Fr::from_u64(n).inverse();  // n <= 2^28 < r: nonzero
         std::memcpy(&base.pre_c, &n_inv, sizeof(Fr));
+        fill_shoup_pairs(reinterpret_cast<Fr*>(base.pre_c_s), &n_inv, 1);
     }
 
     fr_dev* values = reinterpret_cast<fr_dev*>(d_values);
@@ -734,6 +759,7 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
             p.pre_mul = i == 0 && fused ? pre_mul : nullptr;
             p.post_sub = p.last && fused ? post_sub : nullptr;
             p.post_scale = post_scale;
+            fill_shoup_pairs(reinterpret_cast<Fr*>(p.post_scale_s), &cfg.post_scale, 1);
             TableView pt = tb;
             if (fold_inv_n) pt.w_hi_s = td + OFF_WIS_HI_SCALED + 2 * (log_n - SCALED_FIRST_LOG) * HALF;
             p.post = p.last ? post : 0;  // the in-place schedule's: in the transpose
