@@ -24,11 +24,6 @@ using namespace cuzk;
 #ifdef CUZK_HAVE_CUDA
 namespace {
 
-std::mt19937_64 fresh_rng() {
-    std::random_device rd;
-    return std::mt19937_64(((uint64_t)rd() << 32) | rd());
-}
-
 // Random and never zero, so that an unwritten or zeroed output element cannot pass.
 std::vector<Fr> random_nonzero(size_t n, std::mt19937_64& rng) {
     std::vector<Fr> v(n);
@@ -83,14 +78,14 @@ void expect_same_as_cpu(unsigned log_n, gpu::NttKind kind, std::mt19937_64& rng)
 
 TEST(GpuNtt, AllKindsMatchCpuSmallSizes) {
     if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
-    auto rng = fresh_rng();
+    auto rng = cuzk::testing::seeded_rng("GpuNtt.AllKindsMatchCpuSmallSizes");
     for (unsigned k = 1; k <= 20; k++)
         for (auto kind : ALL_KINDS) expect_same_as_cpu(k, kind, rng);
 }
 
 TEST(GpuNtt, AllKindsMatchCpuAt2Pow24) {
     if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
-    auto rng = fresh_rng();
+    auto rng = cuzk::testing::seeded_rng("GpuNtt.AllKindsMatchCpuAt2Pow24");
     for (auto kind : ALL_KINDS) expect_same_as_cpu(24, kind, rng);
 }
 
@@ -98,7 +93,7 @@ TEST(GpuNtt, AllKindsMatchCpuAt2Pow24) {
 // coset_inverse(coset_forward(x)) == x, and the forward output differs from x (the transform ran).
 TEST(GpuNtt, InverseUndoesForwardOnDevice) {
     if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
-    auto rng = fresh_rng();
+    auto rng = cuzk::testing::seeded_rng("GpuNtt.InverseUndoesForwardOnDevice");
     // 2^28 is the largest supported size (four passes); it needs 16 GiB of device memory and 24 GiB of host memory.
     for (unsigned k : {5u, 11u, 12u, 19u, 22u, 28u}) {
         const size_t n = size_t{1} << k;

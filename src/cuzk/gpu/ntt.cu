@@ -36,12 +36,12 @@
 // caller's pointwise steps (NttConfig::pre_mul, post_sub) ride on the same loads and stores: one more array read
 // in pass 0 and in the last pass instead of a kernel that reads two arrays and writes one before and after.
 //
-// Tables (size-independent, built on the CPU from Fr::root_of_unity(), 75 MiB per device, owned by NttTables):
+// Tables (size-independent, built on the CPU from Fr::root_of_unity(), 54 MiB per device, owned by NttTables):
 // omega_{2^28}^e = LO[e mod 2^14] * HI[e >> 14] (forward and inverse), the line roots omega_{2^10}^j (forward and
 // inverse), g^a, g^-a in the same two-half form for a < 2^28, omega_{2^18}^j for j < 2^18 (forward and inverse),
 // and HI / 2^k for k = 19 .. 28 (inverse). The line roots, LO, HI, the scaled HI, the 2^18 roots and the coset
-// powers are also held as Shoup pairs (w canonical, floor(w 2^256 / p); shoup.cuh): every product by a table entry in the pass kernel is
-// Shoup's, ~1.3x the rate of a Montgomery product. A four-step twiddle of a row of at most 2^18 points is one such
+// powers are also held as Shoup pairs (w canonical, floor(w 2^256 / p); shoup.cuh), and so are 1/n and 1/Z: every
+// product by a table entry or a constant in the pass kernel is Shoup's, ~1.3x the rate of a Montgomery product. A four-step twiddle of a row of at most 2^18 points is one such
 // product (the middle pass of 2^19 .. 2^27), of a longer one two (by LO's entry, then HI's); an inverse transform
 // of more than 2^18 points folds 1/n into pass 0's twiddles through the scaled HI, so it costs no product of its
 // own. (H100, 2^27 forward: 43.9 ms with Montgomery products, 40.5 with the butterflies' by Shoup's.)
@@ -89,7 +89,8 @@ constexpr size_t MID = size_t{1} << MID_LOG;
 constexpr unsigned SCALED_FIRST_LOG = MID_LOG + 1;
 constexpr unsigned SCALED_COUNT = EXP_LOG - MID_LOG;
 enum : size_t {
-    OFF_W_LO = 0,                 // omega28^i,              i < 2^14
+    // What the kernels read (uploaded):
+    OFF_W_LO = 0,                 // omega28^i,              i < 2^14 (Montgomery form: the one-block transform's)
     OFF_W_HI = OFF_W_LO + HALF,   // omega28^(i * 2^14)
     OFF_WI_LO = OFF_W_HI + HALF,  // omega28^-i
     OFF_WI_HI = OFF_WI_LO + HALF, // omega28^-(i * 2^14)
@@ -97,16 +98,11 @@ enum : size_t {
     OFF_G_HI = OFF_G_LO + HALF,   // g^(i * 2^14)
     OFF_GI_LO = OFF_G_HI + HALF,  // g^-i
     OFF_GI_HI = OFF_GI_LO + HALF, // g^-(i * 2^14)
-    OFF_L = OFF_GI_HI + HALF,     // omega_{2^11}^j, j < 2^10
-    OFF_LI = OFF_L + LINE,        // omega_{2^11}^-j
-    OFF_M = OFF_LI + LINE,        // omega_{2^18}^j,         j < 2^18
-    OFF_MI = OFF_M + MID,         // omega_{2^18}^-j
-    OFF_WI_HI_SCALED = OFF_MI + MID,  // SCALED_COUNT tables of HALF: omega28^-(i * 2^14) / 2^k, k = 19 .. 28
     // The line roots for Shoup's product (shoup.cuh): entry 2j is omega_{2^11}^j canonical (not in Montgomery
     // form), 2j + 1 is floor(omega_{2^11}^j 2^256 / p); the same for omega_{2^11}^-j.
-    OFF_LS = OFF_WI_HI_SCALED + SCALED_COUNT * HALF,
+    OFF_LS = OFF_GI_HI + HALF,
     OFF_LSI = OFF_LS + 2 * LINE,
-    // The four-step twiddles' tables as such pairs too (the tables above, in the same order).
+    // The four-step twiddles' tables as such pairs too: LO, HI (forward, inverse), the 2^18 roots, the scaled HI.
     OFF_WS_LO = OFF_LSI + 2 * LINE,
     OFF_WS_HI = OFF_WS_LO + 2 * HALF,
     OFF_WIS_LO = OFF_WS_HI + 2 * HALF,
@@ -118,7 +114,14 @@ enum : size_t {
     OFF_GS_HI = OFF_GS_LO + 2 * HALF,
     OFF_GIS_LO = OFF_GS_HI + 2 * HALF,
     OFF_GIS_HI = OFF_GIS_LO + 2 * HALF,
-    TABLE_ELEMS = OFF_GIS_HI + 2 * HALF,
+    DEVICE_ELEMS = OFF_GIS_HI + 2 * HALF,
+    // Only the host's, in Montgomery form: the sources of the pairs above that no kernel reads as such.
+    OFF_L = DEVICE_ELEMS,         // omega_{2^11}^j, j < 2^10
+    OFF_LI = OFF_L + LINE,        // omega_{2^11}^-j
+    OFF_M = OFF_LI + LINE,        // omega_{2^18}^j,         j < 2^18
+    OFF_MI = OFF_M + MID,         // omega_{2^18}^-j
+    OFF_WI_HI_SCALED = OFF_MI + MID,  // SCALED_COUNT tables of HALF: omega28^-(i * 2^14) / 2^k, k = 19 .. 28
+    TABLE_ELEMS = OFF_WI_HI_SCALED + SCALED_COUNT * HALF,
 };
 
 struct TableView {
@@ -550,12 +553,12 @@ bool tables_resident(int dev) {
 
 }  // namespace
 
-// The tables of one device: TABLE_ELEMS elements (75 MiB: 25 of powers, 50 of their Shoup pairs), size-independent,
-// built on the CPU.
+// The tables of one device: DEVICE_ELEMS elements (54 MiB: 4 of powers in Montgomery form, 50 of Shoup pairs),
+// size-independent, built on the CPU (with 21 MiB more of the pairs' sources, freed once uploaded).
 class NttTables {
 public:
     // Builds the tables on the current device, `dev`.
-    explicit NttTables(int dev) : device_(dev), d_(TABLE_ELEMS) {
+    explicit NttTables(int dev) : device_(dev), d_(DEVICE_ELEMS) {
         std::vector<Fr> h(TABLE_ELEMS);
         const Fr w28 = root_of_order_pow2(EXP_LOG);
         const Fr w28_inv = *w28.inverse();
@@ -589,7 +592,7 @@ public:
         fill_shoup_pairs(&h[OFF_GS_HI], &h[OFF_G_HI], HALF);
         fill_shoup_pairs(&h[OFF_GIS_LO], &h[OFF_GI_LO], HALF);
         fill_shoup_pairs(&h[OFF_GIS_HI], &h[OFF_GI_HI], HALF);
-        CUZK_CUDA_CHECK(cudaMemcpy(d_.get(), h.data(), TABLE_ELEMS * sizeof(fr_dev), cudaMemcpyHostToDevice));
+        CUZK_CUDA_CHECK(cudaMemcpy(d_.get(), h.data(), DEVICE_ELEMS * sizeof(fr_dev), cudaMemcpyHostToDevice));
         // 64 KiB of dynamic shared memory needs the opt-in (the default limit is 48 KiB).
         CUZK_CUDA_CHECK(
             cudaFuncSetAttribute(ntt_pass_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM_BYTES));
@@ -639,7 +642,7 @@ size_t ntt_scratch_elements(unsigned log_n, bool in_place) {
     return size_t{1} << log_n;
 }
 
-size_t ntt_twiddle_bytes() { return TABLE_ELEMS * sizeof(fr_dev); }
+size_t ntt_twiddle_bytes() { return DEVICE_ELEMS * sizeof(fr_dev); }
 
 size_t ntt_device_bytes_needed(unsigned log_n, bool in_place) {
     size_t bytes = ntt_scratch_elements(log_n, in_place) * sizeof(fr_dev);
