@@ -41,10 +41,11 @@
 // inverse), g^a, g^-a in the same two-half form for a < 2^28, omega_{2^18}^j for j < 2^18 (forward and inverse),
 // and HI / 2^k for k = 19 .. 28 (inverse). The line roots, LO, HI, the scaled HI, the 2^18 roots and the coset
 // powers are also held as Shoup pairs (w canonical, floor(w 2^256 / p); shoup.cuh), and so are 1/n and 1/Z: every
-// product by a table entry or a constant in the pass kernel is Shoup's, ~1.3x the rate of a Montgomery product. A four-step twiddle of a row of at most 2^18 points is one such
-// product (the middle pass of 2^19 .. 2^27), of a longer one two (by LO's entry, then HI's); an inverse transform
-// of more than 2^18 points folds 1/n into pass 0's twiddles through the scaled HI, so it costs no product of its
-// own. (H100, 2^27 forward: 43.9 ms with Montgomery products, 40.5 with the butterflies' by Shoup's.)
+// product by a table entry or a constant in the pass kernel is Shoup's, ~1.3x the rate of a Montgomery product. A
+// four-step twiddle of a row of at most 2^18 points is one such product (the middle pass of 2^19 .. 2^27), of a
+// longer one two (by LO's entry, then HI's); an inverse transform of more than 2^18 points folds 1/n into pass 0's
+// twiddles through the scaled HI, so it costs no product of its own. (H100, 2^27 forward: 43.9 ms with Montgomery
+// products, 40.5 with the butterflies' by Shoup's.)
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -155,8 +156,7 @@ struct PassParams {
     fr_dev pre_c_s[2];  // pre_c as a Shoup pair
     const fr_dev* pre_mul;   // pass 0: x[a] *= pre_mul[a] (NttConfig::pre_mul), null: none
     const fr_dev* post_sub;  // last pass (not flat): out[a] = (out[a] - post_sub[a]) * post_scale, null: none
-    fr_dev post_scale;
-    fr_dev post_scale_s[2];  // post_scale as a Shoup pair
+    fr_dev post_scale_s[2];  // NttConfig::post_scale as a Shoup pair
 };
 
 // ---- device helpers ---------------------------------------------------------------------------------------
@@ -720,6 +720,7 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
         std::memcpy(&base.pre_c, &n_inv, sizeof(Fr));
         fill_shoup_pairs(reinterpret_cast<Fr*>(base.pre_c_s), &n_inv, 1);
     }
+    fill_shoup_pairs(reinterpret_cast<Fr*>(base.post_scale_s), &cfg.post_scale, 1);
 
     fr_dev* values = reinterpret_cast<fr_dev*>(d_values);
     const auto* pre_mul = reinterpret_cast<const fr_dev*>(cfg.pre_mul);
@@ -761,8 +762,6 @@ void ntt_device(Fr* d_values, unsigned log_n, const NttConfig& cfg) {
             p.pre = i == 0 && !fold_inv_n ? pre : PRE_NONE;
             p.pre_mul = i == 0 && fused ? pre_mul : nullptr;
             p.post_sub = p.last && fused ? post_sub : nullptr;
-            p.post_scale = post_scale;
-            fill_shoup_pairs(reinterpret_cast<Fr*>(p.post_scale_s), &cfg.post_scale, 1);
             TableView pt = tb;
             if (fold_inv_n) pt.w_hi_s = td + OFF_WIS_HI_SCALED + 2 * (log_n - SCALED_FIRST_LOG) * HALF;
             p.post = p.last ? post : 0;  // the in-place schedule's: in the transpose
