@@ -216,6 +216,43 @@ void bench_gpu_msm_streamed(const GpuMsmBench& b, std::vector<Affine<Cfg>> bases
 }
 #endif
 
+#ifdef CUZK_HAVE_CUDA
+// `sets` bitmaps of ones_share ones over the context's bases: their ones' sums as `sets` calls of the 0/1 split
+// (the prover's way, one partition at a time) against one MsmContext::sum_patterns call, in the same run; the
+// two must agree.
+template <class Cfg>
+void bench_gpu_patterns(const GpuMsmBench& b, gpu::MsmContext<Cfg>& ctx, size_t sets, std::mt19937_64& rng) {
+    const size_t n = ctx.num_bases();
+    std::bernoulli_distribution one(b.ones_share);
+    std::vector<ScalarSplit> splits(sets);
+    std::vector<std::span<const uint64_t>> bitmaps;
+    for (ScalarSplit& sp : splits) {
+        sp.size = n;
+        sp.one_bits.resize((n + 63) / 64);
+        std::fill(sp.one_bits.begin(), sp.one_bits.end(), 0);
+        for (size_t i = 0; i < n; i++)
+            if (one(rng)) sp.one_bits[i / 64] |= uint64_t(1) << (i % 64), sp.one_bit_count++;
+        bitmaps.emplace_back(sp.one_bits.data(), sp.one_bits.size());
+    }
+    std::vector<Jacobian<Cfg>> each(sets), joint;
+    const auto s_each = measure(b.reps, [&] {
+        for (size_t k = 0; k < sets; k++) each[k] = ctx.msm_split(splits[k]);
+    });
+    const auto s_joint = measure(b.reps, [&] { joint = ctx.sum_patterns(bitmaps, n); });
+    for (size_t k = 0; k < sets; k++)
+        if (!(joint[k] == each[k])) throw std::runtime_error("bench " + b.name + ": sum_patterns differs, set " +
+                                                            std::to_string(k));
+    nlohmann::json extra;
+    extra["sets"] = sets;
+    report(b.name + "-ones-each", b.log_size, 1e3, "ms", 1, s_each, extra);
+    TimingSink sink;
+    (void)ctx.sum_patterns(bitmaps, n, {&sink, "patterns"});
+    for (const auto& sp : sink.spans()) extra["kernel_ms"][sp.name] = sp.duration_s * 1e3;
+    extra["scratch_bytes"] = ctx.pattern_call_bytes(sets, n);
+    report(b.name + "-ones-patterns", b.log_size, 1e3, "ms", 1, s_joint, extra);
+}
+#endif
+
 template <class Cfg>
 void bench_gpu_msm(const GpuMsmBench& b) {
 #ifdef CUZK_HAVE_CUDA
@@ -258,6 +295,10 @@ void bench_gpu_msm(const GpuMsmBench& b) {
         split.size = n;
         std::mt19937_64 rng(7);
         std::bernoulli_distribution one(b.ones_share);
+        if (sets > 1) {
+            if (b.ones_listed) throw std::invalid_argument("bench " + name + ": --sets with --ones-share takes bitmaps");
+            return bench_gpu_patterns<Cfg>(b, ctx, sets, rng);
+        }
         if (b.ones_listed) {
             std::vector<uint32_t> idx;
             for (size_t i = 0; i < n; i++)

@@ -148,7 +148,8 @@ int main(int argc, char** argv) {
     bench->add_option("--chunk-points", bench_opt.chunk_points,
                       "gpu-msm-g1, gpu-msm-g2 with --streamed: bases per chunk (0: the default)");
     bench->add_option("--sets", bench_opt.sets,
-                      "gpu-msm-g1, gpu-msm-g2: scalar sets per run (streamed: one call, each chunk up once for all)")
+                      "gpu-msm-g1, gpu-msm-g2: scalar sets per run (streamed: one call, each chunk up once for all; "
+                      "with --ones-share: that many bitmaps, summed one call each and by one sum_patterns call)")
         ->check(CLI::Range(1, 64));
     bench->add_option("--ntt-kind", bench_opt.ntt_kind, "gpu-ntt: forward, inverse, coset or coset-inverse")
         ->check(CLI::IsMember(cuzk::cli::kNttKinds));

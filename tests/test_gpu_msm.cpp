@@ -16,6 +16,7 @@
 #include "cuzk/gpu/device.hpp"
 #include "cuzk/gpu/msm.hpp"
 #endif
+#include "seeded_rng.hpp"
 
 using namespace cuzk;
 
@@ -448,6 +449,91 @@ TEST(GpuMsm, RejectsBadInput) {
     EXPECT_THROW(gpu::G1MsmContext(bases, tuned(25, 0, true)), std::invalid_argument) << "table with c = 25";
     EXPECT_THROW(gpu::G1MsmContext::precomputed_table_bytes(16, 1), std::invalid_argument);
     EXPECT_THROW(gpu::msm_g1_gpu(bases, std::vector<Fr>(15, Fr::one())), std::invalid_argument);
+}
+
+namespace {
+// K random bitmaps over n bases (~48 % ones each, as a PoRep witness's), with the special cases a C2's partitions can
+// give: a bitmap equal to another, one with no ones, one all ones; plus the bits past `count` set (to be ignored).
+std::vector<std::vector<uint64_t>> pattern_bitmaps(size_t K, size_t n, size_t count, std::mt19937_64& rng) {
+    const size_t words = (n + 63) / 64;
+    std::vector<std::vector<uint64_t>> bm(K, std::vector<uint64_t>(words, 0));
+    std::bernoulli_distribution one(0.48);
+    for (size_t p = 0; p < K; p++) {
+        for (size_t i = 0; i < n; i++) {
+            bool bit = one(rng);
+            if (K >= 3 && p == 1) bit = (bm[0][i / 64] >> (i % 64)) & 1;  // equal to bitmap 0
+            if (K >= 3 && p == 2) bit = false;                              // none
+            if (K >= 4 && p == 3) bit = true;                               // all
+            if (i >= count) bit = true;
+            if (bit) bm[p][i / 64] |= uint64_t(1) << (i % 64);
+        }
+    }
+    return bm;
+}
+
+// sum_patterns against each bitmap's sum on the CPU (the MSM of its 0/1 scalars).
+template <class Cfg>
+void check_patterns(gpu::MsmContext<Cfg>& ctx, std::span<const Affine<Cfg>> bases, size_t K, size_t count,
+                    std::mt19937_64& rng) {
+    SCOPED_TRACE(::testing::Message() << K << " bitmaps over " << count << " of " << bases.size() << " bases");
+    const auto bm = pattern_bitmaps(K, bases.size(), count, rng);
+    std::vector<std::span<const uint64_t>> spans(bm.begin(), bm.end());
+    const auto got = ctx.sum_patterns(spans, count);
+    ASSERT_EQ(got.size(), K);
+    for (size_t p = 0; p < K; p++) {
+        std::vector<Fr> s(count, Fr::zero());
+        for (size_t i = 0; i < count; i++)
+            if ((bm[p][i / 64] >> (i % 64)) & 1) s[i] = Fr::one();
+        EXPECT_EQ(got[p], msm<Cfg>(bases.first(count), s)) << "bitmap " << p;
+    }
+}
+}  // namespace
+
+// The ones of several 0/1 vectors at once (MsmContext::sum_patterns): each base added once into the bucket of its
+// pattern, each vector's sum from the buckets of the patterns that hold it. Against the CPU for 1 .. 16 bitmaps,
+// counts that are not multiples of 64, equal, empty and full bitmaps, bases at infinity, repeated and opposite
+// bases (doublings and cancellations inside a bucket's run), chunks of 1 and 7 entries (runs joined by walks, warps
+// and the tree), G1 and G2; and the bad inputs.
+TEST(GpuMsm, PatternSumsEqualEachBitmapsOnes) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+    auto rng = cuzk::testing::seeded_rng("GpuMsm.PatternSumsEqualEachBitmapsOnes");
+    auto g1 = random_points<G1Config>(3001, rng());
+    for (size_t i = 0; i < g1.size(); i += 97) g1[i] = G1Affine::identity();
+    for (size_t i = 5; i + 1 < g1.size(); i += 89) g1[i + 1] = g1[i];        // repeated: a doubling in a run
+    for (size_t i = 7; i + 1 < g1.size(); i += 83) g1[i + 1] = -g1[i];  // opposite: a cancellation
+    {
+        gpu::G1MsmContext ctx{std::span<const G1Affine>(g1)};
+        for (size_t K : {size_t{1}, size_t{2}, size_t{4}, size_t{10}, size_t{16}})
+            check_patterns<G1Config>(ctx, g1, K, g1.size(), rng);
+        check_patterns<G1Config>(ctx, g1, 5, 1000, rng);
+        check_patterns<G1Config>(ctx, g1, 3, 1, rng);
+        const auto none = ctx.sum_patterns(std::vector<std::span<const uint64_t>>(3), 0);
+        ASSERT_EQ(none.size(), 3u);
+        for (const auto& r : none) EXPECT_TRUE(r.is_identity()) << "no bases";
+    }
+    for (unsigned piece : {1u, 7u}) {
+        gpu::G1MsmContext ctx(std::span<const G1Affine>(g1), tuned(0, piece));
+        check_patterns<G1Config>(ctx, g1, 3, g1.size(), rng);
+        check_patterns<G1Config>(ctx, g1, 10, 2049, rng);
+    }
+    auto g2 = random_points<G2Config>(700, rng());
+    g2[3] = G2Affine::identity();
+    g2[9] = g2[8];
+    gpu::G2MsmContext g2ctx{std::span<const G2Affine>(g2)};
+    check_patterns<G2Config>(g2ctx, g2, 6, g2.size(), rng);
+    check_patterns<G2Config>(g2ctx, g2, 2, 333, rng);
+
+    gpu::G1MsmContext ctx{std::span<const G1Affine>(g1).first(100)};
+    const std::vector<uint64_t> two(2, ~uint64_t{0}), one(1, ~uint64_t{0});
+    EXPECT_THROW(ctx.sum_patterns({}, 10), std::invalid_argument) << "no bitmaps";
+    EXPECT_THROW(ctx.sum_patterns(std::vector<std::span<const uint64_t>>(17, two), 100), std::invalid_argument)
+        << "17 bitmaps";
+    EXPECT_THROW(ctx.sum_patterns(std::vector<std::span<const uint64_t>>{two, one}, 100), std::invalid_argument)
+        << "a bitmap of 1 word for 100 bases";
+    EXPECT_THROW(ctx.sum_patterns(std::vector<std::span<const uint64_t>>{two}, 101), std::invalid_argument)
+        << "more bases than the context's";
+    EXPECT_EQ(ctx.sum_patterns(std::vector<std::span<const uint64_t>>{two, one}, 64).size(), 2u) << "64 bases, 1 word";
+    EXPECT_GT(ctx.pattern_call_bytes(10, 100), 0u);
 }
 
 #else

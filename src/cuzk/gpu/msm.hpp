@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "cuzk/ec/g1.hpp"
 #include "cuzk/ec/g2.hpp"
@@ -137,6 +138,20 @@ public:
     // by a tree reduction on the device, the others through Pippenger. Throws std::invalid_argument when split.size
     // exceeds the number of bases or an index of the split is out of range.
     Jacobian<Cfg> msm_split(const ScalarSplit& split, const KernelSpans& spans = {});
+
+    // The ones' sums of several 0/1 vectors over the same bases at once: result p = sum of bases[i] over the bits i
+    // set in bitmaps[p] (i < count; ceil(count / 64) words each, bit i in word i / 64 at i % 64; bits from count on
+    // are ignored). Each base is added once, into the bucket of its pattern (which of the bitmaps hold it: a
+    // K-bit key), and result p is then the sum of the 2^(K-1) buckets whose pattern holds p. K vectors of about
+    // half ones (the partitions of one Filecoin circuit) so cost ~count additions instead of ~K count / 2, plus a
+    // sort of count K-bit keys. At most kMaxPatternSets bitmaps; std::invalid_argument for none, more, a bitmap
+    // shorter than ceil(count / 64) words, or count above the number of bases. Spans as msm()'s ("upload",
+    // "digits_sort": the keys and their sort, "accumulate", "merge", "reduce": the buckets into the K sums).
+    static constexpr size_t kMaxPatternSets = 16;
+    std::vector<Jacobian<Cfg>> sum_patterns(std::span<const std::span<const uint64_t>> bitmaps, size_t count,
+                                            const KernelSpans& spans = {});
+    // Device scratch bytes a sum_patterns call of `sets` bitmaps over `count` bases needs.
+    size_t pattern_call_bytes(size_t sets, size_t count) const;
 
     // Tuning knobs (window_bits, piece_points) may be changed between calls; `device` may not.
     GpuMsmConfig& tuning();
