@@ -209,6 +209,8 @@ std::vector<uint8_t> run_filecoin_bench_once(const nlohmann::json& base, const B
                                              const std::filesystem::path& key_file) {
     spec.first_upload_alone = spec.first_upload_alone && opt.first_upload_alone;  // the job's own choice, or off
     const bool first_upload_alone = spec.first_upload_alone;
+    spec.defer_ones = spec.defer_ones && opt.defer_ones;
+    const bool spec_defer_ones = spec.defer_ones;
     CliJobOptions o;
     o.beside = std::move(beside);
     o.backend = opt.backend;
@@ -254,6 +256,7 @@ std::vector<uint8_t> run_filecoin_bench_once(const nlohmann::json& base, const B
     j["synthesis_nice"] = opt.synthesis_nice;
     j["blocking_waits"] = opt.blocking_waits;
     j["first_upload_alone"] = first_upload_alone;
+    j["defer_ones"] = spec_defer_ones;
     if (run.products_resident) j["matrices_s"] = run.products_s;
     j["memory_budget_bytes"] = opt.memory_budget ? opt.memory_budget : engine::auto_memory_budget();
     j["backend"] = run.backend;
@@ -287,6 +290,7 @@ BenchOptions alternated(const BenchOptions& opt) {
     else if (opt.alternate == "query-priority") o.query_priority = !o.query_priority;
     else if (opt.alternate == "synthesis-nice") o.synthesis_nice = o.synthesis_nice ? 0 : 10;
     else if (opt.alternate == "own-split-first") o.own_split_first = !o.own_split_first;
+    else if (opt.alternate == "defer-ones") o.defer_ones = !o.defer_ones;
     else if (!opt.alternate.empty()) throw std::invalid_argument("bench: --alternate " + opt.alternate);
     return o;
 }

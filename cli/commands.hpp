@@ -25,7 +25,7 @@ inline const std::vector<std::string> kNttKinds = {"forward", "inverse", "coset"
 // bench --alternate: the settings a Filecoin bench can flip every second run (BenchOptions::alternate).
 inline const std::vector<std::string> kAlternates = {"pack-witness", "overlap-msms", "share-slot", "host-products",
                                                      "first-upload-alone", "query-priority", "synthesis-nice",
-                                                     "own-split-first"};
+                                                     "own-split-first", "defer-ones"};
 
 struct BenchOptions {
     std::string what = "all";  // fq-mul, fr-mul, g1-add, pairing, ntt, msm-g1, msm-g2, groth16, all
@@ -97,6 +97,7 @@ struct BenchOptions {
     // porep-c2: the other syntheses also wait for the first partition's witness upload (JobSpec::first_upload_alone,
     // on in porep_c2_spec; false turns it off)
     bool first_upload_alone = true;
+    bool defer_ones = true;  // porep-c2: JobSpec::defer_ones (the job's own choice), --no-defer-ones: off
     // groth16, pipeline: device bytes for precomputed MSM window tables (GpuProverConfig::msm_table_bytes; 0: none)
     size_t msm_table_bytes = 0;
     // groth16: circuits per engine job (the GPU backend uploads one circuit's a, b, c during the previous one's MSMs)

@@ -161,7 +161,7 @@ int main(int argc, char** argv) {
     bench->add_option("--alternate", bench_opt.alternate,
                       "porep-c2, post, snap with --runs 2 or more: every second run with this setting flipped "
                       "(pack-witness, overlap-msms, share-slot, host-products, first-upload-alone, query-priority, "
-                      "own-split-first; "
+                      "own-split-first, defer-ones; "
                       "synthesis-nice: the given value, or 10, against 0): two settings on the same inputs")
         ->check(CLI::IsMember(cuzk::cli::kAlternates));
     bench->add_option("--runs", bench_opt.runs,
@@ -224,6 +224,9 @@ int main(int argc, char** argv) {
                     "porep-c2: the job's other syntheses wait while its first partition's witness goes to the GPU "
                     "(products on the device), not only while it is synthesized; on by default, "
                     "--no-first-upload-alone: only while it is synthesized");
+    bench->add_flag("--defer-ones,!--no-defer-ones", bench_opt.defer_ones,
+                    "porep-c2: the partitions' ones summed together at the end of the job (JobSpec::defer_ones, the "
+                    "job's default), --no-defer-ones: each partition's with its proof");
     bench->add_flag("--blocking-waits", bench_opt.blocking_waits,
                     "host threads sleep while they wait for the GPU (cudaDeviceScheduleBlockingSync) instead of the "
                     "driver's default, a spinning core each; the process's setting, for every bench");

@@ -679,6 +679,161 @@ TEST(Engine, ProofsAreVerifiedBeforeTheyAreAccepted) {
     EXPECT_FALSE(groth16::verify_proof(pvk, unchecked.proofs[0], circuits::MulChainCircuit(kLog, 2, 63).public_values()));
 }
 
+namespace {
+// A backend with groups (ProverBackend::defer_group) over the CPU prover: a deferred circuit is proven at once and
+// its proof held back until finish_group, which can fail, or return one member's proof wrong (A negated).
+struct GroupingBackend : Backend {
+    struct Held : groth16::DeferredGroup {
+        std::vector<groth16::Proof> proofs;
+        size_t size() const override { return proofs.size(); }
+    };
+    CpuBackend cpu{params()};
+    bool fail_finish = false;
+    std::optional<size_t> corrupt;  // the member whose proof comes back wrong
+    std::mutex mu;
+    std::vector<size_t> finished;  // the size of each group finished
+    std::atomic<int> whole{0};     // circuits proven without a group
+    std::atomic<int> deferred{0};  // circuits proven into a group
+    std::vector<groth16::Proof> prove(std::span<r1cs::ProvingAssignment> a, std::span<const Fr> r,
+                                      std::span<const Fr> s, TimingSink* t) override {
+        whole += (int)a.size();
+        return cpu.prove(a, r, s, t);
+    }
+    std::unique_ptr<groth16::DeferredGroup> defer_group() override { return std::make_unique<Held>(); }
+    void prove_deferred(std::unique_ptr<groth16::PreparedCircuit> ticket, r1cs::ProvingAssignment& asg, const Fr& r,
+                        const Fr& s, TimingSink* t, int64_t, groth16::DeferredGroup& group) override {
+        EXPECT_EQ(ticket, nullptr) << "nothing was prepared";
+        deferred++;
+        auto p = cpu.prove(std::span<r1cs::ProvingAssignment>(&asg, 1), std::span<const Fr>(&r, 1),
+                           std::span<const Fr>(&s, 1), t);
+        dynamic_cast<Held&>(group).proofs.push_back(p.at(0));
+    }
+    std::vector<groth16::Proof> finish_group(groth16::DeferredGroup& group, TimingSink*) override {
+        auto proofs = std::move(dynamic_cast<Held&>(group).proofs);
+        dynamic_cast<Held&>(group).proofs.clear();
+        {
+            std::lock_guard<std::mutex> lk(mu);
+            finished.push_back(proofs.size());
+        }
+        if (fail_finish) throw std::runtime_error("device lost while finishing");
+        if (corrupt && *corrupt < proofs.size()) proofs[*corrupt].a = -proofs[*corrupt].a;
+        return proofs;
+    }
+    std::string name() const override { return "grouping"; }
+};
+
+// The seam's proofs of mulchain partitions seed_base + i for the engine's r, s (mt19937_64(seed) in order).
+std::vector<groth16::Proof> seam_proofs(size_t n, uint64_t seed_base, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<Fr> r, s;
+    std::vector<r1cs::ProvingAssignment> asg;
+    for (size_t i = 0; i < n; i++) {
+        r.push_back(Fr::random(rng));
+        s.push_back(Fr::random(rng));
+        asg.push_back(synth(seed_base + i));
+    }
+    return groth16::prove_from_assignments(params(), asg, r, s);
+}
+}  // namespace
+
+// JobSpec::defer_ones: a lane proves a job's partitions into one group and finishes them together once it has none
+// left; the proofs are the seam's for the same r, s, verified, in order. A job without it, or a backend without
+// groups, proves each partition whole.
+TEST(Engine, GroupedPartitionsProveLikeTheSeam) {
+    GroupingBackend grouping;
+    CpuBackend cpu(params());
+    Engine engine;
+    JobSpec spec = chain_job(cpu, 5, 700);
+    spec.backend = &grouping;
+    spec.defer_ones = true;
+    spec.randomness_seed = 9;
+    spec.verify_key = &params().vk;
+    const JobResult res = engine.await(engine.submit(spec));
+    ASSERT_EQ(res.state, JobState::Done) << res.error;
+    const auto want = seam_proofs(5, 700, 9);
+    ASSERT_EQ(res.proofs.size(), 5u);
+    for (size_t i = 0; i < 5; i++) EXPECT_TRUE(res.proofs[i] == want[i]) << "partition " << i;
+    EXPECT_EQ(grouping.finished, std::vector<size_t>{5}) << "one group of the job's five partitions";
+    EXPECT_EQ(grouping.whole, 0);
+    EXPECT_NE(find(res.timeline->spans(), "finish_group", -1), nullptr);
+    EXPECT_NE(find(res.timeline->spans(), "verify", 4), nullptr);
+    spec.defer_ones = false;
+    const JobResult plain = engine.await(engine.submit(spec));
+    ASSERT_EQ(plain.state, JobState::Done) << plain.error;
+    for (size_t i = 0; i < 5; i++) EXPECT_TRUE(plain.proofs[i] == want[i]) << "partition " << i;
+    EXPECT_EQ(grouping.whole, 5);
+    EXPECT_EQ(grouping.finished.size(), 1u) << "no group without defer_ones";
+    spec.backend = &cpu;  // no groups there
+    spec.defer_ones = true;
+    const JobResult on_cpu = engine.await(engine.submit(spec));
+    ASSERT_EQ(on_cpu.state, JobState::Done) << on_cpu.error;
+    for (size_t i = 0; i < 5; i++) EXPECT_TRUE(on_cpu.proofs[i] == want[i]) << "partition " << i;
+}
+
+// A group that fails to finish, or whose proof does not verify, is proven again as a failed partition is: on the
+// fallback (each member synthesized again), else the job fails saying why.
+TEST(Engine, AGroupThatFailsIsProvenAgain) {
+    GroupingBackend grouping;
+    CpuBackend cpu(params());
+    Engine engine;
+    JobSpec spec = chain_job(cpu, 3, 720);
+    spec.backend = &grouping;
+    spec.defer_ones = true;
+    spec.randomness_seed = 10;
+    spec.verify_key = &params().vk;
+    grouping.fail_finish = true;
+    const JobResult failed = engine.await(engine.submit(spec));
+    EXPECT_EQ(failed.state, JobState::Failed);
+    EXPECT_NE(failed.error.find("finishing its group: device lost"), std::string::npos) << failed.error;
+    spec.fallback = &cpu;
+    const JobResult rescued = engine.await(engine.submit(spec));
+    ASSERT_EQ(rescued.state, JobState::Done) << rescued.error;
+    EXPECT_EQ(rescued.fallbacks.size(), 3u);
+    const auto want = seam_proofs(3, 720, 10);
+    for (size_t i = 0; i < 3; i++) EXPECT_TRUE(rescued.proofs[i] == want[i]) << "partition " << i;
+    grouping.fail_finish = false;
+    grouping.corrupt = 1;
+    const JobResult one_bad = engine.await(engine.submit(spec));
+    ASSERT_EQ(one_bad.state, JobState::Done) << one_bad.error;
+    ASSERT_EQ(one_bad.fallbacks.size(), 1u);
+    EXPECT_NE(one_bad.fallbacks[0].find("partition 1: proving (grouping backend): the proof did not verify"),
+              std::string::npos)
+        << one_bad.fallbacks[0];
+    for (size_t i = 0; i < 3; i++) EXPECT_TRUE(one_bad.proofs[i] == want[i]) << "partition " << i;
+}
+
+// A job cancelled while its lane holds some of its partitions in an open group ends as cancelled (the group is
+// dropped, nothing hangs), and the engine goes on with the next job.
+TEST(Engine, CancellingAJobDropsItsOpenGroup) {
+    GroupingBackend grouping;
+    CpuBackend cpu(params());
+    Engine engine;
+    Gate gate;
+    JobSpec spec = chain_job(cpu, 4, 740);
+    spec.backend = &grouping;
+    spec.defer_ones = true;
+    std::atomic<int> started{0};
+    spec.synthesize = [&](size_t i) {
+        started++;
+        if (i >= 2) gate.wait();
+        return synth(740 + i);
+    };
+    const JobId id = engine.submit(spec);
+    for (int k = 0; k < 500 && engine.state(id) != JobState::Running; k++)
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // partitions 0 and 1 go into the group
+    EXPECT_TRUE(engine.cancel(id));
+    gate.open();
+    const JobResult r = engine.await(id);
+    EXPECT_EQ(r.state, JobState::Cancelled);
+    EXPECT_GE(grouping.deferred, 1) << "the group held partitions when the job was cancelled";
+    EXPECT_TRUE(grouping.finished.empty()) << "a cancelled job's group is not finished";
+    JobSpec next = chain_job(cpu, 2, 760);
+    next.backend = &grouping;
+    next.defer_ones = true;
+    EXPECT_EQ(engine.await(engine.submit(next)).state, JobState::Done);
+}
+
 TEST(Engine, DeadlineCancelsAJob) {
     CpuBackend backend(params());
     Engine engine;

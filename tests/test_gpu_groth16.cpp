@@ -415,6 +415,55 @@ TEST(GpuGroth16, PorepPartitionsEqualCpu) {
     check_porep_partitions(rng);
 }
 
+// Groups (GpuProver::defer_group / prove_deferred / finish_group): three porep-2k partitions (ones as bitmaps)
+// proven into one group, the first without a ticket and the others prepared, then as 17 members (more than
+// sum_patterns takes at once: two calls a query), each finished proof byte-identical to the CPU's for the same r, s.
+// A group is empty after its finish; a group of another prover is refused.
+TEST(GpuGroth16, GroupedProofsEqualCpuProofs) {
+    if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
+    uint64_t seed = 0;
+    auto rng = fresh_rng(seed);
+    SCOPED_TRACE(seed);
+    circuits::CircuitSpec spec;
+    spec.name = "porep-2k";
+    spec.witness_seed = rng();
+    std::vector<std::unique_ptr<r1cs::Circuit>> circuits;
+    for (size_t i = 0; i < 3; i++) circuits.push_back(circuits::make_circuit(spec, true, i, nullptr));
+    const auto p = groth16::benchmark_parameters(synthesize(*circuits[0]), rng());
+    std::vector<Fr> r, s;
+    std::vector<r1cs::ProvingAssignment> cpu_asg;
+    for (size_t i = 0; i < 3; i++) {
+        r.push_back(Fr::random(rng));
+        s.push_back(Fr::random(rng));
+        cpu_asg.push_back(synthesize(*circuits[i]));
+    }
+    const auto want = groth16::prove_from_assignments(p, cpu_asg, r, s);
+    gpu::GpuProver prover(p);
+    TimingSink sink;
+    for (size_t members : {size_t{3}, size_t{17}}) {
+        SCOPED_TRACE(::testing::Message() << members << " members");
+        auto group = prover.defer_group();
+        ASSERT_NE(group, nullptr);
+        for (size_t m = 0; m < members; m++) {
+            const size_t i = m % 3;
+            auto asg = synthesize(*circuits[i]);
+            auto ticket = m == 0 ? nullptr : prover.prepare(asg, &sink, (int64_t)m);
+            if (m > 0) EXPECT_NE(ticket, nullptr) << "member " << m << " prepared";
+            prover.prove_deferred(std::move(ticket), asg, r[i], s[i], &sink, (int64_t)m, *group);
+        }
+        EXPECT_EQ(group->size(), members);
+        const auto got = prover.finish_group(*group, &sink);
+        EXPECT_EQ(group->size(), 0u);
+        ASSERT_EQ(got.size(), members);
+        for (size_t m = 0; m < members; m++)
+            EXPECT_TRUE(got[m] == want[m % 3]) << "member " << m << ": the grouped proof differs from the CPU proof";
+    }
+    EXPECT_GT(sink.total(TimingLayer::Kernel, "ones.a.accumulate"), 0.0) << "the ones were summed by the group";
+    gpu::GpuProver other(p);
+    auto foreign = other.defer_group();
+    EXPECT_THROW(prover.finish_group(*foreign, nullptr), std::invalid_argument);
+}
+
 namespace {
 // With `gc`: PoRep partitions and a batch of three dense mul chains (2^12), every proof byte-identical to the CPU's
 // and the chains verified. Returns the chains' parameters.
@@ -561,6 +610,28 @@ TEST(GpuGroth16, EnginePipelineEqualsCpu) {
     EXPECT_GT(got.timeline->total(TimingLayer::Prover, "h.prefetch"), 0.0);
     EXPECT_GT(gpu_backend.working_bytes(), 0u);
     EXPECT_LT(gpu_backend.working_bytes(), bound);
+}
+
+// The engine proving a job's partitions into groups on the GPU backend (JobSpec::defer_ones; mul chains: dense
+// witnesses, so nothing is deferred but the groups' path is taken): the proofs equal the CPU engine's, each verified.
+TEST(GpuGroth16, EngineGroupsEqualCpu) {
+    if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
+    const ChainJobs jobs;
+    SCOPED_TRACE(jobs.seed);
+    gpu::GpuBackend gpu_backend(jobs.params);
+    groth16::CpuBackend cpu_backend(jobs.params);
+    engine::Engine eng;
+    engine::JobSpec spec = jobs.spec(5);
+    spec.defer_ones = true;
+    spec.backend = &gpu_backend;
+    const auto got = eng.await(eng.submit(spec));
+    spec.backend = &cpu_backend;
+    const auto want = eng.await(eng.submit(spec));
+    ASSERT_EQ(got.state, engine::JobState::Done) << got.error;
+    ASSERT_EQ(want.state, engine::JobState::Done) << want.error;
+    EXPECT_TRUE(got.fallbacks.empty());
+    EXPECT_TRUE(got.proofs == want.proofs);
+    EXPECT_GT(got.timeline->total(TimingLayer::Prover, "finish_group"), 0.0);
 }
 
 // A device with room for one set of H's arrays (GpuProverConfig::h_slots = 1 stands in for a 16-24 GB card): every

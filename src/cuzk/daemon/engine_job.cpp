@@ -56,6 +56,7 @@ void set_partitions(engine::JobSpec& spec, const std::shared_ptr<Job>& job,
         spec.pce = own.pce;  // the synthesize function below holds it; the engine sizes the partitions from it
         spec.first_partition_alone = own.first_partition_alone;
         spec.first_upload_alone = own.first_upload_alone;
+        spec.defer_ones = own.defer_ones;
         spec.synthesize = [weak, pce, inner = std::move(own.synthesize)](size_t i) {
             auto j = weak.lock();
             if (!j) throw std::runtime_error("job gone");

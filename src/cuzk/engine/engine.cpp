@@ -369,6 +369,22 @@ struct Engine::Impl {
         std::string prepare_error;
     };
 
+    // What became of a taken partition: Proven (on its backend or the job's fallback); Deferred (proven into the
+    // lane's group, finished later); Requeued (its backend failed and left the job, whose other backends take it);
+    // Failed (with the error); Skipped (not proven: its job stopped first; a group's members only).
+    enum class Outcome { Proven, Deferred, Requeued, Failed, Skipped };
+
+    // A lane's open group (JobSpec::defer_ones): partitions of one job proven into one backend's DeferredGroup, whose
+    // proofs are finished, verified and stored together once the lane moves on from the job (flush). They count as
+    // in flight until then.
+    struct Group {
+        std::shared_ptr<Job> job;
+        Backend* backend = nullptr;
+        std::unique_ptr<groth16::DeferredGroup> group;
+        std::vector<size_t> index;               // each member's partition, in the group's order
+        std::vector<std::vector<Fr>> publics;    // each member's public inputs (verification)
+    };
+
     // The lowest waiting partition of the first job in (priority, age) order with a backend in this lane (and a
     // priority above `above`, when given). Under mu.
     std::optional<Taken> pick_proving(Lane* lane, std::optional<Priority> above = std::nullopt) {
@@ -394,8 +410,10 @@ struct Engine::Impl {
 
     void lane_loop(Lane* lane) {
         std::optional<Taken> cur;
+        std::optional<Group> open;
         for (;;) {
             if (!cur) {
+                flush(open);  // the lane has nothing more of the group's job: its helper waited while it had
                 std::unique_lock<std::mutex> lk(mu);
                 while (!stop && !(cur = pick_proving(lane))) work_cv.wait_for(lk, kPoll);
                 if (stop) {
@@ -432,7 +450,7 @@ struct Engine::Impl {
                 }
                 return n;
             });
-            prove(*cur);
+            prove(*cur, open);
             done = true;
             work_cv.notify_all();
             cur = helper.get();
@@ -445,7 +463,7 @@ struct Engine::Impl {
                     urgent = pick_proving(lane, cur->job->spec.priority);
                 }
                 if (!urgent) break;
-                prove(*urgent);
+                prove(*urgent, open);
             }
         }
     }
@@ -463,8 +481,10 @@ struct Engine::Impl {
         finish_if_over(t.job);
     }
 
-    // Proves one partition on its backend (verified, with the fallback), then counts it.
-    void prove(Taken& t) {
+    // Proves one partition on its backend (verified, with the fallback), then counts it; or, for a job that defers
+    // its ones to groups (JobSpec::defer_ones), into the lane's open group, which is flushed first when it belongs to
+    // another job or backend (unless this partition is a CRITICAL one of a job without groups: it goes in between).
+    void prove(Taken& t, std::optional<Group>& open) {
         Job& job = *t.job;
         bool go, left;
         {
@@ -473,23 +493,87 @@ struct Engine::Impl {
             left = std::none_of(job.provers.begin(), job.provers.end(),
                                 [&t](const std::pair<Lane*, Backend*>& p) { return p.second == t.backend; });
         }
+        const bool wants_group = go && !left && job.spec.defer_ones && job.spec.partitions > 1;
+        const bool other = open && (open->job != t.job || open->backend != t.backend);
+        if (other && (wants_group || job.spec.priority != Priority::Critical)) flush(open);
         if (!go) return skip(t);
         if (left) return hand_back(t);
+        if (wants_group && !open) {
+            auto g = t.backend->defer_group();
+            if (g) open = Group{t.job, t.backend, std::move(g), {}, {}};
+        }
         std::string error;
-        const Outcome out = prove_partition(t, error);
+        const Outcome out = prove_partition(t, error, wants_group && open ? &*open : nullptr);
         t.ticket.reset();
         discard(t.item.asg);  // what the prover left (witness, densities) goes to the background thread
         {
             std::lock_guard<std::mutex> lk(mu);
             job.first_sent = true;  // whatever the backend said: a proof has ended
-            if (out == Outcome::Proven) job.proven++;
-            if (out == Outcome::Failed) fail(job, error);
-            if (out == Outcome::Requeued) job.taken--;  // taken again once synthesized again
-            job.in_flight--;
+            count(job, out, error);
             proving--;
         }
         work_cv.notify_all();
         finish_if_over(t.job);
+    }
+
+    // A partition's outcome in its job's counters; a Deferred one stays in flight (its group counts it). Under mu.
+    void count(Job& job, Outcome out, const std::string& error) {
+        if (out == Outcome::Deferred) return;
+        if (out == Outcome::Proven) job.proven++;
+        if (out == Outcome::Failed) fail(job, error);
+        if (out == Outcome::Requeued) job.taken--;  // taken again once synthesized again
+        job.in_flight--;
+    }
+
+    // Finishes the lane's open group, if any: its proofs made by the backend, each verified and stored; a finish that
+    // fails, or a proof that does not verify, goes the way a failed partition goes (recover: the job's other
+    // backends, else its fallback). A stopped job's members are dropped.
+    void flush(std::optional<Group>& open) {
+        if (!open) return;
+        Group g = std::move(*open);
+        open.reset();
+        Job& job = *g.job;
+        TimingSink& sink = *job.result.timeline;
+        bool go;
+        {
+            std::lock_guard<std::mutex> lk(mu);
+            go = !stop && !stopped(job);
+        }
+        std::vector<groth16::Proof> proofs;
+        std::string failure;
+        if (go) {
+            try {
+                ScopedTiming st(&sink, kLayer, "finish_group", -1);
+                proofs = g.backend->finish_group(*g.group, &sink);
+                if (proofs.size() != g.index.size())
+                    throw std::logic_error("the backend finished " + std::to_string(proofs.size()) + " of " +
+                                           std::to_string(g.index.size()) + " proofs");
+            } catch (const std::exception& e) {
+                failure = e.what();
+            }
+        }
+        for (size_t m = 0; m < g.index.size(); m++) {
+            const size_t i = g.index[m];
+            Outcome out = Outcome::Skipped;
+            std::string error;
+            if (go) {
+                std::string what = failure.empty() ? std::string() : "finishing its group: " + failure;
+                if (what.empty() && !verifies(job, proofs[m], g.publics[m], i)) what = "the proof did not verify";
+                if (what.empty()) {
+                    job.proofs[i] = proofs[m];
+                    out = Outcome::Proven;
+                } else {
+                    out = recover(job, g.backend, i,
+                                  "partition " + std::to_string(i) + ": proving (" + g.backend->name() +
+                                      " backend): " + what,
+                                  error);
+                }
+            }
+            std::lock_guard<std::mutex> lk(mu);
+            count(job, out, error);
+        }
+        work_cv.notify_all();
+        finish_if_over(g.job);
     }
 
     // A partition taken for a backend that has left the job since (it failed, requeue): not tried there, but back
@@ -557,86 +641,117 @@ struct Engine::Impl {
                " in use, over the budget of " + gib(cfg.memory_budget_bytes);
     }
 
-    // Proven on its backend or on the job's fallback; Requeued: its backend failed and the job's other backends
-    // take it (requeue); Failed, with the error, otherwise.
-    enum class Outcome { Proven, Requeued, Failed };
-    Outcome prove_partition(Taken& t, std::string& error) {
+    // Proven on its backend or on the job's fallback; Deferred: proven into the lane's group (`into`), finished
+    // later; Requeued: its backend failed and the job's other backends take it (requeue); Failed, with the error,
+    // otherwise.
+    Outcome prove_partition(Taken& t, std::string& error, Group* into) {
         Job& job = *t.job;
-        const JobSpec& spec = job.spec;
         TimingSink& sink = *job.result.timeline;
         const size_t i = t.item.index;
         const double now = sink.seconds_since_epoch(Clock::now());
         sink.record({kLayer, "handover", (int64_t)i, t.item.synthesized_at, now - t.item.synthesized_at});
-        auto prove_on = [&](Backend& backend, r1cs::ProvingAssignment& asg, const char* span) {
-            groth16::Proof proof;
-            {
-                ScopedTiming st(&sink, kLayer, span, (int64_t)i);
-                if (t.ticket && &backend == t.backend) {
-                    proof = backend.prove_prepared(std::move(t.ticket), asg, job.r[i], job.s[i], &sink, (int64_t)i);
-                } else {
-                    if (!t.prepare_error.empty() && &backend == t.backend)
-                        throw std::runtime_error("prepare: " + t.prepare_error);
-                    // A one-circuit call numbers its spans' circuit 0: relabelled as partition i.
-                    TimingSink call;
-                    proof = backend
-                                .prove(std::span<r1cs::ProvingAssignment>(&asg, 1), std::span<const Fr>(&job.r[i], 1),
-                                       std::span<const Fr>(&job.s[i], 1), &call)
-                                .at(0);
-                    sink.absorb(call, (int64_t)i);
-                }
-            }
-            if (job.pvk) {
-                // The backend consumed a, b, c only: the public inputs (after input 0, the constant one) remain.
-                ScopedTiming st(&sink, kLayer, "verify", (int64_t)i);
-                const auto& in = asg.inputs();
-                const std::span<const Fr> publics =
-                    in.empty() ? std::span<const Fr>() : std::span<const Fr>(in).subspan(1);
-                if (!groth16::verify_proof(*job.pvk, proof, publics))
-                    throw std::runtime_error("the proof did not verify");
-            }
-            job.proofs[i] = proof;  // each partition's own slot: no lock
-        };
         try {
-            prove_on(*t.backend, t.item.asg, "proving");
+            if (into) {
+                {
+                    ScopedTiming st(&sink, kLayer, "proving", (int64_t)i);
+                    if (!t.ticket && !t.prepare_error.empty()) throw std::runtime_error("prepare: " + t.prepare_error);
+                    t.backend->prove_deferred(std::move(t.ticket), t.item.asg, job.r[i], job.s[i], &sink, (int64_t)i,
+                                              *into->group);
+                }
+                into->index.push_back(i);
+                const auto p = publics_of(t.item.asg);
+                into->publics.emplace_back(p.begin(), p.end());
+                return Outcome::Deferred;
+            }
+            prove_on(job, *t.backend, i, t.item.asg, std::move(t.ticket), t.prepare_error, "proving");
             return Outcome::Proven;
         } catch (const std::exception& e) {
-            const std::string what =
-                "partition " + std::to_string(i) + ": proving (" + t.backend->name() + " backend): " + e.what();
-            bool requeued;
+            return recover(job, t.backend, i,
+                           "partition " + std::to_string(i) + ": proving (" + t.backend->name() + " backend): " +
+                               e.what(),
+                           error);
+        }
+    }
+
+    // The public inputs of a proven assignment (the backend consumed a, b, c only): its inputs after input 0, the
+    // constant one.
+    static std::span<const Fr> publics_of(const r1cs::ProvingAssignment& asg) {
+        const auto& in = asg.inputs();
+        return in.empty() ? std::span<const Fr>() : std::span<const Fr>(in).subspan(1);
+    }
+
+    // Whether partition i's proof verifies against the job's key (true without one).
+    static bool verifies(Job& job, const groth16::Proof& proof, std::span<const Fr> publics, size_t i) {
+        if (!job.pvk) return true;
+        ScopedTiming st(job.result.timeline.get(), kLayer, "verify", (int64_t)i);
+        return groth16::verify_proof(*job.pvk, proof, publics);
+    }
+
+    // Proves partition i on `backend` (through its ticket when it has one), verifies the proof and stores it; throws
+    // on a failure or a proof that does not verify.
+    void prove_on(Job& job, Backend& backend, size_t i, r1cs::ProvingAssignment& asg,
+                  std::unique_ptr<groth16::PreparedCircuit> ticket, const std::string& prepare_error,
+                  const char* span) {
+        TimingSink& sink = *job.result.timeline;
+        groth16::Proof proof;
+        {
+            ScopedTiming st(&sink, kLayer, span, (int64_t)i);
+            if (ticket) {
+                proof = backend.prove_prepared(std::move(ticket), asg, job.r[i], job.s[i], &sink, (int64_t)i);
+            } else {
+                if (!prepare_error.empty()) throw std::runtime_error("prepare: " + prepare_error);
+                // A one-circuit call numbers its spans' circuit 0: relabelled as partition i.
+                TimingSink call;
+                proof = backend
+                            .prove(std::span<r1cs::ProvingAssignment>(&asg, 1), std::span<const Fr>(&job.r[i], 1),
+                                   std::span<const Fr>(&job.s[i], 1), &call)
+                            .at(0);
+                sink.absorb(call, (int64_t)i);
+            }
+        }
+        if (!verifies(job, proof, publics_of(asg), i)) throw std::runtime_error("the proof did not verify");
+        job.proofs[i] = proof;  // each partition's own slot: no lock
+    }
+
+    // Partition i failed on `backend` (`what` says how): Requeued when the job's other backends take it (the failed
+    // one leaves the job), else proven again on the job's fallback (synthesized again: the failed backend consumed
+    // a, b, c) when it has one and its memory fits, else Failed with the error.
+    Outcome recover(Job& job, Backend* backend, size_t i, const std::string& what, std::string& error) {
+        const JobSpec& spec = job.spec;
+        TimingSink& sink = *job.result.timeline;
+        bool requeued;
+        {
+            std::lock_guard<std::mutex> lk(mu);
+            requeued = requeue(job, backend, i);
+        }
+        if (requeued) {
+            report_fallback(job, what + "; proven again on the job's other backends (the " + backend->name() +
+                                     " backend left the job)");
+            return Outcome::Requeued;
+        }
+        if (!spec.fallback) {
+            error = what;
+            return Outcome::Failed;
+        }
+        if (const std::string short_of = fallback_short_of_memory(*spec.fallback); !short_of.empty()) {
+            error = what + "; not proven again on the " + spec.fallback->name() + " backend: " + short_of;
+            return Outcome::Failed;
+        }
+        // Only on this rare path, rather than keeping a copy of every assignment.
+        report_fallback(job, what + "; proven again on the " + spec.fallback->name() + " backend");
+        try {
+            r1cs::ProvingAssignment again;
             {
-                std::lock_guard<std::mutex> lk(mu);
-                requeued = requeue(job, t.backend, i);
+                ScopedTiming st(&sink, kLayer, "synthesis.fallback", (int64_t)i);
+                again = spec.synthesize(i);
             }
-            if (requeued) {
-                report_fallback(job, what + "; proven again on the job's other backends (the " + t.backend->name() +
-                                         " backend left the job)");
-                return Outcome::Requeued;
-            }
-            if (!spec.fallback) {
-                error = what;
-                return Outcome::Failed;
-            }
-            if (const std::string short_of = fallback_short_of_memory(*spec.fallback); !short_of.empty()) {
-                error = what + "; not proven again on the " + spec.fallback->name() + " backend: " + short_of;
-                return Outcome::Failed;
-            }
-            // The failed backend consumed a, b, c: the partition is synthesized again (only on this rare path,
-            // rather than keeping a copy of every assignment).
-            report_fallback(job, what + "; proven again on the " + spec.fallback->name() + " backend");
-            try {
-                r1cs::ProvingAssignment again;
-                {
-                    ScopedTiming st(&sink, kLayer, "synthesis.fallback", (int64_t)i);
-                    again = spec.synthesize(i);
-                }
-                std::lock_guard<std::mutex> lk(job.fallback_mu);  // one fallback proof at a time
-                prove_on(*spec.fallback, again, "proving.fallback");
-                discard(again);
-                return Outcome::Proven;
-            } catch (const std::exception& e2) {
-                error = what + "; the " + spec.fallback->name() + " backend failed too: " + e2.what();
-                return Outcome::Failed;
-            }
+            std::lock_guard<std::mutex> lk(job.fallback_mu);  // one fallback proof at a time
+            prove_on(job, *spec.fallback, i, again, nullptr, {}, "proving.fallback");
+            discard(again);
+            return Outcome::Proven;
+        } catch (const std::exception& e2) {
+            error = what + "; the " + spec.fallback->name() + " backend failed too: " + e2.what();
+            return Outcome::Failed;
         }
     }
 

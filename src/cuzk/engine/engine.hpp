@@ -95,6 +95,14 @@ struct JobSpec {
     // Let the backend move partition i + 1's data while partition i is proven (ProverBackend::prepare; the GPU
     // backend uploads a, b, c into a second set of device arrays). Backends without it ignore it.
     bool pipeline = true;
+    // Prove the partitions in groups where the backend offers them (ProverBackend::defer_group): the A, B and L
+    // scalars equal to one of the partitions a lane proves one after another are summed for all of them at once
+    // (the GPU backend adds each base once for the group instead of once per partition that has a one there), and
+    // their proofs are finished, verified and stored then. For jobs of several partitions of one circuit (a PoRep
+    // C2). A lane's group ends when the lane has no more of the job's partitions, or before it proves another job's
+    // (a CRITICAL partition of a job without groups goes in between without ending it); a group that fails to
+    // finish, or a proof of it that does not verify, is proven again as a failed partition is.
+    bool defer_ones = false;
     // Optional: every proof is verified against this key and the partition's public inputs before it is accepted
     // (GPU faults happen in the field); one that does not verify is proven again as a failed proof is (on the
     // job's other backends, else on the fallback backend when there is one, else the job fails). Must outlive the job.

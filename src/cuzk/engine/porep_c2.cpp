@@ -15,6 +15,7 @@ JobSpec porep_c2_spec(const PorepC2Job& job, const r1cs::PrecompiledR1cs* pce) {
     spec.pce = pce;  // the engine makes the products (on the GPU where it can) and sizes the partitions
     spec.first_partition_alone = true;  // a partition's challenges are synthesized in parallel
     spec.first_upload_alone = true;     // and its witness goes to the GPU faster alone (docs/perf.md)
+    spec.defer_ones = true;             // the partitions' ones summed together at the end (docs/perf.md)
     spec.synthesize = [&job, pce](size_t i) {
         return partition_witness(filecoin::StackedPorepCircuit(job.partitions.at(i)), pce);
     };

@@ -22,6 +22,15 @@ struct PreparedCircuit {
     virtual ~PreparedCircuit() = default;
 };
 
+// Circuits whose proofs a backend finishes together (ProverBackend::defer_group): their A, B and L scalars equal to
+// one are summed for all of them at once at the end (the GPU backend adds each base once for the whole group:
+// gpu::MsmContext::sum_patterns), instead of once per circuit. Opaque to the caller but for what it holds.
+struct DeferredGroup {
+    virtual ~DeferredGroup() = default;
+    // Circuits proven into the group and not finished yet.
+    virtual size_t size() const = 0;
+};
+
 class ProverBackend {
 public:
     virtual ~ProverBackend() = default;
@@ -78,6 +87,24 @@ public:
                                  const Fr& s, TimingSink* timing, int64_t item) {
         (void)ticket, (void)asg, (void)r, (void)s, (void)timing, (void)item;
         throw std::logic_error(name() + " backend: prove_prepared without prepare support");
+    }
+
+    // Optional: proofs finished a group at a time (DeferredGroup). defer_group() gives an empty group, or nullptr
+    // (the default: this backend proves every circuit whole). prove_deferred proves asg as prove_prepared does (a
+    // null ticket: as prove() does), all but the sums its group defers, and adds it to the group; finish_group
+    // returns the group's proofs in the order their circuits were added, each the bytes prove() would have given
+    // for the same r, s, and empties the group. One group per caller thread at a time; the backend's other calls
+    // (prepare included) may come between a group's circuits. A failure of prove_deferred leaves the group as it
+    // was; one of finish_group leaves it empty (its circuits are to be proven again).
+    virtual std::unique_ptr<DeferredGroup> defer_group() { return nullptr; }
+    virtual void prove_deferred(std::unique_ptr<PreparedCircuit> ticket, r1cs::ProvingAssignment& asg, const Fr& r,
+                                const Fr& s, TimingSink* timing, int64_t item, DeferredGroup& group) {
+        (void)ticket, (void)asg, (void)r, (void)s, (void)timing, (void)item, (void)group;
+        throw std::logic_error(name() + " backend: prove_deferred without group support");
+    }
+    virtual std::vector<Proof> finish_group(DeferredGroup& group, TimingSink* timing) {
+        (void)group, (void)timing;
+        throw std::logic_error(name() + " backend: finish_group without group support");
     }
 };
 

@@ -32,6 +32,7 @@
 #include "cuzk/groth16/prover.hpp"
 #include "cuzk/r1cs/pce.hpp"
 #include "cuzk/util/deallocator.hpp"
+#include "cuzk/util/random.hpp"
 
 namespace cuzk::gpu {
 
@@ -106,6 +107,13 @@ public:
         if (resident_) return resident_->msm_split(split, spans);
         const ScalarSplit* const one[] = {&split};
         return streamed_->msm_split(one, spans)[0];
+    }
+    // The ones of several bitmaps at once (MsmContext::sum_patterns; resident bases only: groups are not made
+    // for a streamed key).
+    std::vector<Jacobian<Cfg>> sum_patterns(std::span<const std::span<const uint64_t>> bitmaps, size_t count,
+                                            const KernelSpans& spans) {
+        if (!resident_) throw std::logic_error("gpu prover: deferred ones need resident bases");
+        return resident_->sum_patterns(bitmaps, count, spans);
     }
     size_t device_bytes() const { return resident_ ? resident_->resident_bytes() : streamed_->device_bytes(); }
     // The scratch of an msm_device call of m scalars, made now where it fits (resident bases; a streamed query's
@@ -243,6 +251,20 @@ HostPins pins_for(const groth16::Parameters& p, const GpuProverConfig& c) {
     pins.pin(p.h.data(), p.h.size() * sizeof(G1Affine));
     return pins;
 }
+
+// A circuit proven into a group (GpuGroup): its MSM sums without the ones it defers, and those ones' bitmaps.
+struct GpuProver::Deferred {
+    G1Jacobian a, b1, l, h;
+    G2Jacobian b2;
+    Fr r, s;
+    uninit_vector<uint64_t> ones[3];  // A's, B's (B_G1 and B_G2), L's; empty: none deferred (summed as usual)
+    size_t sizes[3] = {0, 0, 0};      // the queries' scalar counts (the bitmaps' bits)
+    int64_t item = 0;
+    ~Deferred() {
+        secure_wipe_object(r);
+        secure_wipe_object(s);
+    }
+};
 
 struct GpuProver::Impl {
     const groth16::KeyShape shape;  // what proving needs of the parameters besides the points (resident or streamed)
@@ -676,7 +698,8 @@ struct GpuProver::Impl {
     groth16::Proof prove_one(r1cs::ProvingAssignment& asg, const EvaluationDomain& domain, const Fr& r,
                              const Fr& s, TimingSink* timing, int64_t item, int k, bool uploaded,
                              r1cs::ProvingAssignment* next, const EvaluationDomain* next_domain,
-                             std::future<groth16::QuerySplits> split, std::future<groth16::QuerySplits>* next_split) {
+                             std::future<groth16::QuerySplits> split, std::future<groth16::QuerySplits>* next_split,
+                             Deferred* defer = nullptr) {
         // A proof that was not prepared and whose products the device makes uploads its witness first: the split
         // reads the same 4 GB on the CPU and slowed that upload (a 32 GiB C2's first partition: 0.56 s beside it,
         // 0.27 s without), and it is needed only after H and the H query's MSM.
@@ -743,18 +766,81 @@ struct GpuProver::Impl {
             // joins on destruction, so an exception from H's MSM still waits for them).
             auto others = std::async(std::launch::async, [&] {
                 use_device(cfg.device);
-                return query_sums(split, next, next_split, timing, item);
+                return query_sums(split, next, next_split, timing, item, defer);
             });
             h_sum = h_msm();
             sums = others.get();
         } else {
             h_sum = h_msm();
-            sums = query_sums(split, next, next_split, timing, item);
+            sums = query_sums(split, next, next_split, timing, item, defer);
         }
         note_fallbacks(item);
         if (upload.valid()) upload.get();  // rethrows an upload failure
+        if (defer) {  // assembled by finish() once the group's ones are summed
+            defer->a = sums.a;
+            defer->b1 = sums.b1;
+            defer->b2 = sums.b2;
+            defer->l = sums.l;
+            defer->h = h_sum;
+            defer->r = r;
+            defer->s = s;
+            defer->item = item;
+            return {};
+        }
         ScopedTiming t(timing, kLayer, "assembly", item);
         return groth16::assemble_proof(shape.vk, sums.a, sums.b1, sums.b2, h_sum, sums.l, r, s);
+    }
+
+    // The ones query q (0: A, 1: B, 2: L) deferred by each member of a group, summed by ctx for all of them at once
+    // (MsmContext::sum_patterns, up to its kMaxPatternSets at a time); identities where a member deferred none.
+    template <class Cfg>
+    std::vector<Jacobian<Cfg>> deferred_ones(QueryMsm<Cfg>& ctx, const std::vector<std::unique_ptr<Deferred>>& m,
+                                             int q, TimingSink* timing, const char* name) {
+        std::vector<Jacobian<Cfg>> out(m.size(), Jacobian<Cfg>::identity());
+        const size_t count = m.front()->sizes[q];
+        bool any = false, all = true;
+        for (const auto& d : m) {
+            if (d->sizes[q] != count) throw std::logic_error("gpu prover: a group's circuits differ in shape");
+            any |= !d->ones[q].empty();
+            all &= !d->ones[q].empty();
+        }
+        if (!any || count == 0) return out;
+        const std::vector<uint64_t> none(all ? 0 : (count + 63) / 64, 0);
+        constexpr size_t kMax = MsmContext<Cfg>::kMaxPatternSets;
+        for (size_t lo = 0; lo < m.size(); lo += kMax) {
+            const size_t hi = std::min(m.size(), lo + kMax);
+            std::vector<std::span<const uint64_t>> bits;
+            for (size_t i = lo; i < hi; i++) {
+                const auto& o = m[i]->ones[q];
+                bits.push_back(o.empty() ? std::span<const uint64_t>(none) : std::span<const uint64_t>(o.data(), o.size()));
+            }
+            const auto sums = ctx.sum_patterns(bits, count, {timing, name, -1});
+            for (size_t i = lo; i < hi; i++) out[i] = sums[i - lo];
+        }
+        return out;
+    }
+
+    // A group's proofs (GpuProver::finish_group): its members' deferred ones summed together (B_G2's beside the
+    // G1 queries', as in query_sums), then each proof assembled from its own sums and its ones.
+    std::vector<groth16::Proof> finish(const std::vector<std::unique_ptr<Deferred>>& m, TimingSink* timing) {
+        use_device(cfg.device);
+        auto b2_ones = std::async(std::launch::async, [&] {
+            use_device(cfg.device);
+            return deferred_ones(b2, m, 1, timing, "ones.b_g2");
+        });
+        const auto xa = deferred_ones(a, m, 0, timing, "ones.a");
+        const auto xb1 = deferred_ones(b1, m, 1, timing, "ones.b_g1");
+        const auto xl = deferred_ones(l, m, 2, timing, "ones.l");
+        const auto xb2 = b2_ones.get();
+        std::vector<groth16::Proof> proofs;
+        proofs.reserve(m.size());
+        for (size_t i = 0; i < m.size(); i++) {
+            const Deferred& d = *m[i];
+            ScopedTiming t(timing, kLayer, "assembly", d.item);
+            proofs.push_back(groth16::assemble_proof(shape.vk, d.a + xa[i], d.b1 + xb1[i], d.b2 + xb2[i], d.h,
+                                                     d.l + xl[i], d.r, d.s));
+        }
+        return proofs;
     }
 
     // The first MSM call that ran in the H query's scratch for want of room in its own, on stderr once, with the
@@ -776,11 +862,23 @@ struct GpuProver::Impl {
         G2Jacobian b2;
     };
     // The A, B_G1, L MSMs of a circuit's 0/1 split (one after another) and B_G2's beside them (another host thread,
-    // its own stream); the next circuit's split starts once this one is consumed.
+    // its own stream); the next circuit's split starts once this one is consumed. With `defer`, the ones the split
+    // holds as bitmaps go there instead of into the MSMs (listed ones, and a dense split's, are summed as usual).
     QuerySums query_sums(std::future<groth16::QuerySplits>& split, r1cs::ProvingAssignment* next,
-                         std::future<groth16::QuerySplits>* next_split, TimingSink* timing, int64_t item) {
+                         std::future<groth16::QuerySplits>* next_split, TimingSink* timing, int64_t item,
+                         Deferred* defer = nullptr) {
         groth16::QuerySplits q = split.get();
         note_split(q);
+        if (defer) {
+            ScalarSplit* const qs[3] = {&q.a, &q.b, &q.l};
+            for (int i = 0; i < 3; i++) {
+                defer->sizes[i] = qs[i]->size;
+                if (qs[i]->dense || qs[i]->one_bits.empty()) continue;
+                defer->ones[i] = std::move(qs[i]->one_bits);
+                qs[i]->one_bits.clear();
+                qs[i]->one_bit_count = 0;
+            }
+        }
         if (next && next_split) *next_split = start_split(*next, timing, item + 1);
         auto b2_future = std::async(std::launch::async, [&] {
             ScopedTiming t(timing, kLayer, "msm.b_g2", item);
@@ -1096,6 +1194,61 @@ std::unique_ptr<groth16::PreparedCircuit> GpuProver::prepare(r1cs::ProvingAssign
 groth16::Proof GpuProver::prove_prepared(std::unique_ptr<groth16::PreparedCircuit> ticket,
                                          r1cs::ProvingAssignment& asg, const Fr& r, const Fr& s, TimingSink* timing,
                                          int64_t item) {
+    return prove_ticket(std::move(ticket), asg, r, s, timing, item, nullptr);
+}
+
+// A circuit in a group (ProverBackend::defer_group): proven as prove_prepared does, or without a ticket as a batch
+// of one, its ones' bitmaps kept for finish_group.
+struct GpuGroup : groth16::DeferredGroup {
+    const GpuProver* owner = nullptr;
+    std::vector<std::unique_ptr<GpuProver::Deferred>> members;
+    size_t size() const override { return members.size(); }
+};
+
+std::unique_ptr<groth16::DeferredGroup> GpuProver::defer_group() {
+    if (impl_->cfg.stream_queries) return nullptr;  // sum_patterns needs resident bases
+    auto g = std::make_unique<GpuGroup>();
+    g->owner = this;
+    return g;
+}
+
+void GpuProver::prove_deferred(std::unique_ptr<groth16::PreparedCircuit> ticket, r1cs::ProvingAssignment& asg,
+                               const Fr& r, const Fr& s, TimingSink* timing, int64_t item,
+                               groth16::DeferredGroup& group) {
+    auto* g = dynamic_cast<GpuGroup*>(&group);
+    if (!g || g->owner != this) throw std::invalid_argument("gpu prover: a group from another prover");
+    auto d = std::make_unique<Deferred>();
+    if (ticket) {
+        (void)prove_ticket(std::move(ticket), asg, r, s, timing, item, d.get());
+    } else {
+        ScopedTiming total(timing, kLayer, "prove");
+        const EvaluationDomain domain = groth16::check_assignment(impl_->shape, asg, 0);
+        impl_->prefetched[0] = impl_->prefetched[1] = false;  // as prove_from_assignments
+        const int k = impl_->claim(0, domain.log_size());
+        try {
+            (void)impl_->prove_one(asg, domain, r, s, timing, item, k, false, nullptr, nullptr, {}, nullptr, d.get());
+        } catch (...) {
+            impl_->release_active();
+            throw;
+        }
+        impl_->release_active();
+    }
+    g->members.push_back(std::move(d));
+}
+
+std::vector<groth16::Proof> GpuProver::finish_group(groth16::DeferredGroup& group, TimingSink* timing) {
+    auto* g = dynamic_cast<GpuGroup*>(&group);
+    if (!g || g->owner != this) throw std::invalid_argument("gpu prover: a group from another prover");
+    const auto members = std::move(g->members);  // the group is empty whatever happens below
+    g->members.clear();
+    if (members.empty()) return {};
+    ScopedTiming total(timing, kLayer, "finish_group");
+    return impl_->finish(members, timing);
+}
+
+groth16::Proof GpuProver::prove_ticket(std::unique_ptr<groth16::PreparedCircuit> ticket, r1cs::ProvingAssignment& asg,
+                                       const Fr& r, const Fr& s, TimingSink* timing, int64_t item,
+                                       Deferred* defer) {
     auto* t = dynamic_cast<GpuPrepared*>(ticket.get());
     if (!t || t->owner != this) throw std::invalid_argument("gpu prover: a ticket from another prover");
     int k = t->slot;
@@ -1119,7 +1272,7 @@ groth16::Proof GpuProver::prove_prepared(std::unique_ptr<groth16::PreparedCircui
         if (taken_back) k = impl_->claim(k, t->domain.log_size());
         // a, b, c were consumed by prepare(); the rest of the assignment must still fit the parameters.
         auto proof = impl_->prove_one(asg, t->domain, r, s, timing, item, k, !taken_back, nullptr, nullptr,
-                                      std::move(t->split), nullptr);
+                                      std::move(t->split), nullptr, defer);
         impl_->release_active();
         return proof;
     } catch (...) {

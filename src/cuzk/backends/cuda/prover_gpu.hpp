@@ -165,6 +165,17 @@ public:
     groth16::Proof prove_prepared(std::unique_ptr<groth16::PreparedCircuit> ticket, r1cs::ProvingAssignment& asg,
                                   const Fr& r, const Fr& s, TimingSink* timing, int64_t item);
 
+    // The groups behind groth16::ProverBackend::defer_group / prove_deferred / finish_group: a circuit proven into a
+    // group keeps the ones of its A, B and L scalars that its 0/1 split holds as bitmaps (Filecoin's witnesses, about
+    // half ones) out of its MSMs, and finish_group sums them for the whole group at once (MsmContext::sum_patterns:
+    // each base added once, not once per circuit that has a one there), then assembles each proof; the proofs are
+    // the bytes prove() gives for the same r, s. A group holds its circuits' bitmaps in host memory (a 32 GiB PoRep
+    // partition's ~37 MB) until it is finished. nullptr from defer_group with stream_queries.
+    std::unique_ptr<groth16::DeferredGroup> defer_group();
+    void prove_deferred(std::unique_ptr<groth16::PreparedCircuit> ticket, r1cs::ProvingAssignment& asg, const Fr& r,
+                        const Fr& s, TimingSink* timing, int64_t item, groth16::DeferredGroup& group);
+    std::vector<groth16::Proof> finish_group(groth16::DeferredGroup& group, TimingSink* timing);
+
     // The first query (in file order: "h", "l", "a", "b_g1", "b_g2") with a resident point outside its prime-order
     // subgroup, by the batched check on the device over the points in place (gpu/subgroup.hpp: a bad point passes
     // with probability at most 2^-64); nullopt when all are in. The check of a source that was not checked before.
@@ -193,8 +204,13 @@ public:
     size_t working_bytes() const;
 
     struct Impl;
+    struct Deferred;  // a circuit proven into a group, waiting for its ones
 
 private:
+    // prove_prepared, and prove_deferred with a ticket (defer: where the circuit's deferred state goes).
+    groth16::Proof prove_ticket(std::unique_ptr<groth16::PreparedCircuit> ticket, r1cs::ProvingAssignment& asg,
+                                const Fr& r, const Fr& s, TimingSink* timing, int64_t item, Deferred* defer);
+
     std::unique_ptr<Impl> impl_;
 };
 
@@ -223,6 +239,14 @@ public:
         return prover_.hold_products(pce);
     }
     void await_products(const r1cs::PrecompiledR1cs& pce) override { prover_.await_products(pce); }
+    std::unique_ptr<groth16::DeferredGroup> defer_group() override { return prover_.defer_group(); }
+    void prove_deferred(std::unique_ptr<groth16::PreparedCircuit> ticket, r1cs::ProvingAssignment& asg, const Fr& r,
+                        const Fr& s, TimingSink* timing, int64_t item, groth16::DeferredGroup& group) override {
+        prover_.prove_deferred(std::move(ticket), asg, r, s, timing, item, group);
+    }
+    std::vector<groth16::Proof> finish_group(groth16::DeferredGroup& group, TimingSink* timing) override {
+        return prover_.finish_group(group, timing);
+    }
     size_t products_device_bytes(const r1cs::PrecompiledR1cs& pce) const override;
     std::string name() const override { return "gpu"; }
     std::string lane() const override { return "cuda:" + std::to_string(device_); }
