@@ -694,6 +694,7 @@ struct GroupingBackend : Backend {
     std::vector<size_t> finished;  // the size of each group finished
     std::atomic<int> whole{0};     // circuits proven without a group
     std::atomic<int> deferred{0};  // circuits proven into a group
+    std::atomic<int> lasts{0};     // of them, told they were the group's last
     std::vector<groth16::Proof> prove(std::span<r1cs::ProvingAssignment> a, std::span<const Fr> r,
                                       std::span<const Fr> s, TimingSink* t) override {
         whole += (int)a.size();
@@ -701,9 +702,10 @@ struct GroupingBackend : Backend {
     }
     std::unique_ptr<groth16::DeferredGroup> defer_group() override { return std::make_unique<Held>(); }
     void prove_deferred(std::unique_ptr<groth16::PreparedCircuit> ticket, r1cs::ProvingAssignment& asg, const Fr& r,
-                        const Fr& s, TimingSink* t, int64_t, groth16::DeferredGroup& group) override {
+                        const Fr& s, TimingSink* t, int64_t, groth16::DeferredGroup& group, bool last) override {
         EXPECT_EQ(ticket, nullptr) << "nothing was prepared";
         deferred++;
+        lasts += last;
         auto p = cpu.prove(std::span<r1cs::ProvingAssignment>(&asg, 1), std::span<const Fr>(&r, 1),
                            std::span<const Fr>(&s, 1), t);
         dynamic_cast<Held&>(group).proofs.push_back(p.at(0));
@@ -754,6 +756,7 @@ TEST(Engine, GroupedPartitionsProveLikeTheSeam) {
     ASSERT_EQ(res.proofs.size(), 5u);
     for (size_t i = 0; i < 5; i++) EXPECT_TRUE(res.proofs[i] == want[i]) << "partition " << i;
     EXPECT_EQ(grouping.finished, std::vector<size_t>{5}) << "one group of the job's five partitions";
+    EXPECT_EQ(grouping.lasts, 1) << "the fifth partition was told it was the last";
     EXPECT_EQ(grouping.whole, 0);
     EXPECT_NE(find(res.timeline->spans(), "finish_group", -1), nullptr);
     EXPECT_NE(find(res.timeline->spans(), "verify", 4), nullptr);

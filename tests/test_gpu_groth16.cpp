@@ -416,8 +416,9 @@ TEST(GpuGroth16, PorepPartitionsEqualCpu) {
 }
 
 // Groups (GpuProver::defer_group / prove_deferred / finish_group): three porep-2k partitions (ones as bitmaps)
-// proven into one group, the first without a ticket and the others prepared, then as 17 members (more than
-// sum_patterns takes at once: two calls a query), each finished proof byte-identical to the CPU's for the same r, s.
+// proven into one group, the first without a ticket and the others prepared, the last one summing the group's ones;
+// then as 17 members (more than sum_patterns takes at once: two calls a query), one of them wrongly told it was the
+// last; each finished proof byte-identical to the CPU's for the same r, s.
 // A group is empty after its finish; a group of another prover is refused.
 TEST(GpuGroth16, GroupedProofsEqualCpuProofs) {
     if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
@@ -449,7 +450,10 @@ TEST(GpuGroth16, GroupedProofsEqualCpuProofs) {
             auto asg = synthesize(*circuits[i]);
             auto ticket = m == 0 ? nullptr : prover.prepare(asg, &sink, (int64_t)m);
             if (m > 0) EXPECT_NE(ticket, nullptr) << "member " << m << " prepared";
-            prover.prove_deferred(std::move(ticket), asg, r[i], s[i], &sink, (int64_t)m, *group);
+            // The 3-member group is summed by its last member's proof; the 17-member one is told at member 5 that
+            // it was the last, wrongly: finish_group sums it all again.
+            prover.prove_deferred(std::move(ticket), asg, r[i], s[i], &sink, (int64_t)m, *group,
+                                  members == 3 ? m + 1 == members : m == 5);
         }
         EXPECT_EQ(group->size(), members);
         const auto got = prover.finish_group(*group, &sink);

@@ -94,12 +94,14 @@ public:
     // null ticket: as prove() does), all but the sums its group defers, and adds it to the group; finish_group
     // returns the group's proofs in the order their circuits were added, each the bytes prove() would have given
     // for the same r, s, and empties the group. One group per caller thread at a time; the backend's other calls
-    // (prepare included) may come between a group's circuits. A failure of prove_deferred leaves the group as it
-    // was; one of finish_group leaves it empty (its circuits are to be proven again).
+    // (prepare included) may come between a group's circuits. `last`: the caller means to add no more circuits before
+    // finish_group (the backend may do the group's shared work during this circuit's proof; more may still come, at
+    // a cost). A failure of prove_deferred leaves the group as it was; one of finish_group leaves it empty (its
+    // circuits are to be proven again).
     virtual std::unique_ptr<DeferredGroup> defer_group() { return nullptr; }
     virtual void prove_deferred(std::unique_ptr<PreparedCircuit> ticket, r1cs::ProvingAssignment& asg, const Fr& r,
-                                const Fr& s, TimingSink* timing, int64_t item, DeferredGroup& group) {
-        (void)ticket, (void)asg, (void)r, (void)s, (void)timing, (void)item, (void)group;
+                                const Fr& s, TimingSink* timing, int64_t item, DeferredGroup& group, bool last) {
+        (void)ticket, (void)asg, (void)r, (void)s, (void)timing, (void)item, (void)group, (void)last;
         throw std::logic_error(name() + " backend: prove_deferred without group support");
     }
     virtual std::vector<Proof> finish_group(DeferredGroup& group, TimingSink* timing) {

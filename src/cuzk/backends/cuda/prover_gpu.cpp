@@ -33,6 +33,7 @@
 #include "cuzk/r1cs/pce.hpp"
 #include "cuzk/util/deallocator.hpp"
 #include "cuzk/util/random.hpp"
+#include "cuzk/util/thread_pool.hpp"
 
 namespace cuzk::gpu {
 
@@ -260,6 +261,10 @@ struct GpuProver::Deferred {
     uninit_vector<uint64_t> ones[3];  // A's, B's (B_G1 and B_G2), L's; empty: none deferred (summed as usual)
     size_t sizes[3] = {0, 0, 0};      // the queries' scalar counts (the bitmaps' bits)
     int64_t item = 0;
+    // The group's sums of those ones (sum_group_ones), once made.
+    bool summed = false;
+    G1Jacobian xa, xb1, xl;
+    G2Jacobian xb2;
     ~Deferred() {
         secure_wipe_object(r);
         secure_wipe_object(s);
@@ -699,7 +704,7 @@ struct GpuProver::Impl {
                              const Fr& s, TimingSink* timing, int64_t item, int k, bool uploaded,
                              r1cs::ProvingAssignment* next, const EvaluationDomain* next_domain,
                              std::future<groth16::QuerySplits> split, std::future<groth16::QuerySplits>* next_split,
-                             Deferred* defer = nullptr) {
+                             Deferred* defer = nullptr, std::span<Deferred* const> group = {}) {
         // A proof that was not prepared and whose products the device makes uploads its witness first: the split
         // reads the same 4 GB on the CPU and slowed that upload (a 32 GiB C2's first partition: 0.56 s beside it,
         // 0.27 s without), and it is needed only after H and the H query's MSM.
@@ -766,13 +771,13 @@ struct GpuProver::Impl {
             // joins on destruction, so an exception from H's MSM still waits for them).
             auto others = std::async(std::launch::async, [&] {
                 use_device(cfg.device);
-                return query_sums(split, next, next_split, timing, item, defer);
+                return query_sums(split, next, next_split, timing, item, defer, group);
             });
             h_sum = h_msm();
             sums = others.get();
         } else {
             h_sum = h_msm();
-            sums = query_sums(split, next, next_split, timing, item, defer);
+            sums = query_sums(split, next, next_split, timing, item, defer, group);
         }
         note_fallbacks(item);
         if (upload.valid()) upload.get();  // rethrows an upload failure
@@ -794,8 +799,8 @@ struct GpuProver::Impl {
     // The ones query q (0: A, 1: B, 2: L) deferred by each member of a group, summed by ctx for all of them at once
     // (MsmContext::sum_patterns, up to its kMaxPatternSets at a time); identities where a member deferred none.
     template <class Cfg>
-    std::vector<Jacobian<Cfg>> deferred_ones(QueryMsm<Cfg>& ctx, const std::vector<std::unique_ptr<Deferred>>& m,
-                                             int q, TimingSink* timing, const char* name) {
+    std::vector<Jacobian<Cfg>> deferred_ones(QueryMsm<Cfg>& ctx, std::span<Deferred* const> m, int q,
+                                             TimingSink* timing, const char* name) {
         std::vector<Jacobian<Cfg>> out(m.size(), Jacobian<Cfg>::identity());
         const size_t count = m.front()->sizes[q];
         bool any = false, all = true;
@@ -820,9 +825,9 @@ struct GpuProver::Impl {
         return out;
     }
 
-    // A group's proofs (GpuProver::finish_group): its members' deferred ones summed together (B_G2's beside the
-    // G1 queries', as in query_sums), then each proof assembled from its own sums and its ones.
-    std::vector<groth16::Proof> finish(const std::vector<std::unique_ptr<Deferred>>& m, TimingSink* timing) {
+    // The deferred ones of a group's members summed together (B_G2's beside the G1 queries', as in query_sums),
+    // each member's kept in it.
+    void sum_group_ones(std::span<Deferred* const> m, TimingSink* timing) {
         use_device(cfg.device);
         auto b2_ones = std::async(std::launch::async, [&] {
             use_device(cfg.device);
@@ -832,14 +837,31 @@ struct GpuProver::Impl {
         const auto xb1 = deferred_ones(b1, m, 1, timing, "ones.b_g1");
         const auto xl = deferred_ones(l, m, 2, timing, "ones.l");
         const auto xb2 = b2_ones.get();
-        std::vector<groth16::Proof> proofs;
-        proofs.reserve(m.size());
         for (size_t i = 0; i < m.size(); i++) {
-            const Deferred& d = *m[i];
-            ScopedTiming t(timing, kLayer, "assembly", d.item);
-            proofs.push_back(groth16::assemble_proof(shape.vk, d.a + xa[i], d.b1 + xb1[i], d.b2 + xb2[i], d.h,
-                                                     d.l + xl[i], d.r, d.s));
+            m[i]->xa = xa[i];
+            m[i]->xb1 = xb1[i];
+            m[i]->xl = xl[i];
+            m[i]->xb2 = xb2[i];
+            m[i]->summed = true;
         }
+    }
+
+    // A group's proofs (GpuProver::finish_group): its members' ones summed together, unless the last member's
+    // proof did that already (and none came after it), then each proof assembled from its own sums and its ones.
+    std::vector<groth16::Proof> finish(const std::vector<std::unique_ptr<Deferred>>& members, TimingSink* timing) {
+        std::vector<Deferred*> m;
+        for (const auto& d : members) m.push_back(d.get());
+        if (!std::all_of(m.begin(), m.end(), [](const Deferred* d) { return d->summed; })) sum_group_ones(m, timing);
+        // The assemblies side by side (~2 ms each: a 32 GiB C2's ten took 20 ms one after another).
+        std::vector<groth16::Proof> proofs(m.size());
+        ScopedTiming t(timing, kLayer, "assembly", -1);
+        parallel_for(m.size(), [&](size_t lo, size_t hi) {
+            for (size_t i = lo; i < hi; i++) {
+                const Deferred& d = *m[i];
+                proofs[i] = groth16::assemble_proof(shape.vk, d.a + d.xa, d.b1 + d.xb1, d.b2 + d.xb2, d.h,
+                                                    d.l + d.xl, d.r, d.s);
+            }
+        }, m.size());
         return proofs;
     }
 
@@ -863,10 +885,12 @@ struct GpuProver::Impl {
     };
     // The A, B_G1, L MSMs of a circuit's 0/1 split (one after another) and B_G2's beside them (another host thread,
     // its own stream); the next circuit's split starts once this one is consumed. With `defer`, the ones the split
-    // holds as bitmaps go there instead of into the MSMs (listed ones, and a dense split's, are summed as usual).
+    // holds as bitmaps go there instead of into the MSMs (listed ones, and a dense split's, are summed as usual);
+    // with `group` too (the group's members, `defer` among them), the group's ones are summed after the MSMs, while
+    // the H query's MSM goes on (prove_deferred's `last`).
     QuerySums query_sums(std::future<groth16::QuerySplits>& split, r1cs::ProvingAssignment* next,
                          std::future<groth16::QuerySplits>* next_split, TimingSink* timing, int64_t item,
-                         Deferred* defer = nullptr) {
+                         Deferred* defer = nullptr, std::span<Deferred* const> group = {}) {
         groth16::QuerySplits q = split.get();
         note_split(q);
         if (defer) {
@@ -904,6 +928,7 @@ struct GpuProver::Impl {
             Deallocator::global().defer(sp->other_indices);
             Deallocator::global().defer(sp->other_scalars);
         }
+        if (!group.empty()) sum_group_ones(group, timing);
         return sums;
     }
 
@@ -1194,7 +1219,7 @@ std::unique_ptr<groth16::PreparedCircuit> GpuProver::prepare(r1cs::ProvingAssign
 groth16::Proof GpuProver::prove_prepared(std::unique_ptr<groth16::PreparedCircuit> ticket,
                                          r1cs::ProvingAssignment& asg, const Fr& r, const Fr& s, TimingSink* timing,
                                          int64_t item) {
-    return prove_ticket(std::move(ticket), asg, r, s, timing, item, nullptr);
+    return prove_ticket(std::move(ticket), asg, r, s, timing, item, nullptr, {});
 }
 
 // A circuit in a group (ProverBackend::defer_group): proven as prove_prepared does, or without a ticket as a batch
@@ -1214,19 +1239,26 @@ std::unique_ptr<groth16::DeferredGroup> GpuProver::defer_group() {
 
 void GpuProver::prove_deferred(std::unique_ptr<groth16::PreparedCircuit> ticket, r1cs::ProvingAssignment& asg,
                                const Fr& r, const Fr& s, TimingSink* timing, int64_t item,
-                               groth16::DeferredGroup& group) {
+                               groth16::DeferredGroup& group, bool last) {
     auto* g = dynamic_cast<GpuGroup*>(&group);
     if (!g || g->owner != this) throw std::invalid_argument("gpu prover: a group from another prover");
     auto d = std::make_unique<Deferred>();
+    // The last member sums the group's ones beside its own H query's MSM.
+    std::vector<Deferred*> all;
+    if (last) {
+        for (const auto& m : g->members) all.push_back(m.get());
+        all.push_back(d.get());
+    }
     if (ticket) {
-        (void)prove_ticket(std::move(ticket), asg, r, s, timing, item, d.get());
+        (void)prove_ticket(std::move(ticket), asg, r, s, timing, item, d.get(), all);
     } else {
         ScopedTiming total(timing, kLayer, "prove");
         const EvaluationDomain domain = groth16::check_assignment(impl_->shape, asg, 0);
         impl_->prefetched[0] = impl_->prefetched[1] = false;  // as prove_from_assignments
         const int k = impl_->claim(0, domain.log_size());
         try {
-            (void)impl_->prove_one(asg, domain, r, s, timing, item, k, false, nullptr, nullptr, {}, nullptr, d.get());
+            (void)impl_->prove_one(asg, domain, r, s, timing, item, k, false, nullptr, nullptr, {}, nullptr, d.get(),
+                                   all);
         } catch (...) {
             impl_->release_active();
             throw;
@@ -1248,7 +1280,7 @@ std::vector<groth16::Proof> GpuProver::finish_group(groth16::DeferredGroup& grou
 
 groth16::Proof GpuProver::prove_ticket(std::unique_ptr<groth16::PreparedCircuit> ticket, r1cs::ProvingAssignment& asg,
                                        const Fr& r, const Fr& s, TimingSink* timing, int64_t item,
-                                       Deferred* defer) {
+                                       Deferred* defer, std::span<Deferred* const> group) {
     auto* t = dynamic_cast<GpuPrepared*>(ticket.get());
     if (!t || t->owner != this) throw std::invalid_argument("gpu prover: a ticket from another prover");
     int k = t->slot;
@@ -1272,7 +1304,7 @@ groth16::Proof GpuProver::prove_ticket(std::unique_ptr<groth16::PreparedCircuit>
         if (taken_back) k = impl_->claim(k, t->domain.log_size());
         // a, b, c were consumed by prepare(); the rest of the assignment must still fit the parameters.
         auto proof = impl_->prove_one(asg, t->domain, r, s, timing, item, k, !taken_back, nullptr, nullptr,
-                                      std::move(t->split), nullptr, defer);
+                                      std::move(t->split), nullptr, defer, group);
         impl_->release_active();
         return proof;
     } catch (...) {

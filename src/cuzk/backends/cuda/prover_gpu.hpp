@@ -172,8 +172,10 @@ public:
     // the bytes prove() gives for the same r, s. A group holds its circuits' bitmaps in host memory (a 32 GiB PoRep
     // partition's ~37 MB) until it is finished. nullptr from defer_group with stream_queries.
     std::unique_ptr<groth16::DeferredGroup> defer_group();
+    // With `last`, the group's ones are summed during this circuit's proof, after its own A, B, L MSMs and while its
+    // H query's MSM goes on (finish_group then only assembles, unless more circuits came after all).
     void prove_deferred(std::unique_ptr<groth16::PreparedCircuit> ticket, r1cs::ProvingAssignment& asg, const Fr& r,
-                        const Fr& s, TimingSink* timing, int64_t item, groth16::DeferredGroup& group);
+                        const Fr& s, TimingSink* timing, int64_t item, groth16::DeferredGroup& group, bool last);
     std::vector<groth16::Proof> finish_group(groth16::DeferredGroup& group, TimingSink* timing);
 
     // The first query (in file order: "h", "l", "a", "b_g1", "b_g2") with a resident point outside its prime-order
@@ -208,8 +210,11 @@ public:
 
 private:
     // prove_prepared, and prove_deferred with a ticket (defer: where the circuit's deferred state goes).
+    // group: with defer, the group's members (defer among them) when this proof sums their ones (prove_deferred's
+    // last).
     groth16::Proof prove_ticket(std::unique_ptr<groth16::PreparedCircuit> ticket, r1cs::ProvingAssignment& asg,
-                                const Fr& r, const Fr& s, TimingSink* timing, int64_t item, Deferred* defer);
+                                const Fr& r, const Fr& s, TimingSink* timing, int64_t item, Deferred* defer,
+                                std::span<Deferred* const> group);
 
     std::unique_ptr<Impl> impl_;
 };
@@ -241,8 +246,9 @@ public:
     void await_products(const r1cs::PrecompiledR1cs& pce) override { prover_.await_products(pce); }
     std::unique_ptr<groth16::DeferredGroup> defer_group() override { return prover_.defer_group(); }
     void prove_deferred(std::unique_ptr<groth16::PreparedCircuit> ticket, r1cs::ProvingAssignment& asg, const Fr& r,
-                        const Fr& s, TimingSink* timing, int64_t item, groth16::DeferredGroup& group) override {
-        prover_.prove_deferred(std::move(ticket), asg, r, s, timing, item, group);
+                        const Fr& s, TimingSink* timing, int64_t item, groth16::DeferredGroup& group,
+                        bool last) override {
+        prover_.prove_deferred(std::move(ticket), asg, r, s, timing, item, group, last);
     }
     std::vector<groth16::Proof> finish_group(groth16::DeferredGroup& group, TimingSink* timing) override {
         return prover_.finish_group(group, timing);
