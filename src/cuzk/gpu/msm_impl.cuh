@@ -748,6 +748,44 @@ inline uint32_t ones_sums(size_t k, size_t ones_words) {
     return (uint32_t)((items + per_warp - 1) / per_warp * kWarp);
 }
 
+// Pieces of a scratch allocation, each 256-byte aligned, in order; with base == nullptr it only counts the bytes.
+struct Carver {
+    std::byte* base;
+    size_t off = 0;
+    template <class T>
+    T* take(size_t count) {
+        T* r = base ? reinterpret_cast<T*>(base + off) : nullptr;
+        off += align_up(count * sizeof(T));
+        return r;
+    }
+};
+
+// The sorted (key, value) pairs of a group of P entries (the sort's double buffers) and what the accumulation of
+// their `chunks` chunks leaves for the joins (accumulate_chunks, join_runs): a Pippenger group's and
+// sum_patterns' alike.
+template <class F>
+struct SortedRuns {
+    uint32_t *keys0, *keys1, *vals0, *vals1;
+    uint32_t *key_head, *key_tail, *long_runs, *long_list;
+    Xyzz<F>*head, *tail;
+
+    static SortedRuns carve(Carver& c, size_t P, uint32_t chunks, uint32_t walk) {
+        SortedRuns r;
+        r.keys0 = c.take<uint32_t>(P);
+        r.keys1 = c.take<uint32_t>(P);
+        r.vals0 = c.take<uint32_t>(P);
+        r.vals1 = c.take<uint32_t>(P);
+        r.key_head = c.take<uint32_t>(chunks);
+        r.key_tail = c.take<uint32_t>(chunks);
+        r.long_runs = c.take<uint32_t>(2);
+        r.long_list = c.take<uint32_t>(long_list_size(chunks, walk));
+        r.head = c.take<Xyzz<F>>(chunks);
+        r.tail = c.take<Xyzz<F>>(chunks);
+        return r;
+    }
+    Blocks<F> blocks() const { return {head, tail, key_head, key_tail, long_runs, long_list}; }
+};
+
 // Scratch layout of one call; the same function sizes the allocation (base == nullptr) and carves it.
 template <class F>
 struct Plan {
@@ -775,9 +813,9 @@ struct Plan {
 
     struct Ptrs {
         Limbs4* scalars;
-        uint32_t *index, *keys0, *keys1, *vals0, *vals1;
-        uint32_t *key_head, *key_tail, *long_runs, *long_list;
-        Xyzz<F>*head, *tail, *buckets, *seg0, *seg1, *runs;
+        uint32_t* index;
+        SortedRuns<F> sorted;
+        Xyzz<F>*buckets, *seg0, *seg1, *runs;
         void* cub;
         uint32_t* ones_idx;
         Xyzz<F>*ones0, *ones1;
@@ -785,38 +823,24 @@ struct Plan {
 
     Ptrs carve(std::byte* base) const {
         Ptrs p{};
-        size_t off = 0;
-        auto take = [&](size_t bytes) -> std::byte* {
-            std::byte* r = base ? base + off : nullptr;
-            off += align_up(bytes);
-            return r;
-        };
+        Carver c{base};
         if (m) {
             // The index list first, at the same address for every m: a tail uploaded by one call serves the next.
-            p.index = (uint32_t*)take((size_t)m * 4);
-            p.scalars = device_scalars ? nullptr : (Limbs4*)take((size_t)m * sizeof(Limbs4));
-            p.keys0 = (uint32_t*)take(P * 4);
-            p.keys1 = (uint32_t*)take(P * 4);
-            p.vals0 = (uint32_t*)take(P * 4);
-            p.vals1 = (uint32_t*)take(P * 4);
-            p.key_head = (uint32_t*)take((size_t)chunks * 4);
-            p.key_tail = (uint32_t*)take((size_t)chunks * 4);
-            p.long_runs = (uint32_t*)take(8);
-            p.long_list = (uint32_t*)take((size_t)long_list_size(chunks, walk) * 4);
-            p.head = (Xyzz<F>*)take((size_t)chunks * sizeof(Xyzz<F>));
-            p.tail = (Xyzz<F>*)take((size_t)chunks * sizeof(Xyzz<F>));
-            p.buckets = (Xyzz<F>*)take((size_t)sets * H * sizeof(Xyzz<F>));
-            p.seg0 = (Xyzz<F>*)take((size_t)sets * T * sizeof(Xyzz<F>));
-            p.seg1 = (Xyzz<F>*)take((size_t)sets * std::max<uint32_t>(T / 2, 1) * sizeof(Xyzz<F>));
-            p.runs = T2 ? (Xyzz<F>*)take((size_t)sets * T * sizeof(Xyzz<F>)) : nullptr;
-            p.cub = take(cub_bytes);
+            p.index = c.take<uint32_t>(m);
+            p.scalars = device_scalars ? nullptr : c.take<Limbs4>(m);
+            p.sorted = SortedRuns<F>::carve(c, P, chunks, walk);
+            p.buckets = c.take<Xyzz<F>>((size_t)sets * H);
+            p.seg0 = c.take<Xyzz<F>>((size_t)sets * T);
+            p.seg1 = c.take<Xyzz<F>>((size_t)sets * std::max<uint32_t>(T / 2, 1));
+            p.runs = T2 ? c.take<Xyzz<F>>((size_t)sets * T) : nullptr;
+            p.cub = c.take<std::byte>(cub_bytes);
         }
         if (k) {
-            p.ones_idx = (uint32_t*)take(words ? (size_t)words * 8 : (size_t)k * 4);
-            p.ones0 = (Xyzz<F>*)take((size_t)q2 * sizeof(Xyzz<F>));
-            p.ones1 = (Xyzz<F>*)take((size_t)std::max<uint32_t>(q2 / 2, 1) * sizeof(Xyzz<F>));
+            p.ones_idx = c.take<uint32_t>(words ? (size_t)words * 2 : (size_t)k);
+            p.ones0 = c.take<Xyzz<F>>(q2);
+            p.ones1 = c.take<Xyzz<F>>(std::max<uint32_t>(q2 / 2, 1));
         }
-        const_cast<Plan*>(this)->total = off;
+        const_cast<Plan*>(this)->total = c.off;
         return p;
     }
 };
@@ -917,9 +941,8 @@ struct PatternPlan {
 
     struct Ptrs {
         uint64_t* bits;
-        uint32_t *keys0, *keys1, *vals0, *vals1;
-        uint32_t *key_head, *key_tail, *long_runs, *long_list;
-        Xyzz<F>*head, *tail, *buckets, *rows0, *rows1;
+        SortedRuns<F> sorted;
+        Xyzz<F>*buckets, *rows0, *rows1;
         void* cub;
     };
     uint32_t sentinel() const { return (1u << K) - 1; }
@@ -929,29 +952,15 @@ struct PatternPlan {
 
     Ptrs carve(std::byte* base) const {
         Ptrs p{};
-        size_t off = 0;
-        auto take = [&](size_t bytes) -> std::byte* {
-            std::byte* r = base ? base + off : nullptr;
-            off += align_up(bytes);
-            return r;
-        };
+        Carver c{base};
         const size_t half = size_t{1} << (K - 1);
-        p.bits = (uint64_t*)take((size_t)K * words * 8);
-        p.keys0 = (uint32_t*)take((size_t)count * 4);
-        p.keys1 = (uint32_t*)take((size_t)count * 4);
-        p.vals0 = (uint32_t*)take((size_t)count * 4);
-        p.vals1 = (uint32_t*)take((size_t)count * 4);
-        p.key_head = (uint32_t*)take((size_t)chunks * 4);
-        p.key_tail = (uint32_t*)take((size_t)chunks * 4);
-        p.long_runs = (uint32_t*)take(8);
-        p.long_list = (uint32_t*)take((size_t)long_list_size(chunks, kWalk) * 4);
-        p.head = (Xyzz<F>*)take((size_t)chunks * sizeof(Xyzz<F>));
-        p.tail = (Xyzz<F>*)take((size_t)chunks * sizeof(Xyzz<F>));
-        p.buckets = (Xyzz<F>*)take((size_t)sentinel() * sizeof(Xyzz<F>));
-        p.rows0 = (Xyzz<F>*)take(K * half * sizeof(Xyzz<F>));
-        p.rows1 = (Xyzz<F>*)take(K * std::max<size_t>(half / 2, 1) * sizeof(Xyzz<F>));
-        p.cub = take(cub_bytes);
-        const_cast<PatternPlan*>(this)->total = off;
+        p.bits = c.take<uint64_t>((size_t)K * words);
+        p.sorted = SortedRuns<F>::carve(c, count, chunks, kWalk);
+        p.buckets = c.take<Xyzz<F>>(sentinel());
+        p.rows0 = c.take<Xyzz<F>>(K * half);
+        p.rows1 = c.take<Xyzz<F>>(K * std::max<size_t>(half / 2, 1));
+        p.cub = c.take<std::byte>(cub_bytes);
+        const_cast<PatternPlan*>(this)->total = c.off;
         return p;
     }
 };
@@ -1217,12 +1226,14 @@ struct MsmContext<Cfg>::Impl {
             const int sort_span = kt.start("digits_sort", stream);
             if (mont)
                 digits_kernel<true><<<blocks_for(m), kThreads, 0, stream>>>(
-                    d_scalars, h_index ? b.index : nullptr, m, pl.c, w0, wg, pl.pre_stride, b.keys0, b.vals0);
+                    d_scalars, h_index ? b.index : nullptr, m, pl.c, w0, wg, pl.pre_stride, b.sorted.keys0,
+                    b.sorted.vals0);
             else
                 digits_kernel<false><<<blocks_for(m), kThreads, 0, stream>>>(
-                    d_scalars, h_index ? b.index : nullptr, m, pl.c, w0, wg, pl.pre_stride, b.keys0, b.vals0);
+                    d_scalars, h_index ? b.index : nullptr, m, pl.c, w0, wg, pl.pre_stride, b.sorted.keys0,
+                    b.sorted.vals0);
             CUZK_CUDA_CHECK(cudaGetLastError());
-            cub::DoubleBuffer<uint32_t> kb(b.keys0, b.keys1), vb(b.vals0, b.vals1);
+            cub::DoubleBuffer<uint32_t> kb(b.sorted.keys0, b.sorted.keys1), vb(b.sorted.vals0, b.sorted.vals1);
             size_t tmp = pl.cub_bytes;
             CUZK_CUDA_CHECK(
                 cub::DeviceRadixSort::SortPairs(b.cub, tmp, kb, vb, (int64_t)P_g, 0, end_bit, stream));
@@ -1232,7 +1243,7 @@ struct MsmContext<Cfg>::Impl {
             const int acc_span = kt.start("accumulate", stream);
             // Buckets no run reaches stay the identity (all-zero bytes).
             CUZK_CUDA_CHECK(cudaMemsetAsync(b.buckets, 0, (size_t)sentinel * sizeof(P), stream));
-            const Blocks<F> blk{b.head, b.tail, b.key_head, b.key_tail, b.long_runs, b.long_list};
+            const Blocks<F> blk = b.sorted.blocks();
             accumulate_chunks<F><<<blocks_for(chunks), kThreads, 0, stream>>>(d_bases, keys, vals, P_g, pl.L,
                                                                                sentinel, chunks, b.buckets, blk);
             CUZK_CUDA_CHECK(cudaGetLastError());
@@ -1320,6 +1331,19 @@ struct MsmContext<Cfg>::Impl {
         (void)sc.try_reserve(fitting_plan(m, 0, 0, sc, true).total);
     }
 
+    // The scratch a call of `bytes` runs in, locked by lk: sc, or where sc has a fallback and cannot hold them, the
+    // fallback (sc's own bytes go back first, and lk then holds the fallback's lock).
+    static MsmScratch::Impl* fall_back_if_short(MsmScratch::Impl* sc, std::unique_lock<std::mutex>& lk, size_t bytes) {
+        if (!sc->fallback || sc->try_reserve(bytes)) return sc;
+        CUZK_CUDA_CHECK(sc->mem.reset());
+        sc->generation++;
+        sc->fallbacks++;
+        lk.unlock();
+        MsmScratch::Impl* f = &sc->fallback->impl();
+        lk = std::unique_lock<std::mutex>(f->mu);
+        return f;
+    }
+
     // ones_words: h_ones is a bitmap of that many words holding k ones (0: k indices).
     Jacobian<Cfg> run(size_t m, const Limbs4* h_scalars, bool mont, const uint32_t* h_index, size_t k,
                       const void* h_ones, const KernelSpans& spans, bool on_device = false, size_t ones_words = 0,
@@ -1328,15 +1352,10 @@ struct MsmContext<Cfg>::Impl {
         MsmScratch::Impl* sc = &scratch->impl();
         std::unique_lock<std::mutex> lk(sc->mu);
         Plan<F> pl = fitting_plan(m, k, ones_words, *sc, on_device);
-        if (sc->fallback && !sc->try_reserve(pl.total)) {
-            // Not even one window a sort fits here (or its bytes were taken between the count and the allocation):
-            // this scratch's bytes go back, the call runs in the fallback.
-            CUZK_CUDA_CHECK(sc->mem.reset());
-            sc->generation++;
-            sc->fallbacks++;
-            lk.unlock();
-            sc = &sc->fallback->impl();
-            lk = std::unique_lock<std::mutex>(sc->mu);
+        // Not even one window a sort fits here (or its bytes were taken between the count and the allocation): the
+        // call runs in the fallback.
+        if (MsmScratch::Impl* f = fall_back_if_short(sc, lk, pl.total); f != sc) {
+            sc = f;
             pl = fitting_plan(m, k, ones_words, *sc, on_device);
         }
         if (sc->user != this) {
@@ -1376,14 +1395,7 @@ struct MsmContext<Cfg>::Impl {
         const PatternPlan<F> pl = make_pattern_plan<F>(K, count, sm_count, cfg.piece_points);
         MsmScratch::Impl* sc = &scratch->impl();
         std::unique_lock<std::mutex> lk(sc->mu);
-        if (sc->fallback && !sc->try_reserve(pl.total)) {  // as run(): this scratch's bytes go back
-            CUZK_CUDA_CHECK(sc->mem.reset());
-            sc->generation++;
-            sc->fallbacks++;
-            lk.unlock();
-            sc = &sc->fallback->impl();
-            lk = std::unique_lock<std::mutex>(sc->mu);
-        }
+        sc = fall_back_if_short(sc, lk, pl.total);
         sc->reserve(pl.total);
         sc->user = this;
         sc->generation++;  // the bitmaps go where a cached tail's indices were
@@ -1396,15 +1408,16 @@ struct MsmContext<Cfg>::Impl {
             PinnedUploader::shared().upload(b.bits + p * words, bitmaps[p].data(), words * 8, stream);
         kt.stop(up, stream);
         const int sort_span = kt.start("digits_sort", stream);
-        pattern_keys<<<blocks_for(count), kThreads, 0, stream>>>(b.bits, pl.words, pl.K, pl.count, b.keys0, b.vals0);
+        pattern_keys<<<blocks_for(count), kThreads, 0, stream>>>(b.bits, pl.words, pl.K, pl.count, b.sorted.keys0,
+                                                                  b.sorted.vals0);
         CUZK_CUDA_CHECK(cudaGetLastError());
-        cub::DoubleBuffer<uint32_t> kb(b.keys0, b.keys1), vb(b.vals0, b.vals1);
+        cub::DoubleBuffer<uint32_t> kb(b.sorted.keys0, b.sorted.keys1), vb(b.sorted.vals0, b.sorted.vals1);
         size_t tmp = pl.cub_bytes;
         CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(b.cub, tmp, kb, vb, (int64_t)count, 0, (int)K, stream));
         kt.stop(sort_span, stream);
         const int acc_span = kt.start("accumulate", stream);
         CUZK_CUDA_CHECK(cudaMemsetAsync(b.buckets, 0, (size_t)pl.sentinel() * sizeof(P), stream));  // identities
-        const Blocks<F> blk{b.head, b.tail, b.key_head, b.key_tail, b.long_runs, b.long_list};
+        const Blocks<F> blk = b.sorted.blocks();
         accumulate_chunks<F><<<blocks_for(pl.chunks), kThreads, 0, stream>>>(
             bases_mem.get(), kb.Current(), vb.Current(), count, pl.L, pl.sentinel(), pl.chunks, b.buckets, blk);
         CUZK_CUDA_CHECK(cudaGetLastError());
