@@ -119,6 +119,7 @@ struct Daemon::Impl {
             table.ended(j, res, proof_result(j, res, cfg.verify_proofs));
         };
         engine::JobSpec spec = engine_spec(job, key, pce, cfg.verify_proofs, log, std::move(on_end));
+        spec.defer_ones = spec.defer_ones && cfg.defer_ones;  // the job's own choice (PoRep C2), or off
         table.launch(job, std::move(key), std::move(pce), std::move(spec));
     }
 
