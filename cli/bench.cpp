@@ -217,23 +217,29 @@ void bench_gpu_msm_streamed(const GpuMsmBench& b, std::vector<Affine<Cfg>> bases
 #endif
 
 #ifdef CUZK_HAVE_CUDA
+// A 0/1 split of n scalars whose ones (each with probability `share`) are a bitmap: the prover's layout for
+// Filecoin's witnesses.
+ScalarSplit random_ones_bitmap(size_t n, double share, std::mt19937_64& rng) {
+    std::bernoulli_distribution one(share);
+    ScalarSplit sp;
+    sp.size = n;
+    sp.one_bits.resize((n + 63) / 64);
+    std::fill(sp.one_bits.begin(), sp.one_bits.end(), 0);
+    for (size_t i = 0; i < n; i++)
+        if (one(rng)) sp.one_bits[i / 64] |= uint64_t(1) << (i % 64), sp.one_bit_count++;
+    return sp;
+}
+
 // `sets` bitmaps of ones_share ones over the context's bases: their ones' sums as `sets` calls of the 0/1 split
 // (the prover's way, one partition at a time) against one MsmContext::sum_patterns call, in the same run; the
 // two must agree.
 template <class Cfg>
 void bench_gpu_patterns(const GpuMsmBench& b, gpu::MsmContext<Cfg>& ctx, size_t sets, std::mt19937_64& rng) {
     const size_t n = ctx.num_bases();
-    std::bernoulli_distribution one(b.ones_share);
-    std::vector<ScalarSplit> splits(sets);
+    std::vector<ScalarSplit> splits;
     std::vector<std::span<const uint64_t>> bitmaps;
-    for (ScalarSplit& sp : splits) {
-        sp.size = n;
-        sp.one_bits.resize((n + 63) / 64);
-        std::fill(sp.one_bits.begin(), sp.one_bits.end(), 0);
-        for (size_t i = 0; i < n; i++)
-            if (one(rng)) sp.one_bits[i / 64] |= uint64_t(1) << (i % 64), sp.one_bit_count++;
-        bitmaps.emplace_back(sp.one_bits.data(), sp.one_bits.size());
-    }
+    for (size_t k = 0; k < sets; k++) splits.push_back(random_ones_bitmap(n, b.ones_share, rng));
+    for (const ScalarSplit& sp : splits) bitmaps.emplace_back(sp.one_bits.data(), sp.one_bits.size());
     std::vector<Jacobian<Cfg>> each(sets), joint;
     const auto s_each = measure(b.reps, [&] {
         for (size_t k = 0; k < sets; k++) each[k] = ctx.msm_split(splits[k]);
@@ -306,10 +312,7 @@ void bench_gpu_msm(const GpuMsmBench& b) {
             split.one_indices.resize(idx.size());
             std::copy(idx.begin(), idx.end(), split.one_indices.begin());
         } else {
-            split.one_bits.resize((n + 63) / 64);
-            std::fill(split.one_bits.begin(), split.one_bits.end(), 0);
-            for (size_t i = 0; i < n; i++)
-                if (one(rng)) split.one_bits[i / 64] |= uint64_t(1) << (i % 64), split.one_bit_count++;
+            split = random_ones_bitmap(n, b.ones_share, rng);
         }
         Jacobian<Cfg> r;
         const auto s = measure(reps, [&] { r = ctx.msm_split(split); });

@@ -724,6 +724,14 @@ struct GroupingBackend : Backend {
     std::string name() const override { return "grouping"; }
 };
 
+// A mulchain job of n partitions proven on `grouping` with its ones deferred to groups.
+JobSpec grouped_job(GroupingBackend& grouping, CpuBackend& cpu, size_t n, uint64_t seed_base) {
+    JobSpec spec = chain_job(cpu, n, seed_base);
+    spec.backend = &grouping;
+    spec.defer_ones = true;
+    return spec;
+}
+
 // The seam's proofs of mulchain partitions seed_base + i for the engine's r, s (mt19937_64(seed) in order).
 std::vector<groth16::Proof> seam_proofs(size_t n, uint64_t seed_base, uint64_t seed) {
     std::mt19937_64 rng(seed);
@@ -745,9 +753,7 @@ TEST(Engine, GroupedPartitionsProveLikeTheSeam) {
     GroupingBackend grouping;
     CpuBackend cpu(params());
     Engine engine;
-    JobSpec spec = chain_job(cpu, 5, 700);
-    spec.backend = &grouping;
-    spec.defer_ones = true;
+    JobSpec spec = grouped_job(grouping, cpu, 5, 700);
     spec.randomness_seed = 9;
     spec.verify_key = &params().vk;
     const JobResult res = engine.await(engine.submit(spec));
@@ -779,9 +785,7 @@ TEST(Engine, AGroupThatFailsIsProvenAgain) {
     GroupingBackend grouping;
     CpuBackend cpu(params());
     Engine engine;
-    JobSpec spec = chain_job(cpu, 3, 720);
-    spec.backend = &grouping;
-    spec.defer_ones = true;
+    JobSpec spec = grouped_job(grouping, cpu, 3, 720);
     spec.randomness_seed = 10;
     spec.verify_key = &params().vk;
     grouping.fail_finish = true;
@@ -812,12 +816,8 @@ TEST(Engine, CancellingAJobDropsItsOpenGroup) {
     CpuBackend cpu(params());
     Engine engine;
     Gate gate;
-    JobSpec spec = chain_job(cpu, 4, 740);
-    spec.backend = &grouping;
-    spec.defer_ones = true;
-    std::atomic<int> started{0};
+    JobSpec spec = grouped_job(grouping, cpu, 4, 740);
     spec.synthesize = [&](size_t i) {
-        started++;
         if (i >= 2) gate.wait();
         return synth(740 + i);
     };
@@ -831,10 +831,7 @@ TEST(Engine, CancellingAJobDropsItsOpenGroup) {
     EXPECT_EQ(r.state, JobState::Cancelled);
     EXPECT_GE(grouping.deferred, 1) << "the group held partitions when the job was cancelled";
     EXPECT_TRUE(grouping.finished.empty()) << "a cancelled job's group is not finished";
-    JobSpec next = chain_job(cpu, 2, 760);
-    next.backend = &grouping;
-    next.defer_ones = true;
-    EXPECT_EQ(engine.await(engine.submit(next)).state, JobState::Done);
+    EXPECT_EQ(engine.await(engine.submit(grouped_job(grouping, cpu, 2, 760))).state, JobState::Done);
 }
 
 TEST(Engine, DeadlineCancelsAJob) {

@@ -571,10 +571,7 @@ struct Engine::Impl {
                     job.proofs[i] = proofs[m];
                     out = Outcome::Proven;
                 } else {
-                    out = recover(job, g.backend, i,
-                                  "partition " + std::to_string(i) + ": proving (" + g.backend->name() +
-                                      " backend): " + what,
-                                  error);
+                    out = recover(job, g.backend, i, what, error);
                 }
             }
             std::lock_guard<std::mutex> lk(mu);
@@ -675,10 +672,7 @@ struct Engine::Impl {
             prove_on(job, *t.backend, i, t.item.asg, std::move(t.ticket), t.prepare_error, "proving");
             return Outcome::Proven;
         } catch (const std::exception& e) {
-            return recover(job, t.backend, i,
-                           "partition " + std::to_string(i) + ": proving (" + t.backend->name() + " backend): " +
-                               e.what(),
-                           error);
+            return recover(job, t.backend, i, e.what(), error);
         }
     }
 
@@ -722,10 +716,12 @@ struct Engine::Impl {
         job.proofs[i] = proof;  // each partition's own slot: no lock
     }
 
-    // Partition i failed on `backend` (`what` says how): Requeued when the job's other backends take it (the failed
+    // Partition i failed on `backend` (`cause` says how): Requeued when the job's other backends take it (the failed
     // one leaves the job), else proven again on the job's fallback (synthesized again: the failed backend consumed
     // a, b, c) when it has one and its memory fits, else Failed with the error.
-    Outcome recover(Job& job, Backend* backend, size_t i, const std::string& what, std::string& error) {
+    Outcome recover(Job& job, Backend* backend, size_t i, const std::string& cause, std::string& error) {
+        const std::string what =
+            "partition " + std::to_string(i) + ": proving (" + backend->name() + " backend): " + cause;
         const JobSpec& spec = job.spec;
         TimingSink& sink = *job.result.timeline;
         bool requeued;

@@ -1427,18 +1427,11 @@ struct MsmContext<Cfg>::Impl {
         kt.stop(merge_span, stream);
         // Row p: the buckets of the patterns holding p, halved down to one sum a row.
         const int red_span = kt.start("reduce", stream);
-        uint32_t len = 1u << (K - 1);
-        pattern_rows<F><<<blocks_for(K * len), kThreads, 0, stream>>>(b.buckets, pl.K, b.rows0);
+        const uint32_t half = 1u << (K - 1);
+        pattern_rows<F><<<blocks_for(K * half), kThreads, 0, stream>>>(b.buckets, pl.K, b.rows0);
         CUZK_CUDA_CHECK(cudaGetLastError());
-        P* in = b.rows0;
-        P* nxt = b.rows1;
-        for (; len > 1; len /= 2) {
-            halve<F><<<blocks_for(K * len / 2), kThreads, 0, stream>>>(in, nxt, (uint32_t)(K * len / 2));
-            CUZK_CUDA_CHECK(cudaGetLastError());
-            std::swap(in, nxt);
-        }
         P* const host = sums_room(K);
-        CUZK_CUDA_CHECK(cudaMemcpyAsync(host, in, K * sizeof(P), cudaMemcpyDeviceToHost, stream));
+        halve_into(b.rows0, b.rows1, pl.K, half, host, stream);  // the K rows as K sets
         kt.stop(red_span, stream);
         CUZK_CUDA_CHECK(cudaStreamSynchronize(stream));
         kt.report();

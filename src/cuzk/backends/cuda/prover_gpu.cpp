@@ -583,6 +583,14 @@ struct GpuProver::Impl {
         }
         slot_cv.notify_all();
     }
+    // release_active() when the running proof leaves its scope, returned or thrown out of.
+    struct ActiveProof {
+        Impl& impl;
+        explicit ActiveProof(Impl& i) : impl(i) {}
+        ActiveProof(const ActiveProof&) = delete;
+        ActiveProof& operator=(const ActiveProof&) = delete;
+        ~ActiveProof() { impl.release_active(); }
+    };
     // The running proof has computed H in slot k (its transforms are done: the scratch is free).
     void mark_h_done(int k) {
         {
@@ -1132,16 +1140,13 @@ std::vector<groth16::Proof> GpuProver::prove_from_assignments(std::span<r1cs::Pr
         const bool uploaded = impl_->prefetched[k];
         impl_->prefetched[k] = false;
         std::future<groth16::QuerySplits> next_split;
-        try {
+        {
+            const Impl::ActiveProof running(*impl_);
             proofs.push_back(impl_->prove_one(assignments[i], domains[i], r[i], s[i], timing, (int64_t)i, k, uploaded,
                                               has_next ? &assignments[i + 1] : nullptr,
                                               has_next ? &domains[i + 1] : nullptr, std::move(split), &next_split));
             split = std::move(next_split);
-        } catch (...) {
-            impl_->release_active();
-            throw;
         }
-        impl_->release_active();
         k = 1 - k;  // the next circuit's data, if prefetched, is in the other slot
     }
     return proofs;
@@ -1230,6 +1235,15 @@ struct GpuGroup : groth16::DeferredGroup {
     size_t size() const override { return members.size(); }
 };
 
+namespace {
+// The group as this prover's, or std::invalid_argument.
+GpuGroup& own_group(groth16::DeferredGroup& group, const GpuProver* prover) {
+    auto* g = dynamic_cast<GpuGroup*>(&group);
+    if (!g || g->owner != prover) throw std::invalid_argument("gpu prover: a group from another prover");
+    return *g;
+}
+}  // namespace
+
 std::unique_ptr<groth16::DeferredGroup> GpuProver::defer_group() {
     if (impl_->cfg.stream_queries) return nullptr;  // sum_patterns needs resident bases
     auto g = std::make_unique<GpuGroup>();
@@ -1240,13 +1254,12 @@ std::unique_ptr<groth16::DeferredGroup> GpuProver::defer_group() {
 void GpuProver::prove_deferred(std::unique_ptr<groth16::PreparedCircuit> ticket, r1cs::ProvingAssignment& asg,
                                const Fr& r, const Fr& s, TimingSink* timing, int64_t item,
                                groth16::DeferredGroup& group, bool last) {
-    auto* g = dynamic_cast<GpuGroup*>(&group);
-    if (!g || g->owner != this) throw std::invalid_argument("gpu prover: a group from another prover");
+    GpuGroup& g = own_group(group, this);
     auto d = std::make_unique<Deferred>();
     // The last member sums the group's ones beside its own H query's MSM.
     std::vector<Deferred*> all;
     if (last) {
-        for (const auto& m : g->members) all.push_back(m.get());
+        for (const auto& m : g.members) all.push_back(m.get());
         all.push_back(d.get());
     }
     if (ticket) {
@@ -1256,23 +1269,16 @@ void GpuProver::prove_deferred(std::unique_ptr<groth16::PreparedCircuit> ticket,
         const EvaluationDomain domain = groth16::check_assignment(impl_->shape, asg, 0);
         impl_->prefetched[0] = impl_->prefetched[1] = false;  // as prove_from_assignments
         const int k = impl_->claim(0, domain.log_size());
-        try {
-            (void)impl_->prove_one(asg, domain, r, s, timing, item, k, false, nullptr, nullptr, {}, nullptr, d.get(),
-                                   all);
-        } catch (...) {
-            impl_->release_active();
-            throw;
-        }
-        impl_->release_active();
+        const Impl::ActiveProof running(*impl_);
+        (void)impl_->prove_one(asg, domain, r, s, timing, item, k, false, nullptr, nullptr, {}, nullptr, d.get(), all);
     }
-    g->members.push_back(std::move(d));
+    g.members.push_back(std::move(d));
 }
 
 std::vector<groth16::Proof> GpuProver::finish_group(groth16::DeferredGroup& group, TimingSink* timing) {
-    auto* g = dynamic_cast<GpuGroup*>(&group);
-    if (!g || g->owner != this) throw std::invalid_argument("gpu prover: a group from another prover");
-    const auto members = std::move(g->members);  // the group is empty whatever happens below
-    g->members.clear();
+    GpuGroup& g = own_group(group, this);
+    const auto members = std::move(g.members);  // the group is empty whatever happens below
+    g.members.clear();
     if (members.empty()) return {};
     ScopedTiming total(timing, kLayer, "finish_group");
     return impl_->finish(members, timing);
@@ -1299,18 +1305,12 @@ groth16::Proof GpuProver::prove_ticket(std::unique_ptr<groth16::PreparedCircuit>
         }
     }
     ScopedTiming total(timing, kLayer, "prove");
-    try {
-        // Its witness goes up again then (a shared ticket's inputs and aux are still in asg).
-        if (taken_back) k = impl_->claim(k, t->domain.log_size());
-        // a, b, c were consumed by prepare(); the rest of the assignment must still fit the parameters.
-        auto proof = impl_->prove_one(asg, t->domain, r, s, timing, item, k, !taken_back, nullptr, nullptr,
-                                      std::move(t->split), nullptr, defer, group);
-        impl_->release_active();
-        return proof;
-    } catch (...) {
-        impl_->release_active();
-        throw;
-    }
+    const Impl::ActiveProof running(*impl_);
+    // Its witness goes up again then (a shared ticket's inputs and aux are still in asg).
+    if (taken_back) k = impl_->claim(k, t->domain.log_size());
+    // a, b, c were consumed by prepare(); the rest of the assignment must still fit the parameters.
+    return impl_->prove_one(asg, t->domain, r, s, timing, item, k, !taken_back, nullptr, nullptr, std::move(t->split),
+                            nullptr, defer, group);
 }
 
 namespace {
