@@ -2,6 +2,7 @@
 // in 1.6 s on 1 thread. Run with --benchmark_filter=Msm; the reported figures are the medians of the repetitions.
 #include <benchmark/benchmark.h>
 
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -86,8 +87,87 @@ void BM_MsmG2OneThread(benchmark::State& state) {
     ThreadPool::set_global_threads(0);  // back to the default size (hardware concurrency)
 }
 
+// The GPU prover's 0/1 split of a Groth16 witness (split_scalars_multi: the A, B, L lists over the inputs and aux
+// values, Montgomery scalars, ones as bitmaps, the others' positions from the split before as a tail): Filecoin-like
+// values (50 % zeros, 48 % ones, 2 % others at fixed positions), densities in runs (A ~90 %, B ~30 % selected).
+// arg 0: log2 of the aux values; arg 1: threads (0: all).
+struct SplitInputs {
+    std::vector<Fr> inputs, aux;
+    std::vector<uint64_t> a_in, a_aux, b_in, b_aux;
+    std::shared_ptr<const SplitTail> tails[3];
+};
+// Made once per size (a benchmark's repetitions each run its setup again).
+const SplitInputs& split_inputs(size_t n) {
+    static std::unique_ptr<SplitInputs> cache;
+    if (cache && cache->aux.size() == n) return *cache;
+    auto in = std::make_unique<SplitInputs>();
+    std::mt19937_64 rng(7);
+    in->inputs.assign(40, Fr::one());
+    in->aux.resize(n);
+    for (size_t i = 0; i < n; i++) {
+        const unsigned u = (unsigned)(rng() % 100);
+        in->aux[i] = i % 50 == 7 ? Fr::random(rng) : u < 51 ? Fr::zero() : Fr::one();
+    }
+    auto runs = [&](size_t len, unsigned percent) {  // a density of runs of 1..256 values, `percent` selected
+        std::vector<uint64_t> d((len + 63) / 64, 0);
+        for (size_t i = 0; i < len;) {
+            const size_t run = 1 + rng() % 256;
+            if (rng() % 100 < percent)
+                for (size_t k = i; k < std::min(len, i + run); k++) d[k / 64] |= uint64_t(1) << (k % 64);
+            i += run;
+        }
+        return d;
+    };
+    in->a_in = runs(in->inputs.size(), 90);
+    in->a_aux = runs(n, 90);
+    in->b_in = runs(in->inputs.size(), 30);
+    in->b_aux = runs(n, 30);
+    const std::span<const Fr> values[] = {in->inputs, in->aux};
+    const uint64_t* const sel[] = {in->a_in.data(), in->a_aux.data(), in->b_in.data(), in->b_aux.data(), kNoValues,
+                                   kAllValues};
+    const SplitHook first{{}, [](size_t, const SplitCounts&) { return SplitChoice{false, true, false}; }};
+    const auto made = split_scalars_multi(values, 3, sel, nullptr, true, first);
+    for (size_t q = 0; q < 3; q++) {  // the others' positions, as the GPU prover keeps them for the next split
+        auto t = std::make_shared<SplitTail>();
+        t->size = made[q].size;
+        t->indices.resize(made[q].other_indices.size());
+        std::copy(made[q].other_indices.begin(), made[q].other_indices.end(), t->indices.begin());
+        t->member.assign((t->size + 63) / 64, 0);
+        for (uint32_t i : t->indices) t->member[i / 64] |= uint64_t(1) << (i % 64);
+        in->tails[q] = std::move(t);
+    }
+    cache = std::move(in);
+    return *cache;
+}
+
+// The GPU prover's 0/1 split of a Groth16 witness (split_scalars_multi: the A, B, L lists over the inputs and aux
+// values, Montgomery scalars, ones as bitmaps, the others' positions from the split before as a tail): Filecoin-like
+// values (51 % zeros, 47 % ones, 2 % others at fixed positions), densities in runs (A ~90 %, B ~30 % selected).
+// arg 0: log2 of the aux values; arg 1: threads (0: all).
+void BM_SplitQueries(benchmark::State& state) {
+    const size_t n = size_t(1) << state.range(0);
+    ThreadPool pool(state.range(1) ? (size_t)state.range(1) : num_threads());
+    const SplitInputs& in = split_inputs(n);
+    const std::span<const Fr> values[] = {in.inputs, in.aux};
+    const uint64_t* const sel[] = {in.a_in.data(), in.a_aux.data(), in.b_in.data(), in.b_aux.data(), kNoValues,
+                                   kAllValues};
+    const SplitHook hook{in.tails, [](size_t, const SplitCounts&) { return SplitChoice{false, true, true}; }};
+    for (auto _ : state) benchmark::DoNotOptimize(split_scalars_multi(values, 3, sel, &pool, true, hook));
+    state.counters["values"] = (double)n;
+    state.counters["threads"] = (double)pool.size();
+    state.SetBytesProcessed((int64_t)(state.iterations() * n * sizeof(Fr)));
+}
+
 }  // namespace
 
+BENCHMARK(BM_SplitQueries)
+    ->Args({22, 1})
+    ->Args({22, 0})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1)
+    ->Repetitions(5)
+    ->ReportAggregatesOnly(true);
 BENCHMARK(BM_MsmG1)
     ->Args({16, 0})
     ->Args({20, 0})

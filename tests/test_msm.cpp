@@ -621,3 +621,125 @@ TEST(SplitScalars, RangesMsmsAddUpToTheWholeSplits) {
         EXPECT_EQ(sum, whole) << "chunks of " << chunk;
     }
 }
+
+// ---- the splitter against a plain sequential reference --------------------------------------------------------
+
+namespace {
+
+// A density bitmap of len values (one extra word of random bits past the end, which must be ignored): runs of
+// selected and skipped values (whole words set, whole words empty, and partial ones).
+std::vector<uint64_t> density_runs(size_t len, unsigned percent, Rng& rng) {
+    std::vector<uint64_t> d((len + 63) / 64 + 1, 0);
+    for (size_t i = 0; i < len;) {
+        const size_t run = 1 + rng() % 200;
+        if (rng() % 100 < percent)
+            for (size_t k = i; k < std::min(len, i + run); k++) d[k / 64] |= uint64_t(1) << (k % 64);
+        i += run;
+    }
+    d.back() = rng();
+    return d;
+}
+
+// A tail of a list of n positions at random positions (about one in `period`).
+std::shared_ptr<const SplitTail> random_tail(size_t n, size_t period, Rng& rng) {
+    auto t = std::make_shared<SplitTail>();
+    t->id = 7;
+    t->size = n;
+    t->member.assign((n + 63) / 64, 0);
+    for (size_t i = 0; i < n; i++)
+        if (rng() % period == 0) {
+            t->indices.push_back((uint32_t)i);
+            t->member[i / 64] |= uint64_t(1) << (i % 64);
+        }
+    return t;
+}
+
+// What split_scalars_multi must give for one list: its values gathered in order, then laid out by `ch` one value at
+// a time.
+ScalarSplit reference_split(const std::vector<Fr>& g, const SplitChoice& ch, const std::shared_ptr<const SplitTail>& t) {
+    ScalarSplit s;
+    s.size = g.size();
+    s.montgomery = true;
+    s.dense = ch.dense;
+    if (ch.dense) {
+        for (const Fr& x : g) s.other_scalars.push_back(x.mont_limbs());
+        return s;
+    }
+    if (ch.ones_bitmap) s.one_bits.assign((g.size() + 63) / 64, 0);
+    if (ch.use_tail) {
+        s.tail = t;
+        s.tail_size = t->indices.size();
+        for (uint32_t i : t->indices) {
+            s.other_indices.push_back(i);
+            s.other_scalars.push_back(g[i].is_zero() ? limbs_t<4>{} : g[i].mont_limbs());
+        }
+    }
+    for (size_t i = 0; i < g.size(); i++) {
+        if (g[i].is_zero() || (ch.use_tail && t->contains(i))) continue;
+        if (!g[i].is_one()) {
+            s.other_indices.push_back((uint32_t)i);
+            s.other_scalars.push_back(g[i].mont_limbs());
+        } else if (ch.ones_bitmap) {
+            s.one_bits[i / 64] |= uint64_t(1) << (i % 64);
+            s.one_bit_count++;
+        } else {
+            s.one_indices.push_back((uint32_t)i);
+        }
+    }
+    return s;
+}
+
+}  // namespace
+
+TEST(SplitScalars, EveryLayoutEqualsTheSequentialReference) {
+    Rng rng = cuzk::testing::seeded_rng("SplitScalars.EveryLayoutEqualsTheSequentialReference");
+    for (int round = 0; round < 12; round++) {
+        ThreadPool pool(1 + rng() % 5);
+        // Groth16's shape: inputs and aux values; A and B select by densities, L every aux value.
+        const size_t n_in = rng() % 3 == 0 ? 0 : 1 + rng() % 100, n_aux = rng() % 4 == 0 ? rng() % 70 : rng() % 5000;
+        const auto v_in = mixed(n_in, 30, 40, rng), v_aux = mixed(n_aux, 20 + rng() % 40, 20 + rng() % 40, rng);
+        const auto a_in = density_runs(n_in, 80, rng), a_aux = density_runs(n_aux, 90, rng);
+        const auto b_in = density_runs(n_in, 30, rng), b_aux = density_runs(n_aux, 30, rng);
+        const std::span<const Fr> values[] = {v_in, v_aux};
+        const uint64_t* const sel[] = {a_in.data(), a_aux.data(), b_in.data(), b_aux.data(), kNoValues, kAllValues};
+        std::vector<Fr> g[3];
+        for (size_t i = 0; i < n_in; i++) {
+            if ((a_in[i / 64] >> (i % 64)) & 1) g[0].push_back(v_in[i]);
+            if ((b_in[i / 64] >> (i % 64)) & 1) g[1].push_back(v_in[i]);
+        }
+        for (size_t i = 0; i < n_aux; i++) {
+            if ((a_aux[i / 64] >> (i % 64)) & 1) g[0].push_back(v_aux[i]);
+            if ((b_aux[i / 64] >> (i % 64)) & 1) g[1].push_back(v_aux[i]);
+            g[2].push_back(v_aux[i]);
+        }
+        std::shared_ptr<const SplitTail> tails[3];
+        SplitChoice ch[3];
+        for (size_t q = 0; q < 3; q++) {
+            tails[q] = random_tail(g[q].size(), 1 + rng() % 30, rng);
+            const unsigned pick = (unsigned)(rng() % 5);  // listed, bitmap, dense, tail + listed, tail + bitmap
+            ch[q] = {pick == 2, pick == 1 || pick == 4, pick >= 3};
+        }
+        SplitHook hook{tails, [&](size_t q, const SplitCounts&) { return ch[q]; }};
+        SCOPED_TRACE(::testing::Message() << "round " << round << ": " << n_in << " inputs, " << n_aux << " aux, "
+                                          << pool.size() << " threads");
+        const auto s = split_scalars_multi(values, 3, sel, &pool, true, hook);
+        ASSERT_EQ(s.size(), 3u);
+        for (size_t q = 0; q < 3; q++) {
+            SCOPED_TRACE(::testing::Message() << "list " << q << " layout " << ch[q].dense << ch[q].ones_bitmap
+                                              << ch[q].use_tail);
+            // No values at all: nothing is laid out (the hook is not asked).
+            const ScalarSplit want = n_in + n_aux ? reference_split(g[q], ch[q], tails[q]) : ScalarSplit{};
+            EXPECT_EQ(s[q].size, want.size);
+            EXPECT_EQ(s[q].dense, want.dense);
+            EXPECT_TRUE(s[q].montgomery);
+            EXPECT_EQ(s[q].tail, want.tail);
+            EXPECT_EQ(s[q].tail_size, want.tail_size);
+            EXPECT_EQ(s[q].one_indices, want.one_indices);
+            EXPECT_EQ(s[q].one_bits, want.one_bits);
+            EXPECT_EQ(s[q].one_bit_count, want.one_bit_count);
+            EXPECT_EQ(s[q].other_indices, want.other_indices);
+            EXPECT_EQ(s[q].other_scalars, want.other_scalars);
+            EXPECT_EQ(rebuild(s[q]), g[q]);
+        }
+    }
+}

@@ -405,14 +405,46 @@ size_t selected_in(const uint64_t* d, size_t lo, size_t hi) {
     return count;
 }
 
-// 0: zero, 1: one, 2: anything else (an "other").
-int value_class(const Fr& x) { return x.is_zero() ? 0 : x.is_one() ? 1 : 2; }
+// Bit helpers for the word-at-a-time split (64 values a step).
+inline unsigned popcount64(uint64_t x) { return (unsigned)__builtin_popcountll(x); }
+// The set bits of sel below bit b.
+inline unsigned rank_below(uint64_t sel, unsigned b) { return popcount64(sel & ((uint64_t(1) << b) - 1)); }
+// The position of the j-th set bit of sel (j < popcount(sel)), by halving.
+inline unsigned select_bit(uint64_t sel, unsigned j) {
+    unsigned pos = 0;
+    for (unsigned width = 32; width; width /= 2) {
+        const unsigned c = popcount64((sel >> pos) & ((uint64_t(1) << width) - 1));
+        if (j >= c) j -= c, pos += width;
+    }
+    return pos;
+}
+// The bits of x at the positions set in sel, packed towards bit 0 in order (x86's PEXT, written portably: PEXT is
+// microcoded on AMD CPUs before Zen 3).
+inline uint64_t gather_bits(uint64_t x, uint64_t sel) {
+    if (sel == ~uint64_t(0)) return x;
+    uint64_t out = 0;
+    for (x &= sel; x; x &= x - 1) out |= uint64_t(1) << rank_below(sel, (unsigned)__builtin_ctzll(x));
+    return out;
+}
+// cnt (<= 64) bits of the bitmap `bits` from bit `at` on, towards bit 0.
+inline uint64_t bits_at(const uint64_t* bits, size_t at, unsigned cnt) {
+    if (!cnt) return 0;
+    const size_t w = at / 64;
+    const unsigned b = at % 64;
+    uint64_t x = bits[w] >> b;
+    if (b && b + cnt > 64) x |= bits[w + 1] << (64 - b);
+    return cnt == 64 ? x : x & ((uint64_t(1) << cnt) - 1);
+}
 
-// The splitter behind split_scalars_multi. Pieces: ranges of one array each, about 4 per thread over all arrays.
-// Three parallel passes: count each list's selected values per piece (popcounts of the densities), so every piece
-// knows the list positions of its values; classify and count them (ones and others, in all and outside the list's
-// candidate tail); then, after the hook has chosen the layouts and prefix sums are taken, write each piece's
-// entries straight into its own range of every output, so indices increase and nothing is copied twice.
+// The splitter behind split_scalars_multi. Pieces: ranges of one array each, whole 64-value words (the last one of
+// an array may be short), about 4 per thread over all arrays. Three parallel passes: count each list's selected
+// values per piece (popcounts of the densities), so every piece knows the list positions of its values; read each
+// value once and keep which are ones and which are others as two bit masks per word, counting each list's ones and
+// others (in all and outside its candidate tail) with popcounts; then, after the hook has chosen the layouts and
+// prefix sums are taken, write each piece's entries straight into its own range of every output from the masks
+// (only the others, and the values a tail or a dense list stores, are read again), so indices increase and nothing
+// is copied twice. A list's positions are the ranks of its selected values: a word's selection `sel` maps value bit
+// b to list position at + rank_below(sel, b).
 class MultiSplitter {
 public:
     MultiSplitter(std::span<const std::span<const Fr>> values, size_t lists, std::span<const uint64_t* const> selection,
@@ -425,7 +457,7 @@ public:
         if (n_in == 0 || lists_ == 0) return std::move(out_);
         make_pieces(n_in);
         count_selected();
-        pool_.run_tasks(np_, [this](size_t p) { count_classes(p); });
+        pool_.run_tasks(np_, [this](size_t p) { classify_piece(p); });
         for (size_t q = 0; q < lists_; q++) lay_out(q, choose(q));
         pool_.run_tasks(np_, [this](size_t p) { write_piece(p); });
         return std::move(out_);
@@ -433,34 +465,49 @@ public:
 
 private:
     struct Piece {
-        size_t src, lo, hi;
+        size_t src, lo, hi;  // lo is a multiple of 64
     };
     // Per list and piece: selected values, ones, others, the same outside the candidate tail, and the ones and
     // others the chosen layout lists (both prefix sums).
     enum { kSel, kOnes, kOthers, kOnesOut, kOthersOut, kOnesUsed, kOthersUsed, K };
-    // Per list, where a piece writes: position, ones, others (after the tail), and the bitmap word it fills.
+    // Per list, where a piece writes: list position, ones, others (after the tail), the tail's entry of the next
+    // tail position.
     struct Cursor {
-        size_t at, ones, others;
-        size_t word = SIZE_MAX;
-        uint64_t bits = 0;
+        size_t at, ones, others, tail;
+    };
+    // One word of 64 values of an array: which are ones, which are others.
+    struct Masks {
+        uint64_t ones, others;
     };
 
     // counts_[(q * (np + 1) + p + 1) * K + what]; the row p = 0 stays zero (prefix sums start there).
     size_t& count_at(size_t q, size_t p, int what) { return counts_[(q * (np_ + 1) + p) * K + what]; }
     const uint64_t* sel_of(size_t q, size_t k) const { return selection_[q * values_.size() + k]; }
-    bool selected(size_t q, size_t k, size_t i) const {
+    // List q's selection of word w of array k; `valid` masks the values the word has.
+    uint64_t sel_word(size_t q, size_t k, size_t w, uint64_t valid) const {
         const uint64_t* d = sel_of(q, k);
-        if (d == kAllValues) return true;
-        if (d == kNoValues) return false;
-        return ((d[i / 64] >> (i % 64)) & 1) != 0;
+        if (d == kAllValues) return valid;
+        if (d == kNoValues) return 0;
+        return d[w] & valid;
     }
+    uint64_t valid_bits(size_t k, size_t w) const {
+        const size_t left = values_[k].size() - w * 64;
+        return left >= 64 ? ~uint64_t(0) : (uint64_t(1) << left) - 1;
+    }
+    limbs_t<4> stored(const Fr& x) const { return montgomery_ ? x.mont_limbs() : x.to_canonical(); }
+    static constexpr limbs_t<4> kOne = Fr::one().mont_limbs();
 
     void make_pieces(size_t n_in) {
-        const size_t target = std::max<size_t>(1, (n_in + 4 * pool_.size() - 1) / (4 * pool_.size()));
+        const size_t target = std::max<size_t>(64, (n_in + 4 * pool_.size() - 1) / (4 * pool_.size()));
+        masks_.resize(values_.size());
         for (size_t k = 0; k < values_.size(); k++) {
-            const size_t n = values_[k].size();
+            const size_t n = values_[k].size(), words = (n + 63) / 64;
+            masks_[k].resize(words);
             const size_t cnt = (n + target - 1) / target;
-            for (size_t p = 0; p < cnt; p++) pieces_.push_back({k, n * p / cnt, n * (p + 1) / cnt});
+            for (size_t p = 0; p < cnt; p++) {
+                const size_t lo = words * p / cnt * 64, hi = std::min(n, words * (p + 1) / cnt * 64);
+                if (lo < hi) pieces_.push_back({k, lo, hi});
+            }
         }
         np_ = pieces_.size();
         counts_.assign(lists_ * (np_ + 1) * K, 0);
@@ -484,20 +531,43 @@ private:
         }
     }
 
-    // Pass 2 over piece p: one read of each value, classified, then counted in every list that selects it.
-    void count_classes(size_t p) {
+    // Pass 2 over piece p: each value read and classified once into its word's masks, then every list's counts
+    // from the masks and its selection (and its candidate tail's bits over the list positions the word covers).
+    void classify_piece(size_t p) {
         const Piece pc = pieces_[p];
+        const Fr* v = values_[pc.src].data();
         std::vector<size_t> at(lists_);
         std::vector<size_t> c(lists_ * K, 0);
         for (size_t q = 0; q < lists_; q++) at[q] = count_at(q, p, kSel);
-        for (size_t i = pc.lo; i < pc.hi; i++) {
-            const int cls = value_class(values_[pc.src][i]);
+        for (size_t base = pc.lo; base < pc.hi; base += 64) {
+            const size_t w = base / 64;
+            const unsigned len = (unsigned)std::min<size_t>(64, pc.hi - base);
+            // Without branches: a witness's zeros and ones alternate at random, which a branch mispredicts.
+            Masks m{0, 0};
+            for (unsigned b = 0; b < len; b++) {
+                const auto& l = v[base + b].mont_limbs();
+                const uint64_t nonzero = (l[0] | l[1] | l[2] | l[3]) != 0;
+                const uint64_t one = ((l[0] ^ kOne[0]) | (l[1] ^ kOne[1]) | (l[2] ^ kOne[2]) | (l[3] ^ kOne[3])) == 0;
+                m.ones |= one << b;
+                m.others |= (nonzero & (one ^ 1)) << b;
+            }
+            masks_[pc.src][w] = m;
+            const uint64_t valid = valid_bits(pc.src, w);
             for (size_t q = 0; q < lists_; q++) {
-                if (!selected(q, pc.src, i)) continue;
-                const size_t pos = at[q]++;
-                if (cls == 0) continue;
-                c[K * q + (cls == 1 ? kOnes : kOthers)]++;
-                if (!tail_[q] || !tail_[q]->contains(pos)) c[K * q + (cls == 1 ? kOnesOut : kOthersOut)]++;
+                const uint64_t sel = sel_word(q, pc.src, w, valid);
+                if (!sel) continue;
+                const unsigned ones = popcount64(m.ones & sel), others = popcount64(m.others & sel);
+                c[K * q + kOnes] += ones;
+                c[K * q + kOthers] += others;
+                if (const SplitTail* t = tail_[q]) {
+                    const uint64_t in_tail = bits_at(t->member.data(), at[q], popcount64(sel));
+                    c[K * q + kOnesOut] += popcount64(gather_bits(m.ones, sel) & ~in_tail);
+                    c[K * q + kOthersOut] += popcount64(gather_bits(m.others, sel) & ~in_tail);
+                } else {
+                    c[K * q + kOnesOut] += ones;
+                    c[K * q + kOthersOut] += others;
+                }
+                at[q] += popcount64(sel);
             }
         }
         for (size_t q = 0; q < lists_; q++)
@@ -525,7 +595,7 @@ private:
     }
 
     // List q laid out as chosen: the prefix sums of what each piece writes, the outputs sized, the tail's part of
-    // other_indices written (its scalars start zeroed: a 0 or 1 in the tail is not written again).
+    // other_indices written (its scalars start zeroed: a 0 in the tail is not written again).
     void lay_out(size_t q, const SplitChoice& ch) {
         ScalarSplit& o = out_[q];
         if (!ch.use_tail) tail_[q] = nullptr;
@@ -561,68 +631,76 @@ private:
         }
     }
 
-    // Pass 3 over piece p: every value converted once (when some list stores it), then written into every list
-    // that selects it.
+    // Pass 3 over piece p, word by word from the masks: into every list that selects some of the word's values,
+    // its tail's values, its ones and its others (a dense list: every selected value).
     void write_piece(size_t p) {
         const Piece pc = pieces_[p];
         std::vector<Cursor> cur(lists_);
-        for (size_t q = 0; q < lists_; q++)
-            cur[q] = {count_at(q, p, kSel), count_at(q, p, kOnesUsed), out_[q].tail_size + count_at(q, p, kOthersUsed)};
-        for (size_t i = pc.lo; i < pc.hi; i++) {
-            const Fr& x = values_[pc.src][i];
-            const int cls = value_class(x);
-            limbs_t<4> limbs{};
-            bool converted = false;
-            auto value = [&]() -> const limbs_t<4>& {
-                if (!converted) limbs = montgomery_ ? x.mont_limbs() : x.to_canonical(), converted = true;
-                return limbs;
-            };
-            for (size_t q = 0; q < lists_; q++)
-                if (selected(q, pc.src, i)) write_value(q, cur[q], cls, value);
+        for (size_t q = 0; q < lists_; q++) {
+            const size_t at = count_at(q, p, kSel);
+            size_t tail = 0;
+            if (const SplitTail* t = tail_[q])
+                tail = (size_t)(std::lower_bound(t->indices.begin(), t->indices.end(), (uint32_t)at) - t->indices.begin());
+            cur[q] = {at, count_at(q, p, kOnesUsed), out_[q].tail_size + count_at(q, p, kOthersUsed), tail};
         }
-        for (size_t q = 0; q < lists_; q++)
-            if (bitmap_[q]) flush(q, cur[q]);
+        const Fr* v = values_[pc.src].data();
+        for (size_t base = pc.lo; base < pc.hi; base += 64) {
+            const size_t w = base / 64;
+            const Masks m = masks_[pc.src][w];
+            const uint64_t valid = valid_bits(pc.src, w);
+            for (size_t q = 0; q < lists_; q++) {
+                const uint64_t sel = sel_word(q, pc.src, w, valid);
+                if (sel) write_word(q, cur[q], sel, m, v + base);
+            }
+        }
     }
 
-    template <class Value>
-    void write_value(size_t q, Cursor& c, int cls, Value& value) {
+    // The word's values selected by sel (v its first value) into list q from cursor c.
+    void write_word(size_t q, Cursor& c, uint64_t sel, Masks m, const Fr* v) {
         ScalarSplit& o = out_[q];
-        const size_t at = c.at++;
+        const unsigned cnt = popcount64(sel);
         if (o.dense) {
-            o.other_scalars[at] = value();
+            for (uint64_t s = sel; s; s &= s - 1) o.other_scalars[c.at++] = stored(v[__builtin_ctzll(s)]);
             return;
         }
-        if (cls == 0) return;  // (the tail's scalars start zeroed)
-        if (const SplitTail* t = tail_[q]; t && t->contains(at)) {
-            const auto& ti = t->indices;
-            o.other_scalars[(size_t)(std::lower_bound(ti.begin(), ti.end(), (uint32_t)at) - ti.begin())] = value();
-            return;
+        m.ones &= sel;
+        m.others &= sel;
+        if (const SplitTail* t = tail_[q]) {
+            // Every tail position in these cnt gets the next tail entry; a 0 there stays (zeroed), a 1 or an other
+            // is written, and neither is a one or an other of the list's own.
+            const uint64_t in_tail = bits_at(t->member.data(), c.at, cnt);
+            uint64_t tail_values = 0;
+            for (uint64_t s = in_tail; s; s &= s - 1) {
+                const uint64_t bit = uint64_t(1) << select_bit(sel, (unsigned)__builtin_ctzll(s));
+                if ((m.ones | m.others) & bit) o.other_scalars[c.tail] = stored(v[__builtin_ctzll(bit)]);
+                tail_values |= bit;
+                c.tail++;
+            }
+            m.ones &= ~tail_values;
+            m.others &= ~tail_values;
         }
-        if (cls == 1) {
-            add_one(q, c, at);
-            return;
+        if (bitmap_[q]) {
+            or_bits(o.one_bits.data(), c.at, gather_bits(m.ones, sel));
+        } else {
+            for (uint64_t s = m.ones; s; s &= s - 1)
+                o.one_indices[c.ones++] = (uint32_t)(c.at + rank_below(sel, (unsigned)__builtin_ctzll(s)));
         }
-        o.other_indices[c.others] = (uint32_t)at;
-        o.other_scalars[c.others++] = value();
+        for (uint64_t s = m.others; s; s &= s - 1) {
+            const unsigned b = (unsigned)__builtin_ctzll(s);
+            o.other_indices[c.others] = (uint32_t)(c.at + rank_below(sel, b));
+            o.other_scalars[c.others++] = stored(v[b]);
+        }
+        c.at += cnt;
     }
 
-    void add_one(size_t q, Cursor& c, size_t at) {
-        if (!bitmap_[q]) {
-            out_[q].one_indices[c.ones++] = (uint32_t)at;
-            return;
-        }
-        if (at / 64 != c.word) {
-            flush(q, c);
-            c.word = at / 64;
-        }
-        c.bits |= uint64_t(1) << (at % 64);
-    }
-
-    // A piece's bits of one bitmap word; the pieces on either side may share the word.
-    void flush(size_t q, Cursor& c) {
-        if (c.word == SIZE_MAX || !c.bits) return;
-        std::atomic_ref<uint64_t>(out_[q].one_bits[c.word]).fetch_or(c.bits, std::memory_order_relaxed);
-        c.bits = 0;
+    // bits (list positions at, at + 1, ...) into the bitmap; the pieces on either side may share its words.
+    static void or_bits(uint64_t* words, size_t at, uint64_t bits) {
+        if (!bits) return;
+        const size_t w = at / 64;
+        const unsigned b = at % 64;
+        std::atomic_ref<uint64_t>(words[w]).fetch_or(bits << b, std::memory_order_relaxed);
+        if (b && (bits >> (64 - b)))
+            std::atomic_ref<uint64_t>(words[w + 1]).fetch_or(bits >> (64 - b), std::memory_order_relaxed);
     }
 
     std::span<const std::span<const Fr>> values_;
@@ -635,8 +713,9 @@ private:
     std::vector<Piece> pieces_;
     size_t np_ = 0;
     std::vector<size_t> counts_;
-    std::vector<const SplitTail*> tail_;  // per list: the candidate tail, then the tail used (nullptr: none)
-    std::vector<bool> bitmap_;            // per list: ones as one_bits
+    std::vector<uninit_vector<Masks>> masks_;  // per array, per word (pass 2 writes, pass 3 reads)
+    std::vector<const SplitTail*> tail_;       // per list: the candidate tail, then the tail used (nullptr: none)
+    std::vector<bool> bitmap_;                 // per list: ones as one_bits
 };
 
 }  // namespace
