@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <string>
+
+#include <gtest/gtest.h>
 
 namespace cuzk::testing {
 
@@ -18,6 +21,20 @@ inline std::mt19937_64 seeded_rng(const char* what) {
     const uint64_t seed = test_seed();
     std::printf("[ seed ] %s: CUZK_TEST_SEED=%llu\n", what, (unsigned long long)seed);
     return std::mt19937_64(seed);
+}
+
+// A generator for the test that is running, seeded (and printed) by seeded_rng on its first use in each test: for
+// helpers that draw fresh seeds for many cases of one test (replayed together with CUZK_TEST_SEED).
+inline std::mt19937_64& test_rng() {
+    static std::string test;
+    static std::mt19937_64 gen;
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    const std::string name = info ? std::string(info->test_suite_name()) + "." + info->name() : "(no test)";
+    if (name != test) {
+        test = name;
+        gen = seeded_rng(name.c_str());
+    }
+    return gen;
 }
 
 }  // namespace cuzk::testing

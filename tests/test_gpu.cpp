@@ -81,10 +81,7 @@ TEST(Gpu, Mont32ArithmeticMatchesCpu) {
 // from the Fq edge values, and random ones.
 TEST(Gpu, Fq2LazyProductMatchesCpu) {
     if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
-    std::random_device rd;
-    const uint64_t seed = ((uint64_t)rd() << 32) | rd();
-    std::mt19937_64 rng(seed);
-    std::printf("Fq2LazyProductMatchesCpu seed %llu\n", (unsigned long long)seed);
+    std::mt19937_64 rng = cuzk::testing::seeded_rng("Gpu.Fq2LazyProductMatchesCpu");
     limbs_t<Fq::N> ones;
     ones.fill(~0ULL);
     const std::vector<Fq> e{Fq::zero(), Fq::one(), -Fq::one(), -Fq::from_u64(2),

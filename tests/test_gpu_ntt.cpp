@@ -136,7 +136,7 @@ TEST(GpuNtt, InverseUndoesForwardOnDevice) {
 // Pipelined transforms of several host arrays (fewer slots than arrays, so slots are reused) equal the CPU's.
 TEST(GpuNtt, HostBatchMatchesCpu) {
     if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
-    std::mt19937_64 rng(std::random_device{}());
+    std::mt19937_64& rng = cuzk::testing::test_rng();
     for (unsigned log_n : {3u, 12u, 16u}) {
         const auto d = EvaluationDomain::from_log_size(log_n);
         for (auto kind : ALL_KINDS) {
