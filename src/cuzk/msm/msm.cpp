@@ -426,6 +426,15 @@ inline uint64_t gather_bits(uint64_t x, uint64_t sel) {
     for (x &= sel; x; x &= x - 1) out |= uint64_t(1) << rank_below(sel, (unsigned)__builtin_ctzll(x));
     return out;
 }
+// The value bits (positions in sel) of list bits (ranks among sel's set bits): x86's PDEP, one step a set bit of
+// list_bits (a tail's bits are sparse).
+inline uint64_t in_value_space(uint64_t list_bits, uint64_t sel) {
+    if (sel == ~uint64_t(0)) return list_bits;
+    uint64_t out = 0;
+    for (; list_bits; list_bits &= list_bits - 1)
+        out |= uint64_t(1) << select_bit(sel, (unsigned)__builtin_ctzll(list_bits));
+    return out;
+}
 // cnt (<= 64) bits of the bitmap `bits` from bit `at` on, towards bit 0.
 inline uint64_t bits_at(const uint64_t* bits, size_t at, unsigned cnt) {
     if (!cnt) return 0;
@@ -560,9 +569,9 @@ private:
                 c[K * q + kOnes] += ones;
                 c[K * q + kOthers] += others;
                 if (const SplitTail* t = tail_[q]) {
-                    const uint64_t in_tail = bits_at(t->member.data(), at[q], popcount64(sel));
-                    c[K * q + kOnesOut] += popcount64(gather_bits(m.ones, sel) & ~in_tail);
-                    c[K * q + kOthersOut] += popcount64(gather_bits(m.others, sel) & ~in_tail);
+                    const uint64_t tail_values = in_value_space(bits_at(t->member.data(), at[q], popcount64(sel)), sel);
+                    c[K * q + kOnesOut] += popcount64(m.ones & sel & ~tail_values);
+                    c[K * q + kOthersOut] += popcount64(m.others & sel & ~tail_values);
                 } else {
                     c[K * q + kOnesOut] += ones;
                     c[K * q + kOthersOut] += others;
@@ -666,15 +675,12 @@ private:
         m.ones &= sel;
         m.others &= sel;
         if (const SplitTail* t = tail_[q]) {
-            // Every tail position in these cnt gets the next tail entry; a 0 there stays (zeroed), a 1 or an other
-            // is written, and neither is a one or an other of the list's own.
-            const uint64_t in_tail = bits_at(t->member.data(), c.at, cnt);
-            uint64_t tail_values = 0;
-            for (uint64_t s = in_tail; s; s &= s - 1) {
-                const uint64_t bit = uint64_t(1) << select_bit(sel, (unsigned)__builtin_ctzll(s));
-                if ((m.ones | m.others) & bit) o.other_scalars[c.tail] = stored(v[__builtin_ctzll(bit)]);
-                tail_values |= bit;
-                c.tail++;
+            // Every tail position in these cnt gets the next tail entry (in order); a 0 there stays (zeroed), a 1 or
+            // an other is written, and neither is a one or an other of the list's own.
+            const uint64_t tail_values = in_value_space(bits_at(t->member.data(), c.at, cnt), sel);
+            for (uint64_t s = tail_values; s; s &= s - 1, c.tail++) {
+                const unsigned b = (unsigned)__builtin_ctzll(s);
+                if (((m.ones | m.others) >> b) & 1) o.other_scalars[c.tail] = stored(v[b]);
             }
             m.ones &= ~tail_values;
             m.others &= ~tail_values;
