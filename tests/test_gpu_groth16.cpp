@@ -450,7 +450,9 @@ TEST(GpuGroth16, GroupedProofsEqualCpuProofs) {
             const size_t i = m % 3;
             auto asg = synthesize(*circuits[i]);
             auto ticket = m == 0 ? nullptr : prover.prepare(asg, &sink, (int64_t)m);
-            if (m > 0) EXPECT_NE(ticket, nullptr) << "member " << m << " prepared";
+            if (m > 0) {
+                EXPECT_NE(ticket, nullptr) << "member " << m << " prepared";
+            }
             // The 3-member group is summed by its last member's proof; the 17-member one is told at member 5 that
             // it was the last, wrongly: finish_group sums it all again.
             prover.prove_deferred(std::move(ticket), asg, r[i], s[i], &sink, (int64_t)m, *group,
