@@ -87,10 +87,7 @@ void BM_MsmG2OneThread(benchmark::State& state) {
     ThreadPool::set_global_threads(0);  // back to the default size (hardware concurrency)
 }
 
-// The GPU prover's 0/1 split of a Groth16 witness (split_scalars_multi: the A, B, L lists over the inputs and aux
-// values, Montgomery scalars, ones as bitmaps, the others' positions from the split before as a tail): Filecoin-like
-// values (50 % zeros, 48 % ones, 2 % others at fixed positions), densities in runs (A ~90 %, B ~30 % selected).
-// arg 0: log2 of the aux values; arg 1: threads (0: all).
+// BM_SplitQueries' witness, densities and tails (below).
 struct SplitInputs {
     std::vector<Fr> inputs, aux;
     std::vector<uint64_t> a_in, a_aux, b_in, b_aux;
@@ -127,15 +124,8 @@ const SplitInputs& split_inputs(size_t n) {
                                    kAllValues};
     const SplitHook first{{}, [](size_t, const SplitCounts&) { return SplitChoice{false, true, false}; }};
     const auto made = split_scalars_multi(values, 3, sel, nullptr, true, first);
-    for (size_t q = 0; q < 3; q++) {  // the others' positions, as the GPU prover keeps them for the next split
-        auto t = std::make_shared<SplitTail>();
-        t->size = made[q].size;
-        t->indices.resize(made[q].other_indices.size());
-        std::copy(made[q].other_indices.begin(), made[q].other_indices.end(), t->indices.begin());
-        t->member.assign((t->size + 63) / 64, 0);
-        for (uint32_t i : t->indices) t->member[i / 64] |= uint64_t(1) << (i % 64);
-        in->tails[q] = std::move(t);
-    }
+    for (size_t q = 0; q < 3; q++)  // the others' positions, as the GPU prover keeps them for the next split
+        in->tails[q] = make_split_tail(made[q].size, made[q].other_indices, q + 1);
     cache = std::move(in);
     return *cache;
 }

@@ -42,14 +42,9 @@ inline std::vector<Fr> rebuild(const ScalarSplit& s) {
 
 // A tail at the positions i with i % period == 0 of a list of n.
 inline std::shared_ptr<const SplitTail> periodic_tail(size_t n, size_t period) {
-    auto t = std::make_shared<SplitTail>();
-    t->id = 1;
-    t->size = n;
-    t->indices.resize((n + period - 1) / period);
-    for (size_t k = 0; k < t->indices.size(); k++) t->indices[k] = (uint32_t)(k * period);
-    t->member.assign((n + 63) / 64, 0);
-    for (uint32_t i : t->indices) t->member[i / 64] |= uint64_t(1) << (i % 64);
-    return t;
+    std::vector<uint32_t> at((n + period - 1) / period);
+    for (size_t k = 0; k < at.size(); k++) at[k] = (uint32_t)(k * period);
+    return make_split_tail(n, at, 1);
 }
 
 // Values that are 0 with probability z, 1 with probability o, random otherwise (in percent).

@@ -642,16 +642,10 @@ std::vector<uint64_t> density_runs(size_t len, unsigned percent, Rng& rng) {
 
 // A tail of a list of n positions at random positions (about one in `period`).
 std::shared_ptr<const SplitTail> random_tail(size_t n, size_t period, Rng& rng) {
-    auto t = std::make_shared<SplitTail>();
-    t->id = 7;
-    t->size = n;
-    t->member.assign((n + 63) / 64, 0);
+    std::vector<uint32_t> at;
     for (size_t i = 0; i < n; i++)
-        if (rng() % period == 0) {
-            t->indices.push_back((uint32_t)i);
-            t->member[i / 64] |= uint64_t(1) << (i % 64);
-        }
-    return t;
+        if (rng() % period == 0) at.push_back((uint32_t)i);
+    return make_split_tail(n, at, 7);
 }
 
 // What split_scalars_multi must give for one list: its values gathered in order, then laid out by `ch` one value at

@@ -565,18 +565,19 @@ private:
             for (size_t q = 0; q < lists_; q++) {
                 const uint64_t sel = sel_word(q, pc.src, w, valid);
                 if (!sel) continue;
+                const unsigned cnt = popcount64(sel);
                 const unsigned ones = popcount64(m.ones & sel), others = popcount64(m.others & sel);
                 c[K * q + kOnes] += ones;
                 c[K * q + kOthers] += others;
                 if (const SplitTail* t = tail_[q]) {
-                    const uint64_t tail_values = in_value_space(bits_at(t->member.data(), at[q], popcount64(sel)), sel);
+                    const uint64_t tail_values = in_value_space(bits_at(t->member.data(), at[q], cnt), sel);
                     c[K * q + kOnesOut] += popcount64(m.ones & sel & ~tail_values);
                     c[K * q + kOthersOut] += popcount64(m.others & sel & ~tail_values);
                 } else {
                     c[K * q + kOnesOut] += ones;
                     c[K * q + kOthersOut] += others;
                 }
-                at[q] += popcount64(sel);
+                at[q] += cnt;
             }
         }
         for (size_t q = 0; q < lists_; q++)
@@ -725,6 +726,16 @@ private:
 };
 
 }  // namespace
+
+std::shared_ptr<const SplitTail> make_split_tail(size_t size, std::span<const uint32_t> indices, uint64_t id) {
+    auto t = std::make_shared<SplitTail>();
+    t->id = id;
+    t->size = size;
+    t->indices.assign(indices.begin(), indices.end());
+    t->member.assign((size + 63) / 64, 0);
+    for (uint32_t i : t->indices) t->member[i / 64] |= uint64_t(1) << (i % 64);
+    return t;
+}
 
 std::vector<ScalarSplit> split_scalars_multi(std::span<const std::span<const Fr>> values, size_t lists,
                                              std::span<const uint64_t* const> selection, ThreadPool* pool,

@@ -38,6 +38,9 @@ struct SplitTail {
     std::vector<uint64_t> member;      // bit i set: position i is in the tail
     bool contains(size_t i) const { return ((member[i / 64] >> (i % 64)) & 1) != 0; }
 };
+// The tail of splits of `size` positions at `indices` (increasing, each < size), numbered `id`, its member bitmap
+// made from them.
+std::shared_ptr<const SplitTail> make_split_tail(size_t size, std::span<const uint32_t> indices, uint64_t id);
 
 // The scalars of one MSM sorted by how they are handled. It depends on the scalars only, so one split serves every
 // MSM over the same assignment (in Groth16 the aux assignment feeds the A, B_G1 and B_G2 queries).

@@ -11,14 +11,7 @@ std::atomic<uint64_t> g_next_tail_id{1};
 
 // A tail of the positions of s's others.
 std::shared_ptr<const SplitTail> make_tail(const ScalarSplit& s) {
-    auto t = std::make_shared<SplitTail>();
-    t->id = g_next_tail_id.fetch_add(1);
-    t->size = s.size;
-    t->indices.resize(s.other_indices.size());
-    std::copy(s.other_indices.begin(), s.other_indices.end(), t->indices.begin());
-    t->member.assign((s.size + 63) / 64, 0);
-    for (uint32_t i : t->indices) t->member[i / 64] |= uint64_t(1) << (i % 64);
-    return t;
+    return make_split_tail(s.size, s.other_indices, g_next_tail_id.fetch_add(1));
 }
 
 // An indexed split without a tail and with others on at most a quarter of its positions gets a tail of its own,
