@@ -220,6 +220,7 @@ std::vector<uint8_t> run_filecoin_bench_once(const nlohmann::json& base, const B
     o.lean_h = opt.lean_h;
     o.share_slot = opt.share_slot;
     o.pack_witness = opt.pack_witness;
+    o.upload_from_split = opt.upload_from_split;
     o.query_priority = opt.query_priority;
     o.own_split_first = opt.own_split_first;
     o.engine.synthesis_workers = opt.workers;
@@ -251,6 +252,7 @@ std::vector<uint8_t> run_filecoin_bench_once(const nlohmann::json& base, const B
     if (opt.lean_h) j["lean_h"] = true;
     j["share_slot"] = opt.share_slot;
     j["pack_witness"] = opt.pack_witness;
+    j["upload_from_split"] = opt.upload_from_split;
     j["query_priority"] = opt.query_priority;
     j["own_split_first"] = opt.own_split_first;
     j["synthesis_nice"] = opt.synthesis_nice;
@@ -291,6 +293,7 @@ BenchOptions alternated(const BenchOptions& opt) {
     else if (opt.alternate == "synthesis-nice") o.synthesis_nice = o.synthesis_nice ? 0 : 10;
     else if (opt.alternate == "own-split-first") o.own_split_first = !o.own_split_first;
     else if (opt.alternate == "defer-ones") o.defer_ones = !o.defer_ones;
+    else if (opt.alternate == "upload-from-split") o.upload_from_split = !o.upload_from_split;
     else if (!opt.alternate.empty()) throw std::invalid_argument("bench: --alternate " + opt.alternate);
     return o;
 }

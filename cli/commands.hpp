@@ -25,7 +25,7 @@ inline const std::vector<std::string> kNttKinds = {"forward", "inverse", "coset"
 // bench --alternate: the settings a Filecoin bench can flip every second run (BenchOptions::alternate).
 inline const std::vector<std::string> kAlternates = {"pack-witness", "overlap-msms", "share-slot", "host-products",
                                                      "first-upload-alone", "query-priority", "synthesis-nice",
-                                                     "own-split-first", "defer-ones"};
+                                                     "own-split-first", "defer-ones", "upload-from-split"};
 
 struct BenchOptions {
     std::string what = "all";  // fq-mul, fr-mul, g1-add, pairing, ntt, msm-g1, msm-g2, groth16, all
@@ -84,6 +84,9 @@ struct BenchOptions {
     bool share_slot = true;
     // porep-c2, post, snap, pipeline, groth16: witnesses of mostly 0 and 1 sent packed (GpuProverConfig::pack_witness)
     bool pack_witness = false;
+    // porep-c2, post, snap, pipeline, groth16: a proof that was not prepared sends L's split packed as its witness
+    // (GpuProverConfig::upload_from_split)
+    bool upload_from_split = false;
     // porep-c2, post, snap, pipeline, groth16: the A, B, L and B_G2 MSMs' streams first
     // (GpuProverConfig::query_msm_priority)
     bool query_priority = false;
@@ -204,12 +207,13 @@ struct CliGpuOptions {
     bool pack_witness = false;     // GpuProverConfig::pack_witness
     bool query_priority = false;   // GpuProverConfig::query_msm_priority
     bool own_split_first = false;  // GpuProverConfig::own_split_first
+    bool upload_from_split = false;  // GpuProverConfig::upload_from_split
 };
 // The GPU settings of a bench's or a job's options (BenchOptions, CliJobOptions: the fields of the same names).
 template <class Options>
 CliGpuOptions cli_gpu_options(const Options& o, size_t msm_table_bytes = 0) {
     return {o.pin_params, msm_table_bytes, o.stream_queries, o.overlap_msms, o.lean_h,
-            o.share_slot, o.pack_witness, o.query_priority, o.own_split_first};
+            o.share_slot, o.pack_witness, o.query_priority, o.own_split_first, o.upload_from_split};
 }
 engine::KeyStoreConfig cli_key_store(const std::string& choice, const CliGpuOptions& gpu = {}, bool checked = true);
 // Parameters the caller keeps alive longer than `eng` as one of its keys (borrowed, not copied).
@@ -232,6 +236,7 @@ struct CliJobOptions {
     bool pack_witness = false;    // GpuProverConfig::pack_witness
     bool query_priority = false;  // GpuProverConfig::query_msm_priority
     bool own_split_first = false;  // GpuProverConfig::own_split_first
+    bool upload_from_split = false;  // GpuProverConfig::upload_from_split
     // Synthesis workers for the host (auto) and a memory budget of engine::auto_memory_budget() unless set.
     engine::EngineConfig engine = [] {
         engine::EngineConfig c;

@@ -155,6 +155,7 @@ static gpu::GpuProverConfig gpu_config(const CliGpuOptions& o) {
     gc.pack_witness = o.pack_witness;
     gc.query_msm_priority = o.query_priority;
     gc.own_split_first = o.own_split_first;
+    gc.upload_from_split = o.upload_from_split;
     return gc;
 }
 #endif

@@ -1416,3 +1416,39 @@ TEST(GpuGroth16, PackedWitnessProvesAsTheCpu) {
     check_device_products(p, pce, {&c1, &c2}, rng, gc, &sink);
     EXPECT_EQ(sink.total(TimingLayer::Kernel, "h.expand"), 0.0) << "a dense witness went up packed";
 }
+
+// A proof that was not prepared splits first and sends L's split as its packed witness
+// (GpuProverConfig::upload_from_split: the first circuit of each batch here): proofs byte-identical to the CPU's for
+// a zero/one witness and three partitions of Filecoin's 2 KiB PoRep circuit (packed: spans "h.pack", "h.expand"),
+// and for a dense witness, whose split does not pack (sent as it is).
+TEST(GpuGroth16, UploadFromSplitProvesAsTheCpu) {
+    if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
+    uint64_t seed = 0;
+    auto rng = fresh_rng(seed);
+    SCOPED_TRACE(seed);
+    gpu::GpuProverConfig gc;
+    gc.upload_from_split = true;
+    {
+        const auto p = groth16::generate_parameters(Bits(std::vector<uint64_t>(40, 0)), groth16::ToxicWaste::from_seed(7));
+        const auto pce = r1cs::compile_r1cs(Bits(std::vector<uint64_t>(40, 0)));
+        std::vector<uint64_t> w1(40), w2(40, ~0ull), w3(40, 0);
+        for (auto& x : w1) x = rng() & rng();
+        Bits b1(w1), b2(w2), b3(w3);
+        TimingSink sink;
+        check_device_products(p, pce, {&b1, &b2, &b3}, rng, gc, &sink);
+        EXPECT_GT(sink.total(TimingLayer::Prover, "h.pack"), 0.0) << "the split was not packed";
+        EXPECT_GT(sink.total(TimingLayer::Kernel, "h.expand"), 0.0) << "a zero/one witness went up unpacked";
+    }
+    {
+        TimingSink sink;
+        check_porep_2k_device_products(rng, gc, &sink);
+        EXPECT_GT(sink.total(TimingLayer::Kernel, "h.expand"), 0.0) << "a PoRep witness went up unpacked";
+    }
+    const auto p = groth16::generate_parameters(circuits::MulChainCircuit(12, 3, std::nullopt),
+                                                groth16::ToxicWaste::from_seed(rng()));
+    const auto pce = r1cs::compile_r1cs(circuits::MulChainCircuit(12, 3, std::nullopt));
+    circuits::MulChainCircuit c1(12, 3, rng()), c2(12, 3, rng());
+    TimingSink sink;
+    check_device_products(p, pce, {&c1, &c2}, rng, gc, &sink);
+    EXPECT_EQ(sink.total(TimingLayer::Kernel, "h.expand"), 0.0) << "a dense witness went up packed";
+}

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
 #include <random>
 #include <span>
 #include <stdexcept>
@@ -85,4 +86,45 @@ TEST(WitnessPack, UnpackRefusesAnInconsistentPacking) {
     EXPECT_THROW(gpu::unpack_witness(p), std::invalid_argument);
     p.other_values.clear();
     EXPECT_THROW(gpu::unpack_witness(p), std::invalid_argument);
+}
+
+// L's 0/1 split (every aux value) in each layout packs to the same values: its ones, its others and its tail.
+TEST(WitnessPack, FromASplitInEveryLayout) {
+    auto rng = cuzk::testing::seeded_rng("WitnessPack.FromASplitInEveryLayout");
+    ThreadPool pool(3);
+    for (size_t n : {0, 1, 64, 65, 1000, 30000 + 7}) {
+        SCOPED_TRACE(n);
+        const auto v = witness(n, 0.47, 0.03, rng);
+        const std::span<const Fr> values[] = {v};
+        const uint64_t* const sel[] = {kAllValues};
+        // The others of a first split as the tail of the next, as the GPU prover reuses them.
+        const auto first = split_scalars_multi(values, 1, sel, &pool, true);
+        auto tail = std::make_shared<SplitTail>();
+        tail->size = n;
+        tail->indices.assign(first[0].other_indices.begin(), first[0].other_indices.end());
+        tail->member.assign((n + 63) / 64, 0);
+        for (uint32_t i : tail->indices) tail->member[i / 64] |= uint64_t(1) << (i % 64);
+        const std::shared_ptr<const SplitTail> tails[] = {tail};
+        for (const SplitChoice ch : {SplitChoice{false, true, false}, SplitChoice{false, false, false},
+                                     SplitChoice{false, true, true}, SplitChoice{false, false, true}}) {
+            SCOPED_TRACE(::testing::Message() << "bitmap " << ch.ones_bitmap << ", tail " << ch.use_tail);
+            const SplitHook hook{tails, [&](size_t, const SplitCounts&) { return ch; }};
+            const auto s = split_scalars_multi(values, 1, sel, &pool, true, hook);
+            const auto p = gpu::pack_from_split(s[0], n);
+            ASSERT_TRUE(p.has_value());
+            EXPECT_EQ(p->size, n);
+            EXPECT_EQ(p->ones.size(), (n + 63) / 64);
+            EXPECT_TRUE(gpu::unpack_witness(*p) == v);
+            if (!s[0].other_indices.empty())
+                EXPECT_FALSE(gpu::pack_from_split(s[0], s[0].other_indices.size() - 1).has_value()) << "too many others";
+        }
+    }
+    // A dense split is not packed; a canonical one is refused.
+    const auto v = witness(500, 0.4, 0.1, rng);
+    const std::span<const Fr> values[] = {v};
+    const uint64_t* const sel[] = {kAllValues};
+    const SplitHook dense{{}, [](size_t, const SplitCounts&) { return SplitChoice{true, false, false}; }};
+    EXPECT_FALSE(gpu::pack_from_split(split_scalars_multi(values, 1, sel, &pool, true, dense)[0], 500).has_value());
+    EXPECT_THROW(gpu::pack_from_split(split_scalars_multi(values, 1, sel, &pool, false)[0], 500),
+                 std::invalid_argument);
 }

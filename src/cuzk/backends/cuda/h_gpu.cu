@@ -220,8 +220,12 @@ struct HComputer::Impl {
     // z up on the upload stream, where the transforms' scratch is when it fits (unused until they run, after the
     // ready events; the proof before has finished its transforms when a shared slot takes the next witness), else
     // into d_z. Returns where it went.
-    Fr* upload_z(const DeviceMatrices& m, std::span<const Fr> inputs, std::span<const Fr> aux, KernelTimer& kt) {
+    Fr* upload_z(const DeviceMatrices& m, std::span<const Fr> inputs, std::span<const Fr> aux, KernelTimer& kt,
+                 const PackedWitness* packed = nullptr) {
         refuse_if_lean("the witness form");
+        if (packed && packed->size != aux.size())
+            throw std::invalid_argument("gpu compute_h: a packed witness of " + std::to_string(packed->size) +
+                                        " values for " + std::to_string(aux.size()) + " aux values");
         const r1cs::PrecompiledR1cs& p = m.source();
         if (inputs.size() != p.num_inputs || aux.size() != p.num_aux || p.num_constraints > n)
             throw std::invalid_argument("gpu compute_h: a witness of " + std::to_string(inputs.size()) + " inputs and " +
@@ -238,7 +242,7 @@ struct HComputer::Impl {
         const cudaStream_t up = upload_stream.get();
         const int u = kt.start("upload", up);
         uploader.upload(z, inputs.data(), inputs.size() * sizeof(Fr), up);
-        if (!upload_packed(z + inputs.size(), aux, kt))
+        if (!(packed ? send_packed(z + inputs.size(), *packed, kt) : upload_packed(z + inputs.size(), aux, kt)))
             uploader.upload(z + inputs.size(), aux.data(), aux.size() * sizeof(Fr), up);
         kt.stop(u, up);
         return z;
@@ -252,10 +256,15 @@ struct HComputer::Impl {
         // with the next partitions' syntheses while a witness goes up.
         static ThreadPool pack_threads(PinnedUploader::kCopyThreads - 1);
         const std::optional<PackedWitness> pw = ::cuzk::gpu::pack_witness(aux, aux.size() / 4, pack_threads);
-        if (!pw) return false;
-        const size_t k = pw->other_indices.size();
+        return pw && send_packed(dst, *pw, kt);
+    }
+    // A packed witness's values (pw.size of them) up and expanded into dst on the upload stream (kernel span
+    // "<name>.expand"); false, with nothing queued, where the device has no room for the packed form.
+    bool send_packed(Fr* dst, const PackedWitness& pw, KernelTimer& kt) {
+        if (!pw.size) return false;
+        const size_t k = pw.other_indices.size();
         try {
-            if (d_pack_ones.size() < pw->ones.size()) d_pack_ones = DeviceBuffer<uint64_t>(pw->ones.size());
+            if (d_pack_ones.size() < pw.ones.size()) d_pack_ones = DeviceBuffer<uint64_t>(pw.ones.size());
             if (d_pack_idx.size() < k) d_pack_idx = DeviceBuffer<uint32_t>(k);
             if (d_pack_val.size() < k) d_pack_val = DeviceBuffer<Fr>(k);
         } catch (const CudaError&) {
@@ -265,12 +274,12 @@ struct HComputer::Impl {
         const cudaStream_t up = upload_stream.get();
         // Stream order keeps the buffers' previous expansion ahead of these copies; the host arrays may go once
         // upload() returns (pageable: staged).
-        uploader.upload(d_pack_ones.get(), pw->ones.data(), pw->ones.size() * sizeof(uint64_t), up);
-        uploader.upload(d_pack_idx.get(), pw->other_indices.data(), k * sizeof(uint32_t), up);
-        uploader.upload(d_pack_val.get(), pw->other_values.data(), k * sizeof(Fr), up);
+        uploader.upload(d_pack_ones.get(), pw.ones.data(), pw.ones.size() * sizeof(uint64_t), up);
+        uploader.upload(d_pack_idx.get(), pw.other_indices.data(), k * sizeof(uint32_t), up);
+        uploader.upload(d_pack_val.get(), pw.other_values.data(), k * sizeof(Fr), up);
         const int ex = kt.start("expand", up);
-        expand_ones<<<blocks_for(aux.size()), kThreads, 0, up>>>(reinterpret_cast<fr_dev*>(dst), d_pack_ones.get(),
-                                                                  aux.size());
+        expand_ones<<<blocks_for(pw.size), kThreads, 0, up>>>(reinterpret_cast<fr_dev*>(dst), d_pack_ones.get(),
+                                                                pw.size);
         CUZK_CUDA_CHECK(cudaGetLastError());
         if (k) {
             scatter_values<<<blocks_for(k), kThreads, 0, up>>>(reinterpret_cast<fr_dev*>(dst), d_pack_idx.get(),
@@ -431,16 +440,16 @@ struct HComputer::Impl {
     }
 
     void prefetch(const DeviceMatrices& m, std::span<const Fr> inputs, std::span<const Fr> aux,
-                  const KernelSpans& spans) {
-        prefetch_witness(m, inputs, aux, spans);
+                  const KernelSpans& spans, const PackedWitness* packed = nullptr) {
+        prefetch_witness(m, inputs, aux, spans, packed);
         prefetch_products();
     }
     void prefetch_witness(const DeviceMatrices& m, std::span<const Fr> inputs, std::span<const Fr> aux,
-                          const KernelSpans& spans) {
+                          const KernelSpans& spans, const PackedWitness* packed = nullptr) {
         prefetched = false;
         witness_m = nullptr;
         prefetch_timer = std::make_unique<KernelTimer>(spans, upload_stream.get());
-        witness_z = upload_z(m, inputs, aux, *prefetch_timer);
+        witness_z = upload_z(m, inputs, aux, *prefetch_timer, packed);
         witness_m = &m;
     }
     void prefetch_products() {
@@ -483,8 +492,8 @@ void HComputer::run(const DeviceMatrices& m, std::span<const Fr> inputs, std::sp
     impl_->run(m, inputs, aux, spans);
 }
 void HComputer::prefetch(const DeviceMatrices& m, std::span<const Fr> inputs, std::span<const Fr> aux,
-                         const KernelSpans& spans) {
-    impl_->prefetch(m, inputs, aux, spans);
+                         const KernelSpans& spans, const PackedWitness* packed) {
+    impl_->prefetch(m, inputs, aux, spans, packed);
 }
 void HComputer::prefetch_witness(const DeviceMatrices& m, std::span<const Fr> inputs, std::span<const Fr> aux,
                                  const KernelSpans& spans) {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "cuzk/backends/cuda/products_gpu.hpp"
+#include "cuzk/backends/cuda/witness_pack.hpp"
 #include "cuzk/ff/fr.hpp"
 #include "cuzk/groth16/types.hpp"
 #include "cuzk/util/timing.hpp"
@@ -72,8 +73,11 @@ public:
     // does not satisfy a row.
     void run(const DeviceMatrices& m, std::span<const Fr> inputs, std::span<const Fr> aux,
              const KernelSpans& spans = {});
+    // `packed` (optional): the aux values already packed (witness_pack.hpp, e.g. pack_from_split of the proof's L
+    // split), sent instead of aux (std::invalid_argument when its size differs; aux goes up as it is where the
+    // device has no room for the packed form).
     void prefetch(const DeviceMatrices& m, std::span<const Fr> inputs, std::span<const Fr> aux,
-                  const KernelSpans& spans = {});
+                  const KernelSpans& spans = {}, const PackedWitness* packed = nullptr);
     // That prefetch in two halves, for a computer whose arrays another proof still reads: prefetch_witness() puts z
     // up (where the transforms' scratch is: free once that proof's H is computed) and returns as prefetch() does;
     // prefetch_products() then queues a, b, c from it into H's arrays (only once that proof's H query's MSM has

@@ -716,7 +716,9 @@ struct GpuProver::Impl {
         // A proof that was not prepared and whose products the device makes uploads its witness first: the split
         // reads the same 4 GB on the CPU and slowed that upload (a 32 GiB C2's first partition: 0.56 s beside it,
         // 0.27 s without), and it is needed only after H and the H query's MSM.
-        const bool split_after_upload = !split.valid() && !uploaded && device_makes_products(asg);
+        // With cfg.upload_from_split the split comes first instead: its L list is the packed witness.
+        const bool split_first = cfg.upload_from_split && !uploaded && device_makes_products(asg);
+        const bool split_after_upload = !split.valid() && !uploaded && !split_first && device_makes_products(asg);
         if (!split.valid() && !split_after_upload) split = start_split(asg, timing, item);
         // The next circuit's upload into the other slot (free: the circuit before this one consumed it), on its
         // own thread and upload stream. When this circuit's a, b, c are already on the device it starts now, beside
@@ -749,9 +751,11 @@ struct GpuProver::Impl {
             } else {
                 hk = slot(k, domain.log_size(), false, timing, item);
                 if (auto m = products_for(asg, timing, item, !hk->lean())) {
+                    const std::optional<PackedWitness> packed =
+                        split_first ? packed_from_split(split, asg.aux().size(), timing, item) : std::nullopt;
                     {
                         std::lock_guard<std::mutex> turn(upload_turn);
-                        hk->prefetch(*m, asg.inputs(), asg.aux(), {timing, "h", item});
+                        hk->prefetch(*m, asg.inputs(), asg.aux(), {timing, "h", item}, packed ? &*packed : nullptr);
                     }
                     asg.notify_sent();
                     if (!split.valid()) split = start_split(asg, timing, item);
@@ -1035,6 +1039,23 @@ struct GpuProver::Impl {
                                                                std::shared_ptr<const std::atomic<bool>> gave_up) {
         { std::lock_guard<std::mutex> turn(upload_turn); }
         return start_split(asg, timing, item, std::move(gave_up));
+    }
+
+    // The aux values packed from the circuit's split (its L list, every aux value: pack_from_split), once the split
+    // is made; `split` then holds the same splits again, ready. nullopt where L's split does not pack (dense, more
+    // than a quarter others, another size): the witness then goes up as it is. Span "h.pack".
+    std::optional<PackedWitness> packed_from_split(std::future<groth16::QuerySplits>& split, size_t aux,
+                                                   TimingSink* timing, int64_t item) {
+        groth16::QuerySplits q = split.get();
+        std::optional<PackedWitness> packed;
+        if (q.l.size == aux) {
+            ScopedTiming t(timing, kLayer, "h.pack", item);
+            packed = pack_from_split(q.l, aux / 4);
+        }
+        std::promise<groth16::QuerySplits> ready;
+        split = ready.get_future();
+        ready.set_value(std::move(q));
+        return packed;
     }
 
     void note_split(const groth16::QuerySplits& q) {

@@ -95,6 +95,11 @@ struct GpuProverConfig {
     // on an H100, beside the next syntheses). Off: in a 32 GiB C2 on two H100 hosts the pack itself took ~0.36 s
     // beside the next syntheses, and the walls were the same (docs/perf.md, forty-second session).
     bool pack_witness = false;
+    // A proof that was not prepared (a job's first partition) splits its scalars first and sends its witness as L's
+    // split packed (witness_pack.hpp pack_from_split: L's list is every aux value, so its ones' bitmap, others and
+    // tail are the packed witness, ~0.1 GB of a 32 GiB partition's 4.2 GB), instead of uploading all of it and
+    // splitting beside that. Off: not yet measured on a device (docs/perf.md, fiftieth session).
+    bool upload_from_split = false;
     // Sets of H's device arrays ("slots") at most: 2 lets the next circuit's data go up while one is proven (the
     // second made only where the device has room for it); 1 keeps one set whatever the room (prepare() then returns
     // nullptr, unless share_slot). Anything else is std::invalid_argument.

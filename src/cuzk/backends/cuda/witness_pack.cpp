@@ -66,6 +66,36 @@ std::optional<PackedWitness> pack_witness(std::span<const Fr> values, size_t max
     return p;
 }
 
+std::optional<PackedWitness> pack_from_split(const ScalarSplit& split, size_t max_others) {
+    if (!split.montgomery)
+        throw std::invalid_argument("pack_from_split: the split's scalars are canonical (Montgomery form needed)");
+    if (split.size >= (size_t{1} << 32))
+        throw std::invalid_argument("pack_from_split: " + std::to_string(split.size) +
+                                    " values (positions are 32-bit)");
+    if (split.other_indices.size() != split.other_scalars.size() && !split.dense)
+        throw std::invalid_argument("pack_from_split: other indices and scalars of different counts");
+    if (split.dense || split.other_indices.size() > max_others) return std::nullopt;
+    PackedWitness p;
+    p.size = split.size;
+    const size_t words = (split.size + 63) / 64;
+    if (!split.one_bits.empty()) {
+        if (split.one_bits.size() != words)
+            throw std::invalid_argument("pack_from_split: a bitmap of " + std::to_string(split.one_bits.size()) +
+                                        " words for " + std::to_string(split.size) + " values");
+        p.ones.assign(split.one_bits.begin(), split.one_bits.end());
+    } else {
+        p.ones.assign(words, 0);
+        for (uint32_t i : split.one_indices) {
+            if (i >= split.size) throw std::invalid_argument("pack_from_split: a one's position out of range");
+            p.ones[i / 64] |= uint64_t(1) << (i % 64);
+        }
+    }
+    p.other_indices.assign(split.other_indices.begin(), split.other_indices.end());
+    p.other_values.reserve(split.other_scalars.size());
+    for (const limbs_t<4>& l : split.other_scalars) p.other_values.push_back(Fr::from_mont_limbs(l));
+    return p;
+}
+
 std::vector<Fr> unpack_witness(const PackedWitness& p) {
     if (p.ones.size() != (p.size + 63) / 64 || p.other_indices.size() != p.other_values.size())
         throw std::invalid_argument("unpack_witness: inconsistent packing");

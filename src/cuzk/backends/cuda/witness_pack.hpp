@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cuzk/ff/fr.hpp"
+#include "cuzk/msm/msm.hpp"
 #include "cuzk/util/thread_pool.hpp"
 #include "cuzk/util/uninit_vector.hpp"
 
@@ -20,8 +21,11 @@ namespace cuzk::gpu {
 struct PackedWitness {
     size_t size = 0;                           // values
     uninit_vector<uint64_t> ones;              // bit i of word i / 64: value i is one; ceil(size / 64) words
-    std::vector<uint32_t> other_indices;       // positions of the values neither 0 nor 1, increasing
-    std::vector<Fr> other_values;              // those values (Montgomery form, as Fr is), same order
+    // Positions of the values neither 0 nor 1 (pack_witness: increasing; pack_from_split: a split's tail first,
+    // whose values may also be 0 or 1), each once, and their values (Montgomery form, as Fr is), same order. The
+    // values here win over the bitmap.
+    std::vector<uint32_t> other_indices;
+    std::vector<Fr> other_values;
     size_t bytes() const {
         return ones.size() * sizeof(uint64_t) + other_indices.size() * sizeof(uint32_t) +
                other_values.size() * sizeof(Fr);
@@ -33,6 +37,12 @@ struct PackedWitness {
 // values or more (32-bit positions).
 std::optional<PackedWitness> pack_witness(std::span<const Fr> values, size_t max_others,
                                           ThreadPool& pool = ThreadPool::global());
+
+// The same packing from a 0/1 split of the values already made (msm.hpp's ScalarSplit with Montgomery scalars, one
+// position a value: the GPU prover's L list is every aux value): its ones (bitmap or listed), its others and its
+// tail's entries; no value is read again. nullopt for a dense split or more than max_others others (tail
+// included); std::invalid_argument for a split in canonical form or with 2^32 positions or more.
+std::optional<PackedWitness> pack_from_split(const ScalarSplit& split, size_t max_others);
 
 // The values again: what the device's expansion makes of them (the reference its test compares with).
 std::vector<Fr> unpack_witness(const PackedWitness& p);
