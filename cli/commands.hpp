@@ -86,7 +86,7 @@ struct BenchOptions {
     bool pack_witness = false;
     // porep-c2, post, snap, pipeline, groth16: a proof that was not prepared sends L's split packed as its witness
     // (GpuProverConfig::upload_from_split)
-    bool upload_from_split = false;
+    bool upload_from_split = true;
     // porep-c2, post, snap, pipeline, groth16: the A, B, L and B_G2 MSMs' streams first
     // (GpuProverConfig::query_msm_priority)
     bool query_priority = false;
@@ -207,7 +207,7 @@ struct CliGpuOptions {
     bool pack_witness = false;     // GpuProverConfig::pack_witness
     bool query_priority = false;   // GpuProverConfig::query_msm_priority
     bool own_split_first = false;  // GpuProverConfig::own_split_first
-    bool upload_from_split = false;  // GpuProverConfig::upload_from_split
+    bool upload_from_split = true;  // GpuProverConfig::upload_from_split
 };
 // The GPU settings of a bench's or a job's options (BenchOptions, CliJobOptions: the fields of the same names).
 template <class Options>
@@ -236,7 +236,7 @@ struct CliJobOptions {
     bool pack_witness = false;    // GpuProverConfig::pack_witness
     bool query_priority = false;  // GpuProverConfig::query_msm_priority
     bool own_split_first = false;  // GpuProverConfig::own_split_first
-    bool upload_from_split = false;  // GpuProverConfig::upload_from_split
+    bool upload_from_split = true;  // GpuProverConfig::upload_from_split
     // Synthesis workers for the host (auto) and a memory budget of engine::auto_memory_budget() unless set.
     engine::EngineConfig engine = [] {
         engine::EngineConfig c;

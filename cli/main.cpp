@@ -209,9 +209,9 @@ int main(int argc, char** argv) {
     bench->add_flag("--pack-witness", bench_opt.pack_witness,
                     "groth16, pipeline, porep-c2, post, snap: the GPU prover sends witnesses of mostly 0 and 1 "
                     "packed (the ones' bitmap and the other values), expanded on the device; off by default");
-    bench->add_flag("--upload-from-split", bench_opt.upload_from_split,
+    bench->add_flag("--upload-from-split,!--no-upload-from-split", bench_opt.upload_from_split,
                     "groth16, pipeline, porep-c2, post, snap: a proof that was not prepared (a job's first partition) "
-                    "splits its scalars first and sends L's split as its packed witness; off by default");
+                    "splits its scalars first and sends L's split as its packed witness; on by default");
     bench->add_flag("--query-priority,!--no-query-priority", bench_opt.query_priority,
                     "groth16, pipeline, porep-c2, post, snap: the GPU prover's A, B, L and B_G2 MSMs on streams of the "
                     "device's highest priority, so their short kernels beside the H query's MSM start first");

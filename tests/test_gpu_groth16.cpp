@@ -1383,26 +1383,21 @@ TEST(GpuGroth16, ProverRejectsWhatTheCpuRejects) {
 TEST(GpuGroth16, ComputeHMatchesCpu) { GTEST_SKIP() << "built without CUDA"; }
 #endif
 
-// Witnesses sent packed (GpuProverConfig::pack_witness: the ones' bitmap and the other values with their positions,
-// expanded on the device): a zero/one witness and three partitions of the 2 KiB PoRep circuit go up packed (the
-// "h.expand" span), a dense mul chain's witness as it is; every proof byte-identical to the CPU's.
-TEST(GpuGroth16, PackedWitnessProvesAsTheCpu) {
-    if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
-    uint64_t seed = 0;
-    auto rng = fresh_rng(seed);
-    SCOPED_TRACE(seed);
-    gpu::GpuProverConfig gc;
-    gc.pack_witness = true;
-    {
-        const auto p = groth16::generate_parameters(Bits(std::vector<uint64_t>(40, 0)), groth16::ToxicWaste::from_seed(7));
-        const auto pce = r1cs::compile_r1cs(Bits(std::vector<uint64_t>(40, 0)));
-        std::vector<uint64_t> w1(40), w2(40, ~0ull), w3(40, 0);
-        for (auto& x : w1) x = rng() & rng();
-        Bits b1(w1), b2(w2), b3(w3);
-        TimingSink sink;
-        check_device_products(p, pce, {&b1, &b2, &b3}, rng, gc, &sink);
-        EXPECT_GT(sink.total(TimingLayer::Kernel, "h.expand"), 0.0) << "a zero/one witness went up unpacked";
-    }
+namespace {
+
+// Three zero/one witnesses (random, all ones, all zeros) through the GPU prover under gc, byte-identical to the CPU;
+// the spans of their proofs in `sink`.
+void zero_one_witnesses(std::mt19937_64& rng, const gpu::GpuProverConfig& gc, TimingSink& sink) {
+    const auto p = groth16::generate_parameters(Bits(std::vector<uint64_t>(40, 0)), groth16::ToxicWaste::from_seed(7));
+    const auto pce = r1cs::compile_r1cs(Bits(std::vector<uint64_t>(40, 0)));
+    std::vector<uint64_t> w1(40), w2(40, ~0ull), w3(40, 0);
+    for (auto& x : w1) x = rng() & rng();
+    Bits b1(w1), b2(w2), b3(w3);
+    check_device_products(p, pce, {&b1, &b2, &b3}, rng, gc, &sink);
+}
+// Three partitions of Filecoin's 2 KiB PoRep circuit (whose witnesses go up packed) and a dense mul chain (whose
+// witness goes up as it is) through the GPU prover under gc, byte-identical to the CPU.
+void porep_and_dense_witnesses(std::mt19937_64& rng, const gpu::GpuProverConfig& gc) {
     {
         TimingSink sink;
         check_porep_2k_device_products(rng, gc, &sink);
@@ -1417,38 +1412,45 @@ TEST(GpuGroth16, PackedWitnessProvesAsTheCpu) {
     EXPECT_EQ(sink.total(TimingLayer::Kernel, "h.expand"), 0.0) << "a dense witness went up packed";
 }
 
+}  // namespace
+
+// Witnesses sent packed (GpuProverConfig::pack_witness: the ones' bitmap and the other values with their positions,
+// expanded on the device): zero/one witnesses and three partitions of the 2 KiB PoRep circuit go up packed (the
+// "h.expand" span), a dense mul chain's witness as it is; every proof byte-identical to the CPU's.
+TEST(GpuGroth16, PackedWitnessProvesAsTheCpu) {
+    if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
+    uint64_t seed = 0;
+    auto rng = fresh_rng(seed);
+    SCOPED_TRACE(seed);
+    gpu::GpuProverConfig gc;
+    gc.pack_witness = true;
+    gc.upload_from_split = false;  // every proof's witness through pack_witness (the first one's too)
+    TimingSink sink;
+    zero_one_witnesses(rng, gc, sink);
+    EXPECT_GT(sink.total(TimingLayer::Kernel, "h.expand"), 0.0) << "a zero/one witness went up unpacked";
+    porep_and_dense_witnesses(rng, gc);
+}
+
 // A proof that was not prepared splits first and sends L's split as its packed witness
-// (GpuProverConfig::upload_from_split: the first circuit of each batch here): proofs byte-identical to the CPU's for
-// a zero/one witness and three partitions of Filecoin's 2 KiB PoRep circuit (packed: spans "h.pack", "h.expand"),
-// and for a dense witness, whose split does not pack (sent as it is).
+// (GpuProverConfig::upload_from_split, on by default: the first circuit of each batch here): proofs byte-identical to
+// the CPU's for zero/one witnesses (packed: spans "h.pack", "h.expand"; with the setting off, the witness goes up as
+// it is and is split beside H), three partitions of Filecoin's 2 KiB PoRep circuit, and a dense witness, whose split
+// does not pack (sent as it is).
 TEST(GpuGroth16, UploadFromSplitProvesAsTheCpu) {
     if (gpu::devices().empty()) GTEST_SKIP() << "no CUDA device";
     uint64_t seed = 0;
     auto rng = fresh_rng(seed);
     SCOPED_TRACE(seed);
     gpu::GpuProverConfig gc;
+    EXPECT_TRUE(gc.upload_from_split) << "the default";
+    for (const bool on : {true, false}) {
+        SCOPED_TRACE(on ? "from the split" : "as it is");
+        gc.upload_from_split = on;
+        TimingSink sink;
+        zero_one_witnesses(rng, gc, sink);
+        EXPECT_EQ(sink.total(TimingLayer::Prover, "h.pack") > 0.0, on) << "the split packed";
+        EXPECT_EQ(sink.total(TimingLayer::Kernel, "h.expand") > 0.0, on) << "the witness went up packed";
+    }
     gc.upload_from_split = true;
-    {
-        const auto p = groth16::generate_parameters(Bits(std::vector<uint64_t>(40, 0)), groth16::ToxicWaste::from_seed(7));
-        const auto pce = r1cs::compile_r1cs(Bits(std::vector<uint64_t>(40, 0)));
-        std::vector<uint64_t> w1(40), w2(40, ~0ull), w3(40, 0);
-        for (auto& x : w1) x = rng() & rng();
-        Bits b1(w1), b2(w2), b3(w3);
-        TimingSink sink;
-        check_device_products(p, pce, {&b1, &b2, &b3}, rng, gc, &sink);
-        EXPECT_GT(sink.total(TimingLayer::Prover, "h.pack"), 0.0) << "the split was not packed";
-        EXPECT_GT(sink.total(TimingLayer::Kernel, "h.expand"), 0.0) << "a zero/one witness went up unpacked";
-    }
-    {
-        TimingSink sink;
-        check_porep_2k_device_products(rng, gc, &sink);
-        EXPECT_GT(sink.total(TimingLayer::Kernel, "h.expand"), 0.0) << "a PoRep witness went up unpacked";
-    }
-    const auto p = groth16::generate_parameters(circuits::MulChainCircuit(12, 3, std::nullopt),
-                                                groth16::ToxicWaste::from_seed(rng()));
-    const auto pce = r1cs::compile_r1cs(circuits::MulChainCircuit(12, 3, std::nullopt));
-    circuits::MulChainCircuit c1(12, 3, rng()), c2(12, 3, rng());
-    TimingSink sink;
-    check_device_products(p, pce, {&c1, &c2}, rng, gc, &sink);
-    EXPECT_EQ(sink.total(TimingLayer::Kernel, "h.expand"), 0.0) << "a dense witness went up packed";
+    porep_and_dense_witnesses(rng, gc);
 }

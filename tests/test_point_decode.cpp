@@ -98,9 +98,15 @@ void check_against_reference(const char* name) {
                         plant(b.data() + at * Codec<A>::kBytes, Codec<A>::kBytes, kind, rng);
                     }
                     const size_t want = reference_first_bad<A>(b, n, allow_infinity);
-                    if (kind == 0) ASSERT_EQ(want, n);
-                    if (kind == 4 && n) ASSERT_EQ(want, allow_infinity ? n : at);
-                    if (kind && kind != 4 && n) ASSERT_EQ(want, at) << "kind " << kind;
+                    if (kind == 0) {
+                        ASSERT_EQ(want, n);
+                    }
+                    if (kind == 4 && n) {
+                        ASSERT_EQ(want, allow_infinity ? n : at);
+                    }
+                    if (kind && kind != 4 && n) {
+                        ASSERT_EQ(want, at) << "kind " << kind;
+                    }
                     std::vector<A> out(n);
                     const size_t got = Codec<A>::bulk(b.data(), n, out.data(), allow_infinity);
                     ASSERT_EQ(got, want) << "ifma " << ifma << " n " << n << " kind " << kind;

@@ -99,12 +99,7 @@ TEST(WitnessPack, FromASplitInEveryLayout) {
         const uint64_t* const sel[] = {kAllValues};
         // The others of a first split as the tail of the next, as the GPU prover reuses them.
         const auto first = split_scalars_multi(values, 1, sel, &pool, true);
-        auto tail = std::make_shared<SplitTail>();
-        tail->size = n;
-        tail->indices.assign(first[0].other_indices.begin(), first[0].other_indices.end());
-        tail->member.assign((n + 63) / 64, 0);
-        for (uint32_t i : tail->indices) tail->member[i / 64] |= uint64_t(1) << (i % 64);
-        const std::shared_ptr<const SplitTail> tails[] = {tail};
+        const std::shared_ptr<const SplitTail> tails[] = {make_split_tail(n, first[0].other_indices, 1)};
         for (const SplitChoice ch : {SplitChoice{false, true, false}, SplitChoice{false, false, false},
                                      SplitChoice{false, true, true}, SplitChoice{false, false, true}}) {
             SCOPED_TRACE(::testing::Message() << "bitmap " << ch.ones_bitmap << ", tail " << ch.use_tail);
@@ -115,8 +110,9 @@ TEST(WitnessPack, FromASplitInEveryLayout) {
             EXPECT_EQ(p->size, n);
             EXPECT_EQ(p->ones.size(), (n + 63) / 64);
             EXPECT_TRUE(gpu::unpack_witness(*p) == v);
-            if (!s[0].other_indices.empty())
+            if (!s[0].other_indices.empty()) {
                 EXPECT_FALSE(gpu::pack_from_split(s[0], s[0].other_indices.size() - 1).has_value()) << "too many others";
+            }
         }
     }
     // A dense split is not packed; a canonical one is refused.

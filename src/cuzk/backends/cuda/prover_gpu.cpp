@@ -713,10 +713,11 @@ struct GpuProver::Impl {
                              r1cs::ProvingAssignment* next, const EvaluationDomain* next_domain,
                              std::future<groth16::QuerySplits> split, std::future<groth16::QuerySplits>* next_split,
                              Deferred* defer = nullptr, std::span<Deferred* const> group = {}) {
-        // A proof that was not prepared and whose products the device makes uploads its witness first: the split
-        // reads the same 4 GB on the CPU and slowed that upload (a 32 GiB C2's first partition: 0.56 s beside it,
-        // 0.27 s without), and it is needed only after H and the H query's MSM.
-        // With cfg.upload_from_split the split comes first instead: its L list is the packed witness.
+        // A proof that was not prepared and whose products the device makes splits first (cfg.upload_from_split):
+        // its L list is the packed witness, ~0.1 GB where the witness is 4 GB in a 32 GiB partition. Without it the
+        // witness goes up first and the split after that upload: the split reads the same 4 GB on the CPU and slowed
+        // the upload beside it (a 32 GiB C2's first partition: 0.56 s beside it, 0.27 s without), and it is needed
+        // only after H and the H query's MSM.
         const bool split_first = cfg.upload_from_split && !uploaded && device_makes_products(asg);
         const bool split_after_upload = !split.valid() && !uploaded && !split_first && device_makes_products(asg);
         if (!split.valid() && !split_after_upload) split = start_split(asg, timing, item);

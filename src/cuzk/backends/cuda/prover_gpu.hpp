@@ -98,8 +98,10 @@ struct GpuProverConfig {
     // A proof that was not prepared (a job's first partition) splits its scalars first and sends its witness as L's
     // split packed (witness_pack.hpp pack_from_split: L's list is every aux value, so its ones' bitmap, others and
     // tail are the packed witness, ~0.1 GB of a 32 GiB partition's 4.2 GB), instead of uploading all of it and
-    // splitting beside that. Off: not yet measured on a device (docs/perf.md, fiftieth session).
-    bool upload_from_split = false;
+    // splitting beside that. On: a 32 GiB C2 on an H100 host, 12.00 / 12.00 s against 12.13 / 12.18 s, its first
+    // partition 1.60-1.69 s against 1.74-2.07 s (docs/perf.md, fifty-first session). Needs the device's products;
+    // a split that does not pack (dense, too many others) sends the witness as it is.
+    bool upload_from_split = true;
     // Sets of H's device arrays ("slots") at most: 2 lets the next circuit's data go up while one is proven (the
     // second made only where the device has room for it); 1 keeps one set whatever the room (prepare() then returns
     // nullptr, unless share_slot). Anything else is std::invalid_argument.
