@@ -44,6 +44,7 @@
 #include "cuzk/gpu/msm_streamed.hpp"
 #include "cuzk/gpu/ntt.hpp"
 #include "cuzk/gpu/pinned_upload.cuh"
+#include "cuzk/backends/cuda/h_gpu.hpp"
 #include "cuzk/backends/cuda/products_gpu.hpp"
 #endif
 
@@ -406,6 +407,47 @@ void bench_gpu_ntt(int log_size, int reps, const std::string& kind, bool in_plac
 #endif
 }
 
+// Groth16's H on the GPU (backends/cuda/h_gpu.hpp, bellman's form: issue 23's "H polynomial") over a 2^log_size
+// domain. a, b, c are random (one vector for the three: the work does not depend on the values). Full form: each run
+// is run_prefetched() after a prefetch() whose uploads have finished (cudaDeviceSynchronize), i.e. the five
+// transforms and the final coset inverse with its pointwise steps, synchronized: JSON name gpu-h. Lean form
+// (lean = true: two arrays, transforms in place; it offers only run() from the host): each run is run(), uploads
+// included: gpu-h-lean. Extra kernel_ms: the kernel spans of one more run, summed by name.
+void bench_gpu_h(int log_size, int reps, bool lean) {
+#ifdef CUZK_HAVE_CUDA
+    if (gpu::devices().empty()) throw std::runtime_error("bench gpu-h: no CUDA device");
+    const size_t n = size_t{1} << log_size;
+    const auto values = random_scalars<Fr>(n, 4);
+    gpu::HComputer hc((unsigned)log_size, groth16::HConvention::Bellman, lean);
+    const auto one_run = [&](const KernelSpans& spans) {
+        if (lean) {
+            const auto t0 = clock_type::now();
+            hc.run(values, values, values, spans);
+            return std::chrono::duration<double>(clock_type::now() - t0).count();
+        }
+        hc.prefetch(values, values, values, spans);
+        CUZK_CUDA_CHECK(cudaDeviceSynchronize());
+        const auto t0 = clock_type::now();
+        hc.run_prefetched(spans);
+        return std::chrono::duration<double>(clock_type::now() - t0).count();
+    };
+    (void)one_run({});  // warm-up: the NTT tables, the staging buffers
+    std::vector<double> s;
+    for (int i = 0; i < reps; i++) s.push_back(one_run({}));
+    TimingSink sink;
+    (void)one_run({&sink, "h"});
+    nlohmann::json extra;
+    for (const auto& sp : sink.spans()) {
+        nlohmann::json& k = extra["kernel_ms"][sp.name];
+        k = (k.is_number() ? k.get<double>() : 0.0) + sp.duration_s * 1e3;
+    }
+    report(lean ? "gpu-h-lean" : "gpu-h", log_size, 1e3, "ms", 1, s, extra);
+#else
+    (void)log_size, (void)reps, (void)lean;
+    throw std::runtime_error("bench gpu-h: built without CUDA");
+#endif
+}
+
 // The sparse products on the GPU (backends/cuda/products_gpu.hpp) for one proof of `spec`'s circuit: its compiled
 // matrices on the device, its witness uploaded once, then a, b, c and the row check per call (the prover's
 // "h.products" span). The witness must satisfy every row (checked after the calls).
@@ -526,7 +568,7 @@ void bench_gpu_upload(int log_size, int reps) {
 
 std::vector<std::string> bench_names() {
     return {"all",        "fq-mul",     "fr-mul",  "g1-add",       "pairing", "ntt",      "msm-g1",
-            "msm-g2",     "gpu-msm-g1", "gpu-msm-g2", "gpu-ntt", "gpu-products", "gpu-upload", "groth16",
+            "msm-g2",     "gpu-msm-g1", "gpu-msm-g2", "gpu-ntt", "gpu-h", "gpu-products", "gpu-upload", "groth16",
             "pipeline",   "porep-c2",   "params-load", "post",  "snap"};
 }
 
@@ -572,6 +614,7 @@ int run_bench(const BenchOptions& opt, const std::string& groth16_circuit) {
     if (opt.what == "gpu-ntt") bench_gpu_ntt(size_or(24, 20), reps, opt.ntt_kind, opt.ntt_in_place, opt.ntt_steps);
     if (opt.what == "gpu-msm-g2") bench_gpu_msm<G2Config>(gpu_msm_bench("gpu-msm-g2", size_or(20, 16)));
     if (opt.what == "gpu-upload") bench_gpu_upload(size_or(27, 20), reps);
+    if (opt.what == "gpu-h") bench_gpu_h(size_or(27, 20), reps, opt.lean_h);
     if (opt.what == "gpu-products") {
         CircuitOptions c;
         c.name = groth16_circuit == "mulchain" ? "porep-2k" : groth16_circuit;

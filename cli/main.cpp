@@ -234,7 +234,7 @@ int main(int argc, char** argv) {
                     "host threads sleep while they wait for the GPU (cudaDeviceScheduleBlockingSync) instead of the "
                     "driver's default, a spinning core each; the process's setting, for every bench");
     bench->add_flag("--lean-h", bench_opt.lean_h,
-                    "groth16, pipeline, porep-c2, post, snap: the GPU prover's H arrays in their lean form (two "
+                    "groth16, pipeline, porep-c2, post, snap, gpu-h: the GPU prover's H arrays in their lean form (two "
                     "domains' worth instead of three; a, b, c made on the CPU)");
     bench->add_flag("--pce", bench_opt.pce,
                     "pipeline: partitions by the pre-compiled constraint evaluator (witness + sparse product)");

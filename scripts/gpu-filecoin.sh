@@ -36,6 +36,9 @@
 #                   warp each) and at the default (64), alternating ($REPS runs each, default 5)
 #   ntt-steps       the coset inverse NTT at 2^24 and 2^27 alone, then with bellman's H pointwise steps fused into its
 #                   passes and as kernels of their own, alternating ($REPS runs each, default 7)
+#   h               Groth16's H on the GPU at 2^24, 2^26 and 2^27 (issue 23's "H polynomial": a 32 GiB partition's
+#                   five transforms and its final coset inverse with the pointwise steps; a, b, c resident), $REPS
+#                   runs each (default 7), and the lean form at 2^27 (its uploads included)
 #   upload          a 32 GiB partition's witness size (2^27 field elements) host -> device: the staged copy alone and
 #                   beside a memory-writing load on every core, cudaHostRegister of fresh and touched pages, one DMA
 #                   from the registered buffer, the unregister ($REPS runs each, default 5)
@@ -124,6 +127,9 @@ for step in "$@"; do
       for k in 24 27; do
         bench "ntt-steps-$k" gpu-ntt --log-size "$k" --ntt-kind coset-inverse --ntt-steps --reps "${REPS:-7}"
       done ;;
+    h)
+      for k in 24 26 27; do bench "h-$k" gpu-h --log-size "$k" --reps "${REPS:-7}"; done
+      bench h-lean-27 gpu-h --log-size 27 --lean-h --reps "${REPS:-7}" ;;
     upload)
       bench upload gpu-upload --log-size 27 --reps "${REPS:-5}" ;;
     c2-host)

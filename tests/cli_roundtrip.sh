@@ -215,6 +215,19 @@ else
   [ $rc -eq 2 ] && grep -qE "gpu-products: (no CUDA device|built without CUDA)" "$dir/err5.txt" ||
     fail "bench gpu-products without a GPU: exit $rc, $(cat "$dir/err5.txt")"
 fi
+# bench gpu-h: Groth16's H at 2^12 on the GPU (full and lean forms), its transforms' kernel spans, or a clear error
+for lean in "" --lean-h; do
+  "$CUZK" bench gpu-h --log-size 12 --reps 2 $lean > "$dir/gh.json" 2> "$dir/err7.txt"
+  rc=$?
+  if [ $rc -eq 0 ]; then
+    python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['bench']==sys.argv[2] and j['median_ms']>0 \
+and j['kernel_ms']['h.transforms']>0 and j['kernel_ms']['h.pointwise_final']>0, j" "$dir/gh.json" \
+      "gpu-h${lean:+-lean}" || fail "bench gpu-h $lean: $(cat "$dir/gh.json")"
+  else
+    [ $rc -eq 2 ] && grep -qE "gpu-h: (no CUDA device|built without CUDA)" "$dir/err7.txt" ||
+      fail "bench gpu-h $lean without a GPU: exit $rc, $(cat "$dir/err7.txt")"
+  fi
+done
 # bench gpu-upload: a 2^16-element buffer's copies and registration, or a clear error without a GPU
 "$CUZK" bench gpu-upload --log-size 16 --reps 2 > "$dir/gu.json" 2> "$dir/err6.txt"
 rc=$?
