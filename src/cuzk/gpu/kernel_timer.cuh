@@ -5,6 +5,8 @@
 #include <cuda_runtime.h>
 
 #include <chrono>
+#include <map>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,17 +16,36 @@
 
 namespace cuzk::gpu {
 
+// A stream of the current device that never gets work: an event recorded on it is timestamped as soon as the device
+// sees it, whatever the other streams have queued. One per device, made on first use, never destroyed (as the NTT
+// tables' registry: freeing at exit races the runtime's teardown).
+inline cudaStream_t clock_stream() {
+    static std::mutex mu;
+    static auto* streams = new std::map<int, cudaStream_t>;
+    int dev = 0;
+    CUZK_CUDA_CHECK(cudaGetDevice(&dev));
+    std::lock_guard<std::mutex> lk(mu);
+    const auto it = streams->find(dev);
+    if (it != streams->end()) return it->second;
+    cudaStream_t s = nullptr;
+    CUZK_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    streams->emplace(dev, s);
+    return s;
+}
+
 // start(stage, stream) / stop(id, stream) record an event pair on a stream; report() -- after every stream used is
 // synchronized -- turns each pair into a span named spans.name + "." + stage. Spans are placed on the sink's clock
-// through a reference event recorded on `origin` at construction (its host time is taken then, so work already
-// queued on `origin` shifts the placement, never the durations). With a null sink every call is a no-op.
+// through a reference event recorded at construction on the current device's clock_stream(), whose host time is
+// taken then. (A reference recorded on a work stream would be timestamped only once the work queued there before it
+// had run, and every span would be placed that much too early: a 32 GiB C2's first H transforms by ~0.13 s.)
+// With a null sink every call is a no-op.
 class KernelTimer {
 public:
-    KernelTimer(const KernelSpans& spans, cudaStream_t origin) : spans_(spans) {
+    explicit KernelTimer(const KernelSpans& spans) : spans_(spans) {
         if (!spans_.sink) return;
         origin_ = Event::create();
         host0_ = spans_.sink->seconds_since_epoch(std::chrono::steady_clock::now());
-        CUZK_CUDA_CHECK(cudaEventRecord(origin_.get(), origin));
+        CUZK_CUDA_CHECK(cudaEventRecord(origin_.get(), clock_stream()));
     }
     KernelTimer(const KernelTimer&) = delete;
     KernelTimer& operator=(const KernelTimer&) = delete;

@@ -1364,7 +1364,7 @@ struct MsmContext<Cfg>::Impl {
         }
         sc->reserve(pl.total);
         auto b = pl.carve(sc->ptr());
-        KernelTimer kt(spans, owned_stream.get());
+        KernelTimer kt(spans);
         if (!m) cached_tail = 0;  // the ones' buffer now starts where the index list did
         Jacobian<Cfg> acc = Jacobian<Cfg>::identity();
         if (k) acc += sum_ones(pl, b, h_ones, kt).to_jacobian();
@@ -1402,7 +1402,7 @@ struct MsmContext<Cfg>::Impl {
         cached_tail = 0;
         const auto b = pl.carve(sc->ptr());
         const cudaStream_t stream = owned_stream.get();
-        KernelTimer kt(spans, stream);
+        KernelTimer kt(spans);
         const int up = kt.start("upload", stream);
         for (size_t p = 0; p < K; p++)
             PinnedUploader::shared().upload(b.bits + p * words, bitmaps[p].data(), words * 8, stream);

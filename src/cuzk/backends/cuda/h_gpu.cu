@@ -386,7 +386,7 @@ struct HComputer::Impl {
         prefetched = false;
         witness_m = nullptr;
         check_pending = false;
-        KernelTimer kt(spans, stream.get());
+        KernelTimer kt(spans);
         const std::span<const Fr> host[3] = {a, b, c};
         // Array k is uploaded, then its transforms are queued: the host stages b and c while the device transforms a.
         // Lean: C goes up in finish_lean, into B's array once the product has read it.
@@ -422,7 +422,7 @@ struct HComputer::Impl {
         check_sizes(n, a, b, c);
         check_pending = false;
         witness_m = nullptr;
-        prefetch_timer = std::make_unique<KernelTimer>(spans, upload_stream.get());
+        prefetch_timer = std::make_unique<KernelTimer>(spans);
         const std::span<const Fr> host[3] = {a, b, c};
         for (int k = 0; k < 3; k++) upload_array(k, host[k], *prefetch_timer);
         prefetched = true;
@@ -432,7 +432,7 @@ struct HComputer::Impl {
         prefetch_timer.reset();
         prefetched = false;
         witness_m = nullptr;
-        KernelTimer kt(spans, stream.get());
+        KernelTimer kt(spans);
         upload_witness(m, inputs, aux, kt);
         for (int k = 0; k < 3; k++) transforms(k, kt);
         finish(kt);
@@ -448,7 +448,7 @@ struct HComputer::Impl {
                           const KernelSpans& spans, const PackedWitness* packed = nullptr) {
         prefetched = false;
         witness_m = nullptr;
-        prefetch_timer = std::make_unique<KernelTimer>(spans, upload_stream.get());
+        prefetch_timer = std::make_unique<KernelTimer>(spans);
         witness_z = upload_z(m, inputs, aux, *prefetch_timer, packed);
         witness_m = &m;
     }
@@ -462,7 +462,7 @@ struct HComputer::Impl {
     void run_prefetched(const KernelSpans& spans) {
         if (!prefetched) throw std::logic_error("gpu compute_h: run_prefetched without a prefetch");
         prefetched = false;
-        KernelTimer kt(spans, stream.get());
+        KernelTimer kt(spans);
         for (int k = 0; k < 3; k++) transforms(k, kt);
         finish(kt);
         kt.report();
