@@ -31,7 +31,8 @@ void check_keys(const toml::table& root) {
         {"server", {"socket", "tcp", "allow_remote", "metrics", "max_request_bytes", "log"}},
         {"paths", {"params", "circuits", "state"}},
         {"engine", {"backend", "synthesis_workers", "lookahead", "total_budget", "check_params", "verify_proofs",
-                    "cpu_fallback", "pce", "pin_params", "stream_large_keys", "overlap_msms", "share_slot", "defer_ones", "gpus"}},
+                    "cpu_fallback", "pce", "pin_params", "stream_large_keys", "overlap_msms", "share_slot", "defer_ones",
+                    "upload_from_split", "gpus"}},
         {"jobs", {"max_partitions", "max_queued", "result_ttl_seconds", "shutdown"}},
     };
     for (const auto& [k, v] : root) {
@@ -211,6 +212,7 @@ DaemonConfig parse_config(const std::string& toml_text, const std::filesystem::p
     c.overlap_msms = get_bool(root, "engine", "overlap_msms", c.overlap_msms);
     c.share_slot = get_bool(root, "engine", "share_slot", c.share_slot);
     c.defer_ones = get_bool(root, "engine", "defer_ones", c.defer_ones);
+    c.upload_from_split = get_bool(root, "engine", "upload_from_split", c.upload_from_split);
     if (c.pce != "auto" && c.pce != "off") bad("engine.pce", "auto or off");
     c.max_partitions = get_count(root, "jobs", "max_partitions", c.max_partitions, 1, 100000);
     c.max_queued = get_count(root, "jobs", "max_queued", c.max_queued, 1, 1000000);

@@ -66,6 +66,11 @@ struct DaemonConfig {
     // together at its end (engine::JobSpec::defer_ones): a 32 GiB C2 on an H100 12.5-12.7 -> 11.6-11.9 s
     // (docs/perf.md). Its partitions then count as proven all at once, at the end.
     bool defer_ones = true;
+    // A job's first partition on a GPU splits its scalars first and sends L's split as its packed witness (~0.1 GB
+    // of a 32 GiB partition's 4.2 GB) instead of its whole witness (GpuProverConfig::upload_from_split): a 32 GiB
+    // C2 on an H100 12.13-12.18 -> 12.00 s (docs/perf.md). Off: the witness first, the split beside H (a host with
+    // few cores, whose split would take longer than that upload).
+    bool upload_from_split = true;
     // [jobs]
     size_t max_partitions = 64;
     size_t max_queued = 1000;         // jobs waiting or running; more are refused (RESOURCE_EXHAUSTED)

@@ -144,6 +144,7 @@ engine::KeyStoreConfig key_store_config(const DaemonConfig& c, size_t budget_byt
         gpu::GpuProverConfig base;
         base.overlap_query_msms = c.overlap_msms;
         base.share_slot = c.share_slot;
+        base.upload_from_split = c.upload_from_split;
         kc.make_device_copies = [pin = c.pin_params, ordinals, base](const groth16::Parameters& p,
                                                                     const std::vector<std::string>& only) {
             gpu::GpuProverConfig gc = base;
