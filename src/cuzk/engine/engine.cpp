@@ -91,6 +91,7 @@ struct Engine::Impl {
         size_t next = 0;                // next partition to synthesize
         std::vector<size_t> redo;       // partitions to synthesize again: their backend failed (before `next`)
         size_t taken = 0;               // partitions a lane has taken
+        size_t awaiting = 0;            // of them, those whose proof has not begun (a lane helper's next one)
         size_t in_flight = 0;           // partitions being synthesized, waiting, or being proven
         std::deque<Ready> ready;        // synthesized, in index order
         bool halt = false;              // a partition failed: nothing more starts
@@ -367,6 +368,7 @@ struct Engine::Impl {
         Ready item;
         std::unique_ptr<groth16::PreparedCircuit> ticket;
         std::string prepare_error;
+        bool begun = false;  // prove() has started on it (no longer counted in Job::awaiting)
     };
 
     // What became of a taken partition: Proven (on its backend or the job's fallback); Deferred (proven into the
@@ -401,6 +403,7 @@ struct Engine::Impl {
         std::optional<Taken> t(Taken{jobs.at(best->id), backend, std::move(best->ready.front()), nullptr, {}});
         best->ready.pop_front();
         best->taken++;
+        best->awaiting++;
         waiting--;
         reserved_working -= t->item.working;
         proving++;
@@ -474,6 +477,7 @@ struct Engine::Impl {
         discard(t.item.asg);
         {
             std::lock_guard<std::mutex> lk(mu);
+            if (!t.begun) t.job->awaiting--;
             t.job->in_flight--;
             proving--;
         }
@@ -489,11 +493,14 @@ struct Engine::Impl {
         bool go, left, last;
         {
             std::lock_guard<std::mutex> lk(mu);
+            job.awaiting--;
+            t.begun = true;
             go = !stop && !stopped(job);
             left = std::none_of(job.provers.begin(), job.provers.end(),
                                 [&t](const std::pair<Lane*, Backend*>& p) { return p.second == t.backend; });
-            // no partition of the job is left to take, now or after a synthesis
-            last = job.taken >= job.spec.partitions && job.redo.empty() && job.ready.empty();
+            // no partition of the job is left to take, now or after a synthesis, nor taken and waiting for its
+            // proof (a lane helper may have taken the next one already: it is not this one's group's last)
+            last = job.taken >= job.spec.partitions && job.redo.empty() && job.ready.empty() && job.awaiting == 0;
         }
         const bool wants_group = go && !left && job.spec.defer_ones && job.spec.partitions > 1;
         const bool other = open && (open->job != t.job || open->backend != t.backend);
@@ -649,7 +656,8 @@ struct Engine::Impl {
     // Proven on its backend or on the job's fallback; Deferred: proven into the lane's group (`into`), finished
     // later; Requeued: its backend failed and the job's other backends take it (requeue); Failed, with the error,
     // otherwise.
-    // `last`: no partition of the job is left to take (the group may be finished during this one's proof).
+    // `last`: no partition of the job is left to take or taken and waiting for its proof (the group may be finished
+    // during this one's proof).
     Outcome prove_partition(Taken& t, std::string& error, Group* into, bool last) {
         Job& job = *t.job;
         TimingSink& sink = *job.result.timeline;
