@@ -218,6 +218,14 @@ void bench_gpu_msm_streamed(const GpuMsmBench& b, std::vector<Affine<Cfg>> bases
 #endif
 
 #ifdef CUZK_HAVE_CUDA
+// extra["kernel_ms"]: the sink's kernel spans, their milliseconds summed by name.
+void add_kernel_ms(nlohmann::json& extra, const TimingSink& sink) {
+    for (const auto& sp : sink.spans()) {
+        nlohmann::json& k = extra["kernel_ms"][sp.name];
+        k = (k.is_number() ? k.get<double>() : 0.0) + sp.duration_s * 1e3;
+    }
+}
+
 // A 0/1 split of n scalars whose ones (each with probability `share`) are a bitmap: the prover's layout for
 // Filecoin's witnesses.
 ScalarSplit random_ones_bitmap(size_t n, double share, std::mt19937_64& rng) {
@@ -336,11 +344,7 @@ void bench_gpu_msm(const GpuMsmBench& b) {
     // Where one call's time goes: its kernel spans (sort, accumulation, reduction, ...) from one more call.
     TimingSink sink;
     (void)one_call(0, {&sink, "msm"});
-    for (const auto& sp : sink.spans()) {
-        const double ms = sp.duration_s * 1e3;
-        nlohmann::json& k = extra["kernel_ms"][sp.name];
-        k = (k.is_number() ? k.get<double>() : 0.0) + ms;
-    }
+    add_kernel_ms(extra, sink);
     extra["reduce_lanes"] = b.reduce_lanes;
     extra["piece_points"] = b.piece_points;
     extra["walk_chunks"] = b.walk_chunks;
@@ -437,10 +441,7 @@ void bench_gpu_h(int log_size, int reps, bool lean) {
     TimingSink sink;
     (void)one_run({&sink, "h"});
     nlohmann::json extra;
-    for (const auto& sp : sink.spans()) {
-        nlohmann::json& k = extra["kernel_ms"][sp.name];
-        k = (k.is_number() ? k.get<double>() : 0.0) + sp.duration_s * 1e3;
-    }
+    add_kernel_ms(extra, sink);
     report(lean ? "gpu-h-lean" : "gpu-h", log_size, 1e3, "ms", 1, s, extra);
 #else
     (void)log_size, (void)reps, (void)lean;
