@@ -718,8 +718,9 @@ struct GpuProver::Impl {
         // witness goes up first and the split after that upload: the split reads the same 4 GB on the CPU and slowed
         // the upload beside it (a 32 GiB C2's first partition: 0.56 s beside it, 0.27 s without), and it is needed
         // only after H and the H query's MSM.
-        const bool split_first = cfg.upload_from_split && !uploaded && device_makes_products(asg);
-        const bool split_after_upload = !split.valid() && !uploaded && !split_first && device_makes_products(asg);
+        const bool sends_witness = !uploaded && device_makes_products(asg);
+        const bool split_first = cfg.upload_from_split && sends_witness;
+        const bool split_after_upload = !split.valid() && sends_witness && !split_first;
         if (!split.valid() && !split_after_upload) split = start_split(asg, timing, item);
         // The next circuit's upload into the other slot (free: the circuit before this one consumed it), on its
         // own thread and upload stream. When this circuit's a, b, c are already on the device it starts now, beside
